@@ -1,0 +1,85 @@
+// Where a tool may touch the disk. Every path resolves inside the project directory, judged by its real
+// location (symlinks followed; for a file yet to be created, the real location of its nearest existing
+// ancestor), so neither `..`, an absolute path, nor a symlink can lead out. hel's own `.hel/` is off
+// limits, except that the current session's `spill/` can be read: spilled tool results point there.
+import { lstat, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ToolError, type ToolContext } from "./types.js";
+
+export type PathIntent = "read" | "write";
+
+/** The path as the model should write it: relative to the project directory, with `/`. */
+export function projectRelative(ctx: ToolContext, p: string): string {
+  const rel = path.relative(ctx.projectDir, path.resolve(ctx.projectDir, p));
+  return rel === "" ? "." : rel.split(path.sep).join("/");
+}
+
+/** The absolute real path a tool may use for `p`; throws ToolError when `p` is off limits. */
+export async function resolveToolPath(ctx: ToolContext, p: string, intent: PathIntent): Promise<string> {
+  if (p.trim() === "") throw new ToolError("the path is empty: give a path relative to the project directory, e.g. \"src/index.ts\" (\".\" lists the project root)");
+  if (p.includes("\0")) throw new ToolError(`the path ${JSON.stringify(p)} contains a NUL character: give a plain path relative to the project directory`);
+  const lexical = path.resolve(ctx.projectDir, p);
+  if (!isInside(ctx.projectDir, lexical)) {
+    // A model that takes the project root for `/` writes "/src/x.ts"; tell it the form it meant.
+    const meant = path.isAbsolute(p) ? ` If you meant the project's own ${JSON.stringify(p)}, write ${JSON.stringify(projectRelative(ctx, `.${p}`))}.` : "";
+    throw new ToolError(`${JSON.stringify(p)} is outside the project directory (${ctx.projectDir}). ${PATH_RULE}${meant}`);
+  }
+  const real = await realLocation(lexical, p);
+  if (!isInside(ctx.projectDir, real)) {
+    throw new ToolError(
+      `${JSON.stringify(p)} leads outside the project directory through a symlink (to ${real}). ${PATH_RULE}`,
+    );
+  }
+  const helDir = path.join(ctx.projectDir, ".hel");
+  if (isInside(helDir, real)) {
+    const spillDir = await realOrSelf(path.join(ctx.sessionDir, "spill"));
+    if (intent === "read" && isInside(spillDir, real)) return real;
+    const what = intent === "read" ? "hel's own state" : "hel's own state, and spilled results are read-only";
+    throw new ToolError(
+      `${JSON.stringify(projectRelative(ctx, real))} is under .hel/, ${what}: it is off limits to tools. ${PATH_RULE}`,
+    );
+  }
+  return real;
+}
+
+const PATH_RULE =
+  "Paths must be inside the project directory and are written relative to it, e.g. \"src/index.ts\" (\".\" is the project root).";
+
+function isInside(dir: string, p: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
+}
+
+/**
+ * Real path of `abs`, or of its nearest existing ancestor joined with the rest. A dangling symlink on the
+ * way is refused: writing through it would create its target, wherever that is.
+ */
+async function realLocation(abs: string, given: string): Promise<string> {
+  let existing = abs;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(await realpath(existing), ...rest);
+    } catch (e) {
+      if (!isMissing(e)) throw e;
+    }
+    if (await lstat(existing).then(() => true, () => false)) {
+      throw new ToolError(
+        `${JSON.stringify(given)} goes through a symlink whose target does not exist (${existing}); use a path to a real file inside the project directory`,
+      );
+    }
+    const parent = path.dirname(existing);
+    if (parent === existing) return abs;
+    rest.unshift(path.basename(existing));
+    existing = parent;
+  }
+}
+
+async function realOrSelf(p: string): Promise<string> {
+  return realpath(p).catch(() => p);
+}
+
+export function isMissing(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}

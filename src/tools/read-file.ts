@@ -1,0 +1,192 @@
+// read_file: a page of a text file's numbered lines, or a directory's entries. A page holds at most
+// MAX_PAGE_LINES lines or MAX_PAGE_BYTES bytes and always ends at a line boundary; when more remains it
+// ends with a cursor that continues byte-exact where it stopped. Reading streams from a byte offset in
+// bounded memory, so the first page of a huge file costs what a small file costs. Results are never
+// spilled: a page is already bounded.
+import type { FileHandle } from "node:fs/promises";
+import { open, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { CursorState } from "./cursors.js";
+import { formatSize } from "./format.js";
+import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
+import { isMissing, projectRelative, resolveToolPath } from "./paths.js";
+import { BINARY_SNIFF_BYTES, identityOf, looksBinary, sameIdentity, type FileIdentity } from "./text-file.js";
+import { ToolError, type Tool, type ToolContext } from "./types.js";
+
+export const MAX_PAGE_LINES = 2000;
+export const MAX_PAGE_BYTES = 50 * 1024;
+export const MAX_DIR_ENTRIES = 1000;
+
+const ReadFileArgsSchema = z
+  .strictObject({
+    path: z.string().optional().describe("File or directory, relative to the project directory."),
+    offset: z.int().min(1).optional().describe("1-based line number to start at (default 1)."),
+    limit: z.int().min(1).optional().describe("How many lines to read (default: to the end of the file, page by page)."),
+    cursor: z.string().optional().describe("The cursor a previous page ended with; continues exactly where that page stopped."),
+  })
+  .superRefine((args, issues) => {
+    if (args.path === undefined && args.cursor === undefined) {
+      issues.addIssue({ code: "custom", message: "give path (the file or directory to read) or cursor (to continue a previous read)" });
+    }
+    if (args.cursor !== undefined && args.offset !== undefined) {
+      issues.addIssue({
+        code: "custom",
+        path: ["offset"],
+        message: "offset cannot be combined with cursor: a cursor continues where its page stopped; to start at a line, send path and offset without cursor",
+      });
+    }
+  });
+export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
+
+export const readFileTool: Tool<ReadFileArgs> = {
+  name: "read_file",
+  description: [
+    "Read a text file of the project as numbered lines (\"<line number>\\t<text>\"), or list a directory's entries (directories end with \"/\").",
+    `One call returns a page of at most ${MAX_PAGE_LINES.toLocaleString("en-US")} lines or ${MAX_PAGE_BYTES / 1024} KB; lines longer than ${MAX_LINE_CHARS.toLocaleString("en-US")} characters are cut.`,
+    "When more remains, the page ends with a cursor: call read_file with {\"cursor\": \"<id>\"} alone to continue exactly where it stopped.",
+    "To start elsewhere, give offset (1-based line); to read only part, give limit (number of lines).",
+    "Paths are relative to the project directory.",
+  ].join(" "),
+  schema: ReadFileArgsSchema,
+  spill: false,
+  run: (args, ctx) => (args.cursor === undefined ? readPath(args, ctx) : continueRead(args.cursor, args, ctx)),
+};
+
+interface PageStart {
+  display: string;
+  identity: FileIdentity;
+  byte: number;
+  line: number;
+  /** Lines left of the range asked for; null for the rest of the file. */
+  linesLeft: number | null;
+}
+
+async function readPath(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
+  const given = args.path ?? ".";
+  const display = projectRelative(ctx, given);
+  const abs = await resolveToolPath(ctx, given, "read");
+  const st = await stat(abs).catch((e: unknown) => {
+    if (!isMissing(e)) throw e;
+    const parent = path.posix.dirname(display);
+    throw new ToolError(`${display} does not exist. See what is there with read_file ${JSON.stringify({ path: parent })}`);
+  });
+  if (st.isDirectory()) return listDirectory(ctx, abs, display);
+  if (!st.isFile()) throw new ToolError(`${display} is not a regular file (a device, socket or pipe) and cannot be read`);
+
+  return withFile(abs, async (fh, identity) => {
+    if (identity.size === 0) return `${display} is empty (0 lines).`;
+    const head = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, identity.size));
+    await fh.read(head, 0, head.length, 0);
+    if (looksBinary(head)) throw new ToolError(`binary file: ${display} contains NUL bytes and cannot be read as text`);
+    const offset = args.offset ?? 1;
+    const seek = await seekLine(fh, offset, identity.size, ctx.signal);
+    if (!seek.found) {
+      throw new ToolError(`offset ${offset} is past the end: ${display} has ${seek.lines} lines. Read it with an offset from 1 to ${seek.lines}`);
+    }
+    return readPage(ctx, fh, { display, identity, byte: seek.byte, line: offset, linesLeft: args.limit ?? null });
+  });
+}
+
+async function continueRead(id: string, args: ReadFileArgs, ctx: ToolContext): Promise<string> {
+  const state = ctx.cursors.get(id);
+  if (state === undefined) {
+    throw new ToolError(`unknown cursor ${JSON.stringify(id)}: no read in this session made it. Read the file again with path (and offset)`);
+  }
+  if (args.path !== undefined && projectRelative(ctx, args.path) !== state.path) {
+    throw new ToolError(`cursor ${id} continues ${state.path}, not ${projectRelative(ctx, args.path)}: send the cursor alone, or read ${projectRelative(ctx, args.path)} with path`);
+  }
+  const abs = await resolveToolPath(ctx, state.path, "read");
+  const changed = new ToolError(
+    `the file changed since this cursor was made — read it again with path and offset: read_file ${JSON.stringify({ path: state.path, offset: state.nextLine })}`,
+  );
+  const page = withFile(abs, async (fh, identity) => {
+    if (!sameIdentity(identity, state)) throw changed;
+    const linesLeft = args.limit ?? state.linesLeft;
+    return readPage(ctx, fh, { display: state.path, identity, byte: state.nextByte, line: state.nextLine, linesLeft });
+  });
+  return page.catch((e: unknown) => {
+    throw isMissing(e) ? changed : e;
+  });
+}
+
+async function withFile<T>(abs: string, use: (fh: FileHandle, identity: FileIdentity) => Promise<T>): Promise<T> {
+  const fh = await open(abs, "r");
+  try {
+    return await use(fh, identityOf(await fh.stat()));
+  } finally {
+    await fh.close();
+  }
+}
+
+async function readPage(ctx: ToolContext, fh: FileHandle, start: PageStart): Promise<string> {
+  const want = Math.min(MAX_PAGE_LINES, start.linesLeft ?? MAX_PAGE_LINES);
+  const out: string[] = [];
+  let bytes = 0;
+  let next = { byte: start.byte, line: start.line };
+  try {
+    for await (const line of scanLines(fh, start.byte, start.identity.size, ctx.signal)) {
+      const numbered = formatLine(next.line, line, next.byte === 0);
+      const cost = Buffer.byteLength(numbered) + 1;
+      if (out.length > 0 && bytes + cost > MAX_PAGE_BYTES) break;
+      out.push(numbered);
+      bytes += cost;
+      next = { byte: line.end, line: next.line + 1 };
+      if (out.length === want) break;
+    }
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "ERR_ENCODING_INVALID_ENCODED_DATA") throw e;
+    throw new ToolError(`binary file: ${start.display} is not valid UTF-8 (line ${next.line} holds an invalid byte sequence) and cannot be read as text`);
+  }
+  const left = start.identity.size - next.byte;
+  if (left <= 0) return out.join("\n");
+
+  const rangeLeft = start.linesLeft === null ? null : start.linesLeft - out.length;
+  const state: CursorState = {
+    path: start.display,
+    nextByte: next.byte,
+    nextLine: next.line,
+    linesLeft: rangeLeft === 0 ? null : rangeLeft,
+    ...start.identity,
+  };
+  const cursor = ctx.cursors.create(state);
+  const shown = out.length === 1 ? `line ${start.line}` : `lines ${start.line}-${next.line - 1}`;
+  const remains =
+    rangeLeft === null
+      ? `about ${formatSize(left)} of the file remain`
+      : rangeLeft > 0
+        ? `${rangeLeft} more lines of the requested range remain (about ${formatSize(left)} left in the file)`
+        : `that was the requested range; the file goes on from line ${next.line} (about ${formatSize(left)} left)`;
+  return `${out.join("\n")}\n[${shown} of ${start.display} shown; ${remains}. cursor: ${cursor} — continue with read_file {"cursor": "${cursor}"}]`;
+}
+
+function formatLine(number: number, line: Line, atFileStart: boolean): string {
+  // A BOM is encoding, not text: edits keep it without the model ever writing it.
+  const bom = atFileStart && line.text.startsWith("\uFEFF");
+  const text = bom ? line.text.slice(1) : line.text;
+  const chars = bom ? line.chars - 1 : line.chars;
+  const cut = chars > MAX_LINE_CHARS ? ` … [line cut: ${chars} chars]` : "";
+  return `${String(number).padStart(6)}\t${text}${cut}`;
+}
+
+async function listDirectory(ctx: ToolContext, abs: string, display: string): Promise<string> {
+  const atRoot = abs === ctx.projectDir;
+  const entries = (await readdir(abs, { withFileTypes: true }))
+    .filter((e) => !(atRoot && e.name === ".hel"))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (entries.length === 0) return `${display} is an empty directory.`;
+  const lines = [`${display === "." ? "the project directory" : `${display}/`}: ${entries.length} entries`];
+  let bytes = Buffer.byteLength(lines[0] ?? "");
+  for (const entry of entries) {
+    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(path.join(abs, entry.name)).then((s) => s.isDirectory(), () => false)));
+    const name = isDir ? `${entry.name}/` : entry.name;
+    bytes += Buffer.byteLength(name) + 1;
+    if (lines.length > MAX_DIR_ENTRIES || bytes > MAX_PAGE_BYTES) break;
+    lines.push(name);
+  }
+  const shown = lines.length - 1;
+  if (shown < entries.length) {
+    lines.push(`[${shown} of ${entries.length} entries shown; the listing stops here. Read the files you need by path.]`);
+  }
+  return lines.join("\n");
+}

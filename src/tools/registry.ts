@@ -1,0 +1,86 @@
+// The tools as the request offers them, and the one place a model's tool call is run. Definitions are
+// derived from the zod schemas and are byte-stable for the same tools, since DeepSeek's prefix cache
+// only hits on an identical prefix. Running a call never throws: every failure, from unparsable
+// arguments to EACCES, becomes an error result ("Error: …") the model can act on.
+import { z } from "zod";
+import type { ToolCall, ToolDefinition } from "../wire/messages.js";
+import { formatSize } from "./format.js";
+import { readFileTool } from "./read-file.js";
+import { searchReplaceTool } from "./search-replace.js";
+import { spillIfLong } from "./spill.js";
+import { ToolError, type Tool, type ToolContext } from "./types.js";
+
+export { readFileTool, searchReplaceTool };
+
+export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map<string, Tool>(
+  [readFileTool, searchReplaceTool].map((tool) => [tool.name, tool as Tool]),
+);
+
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
+  return tools.map((tool) => ({
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: parametersOf(tool) },
+  }));
+}
+
+function parametersOf(tool: Tool): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(tool.schema, { io: "input" });
+  return schema;
+}
+
+export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ctx: ToolContext): Promise<ToolResult> {
+  const name = call.function.name;
+  const tool = tools.find((t) => t.name === name);
+  if (tool === undefined) {
+    const available = tools.map((t) => t.name).join(", ") || "none";
+    return failure(`unknown tool ${JSON.stringify(name)}. Available tools: ${available}`);
+  }
+
+  let args: unknown;
+  try {
+    // Some models send "" for a call without arguments.
+    args = JSON.parse(call.function.arguments.trim() === "" ? "{}" : call.function.arguments);
+  } catch (e) {
+    return failure(
+      `the arguments of ${name} are not valid JSON (${oneLine(e)}). Resend the call with its arguments as one JSON object with the fields ${fieldsOf(tool)}`,
+    );
+  }
+  const parsed = tool.schema.safeParse(args);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `- ${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`);
+    return failure(`invalid arguments for ${name}:\n${problems.join("\n")}\nResend the call with arguments that fix this (fields: ${fieldsOf(tool)})`);
+  }
+
+  let content: string;
+  try {
+    content = await tool.run(parsed.data, ctx);
+  } catch (e) {
+    return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`);
+  }
+  if (!tool.spill) return { content, isError: false };
+  try {
+    return { content: await spillIfLong(content, ctx), isError: false };
+  } catch (e) {
+    return failure(
+      `${name} ran, but its result (${formatSize(Buffer.byteLength(content))}) was too long for the conversation and could not be saved to the session's spill directory: ${oneLine(e)}`,
+    );
+  }
+}
+
+function failure(message: string): ToolResult {
+  return { content: `Error: ${message}`, isError: true };
+}
+
+function fieldsOf(tool: Tool): string {
+  const properties = parametersOf(tool).properties;
+  return typeof properties === "object" && properties !== null ? Object.keys(properties).join(", ") : "(none)";
+}
+
+function oneLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
+}

@@ -1,0 +1,47 @@
+// Tool results too long for the conversation: the whole text goes to a file in the session's spill/
+// directory and the conversation keeps its first lines, the file's project-relative path, its size, and
+// the read_file call that reads on from the first line not shown. Spill files live and die with the
+// session, so a resumed session can still read them.
+import { randomBytes } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { formatSize } from "./format.js";
+import { projectRelative } from "./paths.js";
+import type { ToolContext } from "./types.js";
+
+export const SPILL_LIMIT = 32 * 1024;
+/** How much of a spilled result stays in the conversation. */
+export const SPILL_HEAD_BYTES = 8 * 1024;
+
+export async function spillIfLong(result: string, ctx: ToolContext): Promise<string> {
+  const size = Buffer.byteLength(result);
+  if (size <= SPILL_LIMIT) return result;
+
+  const dir = path.join(ctx.sessionDir, "spill");
+  await mkdir(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+  const file = path.join(dir, `${stamp}-${randomBytes(3).toString("hex")}.txt`);
+  await writeFile(file, result, { flag: "wx" });
+
+  const { text, fullLines } = head(result);
+  const spillPath = projectRelative(ctx, file);
+  const lines = result.split("\n").length;
+  const readOn = `read_file ${JSON.stringify({ path: spillPath, offset: fullLines + 1 })}`;
+  const shown = fullLines === 0 ? "the start of line 1 is shown above" : `lines 1-${fullLines} are shown above`;
+  return `${text}\n[result too long for the conversation: ${formatSize(size)}, ${lines} lines; ${shown}. The whole result is in ${spillPath}; read on with ${readOn}]`;
+}
+
+/** The longest run of whole lines within SPILL_HEAD_BYTES; when even line 1 is longer, its beginning. */
+function head(result: string): { text: string; fullLines: number } {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const line of result.split("\n")) {
+    const cost = Buffer.byteLength(line) + 1;
+    if (bytes + cost > SPILL_HEAD_BYTES) break;
+    kept.push(line);
+    bytes += cost;
+  }
+  if (kept.length > 0) return { text: kept.join("\n"), fullLines: kept.length };
+  const start = Buffer.from(result).subarray(0, SPILL_HEAD_BYTES).toString("utf8").replace(/\uFFFD+$/, "");
+  return { text: `${start} …`, fullLines: 0 };
+}
