@@ -1,0 +1,102 @@
+// The agent loop, shared by parent and child: send the conversation, append the assistant message,
+// run its tool calls, append their results, repeat until a final answer, the step limit, the output
+// limit, an error or an abort. Everything it does is reported on one event stream.
+//
+// Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
+// sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
+import type { ModelClient } from "../model/client.js";
+import { ModelError } from "../model/errors.js";
+import { executeToolCall } from "../tools/registry.js";
+import type { Tool, ToolContext } from "../tools/types.js";
+import type { Message, ToolCall, ToolDefinition } from "../wire/messages.js";
+import type { AgentRef, EventSink, ExitReason } from "./events.js";
+import { buildRequest, type RequestConfig } from "./request.js";
+import { addUsage, emptyTotals, type UsageTotals } from "./usage.js";
+
+export interface AgentRun {
+  ref: AgentRef;
+  client: ModelClient;
+  tools: readonly Tool[];
+  toolDefinitions: readonly ToolDefinition[];
+  toolContext: Omit<ToolContext, "signal">;
+  request: RequestConfig;
+  maxSteps: number;
+  emit: EventSink;
+}
+
+export interface Meter {
+  /** Messages sent in the last request, and the prompt tokens DeepSeek counted for them. */
+  message_count: number;
+  input_tokens: number;
+}
+
+export interface TurnOutcome {
+  answer: string | null;
+  exitReason: ExitReason;
+  error?: string;
+  usage: UsageTotals;
+  meter: Meter | null;
+}
+
+const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. Ask whether to continue before repeating it.";
+
+/** Runs one instruction; the caller has already appended the user message to `messages`. */
+export async function runTurn(messages: Message[], run: AgentRun, signal: AbortSignal): Promise<TurnOutcome> {
+  const { ref, emit } = run;
+  let usage = emptyTotals();
+  let meter: Meter | null = null;
+  const end = (exitReason: ExitReason, answer: string | null, error?: string): TurnOutcome => {
+    const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}) };
+    emit({ ...ref, type: "turn_end", answer, exitReason, usage, ...(error ? { error } : {}) });
+    return outcome;
+  };
+
+  for (let step = 1; step <= run.maxSteps; step++) {
+    const body = buildRequest(messages, run.toolDefinitions, run.request);
+    let turn;
+    try {
+      turn = await run.client.complete(body, signal, {
+        onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
+        onRetry: (info) => emit({ ...ref, type: "retry", ...info }),
+        onText: (text) => emit({ ...ref, type: "text_delta", text }),
+        onReasoning: (text) => emit({ ...ref, type: "reasoning_delta", text }),
+      });
+    } catch (error) {
+      const aborted = error instanceof ModelError && error.kind === "aborted";
+      const message = error instanceof Error ? error.message : String(error);
+      emit({ ...ref, type: "response", step, status: (error as ModelError).status ?? 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
+      return aborted ? end("aborted", null) : end("error", null, message);
+    }
+    usage = addUsage(usage, turn.usage);
+    if (turn.usage) meter = { message_count: messages.length, input_tokens: turn.usage.prompt_tokens };
+    emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
+
+    const message = turn.message;
+    if (turn.finishReason === "length") {
+      // Cut-off tool calls cannot be run or answered, so only the text is kept.
+      if (message.content) messages.push({ role: "assistant", content: message.content });
+      return end("length", message.content || null, "the answer reached the output limit (max_tokens)");
+    }
+    messages.push(message);
+    const calls = message.tool_calls ?? [];
+    if (calls.length === 0) return end("completed", message.content ?? "");
+
+    await runToolCalls(calls, messages, run, signal);
+    if (signal.aborted) return end("aborted", null);
+  }
+  return end("max_steps", null, `stopped after ${run.maxSteps} model requests (--max-steps)`);
+}
+
+async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal): Promise<void> {
+  const ctx: ToolContext = { ...run.toolContext, signal };
+  for (const call of calls) {
+    if (signal.aborted) {
+      messages.push({ role: "tool", tool_call_id: call.id, content: ABORTED_RESULT });
+      continue;
+    }
+    run.emit({ ...run.ref, type: "tool_start", callId: call.id, name: call.function.name, arguments: call.function.arguments });
+    const result = await executeToolCall(call, run.tools, ctx);
+    messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
+    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content });
+  }
+}

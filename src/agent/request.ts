@@ -1,0 +1,32 @@
+// Builds the exact request body from the conversation. Pure, so the bytes the model receives are
+// decided in one place and tested without a network. Field order is fixed: the body's serialization
+// is what DeepSeek's prefix cache and the records see.
+import type { ChatRequest, Effort, Message, ToolDefinition } from "../wire/messages.js";
+
+export interface RequestConfig {
+  model: string;
+  maxTokens: number;
+  effort: Effort;
+}
+
+export function buildRequest(messages: readonly Message[], tools: readonly ToolDefinition[], config: RequestConfig): ChatRequest {
+  const body: ChatRequest = { model: config.model, messages: [...messages] };
+  if (tools.length > 0) body.tools = [...tools];
+  // Thinking is sent explicitly: DeepSeek turns it on by default, and its reasoning eats max_tokens.
+  if (config.effort === "none") {
+    body.thinking = { type: "disabled" };
+  } else {
+    body.thinking = { type: "enabled" };
+    body.reasoning_effort = config.effort;
+  }
+  // max_tokens, not max_completion_tokens: DeepSeek silently ignores the latter.
+  body.max_tokens = config.maxTokens;
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  return body;
+}
+
+/** Default max_tokens: reasoning counts against it, so thinking turns get DeepSeek's own 64K default. */
+export function defaultMaxTokens(effort: Effort): number {
+  return effort === "none" ? 8192 : 65536;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// hel's entry point: parse the command line, run, and turn every failure into one line on stderr
+// and the exit status of design §1. Stack traces only with HEL_DEBUG=1.
+import { createRequire } from "node:module";
+import { hasExitCode } from "../errors.js";
+import { ExitNow, parseArgs } from "./options.js";
+
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+async function main(): Promise<number> {
+  const invocation = parseArgs(process.argv.slice(2), process.env, version);
+  if (invocation.kind === "sessions") {
+    const { runSessionsCommand } = await import("./sessions-command.js");
+    return runSessionsCommand(invocation);
+  }
+  const { runHel } = await import("./run.js");
+  return runHel(invocation.options);
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ExitNow) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (process.env.HEL_DEBUG === "1") console.error(error);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`hel: ${message}\n`);
+    process.exitCode = hasExitCode(error) ? error.exitCode : 1;
+  },
+);

@@ -1,0 +1,142 @@
+// The command line of design §1, parsed with commander and checked with zod into RunOptions.
+// These flag names are a contract with scripts and evals: add to them, never rename them.
+import { Command, Option } from "commander";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { HelError } from "../errors.js";
+import { EFFORTS, type Effort } from "../wire/messages.js";
+
+export const DELEGATE_MODES = ["full", "no-tools", "task-only"] as const;
+export type DelegateMode = (typeof DELEGATE_MODES)[number];
+export const ACCESS_LEVELS = ["read-only", "edit"] as const;
+export const KNOWN_TOOLS = ["read_file", "search_replace"] as const;
+export const DEFAULT_MODEL = "deepseek-flash";
+export const DEFAULT_BASE_URL = "https://api.deepseek.com";
+export const DEFAULT_EFFORT: Effort = "high";
+
+const positiveInt = (flag: string) =>
+  z.coerce
+    .number({ error: `${flag} takes a whole number` })
+    .int(`${flag} takes a whole number`)
+    .positive(`${flag} must be at least 1`);
+
+const RunOptionsSchema = z.object({
+  prompt: z.array(z.string()),
+  delegate: z.enum(DELEGATE_MODES).nullable(),
+  resume: z.string().min(1).nullable(),
+  continue: z.boolean(),
+  cwd: z.string(),
+  model: z.string().min(1),
+  baseUrl: z.url({ error: "--base-url must be a URL such as https://api.deepseek.com" }),
+  maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
+  maxSteps: positiveInt("--max-steps"),
+  access: z.enum(ACCESS_LEVELS),
+  tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
+  effort: z.enum(EFFORTS),
+  json: z.boolean(),
+  record: z.string().nullable(),
+});
+export type RunOptions = z.infer<typeof RunOptionsSchema>;
+
+export type Invocation =
+  | { kind: "run"; options: RunOptions }
+  | { kind: "sessions"; action: "ls" | "show" | "rm"; ids: string[]; json: boolean; cwd: string };
+
+/** Parses argv (without node and script). Throws HelError(exit 2) on bad usage; help/version print and exit 0. */
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: string): Invocation {
+  let invocation: Invocation | undefined;
+  const program = new Command("hel")
+    .description("A coding agent for DeepSeek: runs an instruction to its final answer, in sessions you can resume.")
+    .version(version, "-v, --version")
+    .argument("[prompt...]", "the instruction; without one, instructions are read from stdin, one per line")
+    .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context").choices(DELEGATE_MODES))
+    .option("--resume <id>", "continue a saved session (full id or a unique prefix)")
+    .option("-c, --continue", "continue the most recently updated session of this project", false)
+    .option("-C, --cwd <dir>", "the project directory", ".")
+    .option("--model <name>", "the model (env HEL_MODEL)", env.HEL_MODEL || DEFAULT_MODEL)
+    .option("--base-url <url>", "the API base URL (env HEL_BASE_URL)", env.HEL_BASE_URL || DEFAULT_BASE_URL)
+    .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
+    .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
+    .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
+    .option("--tools <names>", "comma-separated tools to offer; none = no tools", KNOWN_TOOLS.join(","))
+    .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
+    .option("--json", "print one JSON object per instruction on stdout", false)
+    .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
+    .addHelpText(
+      "after",
+      `
+Environment:
+  DEEPSEEK_API_KEY   your DeepSeek API key (required; never written to disk)
+  HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url
+  HEL_DEBUG=1        show stack traces
+
+Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
+    )
+    .action((prompt: string[], opts: Record<string, unknown>) => {
+      invocation = { kind: "run", options: validate(prompt, opts) };
+    });
+
+  const sessions = program.command("sessions").description("list, show and delete this project's sessions");
+  const sessionCommand = (action: "ls" | "show" | "rm") => (ids: string[] | string | undefined, opts: { json?: boolean }) => {
+    invocation = {
+      kind: "sessions",
+      action,
+      ids: ids === undefined ? [] : Array.isArray(ids) ? ids : [ids],
+      json: Boolean(opts.json),
+      cwd: resolve(String(program.opts().cwd ?? ".")),
+    };
+  };
+  sessions.command("ls").description("sessions of this project, newest first").option("--json", "as JSON").action((opts) => sessionCommand("ls")(undefined, opts));
+  sessions.command("show").description("a session's transcript").argument("<id>").option("--json", "as JSON").action((id, opts) => sessionCommand("show")(id, opts));
+  sessions.command("rm").description("delete sessions (refused while in use)").argument("<ids...>").action((ids) => sessionCommand("rm")(ids, {}));
+
+  for (const command of [program, sessions, ...sessions.commands]) {
+    command.exitOverride().configureOutput({ writeErr: () => {} });
+  }
+  try {
+    program.parse(argv, { from: "user" });
+  } catch (error) {
+    const e = error as { code?: string; message?: string; exitCode?: number };
+    if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") {
+      throw new ExitNow(0);
+    }
+    if (error instanceof HelError) throw error;
+    const message = (e.message ?? String(error)).replace(/^error: /, "");
+    throw new HelError(`${message} — see hel --help`, 2);
+  }
+  if (!invocation) throw new HelError("nothing to do — see hel --help", 2);
+  return invocation;
+}
+
+/** Thrown after commander printed --help or --version: exit with this status, print nothing more. */
+export class ExitNow extends Error {
+  constructor(readonly exitCode: number) {
+    super("exit");
+  }
+}
+
+function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
+  const toolsText = String(opts.tools ?? "");
+  const parsed = RunOptionsSchema.safeParse({
+    prompt,
+    delegate: opts.delegate ?? null,
+    resume: opts.resume ?? null,
+    continue: Boolean(opts.continue),
+    cwd: resolve(String(opts.cwd ?? ".")),
+    model: opts.model,
+    baseUrl: opts.baseUrl,
+    maxOutputTokens: opts.maxOutputTokens ?? null,
+    maxSteps: opts.maxSteps,
+    access: opts.access,
+    tools: toolsText === "none" || toolsText === "" ? [] : toolsText.split(",").map((t) => t.trim()),
+    effort: opts.effort,
+    json: Boolean(opts.json),
+    record: opts.record ? resolve(String(opts.record)) : null,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HelError(`${issue?.message ?? "invalid option"} — see hel --help`, 2);
+  }
+  if (parsed.data.resume && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
+  return parsed.data;
+}

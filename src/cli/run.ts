@@ -1,0 +1,149 @@
+// Runs hel's main job: one conversation, fed by a one-shot prompt, stdin lines, or the interactive
+// prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
+// the event stream (terminal, --json, --record) — and returns the exit status.
+import { realpath, stat } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import type { AgentEvent, ExitReason } from "../agent/events.js";
+import { runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
+import { defaultMaxTokens } from "../agent/request.js";
+import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
+import { createDelegateTool } from "../agent/delegate-tool.js";
+import { HelError } from "../errors.js";
+import { createModelClient } from "../model/client.js";
+import { Recorder } from "../record/recorder.js";
+import { startSession, type ActiveSession } from "../session/session.js";
+import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
+import type { Tool } from "../tools/types.js";
+import { createJsonOutput } from "./json-output.js";
+import type { RunOptions } from "./options.js";
+import { createRenderer } from "./render.js";
+import { runInteractive } from "./interactive.js";
+
+export async function runHel(options: RunOptions): Promise<number> {
+  const apiKey = process.env.DEEPSEEK_API_KEY;
+  if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
+  const projectDir = await realProjectDir(options.cwd);
+
+  const rules = await loadProjectRules(projectDir);
+  const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
+  const maxTokens = options.maxOutputTokens ?? defaultMaxTokens(options.effort);
+  const request = { model: options.model, maxTokens, effort: options.effort };
+
+  const listeners: ((event: AgentEvent) => void)[] = [];
+  const emit = (event: AgentEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+
+  const client = createModelClient({
+    baseURL: options.baseUrl,
+    apiKey,
+    ...envNumber("HEL_STREAM_IDLE_MS", (v) => ({ idleTimeoutMs: v })),
+    ...envNumber("HEL_RETRY_BASE_MS", (v) => ({ retryBaseMs: v })),
+  });
+
+  const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
+  let session: ActiveSession | undefined;
+  try {
+    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS[name]);
+    // The session is opened before the tool list is final: delegate_task reads the live conversation.
+    session = await startSession({
+      projectDir,
+      resume: options.resume,
+      continueLatest: options.continue,
+      systemPrompt,
+      requestConfig: {
+        model: options.model,
+        max_output_tokens: maxTokens,
+        max_steps: options.maxSteps,
+        effort: options.effort,
+        access: options.access,
+        delegate: options.delegate,
+        compaction: { enabled: false, threshold_tokens: null },
+      },
+      warn: (line) => process.stderr.write(`hel: ${line}\n`),
+    });
+    const active = session;
+    const toolContext = { projectDir, access: options.access, sessionDir: active.dir, cursors: active.cursors };
+    if (options.delegate) {
+      tools.push(
+        createDelegateTool({
+          mode: options.delegate,
+          parentMessages: () => active.messages,
+          emit,
+          childRun: () => childRun,
+          firstNumber: active.childCount,
+          saveTranscript: (transcript) => active.saveChild(transcript),
+        }),
+      );
+    }
+    const definitions = toolDefinitions(tools);
+    active.setTools(definitions);
+    const parentRun: AgentRun = { ref: { agent: "parent" }, client, tools, toolDefinitions: definitions, toolContext, request, maxSteps: options.maxSteps, emit };
+    const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
+
+    const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });
+    listeners.push((event) => active.observe(event), renderer.observe);
+    if (options.json) listeners.push(createJsonOutput((line) => process.stdout.write(line), () => active.id));
+    if (options.record) {
+      const recorder = new Recorder(options.record);
+      recorder.setSessionId(active.id);
+      listeners.push(recorder.observe);
+    }
+
+    const instruct = async (text: string, signal: AbortSignal): Promise<TurnOutcome> => {
+      active.messages.push({ role: "user", content: text });
+      emit({ agent: "parent", type: "turn_start", instruction: text });
+      const outcome = await runTurn(active.messages, parentRun, signal);
+      if (outcome.exitReason === "completed") await active.saveAfterAnswer(outcome);
+      return outcome;
+    };
+
+    let worst: ExitReason = "completed";
+    if (options.prompt.length > 0) {
+      worst = (await withSignals((signal) => instruct(options.prompt.join(" "), signal))).exitReason;
+    } else if (interactive) {
+      await runInteractive({ instruct, stop: renderer.stop });
+    } else {
+      for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+        if (!line.trim()) continue;
+        const outcome = await withSignals((signal) => instruct(line, signal));
+        if (outcome.exitReason !== "completed") {
+          worst = outcome.exitReason;
+          break;
+        }
+      }
+    }
+    renderer.stop();
+    if (active.saved) process.stderr.write(`session ${active.id} — resume with: hel --resume ${active.id}\n`);
+    return worst === "completed" ? 0 : 1;
+  } finally {
+    await session?.close();
+    await client.close();
+  }
+}
+
+/** Runs one instruction with Ctrl-C and SIGTERM aborting it instead of killing the process. */
+async function withSignals<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.on("SIGINT", abort);
+  process.on("SIGTERM", abort);
+  try {
+    return await run(controller.signal);
+  } finally {
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
+}
+
+/** The project directory's real path: path checks compare real paths, so symlinks cannot lead out. */
+async function realProjectDir(dir: string): Promise<string> {
+  const info = await stat(dir).catch(() => null);
+  if (!info?.isDirectory()) throw new HelError(`the project directory ${dir} does not exist or is not a directory — check -C`, 2);
+  return realpath(dir);
+}
+
+function envNumber<T>(name: string, make: (value: number) => T): T | Record<string, never> {
+  const value = Number(process.env[name]);
+  return process.env[name] && Number.isFinite(value) && value > 0 ? make(value) : {};
+}

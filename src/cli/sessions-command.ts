@@ -1,0 +1,47 @@
+// `hel sessions ls | show | rm`: read and delete this project's saved sessions.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ChildTranscriptSchema, type ChildTranscript } from "../session/child-transcript.js";
+import { sessionPaths } from "../session/paths.js";
+import { listSessions, loadSnapshot, removeSessions, resolveSessionId } from "../session/store.js";
+import { formatChildTranscript, formatSessionList, formatTranscript } from "../session/transcript.js";
+import type { Invocation } from "./options.js";
+
+type SessionsInvocation = Extract<Invocation, { kind: "sessions" }>;
+
+export async function runSessionsCommand(invocation: SessionsInvocation): Promise<number> {
+  const { cwd: projectDir } = invocation;
+  const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  switch (invocation.action) {
+    case "ls": {
+      const sessions = await listSessions(projectDir);
+      out(invocation.json ? JSON.stringify(sessions) : formatSessionList(sessions));
+      return 0;
+    }
+    case "show": {
+      const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
+      const snapshot = await loadSnapshot(projectDir, id);
+      const children = await loadChildren(projectDir, id);
+      if (invocation.json) {
+        out(JSON.stringify({ ...snapshot, child_transcripts: children }));
+      } else {
+        out([formatTranscript(snapshot), ...children.map(formatChildTranscript)].join("\n\n"));
+      }
+      return 0;
+    }
+    case "rm": {
+      const removed = await removeSessions(projectDir, invocation.ids);
+      for (const id of removed) out(`removed session ${id}`);
+      return 0;
+    }
+  }
+}
+
+async function loadChildren(projectDir: string, id: string): Promise<ChildTranscript[]> {
+  const dir = sessionPaths(projectDir, id).children;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const numbered = names
+    .filter((name) => /^\d+\.json$/.test(name))
+    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+  return Promise.all(numbered.map(async (name) => ChildTranscriptSchema.parse(JSON.parse(await readFile(join(dir, name), "utf8")))));
+}

@@ -1,0 +1,15 @@
+// Errors meant for a person: `message` is one line saying what went wrong and what to do, and
+// `exitCode` is the process status the CLI ends with (design §1: 1 work failed, 2 usage, 3 in use).
+export class HelError extends Error {
+  override name = "HelError";
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 | 3 = 1,
+  ) {
+    super(message);
+  }
+}
+
+export function hasExitCode(e: unknown): e is Error & { exitCode: number } {
+  return e instanceof Error && typeof (e as { exitCode?: unknown }).exitCode === "number";
+}

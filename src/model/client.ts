@@ -1,0 +1,194 @@
+// The model client: sends one chat-completions request to DeepSeek (or the simulator) through the
+// openai SDK, streams the answer, and retries what is worth retrying (see retry.ts).
+//
+// The SDK's own retries are off so that one policy decides. HTTP goes through an undici Agent whose
+// body timeout is the stream's idle limit: any bytes, keep-alive comments included, reset it, so a
+// queued request survives but a stream that sends nothing at all for 5 minutes is abandoned.
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import { Agent, fetch as undiciFetch } from "undici";
+import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
+import { connectionError, ModelError, statusError } from "./errors.js";
+import { retryDelay, type Failure } from "./retry.js";
+import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
+
+export interface ModelClientOptions {
+  baseURL: string;
+  apiKey: string;
+  /** A stream silent for this long is abandoned. Default 5 minutes. */
+  idleTimeoutMs?: number;
+  /** First retry delay; doubles each try. Default 1 s. */
+  retryBaseMs?: number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface StreamHandlers {
+  onAttempt?(attempt: number): void;
+  onRetry?(info: { attempt: number; delayMs: number; reason: string; status: number }): void;
+  onText?(text: string): void;
+  onReasoning?(text: string): void;
+}
+
+export interface ModelTurn {
+  message: AssistantMessage;
+  finishReason: FinishReason | null;
+  usage: Usage | undefined;
+  status: number;
+  durationMs: number;
+  attempts: number;
+}
+
+export interface ModelClient {
+  readonly baseURL: string;
+  complete(body: ChatRequest, signal: AbortSignal, handlers?: StreamHandlers): Promise<ModelTurn>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_IDLE_MS = 5 * 60_000;
+// DeepSeek closes a request that has not started within 10 minutes; wait a little longer than that.
+const HEADERS_TIMEOUT_MS = 11 * 60_000;
+
+export function createModelClient(options: ModelClientOptions): ModelClient {
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  const dispatcher = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, connectTimeout: 30_000 });
+  const sdk = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    maxRetries: 0,
+    timeout: HEADERS_TIMEOUT_MS,
+    fetch: undiciFetch as unknown as typeof fetch,
+    fetchOptions: { dispatcher } as object,
+  });
+  const sleep = options.sleep ?? abortableSleep;
+  const baseMs = options.retryBaseMs ?? 1000;
+
+  async function attemptOnce(body: ChatRequest, signal: AbortSignal, handlers: StreamHandlers) {
+    const acc = new StreamAccumulator();
+    try {
+      // DeepSeek-only fields (thinking, reasoning_content) pass through the SDK as sent.
+      const stream = await sdk.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal });
+      for await (const chunk of stream) {
+        const { text, reasoning } = acc.push(chunk as unknown as ChunkLike);
+        if (reasoning) handlers.onReasoning?.(reasoning);
+        if (text) handlers.onText?.(text);
+      }
+      const result = acc.result();
+      if (result.finishReason === null) return { failure: { kind: "dropped" } as Failure, acc };
+      if (result.finishReason === "insufficient_system_resource")
+        return { failure: { kind: "insufficient_system_resource" } as Failure, acc };
+      return { result };
+    } catch (error) {
+      if (signal.aborted || error instanceof APIUserAbortError) throw new ModelError("aborted", "the request was aborted");
+      return { failure: classify(error, acc.started), acc, error };
+    }
+  }
+
+  return {
+    baseURL: options.baseURL,
+    async complete(body, signal, handlers = {}) {
+      const started = performance.now();
+      for (let attempt = 1; ; attempt++) {
+        handlers.onAttempt?.(attempt);
+        const outcome = await attemptOnce(body, signal, handlers);
+        if (outcome.result) {
+          const { message, finishReason, usage } = outcome.result;
+          return { message, finishReason, usage, status: 200, durationMs: performance.now() - started, attempts: attempt };
+        }
+        const failure = outcome.failure;
+        const delay = retryDelay(failure, attempt, baseMs);
+        if (delay === null) throw finalError(failure, outcome.error, options.baseURL, attempt);
+        handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, outcome.error), status: failure.kind === "status" ? failure.status : 0 });
+        await sleep(delay, signal).catch(() => {
+          throw new ModelError("aborted", "the request was aborted");
+        });
+      }
+    },
+    close: () => dispatcher.close(),
+  };
+}
+
+function classify(error: unknown, answerStarted: boolean): Failure {
+  if (error instanceof APIError && typeof error.status === "number") {
+    return {
+      kind: "status",
+      status: error.status,
+      retryAfter: error.headers?.get("retry-after") ?? null,
+      retryAfterMs: error.headers?.get("retry-after-ms") ?? null,
+    };
+  }
+  if (hasCode(error, "UND_ERR_BODY_TIMEOUT")) return { kind: "idle", answerStarted };
+  if (error instanceof APIConnectionError) return { kind: "connection" };
+  // Once the response began, a broken socket is a dropped stream, which is not retried.
+  return { kind: "dropped" };
+}
+
+function finalError(failure: Failure, error: unknown, baseURL: string, attempts: number): ModelError {
+  switch (failure.kind) {
+    case "status":
+      return statusError(failure.status, apiMessage(error), baseURL, attempts);
+    case "connection":
+      return connectionError(baseURL, causeText(error), attempts);
+    case "idle":
+      return new ModelError("stream", `the answer stream from ${baseURL} sent nothing for too long and was abandoned — try again; the conversation is kept`);
+    case "dropped":
+      return new ModelError("stream", `the answer stream from ${baseURL} broke off before it finished — try again; the conversation is kept`);
+    case "insufficient_system_resource":
+      return new ModelError("server", `DeepSeek ran out of capacity for this request ${attempts} times (insufficient_system_resource) — try again in a few minutes`);
+  }
+}
+
+function describe(failure: Failure, error: unknown): string {
+  switch (failure.kind) {
+    case "status":
+      return `HTTP ${failure.status}`;
+    case "connection":
+      return `connection failed (${causeText(error)})`;
+    case "idle":
+      return "no data from the server";
+    case "dropped":
+      return "stream dropped";
+    case "insufficient_system_resource":
+      return "insufficient_system_resource";
+  }
+}
+
+function apiMessage(error: unknown): string {
+  if (error instanceof APIError) {
+    const inner = (error.error as { message?: unknown } | undefined)?.message;
+    if (typeof inner === "string") return inner;
+  }
+  return "";
+}
+
+/** The error and its causes, outermost first: undici hides the useful code a few levels down. */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
+  return chain;
+}
+
+function causeText(error: unknown): string {
+  const code = causes(error)
+    .map((e) => (e as { code?: unknown }).code)
+    .find((c): c is string => typeof c === "string");
+  return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return causes(error).some((e) => (e as { code?: unknown }).code === code);
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+

@@ -1,0 +1,142 @@
+// Measurement records for `--record <dir>` (design §1): raw/requests.jsonl (one line per HTTP
+// request, with the exact body), raw/delegations.jsonl (one line per delegation) and record.json.
+// Built only from the agent's event stream.
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentEvent, ExitReason } from "../agent/events.js";
+import { addUsage, emptyTotals, hitRatio, sumTotals, type UsageTotals } from "../agent/usage.js";
+import type { ChatRequest } from "../wire/messages.js";
+
+interface PendingRequest {
+  body: ChatRequest;
+  sentAt: number;
+}
+
+export interface RunRecord {
+  session_id: string | null;
+  answer: string | null;
+  exit_reason: ExitReason | null;
+  requests: number;
+  usage: { total: UsageTotals; parent: UsageTotals; child: UsageTotals };
+  tool_calls: { agent: string; delegation?: number; name: string; arguments: string; is_error: boolean }[];
+  instructions: { instruction: string; answer: string | null; exit_reason: ExitReason }[];
+}
+
+export class Recorder {
+  private readonly requestsPath: string;
+  private readonly delegationsPath: string;
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly record: RunRecord = {
+    session_id: null,
+    answer: null,
+    exit_reason: null,
+    requests: 0,
+    usage: { total: emptyTotals(), parent: emptyTotals(), child: emptyTotals() },
+    tool_calls: [],
+    instructions: [],
+  };
+  private currentInstruction = "";
+
+  constructor(private readonly dir: string) {
+    mkdirSync(join(dir, "raw"), { recursive: true });
+    this.requestsPath = join(dir, "raw", "requests.jsonl");
+    this.delegationsPath = join(dir, "raw", "delegations.jsonl");
+    writeFileSync(this.requestsPath, "");
+    writeFileSync(this.delegationsPath, "");
+  }
+
+  setSessionId(id: string): void {
+    this.record.session_id = id;
+  }
+
+  readonly observe = (event: AgentEvent): void => {
+    const key = `${event.agent}:${event.delegation ?? 0}`;
+    switch (event.type) {
+      case "turn_start":
+        if (event.agent === "parent") this.currentInstruction = event.instruction;
+        break;
+      case "request":
+        this.pending.set(key, { body: event.body, sentAt: performance.now() });
+        break;
+      case "retry":
+        this.writeRequest(event, key, { status: event.status, error: event.reason });
+        break;
+      case "response":
+        this.writeRequest(event, key, {
+          status: event.status,
+          usage: event.usage ?? null,
+          finish_reason: event.finishReason,
+          ...(event.error ? { error: event.error } : {}),
+        });
+        if (event.usage) {
+          const agentTotals = event.agent === "parent" ? "parent" : "child";
+          this.record.usage[agentTotals] = addUsage(this.record.usage[agentTotals], event.usage);
+          this.record.usage.total = sumTotals(this.record.usage.parent, this.record.usage.child);
+        }
+        break;
+      case "tool_end":
+        this.record.tool_calls.push({
+          agent: event.agent,
+          ...(event.delegation !== undefined ? { delegation: event.delegation } : {}),
+          name: event.name,
+          arguments: this.argumentsOf(event.callId),
+          is_error: event.isError,
+        });
+        break;
+      case "tool_start":
+        this.toolArguments.set(event.callId, event.arguments);
+        break;
+      case "delegation_end":
+        appendFileSync(
+          this.delegationsPath,
+          JSON.stringify({
+            delegation: event.number,
+            mode: event.mode,
+            task: event.task,
+            tool_calls: event.toolCalls,
+            answer: event.answer,
+            exit_reason: event.exitReason,
+            usage: event.usage,
+          }) + "\n",
+        );
+        break;
+      case "turn_end":
+        if (event.agent === "parent") {
+          this.record.answer = event.answer;
+          this.record.exit_reason = event.exitReason;
+          this.record.instructions.push({ instruction: this.currentInstruction, answer: event.answer, exit_reason: event.exitReason });
+          this.flush();
+        }
+        break;
+    }
+  };
+
+  private readonly toolArguments = new Map<string, string>();
+  private argumentsOf(callId: string): string {
+    const args = this.toolArguments.get(callId) ?? "";
+    this.toolArguments.delete(callId);
+    return args;
+  }
+
+  private writeRequest(event: AgentEvent, key: string, outcome: Record<string, unknown>): void {
+    const pending = this.pending.get(key);
+    if (!pending) return;
+    this.pending.delete(key);
+    this.record.requests++;
+    const usage = outcome.usage as { prompt_cache_hit_tokens: number; prompt_tokens: number } | null | undefined;
+    const line = {
+      agent: event.agent,
+      ...(event.delegation !== undefined ? { delegation: event.delegation } : {}),
+      ...outcome,
+      hit_ratio: usage ? Number(hitRatio(usage).toFixed(4)) : null,
+      duration_ms: Math.round(performance.now() - pending.sentAt),
+      body: pending.body,
+    };
+    appendFileSync(this.requestsPath, JSON.stringify(line) + "\n");
+  }
+
+  /** record.json is rewritten after every instruction, so a run cut short still leaves one. */
+  flush(): void {
+    writeFileSync(join(this.dir, "record.json"), JSON.stringify(this.record, null, 2) + "\n");
+  }
+}

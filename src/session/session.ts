@@ -1,0 +1,184 @@
+// The session a run works in: a new one, or one resumed from its snapshot. Owns the conversation,
+// the read_file cursors and the lease, and saves after every final answer (design §4).
+//
+// A new session writes nothing until its first answer: the lease is taken then, just before the
+// first save; a resumed session takes it at once, without waiting, and a held one ends the run (exit 3).
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { ChildTranscript } from "./child-transcript.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { TurnOutcome } from "../agent/loop.js";
+import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
+import { CursorStore } from "../tools/cursors.js";
+import type { Message, ToolDefinition } from "../wire/messages.js";
+import { writeFileAtomic } from "./atomic.js";
+import { acquireLease, withStoreLock, type Lease } from "./lease.js";
+import { newSessionId, sessionPaths } from "./paths.js";
+import type { Meter, RequestConfig, Snapshot } from "./snapshot.js";
+import { SCHEMA_VERSION } from "./snapshot.js";
+import { latestSessionId, loadSnapshot, resolveSessionId, saveSnapshot } from "./store.js";
+import { SessionError } from "./errors.js";
+
+export interface StartOptions {
+  projectDir: string;
+  resume: string | null;
+  continueLatest: boolean;
+  systemPrompt: string;
+  requestConfig: RequestConfig;
+  warn(line: string): void;
+}
+
+export interface ActiveSession {
+  readonly id: string;
+  readonly dir: string;
+  readonly messages: Message[];
+  readonly cursors: CursorStore;
+  /** Delegations made so far, so child numbers keep counting across resumes. */
+  readonly childCount: number;
+  /** True once a snapshot of this session exists on disk. */
+  readonly saved: boolean;
+  /** The tool list this run sends; compared with the snapshot's to decide whether its meter still holds. */
+  setTools(tools: ToolDefinition[]): void;
+  observe(event: AgentEvent): void;
+  saveAfterAnswer(outcome: TurnOutcome): Promise<void>;
+  saveChild(transcript: ChildTranscript): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSession(options: StartOptions): Promise<ActiveSession> {
+  const { projectDir } = options;
+  if (!options.resume && !options.continueLatest) {
+    const id = newSessionId();
+    return new Session(options, id, [{ role: "system", content: options.systemPrompt }], null, null);
+  }
+  return withStoreLock(projectDir, async () => {
+    const id = options.resume ? await resolveSessionId(projectDir, options.resume) : await latestSessionId(projectDir);
+    if (!id) throw new SessionError("this project has no saved session to continue — run hel without -c to start one", 2);
+    // Load before leasing: a broken snapshot is reported without touching the session at all.
+    const snapshot = await loadSnapshot(projectDir, id);
+    const lease = await acquireLease(projectDir, id);
+    return new Session(options, id, withSystemPrompt(snapshot.messages, options.systemPrompt), snapshot, lease);
+  });
+}
+
+/** The stored system message is replaced by this process's: rules and environment may have changed. */
+function withSystemPrompt(messages: readonly Message[], systemPrompt: string): Message[] {
+  const rest = messages[0]?.role === "system" ? messages.slice(1) : messages;
+  return [{ role: "system", content: systemPrompt }, ...rest];
+}
+
+class Session implements ActiveSession {
+  readonly dir: string;
+  readonly messages: Message[];
+  readonly cursors: CursorStore;
+  childCount: number;
+  saved: boolean;
+  private meter: Meter;
+  private usage: UsageTotals;
+  private tools: ToolDefinition[] = [];
+  private readonly createdAt: string;
+  private readonly pendingChildren: ChildTranscript[] = [];
+  private lostWarned = false;
+
+  constructor(
+    private readonly options: StartOptions,
+    readonly id: string,
+    messages: Message[],
+    private readonly stored: Snapshot | null,
+    private lease: Lease | null,
+  ) {
+    this.dir = sessionPaths(options.projectDir, id).dir;
+    this.messages = messages;
+    this.cursors = new CursorStore(stored?.cursors ?? {});
+    this.childCount = stored?.children ?? 0;
+    this.saved = stored !== null;
+    this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
+    this.usage = stored?.usage ?? emptyTotals();
+    this.createdAt = stored?.created_at ?? new Date().toISOString();
+    lease?.onLost(() => this.warnLost());
+  }
+
+  setTools(tools: ToolDefinition[]): void {
+    this.tools = tools;
+    const stored = this.stored;
+    if (!stored) return;
+    const modelChanged = stored.request_config.model !== this.options.requestConfig.model;
+    const toolsChanged = JSON.stringify(stored.tools) !== JSON.stringify(tools);
+    if (modelChanged || toolsChanged) {
+      const what = [
+        modelChanged ? `model ${this.options.requestConfig.model} (was ${stored.request_config.model})` : "",
+        toolsChanged ? `tools ${tools.map((t) => t.function.name).join(",") || "none"} (was ${stored.tools.map((t) => t.function.name).join(",") || "none"})` : "",
+      ].filter(Boolean);
+      this.options.warn(`resuming session ${this.id} with ${what.join(" and ")}`);
+    }
+    // The measured input size only describes these messages sent with this model and these tools.
+    const promptChanged = stored.messages[0]?.content !== this.messages[0]?.content;
+    if (modelChanged || toolsChanged || promptChanged) this.meter = { message_count: 0, input_tokens: 0 };
+  }
+
+  observe(event: AgentEvent): void {
+    if (event.type === "response" && event.usage) this.usage = addUsage(this.usage, event.usage);
+  }
+
+  async saveAfterAnswer(outcome: TurnOutcome): Promise<void> {
+    if (outcome.meter) this.meter = outcome.meter;
+    if (this.lease?.lost) return this.warnLost();
+    try {
+      if (!this.lease) {
+        this.lease = await acquireLease(this.options.projectDir, this.id, { create: true });
+        this.lease.onLost(() => this.warnLost());
+      }
+      await saveSnapshot(this.options.projectDir, this.snapshot(), { lease: this.lease });
+      this.saved = true;
+      await this.flushChildren();
+    } catch (error) {
+      // The conversation stays in memory; the next answer saves the whole state again.
+      this.options.warn(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  async saveChild(transcript: ChildTranscript): Promise<void> {
+    this.childCount = Math.max(this.childCount, transcript.number);
+    this.pendingChildren.push(transcript);
+    if (this.saved) await this.flushChildren().catch((error: Error) => this.options.warn(`could not save subagent transcript: ${error.message}`));
+  }
+
+  async close(): Promise<void> {
+    await this.lease?.release();
+  }
+
+  private async flushChildren(): Promise<void> {
+    if (this.pendingChildren.length === 0) return;
+    const dir = sessionPaths(this.options.projectDir, this.id).children;
+    await mkdir(dir, { recursive: true });
+    while (this.pendingChildren.length > 0) {
+      const child = this.pendingChildren[0]!;
+      await writeFileAtomic(join(dir, `${child.number}.json`), Buffer.from(JSON.stringify(child)));
+      this.pendingChildren.shift();
+    }
+  }
+
+  private snapshot(): Snapshot {
+    return {
+      schema_version: SCHEMA_VERSION,
+      session_id: this.id,
+      cwd: this.options.projectDir,
+      created_at: this.createdAt,
+      updated_at: new Date().toISOString(),
+      request_config: this.options.requestConfig,
+      meter: this.meter,
+      usage: this.usage,
+      children: this.childCount,
+      compaction: null,
+      cursors: this.cursors.toJSON(),
+      tools: this.tools,
+      messages: this.messages,
+    };
+  }
+
+  private warnLost(): void {
+    if (this.lostWarned) return;
+    this.lostWarned = true;
+    this.options.warn(`lost the lease on session ${this.id} — another process may be using it; hel stops saving this session`);
+  }
+}
