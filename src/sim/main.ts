@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// Standalone simulator for the offline demo, evals and manual runs:
+//   node dist/sim/main.js [--port 0] [--policy demo|h11|h9|echo] [--block 64] [--api-key K]...
+//                         [--context-window N] [--no-enforce-reasoning] [--script steps.json]
+// Prints `listening http://127.0.0.1:PORT` on stdout once it accepts requests; SIGINT/SIGTERM close it.
+import { readFileSync } from "node:fs";
+import { POLICIES } from "./policies.js";
+import { startSimulator } from "./server.js";
+import type { PolicyName, SimOptions, SimStep } from "./types.js";
+
+function usage(message: string): never {
+  process.stderr.write(`sim: ${message} — usage: sim [--port N] [--policy ${Object.keys(POLICIES).join("|")}] [--block N] ` +
+    `[--api-key K] [--context-window N] [--no-enforce-reasoning] [--script file.json]\n`);
+  process.exit(2);
+}
+
+function int(flag: string, value: string | undefined, min: number): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < min) usage(`${flag} needs an integer ≥ ${min}`);
+  return n;
+}
+
+function parse(argv: string[]): SimOptions {
+  const opts: SimOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const next = (): string | undefined => argv[++i];
+    switch (flag) {
+      case "--port":
+        opts.port = int(flag, next(), 0);
+        break;
+      case "--block":
+        opts.blockSize = int(flag, next(), 1);
+        break;
+      case "--context-window":
+        opts.contextWindow = int(flag, next(), 1);
+        break;
+      case "--policy": {
+        const name = next();
+        if (!name || !(name in POLICIES)) usage(`unknown policy ${JSON.stringify(name)}`);
+        opts.policy = name as PolicyName;
+        break;
+      }
+      case "--api-key": {
+        const key = next();
+        if (!key) usage("--api-key needs a value");
+        (opts.apiKeys ??= []).push(key);
+        break;
+      }
+      case "--no-enforce-reasoning":
+        opts.enforceReasoningContent = false;
+        break;
+      case "--script": {
+        const file = next();
+        if (!file) usage("--script needs a file");
+        let steps: unknown;
+        try {
+          steps = JSON.parse(readFileSync(file, "utf8"));
+        } catch (e) {
+          usage(`cannot read ${file}: ${(e as Error).message}`);
+        }
+        if (!Array.isArray(steps)) usage(`${file} must hold a JSON array of steps`);
+        opts.script = steps as SimStep[];
+        break;
+      }
+      case "-h":
+      case "--help":
+        process.stdout.write("sim: a local DeepSeek chat-completions simulator\n");
+        usage("help");
+        break;
+      default:
+        usage(`unknown option ${flag}`);
+    }
+  }
+  return opts;
+}
+
+const sim = await startSimulator(parse(process.argv.slice(2)));
+process.stdout.write(`listening ${sim.url}\n`);
+const shutdown = (): void => {
+  void sim.close().then(() => process.exit(0));
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);

@@ -1,0 +1,430 @@
+// The simulator's HTTP server (node:http): DeepSeek's routes, errors, streaming and non-streaming
+// answers, prefix-cache usage, and scripted faults. Contract: startSimulator() listens on 127.0.0.1 and
+// answers each chat request from the script (one step per request that passes validation, in arrival
+// order) or, when the script is empty, from the policy. Every request is logged in `requests` as received.
+// All state (script, cache, log, timers) belongs to one Simulator; nothing is shared between instances,
+// and concurrent requests (a parent and its child) are served independently.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Usage } from "../wire/messages.js";
+import { cacheSpace, PrefixCache } from "./cache.js";
+import { ApiError, type ApiErrorInfo, defaultStatusError, errorBody, missingAuth, unauthorized } from "./errors.js";
+import { argumentFragments, playReply, textDeltas, type Turn, turnSegments } from "./play.js";
+import { resolvePolicy } from "./policies.js";
+import { promptSegments, tokenizeSegments } from "./template.js";
+import type { SimFault, SimOptions, SimReply, SimRequestRecord, SimStep, Simulator } from "./types.js";
+import { checkContext, DEFAULT_CONTEXT_WINDOW, MAX_OUTPUT_TOKENS, MODELS, validateRequest, type Validated } from "./validate.js";
+
+export type * from "./types.js";
+
+const FINGERPRINT = "fp_sim0000000_prod0000_fp8_kvcache";
+
+const MODEL_INFO: Record<string, object> = {
+  "deepseek-flash": {
+    id: "deepseek-flash",
+    object: "model",
+    owned_by: "deepseek",
+    name: "DeepSeek-V4.1-Flash",
+    context_window: DEFAULT_CONTEXT_WINDOW,
+    max_output_tokens: MAX_OUTPUT_TOKENS,
+    input_modalities: ["text", "image"],
+    output_modalities: ["text"],
+    effort: { supported_levels: ["low", "high", "max"], default_level: "high" },
+  },
+  "deepseek-v4-pro": {
+    id: "deepseek-v4-pro",
+    object: "model",
+    owned_by: "deepseek",
+    name: "DeepSeek-V4-Pro",
+    context_window: DEFAULT_CONTEXT_WINDOW,
+    max_output_tokens: MAX_OUTPUT_TOKENS,
+    input_modalities: ["text"],
+    output_modalities: ["text"],
+    effort: { supported_levels: ["low", "high", "max"], default_level: "high" },
+  },
+};
+
+function isFaultStep(step: SimStep): step is { fault: SimFault } {
+  return typeof step === "object" && step !== null && "fault" in step;
+}
+function isFaultsStep(step: SimStep): step is { faults: SimFault[]; reply?: SimReply } {
+  return typeof step === "object" && step !== null && "faults" in step;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+/** One exchange: knows whether headers went out and whether the client is still there. */
+class Exchange {
+  gone = false;
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly record: SimRequestRecord,
+    private readonly stop: AbortSignal,
+  ) {
+    res.on("close", () => {
+      this.gone = true;
+    });
+  }
+
+  get alive(): boolean {
+    return !this.gone && !this.stop.aborted && !this.res.destroyed;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.alive || ms <= 0) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        this.res.off("close", done);
+        this.stop.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.res.on("close", done);
+      this.stop.addEventListener("abort", done);
+    });
+  }
+
+  json(status: number, body: unknown, headers: Record<string, string> = {}, contentType = true): void {
+    this.record.status = status;
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    this.res.writeHead(status, {
+      ...(contentType ? { "Content-Type": "application/json" } : {}),
+      "Content-Length": String(Buffer.byteLength(text)),
+      ...headers,
+    });
+    this.res.end(text);
+  }
+
+  error(e: ApiErrorInfo, headers: Record<string, string> = {}, contentType = true): void {
+    this.json(e.status, errorBody(e), headers, contentType);
+  }
+
+  /** 200 headers now (keep-alives and stalls need them out before the answer exists). */
+  open(stream: boolean): void {
+    if (this.res.headersSent) return;
+    this.record.status = 200;
+    this.res.writeHead(200, {
+      "Content-Type": stream ? "text/event-stream; charset=utf-8" : "application/json",
+      "Cache-Control": "no-cache",
+      Connection: "keep-alive",
+    });
+    this.res.flushHeaders();
+  }
+
+  write(text: string): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.alive) return resolve();
+      this.res.write(text, () => resolve());
+    });
+  }
+
+  reset(): void {
+    const socket = this.req.socket;
+    if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+    else socket.destroy();
+    this.gone = true;
+  }
+}
+
+export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> {
+  const script: SimStep[] = [...(opts.script ?? [])];
+  const policy = resolvePolicy(opts.policy);
+  const cache = new PrefixCache(opts.blockSize ?? 64);
+  const contextWindow = opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const enforceReasoningContent = opts.enforceReasoningContent ?? true;
+  const apiKeys = opts.apiKeys ? new Set(opts.apiKeys) : undefined;
+  const requests: SimRequestRecord[] = [];
+  const stop = new AbortController();
+  let requestIndex = 0;
+
+  function authenticate(ex: Exchange): string | undefined {
+    const header = ex.req.headers.authorization;
+    const m = typeof header === "string" ? /^Bearer\s+(\S.*)$/i.exec(header.trim()) : null;
+    if (!m) {
+      // Live: a missing Authorization header gets a 401 without a content type.
+      ex.error(missingAuth(), {}, false);
+      return undefined;
+    }
+    const key = m[1]!.trim();
+    if (apiKeys && !apiKeys.has(key)) {
+      ex.error(unauthorized(key));
+      return undefined;
+    }
+    return key;
+  }
+
+  async function chat(ex: Exchange, rawBody: string): Promise<void> {
+    const ctype = String(ex.req.headers["content-type"] ?? "");
+    if (!/^application\/(?:[\w.+-]*\+)?json\b/i.test(ctype))
+      return ex.error({
+        status: 415,
+        message: "Expected request with `Content-Type: application/json`",
+        type: "invalid_request_error",
+        code: "invalid_request_error",
+      });
+    const key = authenticate(ex);
+    if (key === undefined) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(rawBody);
+    } catch (e) {
+      throw new ApiError(400, `Failed to parse the request body as JSON: ${(e as Error).message}`);
+    }
+    const v = validateRequest(body, { enforceReasoningContent });
+    const prompt = tokenizeSegments(promptSegments(v.request));
+    checkContext(prompt.ends.length, v.maxTokens, contextWindow);
+
+    const index = requestIndex++;
+    const step = script.shift();
+    let faults: SimFault[] = [];
+    let reply: SimReply | undefined;
+    if (step === undefined) reply = undefined;
+    else if (isFaultStep(step)) faults = [step.fault];
+    else if (isFaultsStep(step)) {
+      faults = step.faults;
+      reply = step.reply;
+    } else reply = step;
+
+    let dropAfter: number | undefined;
+    for (const fault of faults) {
+      if (!ex.alive) return;
+      switch (fault.kind) {
+        case "delay":
+          await ex.sleep(fault.ms);
+          break;
+        case "reset":
+          ex.reset();
+          return;
+        case "status": {
+          const info = defaultStatusError(fault.status);
+          const headers: Record<string, string> = fault.retryAfter !== undefined ? { "Retry-After": fault.retryAfter } : {};
+          const payload = fault.body !== undefined ? fault.body : errorBody(info);
+          if (!ex.res.headersSent) return ex.json(fault.status, payload, headers);
+          // Headers already went out (after keep-alives): the error rides in the body, as DeepSeek does.
+          const text = typeof payload === "string" ? payload : JSON.stringify(payload);
+          ex.res.end(v.stream ? `data: ${text}\n\n` : text);
+          return;
+        }
+        case "stall":
+          ex.open(v.stream);
+          await ex.sleep(fault.ms);
+          break;
+        case "keepalive":
+          ex.open(v.stream);
+          for (let i = 0; i < fault.count && ex.alive; i++) {
+            await ex.write(v.stream ? ": keep-alive\n\n" : "\n");
+            await ex.sleep(fault.everyMs);
+          }
+          break;
+        case "drop":
+          dropAfter = fault.afterChunks;
+          break;
+      }
+    }
+    if (!ex.alive) return;
+
+    reply ??= policy(v.request, { requestIndex: index });
+    const turn = playReply(reply, { thinking: v.thinking, maxTokens: v.maxTokens });
+
+    // Look up before storing: a request never hits the units it creates itself.
+    const space = cacheSpace(key, v.model, (body as Record<string, unknown>)["user_id"]);
+    const promptHashes = cache.blockHashes(prompt);
+    const hit = cache.hit(space, promptHashes);
+    cache.store(space, promptHashes);
+    const full = tokenizeSegments(turnSegments(turn), { text: prompt.text, ends: prompt.ends.slice() });
+    cache.store(space, cache.blockHashes(full, promptHashes));
+
+    const promptTokens = prompt.ends.length;
+    const usage: Usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: turn.completionTokens,
+      total_tokens: promptTokens + turn.completionTokens,
+      prompt_tokens_details: { cached_tokens: hit },
+      completion_tokens_details: { reasoning_tokens: turn.reasoningTokens },
+      prompt_cache_hit_tokens: hit,
+      prompt_cache_miss_tokens: promptTokens - hit,
+    };
+    ex.record.usage = usage;
+    const meta = {
+      id: randomUUID(),
+      created: Math.floor(Date.now() / 1000),
+      model: v.model,
+      system_fingerprint: FINGERPRINT,
+    };
+    if (v.stream) await stream(ex, v, turn, usage, meta, dropAfter);
+    else await whole(ex, v, turn, usage, meta, dropAfter);
+  }
+
+  async function whole(
+    ex: Exchange,
+    v: Validated,
+    turn: Turn,
+    usage: Usage,
+    meta: { id: string; created: number; model: string; system_fingerprint: string },
+    dropAfter: number | undefined,
+  ): Promise<void> {
+    const message: Record<string, unknown> = { role: "assistant", content: turn.content };
+    if (v.thinking) message["reasoning_content"] = turn.reasoning ?? "";
+    if (turn.toolCalls.length > 0)
+      message["tool_calls"] = turn.toolCalls.map((c, index) => ({
+        index,
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.arguments },
+      }));
+    const body = {
+      id: meta.id,
+      object: "chat.completion",
+      created: meta.created,
+      model: meta.model,
+      system_fingerprint: meta.system_fingerprint,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: turn.finishReason }],
+      usage,
+    };
+    const text = JSON.stringify(body);
+    if (dropAfter !== undefined) {
+      ex.open(false);
+      await ex.write(text.slice(0, Math.floor(text.length / 2)));
+      ex.reset();
+      return;
+    }
+    if (ex.res.headersSent) {
+      ex.res.end(text);
+      return;
+    }
+    ex.json(200, text);
+  }
+
+  async function stream(
+    ex: Exchange,
+    v: Validated,
+    turn: Turn,
+    usage: Usage,
+    meta: { id: string; created: number; model: string; system_fingerprint: string },
+    dropAfter: number | undefined,
+  ): Promise<void> {
+    const base = { id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: meta.system_fingerprint };
+    const chunk = (delta: object, finish: string | null = null, last?: Usage): object => ({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      // DeepSeek: with include_usage every chunk has `usage` (null until the last); without it only the last.
+      ...(last ? { usage: last } : v.includeUsage ? { usage: null } : {}),
+    });
+    const deltas: object[] = [];
+    deltas.push(v.thinking ? { role: "assistant", content: null, reasoning_content: "" } : { role: "assistant", content: "" });
+    if (v.thinking && turn.reasoning)
+      for (const piece of textDeltas(turn.reasoning)) deltas.push({ content: null, reasoning_content: piece });
+    for (const piece of textDeltas(turn.content))
+      deltas.push(v.thinking ? { content: piece, reasoning_content: null } : { content: piece });
+    turn.toolCalls.forEach((c, index) => {
+      deltas.push({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] });
+      for (const frag of argumentFragments(c.arguments)) deltas.push({ tool_calls: [{ index, function: { arguments: frag } }] });
+    });
+    const chunks = deltas.map((d) => chunk(d));
+    chunks.push(chunk(v.thinking ? { content: "", reasoning_content: null } : { content: "" }, turn.finishReason, usage));
+
+    ex.open(true);
+    let sent = 0;
+    for (const c of chunks) {
+      if (dropAfter !== undefined && sent >= dropAfter) break;
+      if (!ex.alive) return;
+      await ex.write(`data: ${JSON.stringify(c)}\n\n`);
+      sent++;
+      // Let each chunk leave on its own, so clients really reassemble a stream.
+      await new Promise((r) => setImmediate(r));
+    }
+    if (dropAfter !== undefined) {
+      ex.reset();
+      return;
+    }
+    if (!ex.alive) return;
+    ex.res.end("data: [DONE]\n\n");
+  }
+
+  async function handle(ex: Exchange): Promise<void> {
+    const raw = await readBody(ex.req);
+    if (raw.length > 0) {
+      try {
+        ex.record.body = JSON.parse(raw);
+      } catch {
+        ex.record.body = raw;
+      }
+    }
+    const url = new URL(ex.req.url ?? "/", "http://sim");
+    const path = url.pathname.replace(/\/+$/, "").replace(/^\/(?:v1|beta)(?=\/)/, "");
+    const method = ex.req.method ?? "GET";
+    const route = (allowed: string): boolean => {
+      if (method === allowed) return true;
+      ex.res.setHeader("Allow", allowed);
+      ex.error({ status: 405, message: "Method Not Allowed", type: "invalid_request_error", code: "invalid_request_error" });
+      return false;
+    };
+    if (path === "/chat/completions") {
+      if (route("POST")) await chat(ex, raw);
+      return;
+    }
+    if (path === "/models" || path.startsWith("/models/") || path === "/user/balance") {
+      if (!route("GET") || authenticate(ex) === undefined) return;
+      if (path === "/models") return ex.json(200, { object: "list", data: MODELS.map((m) => MODEL_INFO[m]) });
+      if (path === "/user/balance")
+        return ex.json(200, {
+          is_available: true,
+          balance_infos: [{ currency: "USD", total_balance: "100.00", granted_balance: "0.00", topped_up_balance: "100.00" }],
+        });
+      const info = MODEL_INFO[decodeURIComponent(path.slice("/models/".length))];
+      if (info) return ex.json(200, info);
+    }
+    ex.error({ status: 404, message: "Not Found", type: "invalid_request_error", code: "invalid_request_error" });
+  }
+
+  const server: Server = createServer((req, res) => {
+    const record: SimRequestRecord = { body: undefined, headers: { ...req.headers }, status: 0 };
+    requests.push(record);
+    const ex = new Exchange(req, res, record, stop.signal);
+    handle(ex).catch((e: unknown) => {
+      if (!ex.alive) return;
+      const info: ApiErrorInfo =
+        e instanceof ApiError
+          ? e
+          : { status: 500, message: `simulator failure: ${(e as Error)?.message ?? String(e)}`, type: "server_error", code: "server_error" };
+      if (ex.res.headersSent) ex.res.end();
+      else ex.error(info);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    push(...steps: SimStep[]) {
+      script.push(...steps);
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        stop.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// The simulator's public types: what a test scripts (replies and faults), what a policy is, and the
+// handle startSimulator returns. Other parts of hel code against these names; keep them stable.
+import type { ChatRequest, Usage } from "../wire/messages.js";
+
+/** One model turn to play. */
+export interface SimReply {
+  content?: string | null;
+  /** Played as reasoning_content when thinking is on; a short one is generated when absent. */
+  reasoning?: string;
+  /** `arguments` is the raw JSON text, sent as is (it may be malformed on purpose). */
+  tool_calls?: { name: string; arguments: string; id?: string }[];
+  /** Default: "tool_calls" when there are tool calls, else "stop"; "length" when max_tokens cuts the turn. */
+  finish_reason?: "stop" | "length" | "tool_calls" | "insufficient_system_resource" | "content_filter";
+}
+
+export type SimFault =
+  /** An error response, e.g. 429/500/502/503/504/400/401/402/422; `body` replaces DeepSeek's error body. */
+  | { kind: "status"; status: number; body?: unknown; retryAfter?: string }
+  /** The stream starts (200 + `afterChunks` data chunks), then the socket is destroyed: no [DONE]. */
+  | { kind: "drop"; afterChunks: number }
+  /** 200 headers, then nothing at all for `ms`; the answer follows if the client is still there. */
+  | { kind: "stall"; ms: number }
+  /** `: keep-alive` comments (streaming) or blank lines (non-streaming) before the answer. */
+  | { kind: "keepalive"; count: number; everyMs: number }
+  /** Wait `ms` before sending anything. */
+  | { kind: "delay"; ms: number }
+  /** Destroy the socket before any response: the client sees a connection error. */
+  | { kind: "reset" };
+
+/** One scripted request: a reply, one fault, or faults applied in order followed by an optional reply. */
+export type SimStep = SimReply | { fault: SimFault } | { faults: SimFault[]; reply?: SimReply };
+
+export type Policy = (req: ChatRequest, ctx: { requestIndex: number }) => SimReply;
+
+export type PolicyName = "demo" | "h11" | "h9" | "echo";
+
+export interface SimOptions {
+  /** 0 (default) = a free port. */
+  port?: number;
+  /** Prefix-cache block in tokens, default 64. */
+  blockSize?: number;
+  /** Answers when the script is empty; default "echo". */
+  policy?: Policy | PolicyName;
+  /** Consumed in order, one step per chat request that passes validation. */
+  script?: SimStep[];
+  /** 400 for a tool-call assistant message without reasoning_content in thinking mode; default true. */
+  enforceReasoningContent?: boolean;
+  /** If set, other keys get 401; default: any non-empty Bearer key is accepted. */
+  apiKeys?: string[];
+  /** Default 1048576. */
+  contextWindow?: number;
+}
+
+export interface SimRequestRecord {
+  /** The parsed JSON body exactly as received (the raw text when it was not JSON). */
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  /** The HTTP status sent; 0 when the connection was reset before any response. */
+  status: number;
+  usage?: Usage;
+}
+
+export interface Simulator {
+  /** Base URL, e.g. http://127.0.0.1:PORT; /chat/completions and /v1/chat/completions both work. */
+  url: string;
+  /** Every request received, in order of arrival. */
+  requests: SimRequestRecord[];
+  push(...steps: SimStep[]): void;
+  close(): Promise<void>;
+}
