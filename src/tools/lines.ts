@@ -123,6 +123,6 @@ class LineBuilder {
 /** Characters (code points) in valid UTF-8 bytes: every byte that is not a continuation byte starts one. */
 function countCharStarts(bytes: Buffer): number {
   let n = 0;
-  for (const b of bytes) if ((b & 0xc0) !== 0x80) n++;
+  for (let i = 0; i < bytes.length; i++) if (((bytes[i] as number) & 0xc0) !== 0x80) n++;
   return n;
 }

@@ -8,7 +8,7 @@ import { open, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { CursorState } from "./cursors.js";
-import { formatSize } from "./format.js";
+import { formatSize, plural } from "./format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
 import { isMissing, projectRelative, resolveToolPath } from "./paths.js";
 import { BINARY_SNIFF_BYTES, identityOf, looksBinary, sameIdentity, type FileIdentity } from "./text-file.js";
@@ -82,7 +82,7 @@ async function readPath(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
     const offset = args.offset ?? 1;
     const seek = await seekLine(fh, offset, identity.size, ctx.signal);
     if (!seek.found) {
-      throw new ToolError(`offset ${offset} is past the end: ${display} has ${seek.lines} lines. Read it with an offset from 1 to ${seek.lines}`);
+      throw new ToolError(`offset ${offset} is past the end: ${display} has ${plural(seek.lines, "line")}. Read it with an offset from 1 to ${seek.lines}`);
     }
     return readPage(ctx, fh, { display, identity, byte: seek.byte, line: offset, linesLeft: args.limit ?? null });
   });
@@ -155,7 +155,7 @@ async function readPage(ctx: ToolContext, fh: FileHandle, start: PageStart): Pro
     rangeLeft === null
       ? `about ${formatSize(left)} of the file remain`
       : rangeLeft > 0
-        ? `${rangeLeft} more lines of the requested range remain (about ${formatSize(left)} left in the file)`
+        ? `the requested range has ${plural(rangeLeft, "more line")} (about ${formatSize(left)} left in the file)`
         : `that was the requested range; the file goes on from line ${next.line} (about ${formatSize(left)} left)`;
   return `${out.join("\n")}\n[${shown} of ${start.display} shown; ${remains}. cursor: ${cursor} — continue with read_file {"cursor": "${cursor}"}]`;
 }
@@ -175,7 +175,7 @@ async function listDirectory(ctx: ToolContext, abs: string, display: string): Pr
     .filter((e) => !(atRoot && e.name === ".hel"))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (entries.length === 0) return `${display} is an empty directory.`;
-  const lines = [`${display === "." ? "the project directory" : `${display}/`}: ${entries.length} entries`];
+  const lines = [`${display === "." ? "the project directory" : `${display}/`}: ${plural(entries.length, "entry", "entries")}`];
   let bytes = Buffer.byteLength(lines[0] ?? "");
   for (const entry of entries) {
     const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(path.join(abs, entry.name)).then((s) => s.isDirectory(), () => false)));

@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { plural } from "./format.js";
 import { projectRelative, resolveToolPath } from "./paths.js";
 import { loadTextFile, saveTextFile } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
@@ -48,7 +49,7 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
       );
     }
     await saveTextFile(abs, display, loaded, newText);
-    return `Wrote ${display} (${countLines(newText)} lines).`;
+    return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
   }
   const edit = replaceOnce(loaded.text, oldText, newText, display);
   await saveTextFile(abs, display, loaded, edit.text);
@@ -71,7 +72,7 @@ async function createFile(abs: string, display: string, oldText: string, newText
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     throw new ToolError(`${display} was created by someone else meanwhile; nothing was written. Read it and edit it with a non-empty old_text`);
   }
-  return `Created ${display} (${countLines(newText)} lines).`;
+  return `Created ${display} (${plural(countLines(newText), "line")}).`;
 }
 
 /** `raw` with the one occurrence of `oldText` replaced, and the 1-based line where it started. */

@@ -1,0 +1,120 @@
+import { symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { BUILTIN_TOOLS, executeToolCall, readFileTool, searchReplaceTool, toolDefinitions } from "../src/tools/registry.js";
+import { SPILL_LIMIT } from "../src/tools/spill.js";
+import { ToolError, type Tool } from "../src/tools/types.js";
+import type { ToolCall } from "../src/wire/messages.js";
+import { tempProject } from "./tools-helpers.js";
+
+const TOOLS = [readFileTool, searchReplaceTool] as Tool[];
+
+function call(name: string, args: string): ToolCall {
+  return { id: "call_1", type: "function", function: { name, arguments: args } };
+}
+
+function fakeTool(run: () => Promise<string>, spill = true): Tool {
+  return { name: "fake", description: "a test tool", schema: z.strictObject({}), spill, run };
+}
+
+describe("toolDefinitions", () => {
+  it("derives byte-stable function definitions from the zod schemas", () => {
+    const defs = toolDefinitions(TOOLS);
+    expect(JSON.stringify(defs)).toBe(JSON.stringify(toolDefinitions([...BUILTIN_TOOLS.values()])));
+    expect(defs.map((d) => d.function.name)).toEqual(["read_file", "search_replace"]);
+    for (const def of defs) {
+      expect(def.type).toBe("function");
+      expect(def.function.parameters).not.toHaveProperty("$schema");
+      expect(def.function.parameters).toMatchObject({ type: "object", additionalProperties: false });
+    }
+    const [read, edit] = defs;
+    expect(Object.keys(read!.function.parameters.properties as object)).toEqual(["path", "offset", "limit", "cursor"]);
+    expect(read!.function.parameters).not.toHaveProperty("required");
+    expect(read!.function.description).toMatch(/2,000 lines or 50 KB/);
+    expect(read!.function.description).toMatch(/cursor/);
+    expect(edit!.function.parameters).toMatchObject({ required: ["path", "old_text", "new_text"] });
+    expect(edit!.function.description).toMatch(/exactly once/);
+    expect(edit!.function.description).toMatch(/empty old_text creates a new file/);
+  });
+
+  it("maps the built-in tools by name", () => {
+    expect([...BUILTIN_TOOLS.keys()]).toEqual(["read_file", "search_replace"]);
+    expect(BUILTIN_TOOLS.get("read_file")).toBe(readFileTool);
+  });
+});
+
+describe("executeToolCall", () => {
+  it("runs a call and returns its content", async () => {
+    const { ctx, dir } = await tempProject();
+    await writeFile(path.join(dir, "a.txt"), "hello\n");
+    expect(await executeToolCall(call("read_file", '{"path":"a.txt"}'), TOOLS, ctx)).toEqual({ content: "     1\thello", isError: false });
+  });
+
+  it("names the available tools for an unknown tool", async () => {
+    const { ctx } = await tempProject();
+    expect(await executeToolCall(call("write_file", "{}"), TOOLS, ctx)).toEqual({
+      content: 'Error: unknown tool "write_file". Available tools: read_file, search_replace',
+      isError: true,
+    });
+  });
+
+  it("quotes the parse error of arguments that are not JSON and asks for valid JSON", async () => {
+    const { ctx } = await tempProject();
+    const result = await executeToolCall(call("read_file", '{"path": "a.txt"'), TOOLS, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^Error: the arguments of read_file are not valid JSON \(.*JSON.*\)\. Resend the call with its arguments as one JSON object with the fields path, offset, limit, cursor$/);
+  });
+
+  it("lists what is wrong with arguments that do not fit the schema", async () => {
+    const { ctx } = await tempProject();
+    const result = await executeToolCall(call("read_file", '{"path": 3, "offset": 0}'), TOOLS, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^Error: invalid arguments for read_file:\n- path: .*expected string.*\n- offset: .*>=1.*\nResend the call/);
+
+    const unknownKey = await executeToolCall(call("search_replace", '{"file_path": "a", "old_text": "", "new_text": ""}'), TOOLS, ctx);
+    expect(unknownKey.content).toMatch(/- path: .*expected string/);
+    expect(unknownKey.content).toMatch(/file_path/);
+
+    const nothing = await executeToolCall(call("read_file", ""), TOOLS, ctx);
+    expect(nothing.content).toMatch(/give path \(the file or directory to read\) or cursor/);
+
+    const both = await executeToolCall(call("read_file", '{"cursor": "c_1", "offset": 5}'), TOOLS, ctx);
+    expect(both.content).toMatch(/- offset: offset cannot be combined with cursor/);
+  });
+
+  it("turns a ToolError into an error result with its message", async () => {
+    const { ctx } = await tempProject();
+    const result = await executeToolCall(call("read_file", '{"path": "../x"}'), TOOLS, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^Error: "\.\.\/x" is outside the project directory/);
+    const thrown = await executeToolCall(call("fake", "{}"), [fakeTool(() => Promise.reject(new ToolError("do this next")))], ctx);
+    expect(thrown).toEqual({ content: "Error: do this next", isError: true });
+  });
+
+  it("turns any other exception into a one-line error result", async () => {
+    const { ctx, dir } = await tempProject();
+    await symlink(path.join(dir, "loop-b"), path.join(dir, "loop-a"));
+    await symlink(path.join(dir, "loop-a"), path.join(dir, "loop-b"));
+    const loop = await executeToolCall(call("read_file", '{"path": "loop-a"}'), TOOLS, ctx);
+    expect(loop.isError).toBe(true);
+    expect(loop.content).toMatch(/^Error: read_file failed: ELOOP/);
+
+    const crash = await executeToolCall(call("fake", "{}"), [fakeTool(() => Promise.reject(new Error("first\n  second")))], ctx);
+    expect(crash).toEqual({ content: "Error: fake failed: first second", isError: true });
+  });
+
+  it("spills a long result of a spilling tool, never a read_file page", async () => {
+    const { ctx, dir } = await tempProject();
+    const long = "z".repeat(SPILL_LIMIT + 1);
+    const spilled = await executeToolCall(call("fake", "{}"), [fakeTool(() => Promise.resolve(long))], ctx);
+    expect(spilled.isError).toBe(false);
+    expect(spilled.content).toMatch(/The whole result is in \.hel\/sessions\/s1\/spill\//);
+    expect((await executeToolCall(call("fake", "{}"), [fakeTool(() => Promise.resolve(long), false)], ctx)).content).toBe(long);
+
+    await writeFile(path.join(dir, "wide.txt"), `${"w".repeat(100)}\n`.repeat(1000));
+    const page = await executeToolCall(call("read_file", '{"path": "wide.txt"}'), TOOLS, ctx);
+    expect(Buffer.byteLength(page.content)).toBeGreaterThan(SPILL_LIMIT);
+    expect(page.content).not.toMatch(/result too long/);
+  });
+});
