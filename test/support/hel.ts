@@ -1,0 +1,58 @@
+// Runs the built hel CLI as a child process, as a user would, against a simulator over real HTTP.
+import { spawn, type ChildProcess } from "node:child_process";
+import { cp, mkdtemp, realpath } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "..", "..");
+export const HEL = join(ROOT, "dist", "cli", "main.js");
+
+export interface HelResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface HelRun {
+  args: string[];
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  input?: string;
+  baseUrl?: string;
+}
+
+export function helEnv(baseUrl: string | undefined, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DEEPSEEK_API_KEY: "sk-test", HEL_RETRY_BASE_MS: "20", HEL_DEBUG: undefined };
+  if (baseUrl) env.HEL_BASE_URL = baseUrl;
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export function startHel(run: HelRun): ChildProcess {
+  return spawn(process.execPath, [HEL, ...run.args], { cwd: run.cwd ?? ROOT, env: helEnv(run.baseUrl, run.env), stdio: ["pipe", "pipe", "pipe"] });
+}
+
+export function runHel(run: HelRun): Promise<HelResult> {
+  const child = startHel(run);
+  return collect(child, run.input);
+}
+
+export function collect(child: ChildProcess, input?: string): Promise<HelResult> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdin!.end(input ?? "");
+  return new Promise((done) => child.on("close", (code, signal) => done({ code, signal, stdout, stderr })));
+}
+
+/** A fresh copy of a fixture project (or an empty directory), as a real path. */
+export async function tempProject(fixture?: string): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), "hel-test-")));
+  if (fixture) await cp(join(ROOT, "fixtures", fixture), dir, { recursive: true });
+  return dir;
+}
