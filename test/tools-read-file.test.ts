@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { appendFile, mkdir, open, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -200,6 +201,12 @@ describe("read_file on files", () => {
     const { ctx, dir } = await tempProject();
     await writeFile(path.join(dir, "bom.txt"), "\uFEFFfirst\nsecond\n");
     expect(await read(ctx, { path: "bom.txt" })).toBe("     1\tfirst\n     2\tsecond");
+  });
+
+  it("refuses a FIFO without waiting for a writer", async () => {
+    const { ctx, dir } = await tempProject();
+    execFileSync("mkfifo", [path.join(dir, "pipe")]);
+    await expect(read(ctx, { path: "pipe" })).rejects.toThrow(/pipe is not a regular file/);
   });
 
   it("says when a file does not exist and where to look", async () => {

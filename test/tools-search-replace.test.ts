@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmod, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -137,6 +138,12 @@ describe("search_replace", () => {
     await mkdir(path.join(dir, ".hel"));
     await expect(edit(ctx, { path: "../outside/x.txt", old_text: "", new_text: "x" })).rejects.toThrow(ToolError);
     await expect(edit(ctx, { path: ".hel/x.txt", old_text: "", new_text: "x" })).rejects.toThrow(ToolError);
+  });
+
+  it("refuses a FIFO without waiting for a writer", async () => {
+    const { ctx, dir } = await tempProject();
+    execFileSync("mkfifo", [path.join(dir, "pipe")]);
+    await expect(edit(ctx, { path: "pipe", old_text: "a", new_text: "b" })).rejects.toThrow(/pipe is not a regular file/);
   });
 
   it("refuses a directory", async () => {

@@ -4,14 +4,14 @@
 // bounded memory, so the first page of a huge file costs what a small file costs. Results are never
 // spilled: a page is already bounded.
 import type { FileHandle } from "node:fs/promises";
-import { open, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { CursorState } from "./cursors.js";
 import { formatSize, plural } from "./format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
 import { isMissing, projectRelative, resolveToolPath } from "./paths.js";
-import { BINARY_SNIFF_BYTES, identityOf, looksBinary, sameIdentity, type FileIdentity } from "./text-file.js";
+import { BINARY_SNIFF_BYTES, identityOf, looksBinary, openForReading, sameIdentity, type FileIdentity } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
 export const MAX_PAGE_LINES = 2000;
@@ -111,7 +111,7 @@ async function continueRead(id: string, args: ReadFileArgs, ctx: ToolContext): P
 }
 
 async function withFile<T>(abs: string, use: (fh: FileHandle, identity: FileIdentity) => Promise<T>): Promise<T> {
-  const fh = await open(abs, "r");
+  const fh = await openForReading(abs);
   try {
     return await use(fh, identityOf(await fh.stat()));
   } finally {

@@ -3,7 +3,8 @@
 // atomically (temp file in the same directory, then rename) with its BOM and mode unchanged, refusing
 // when the file vanished or changed in between, so a concurrent writer's work is never silently lost.
 import type { Stats } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, stat, type FileHandle } from "node:fs/promises";
 import { TextDecoder } from "node:util";
 import writeFileAtomic from "write-file-atomic";
 import { formatSize } from "./format.js";
@@ -26,6 +27,11 @@ export function startsWithBom(bytes: Uint8Array): boolean {
 /** Throws a TypeError on invalid UTF-8; keeps a U+FEFF it meets, since only a file's first bytes are a BOM. */
 export function strictUtf8Decoder(): TextDecoder {
   return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+}
+
+/** Opening a FIFO for reading would wait for a writer; non-blocking, the caller's fstat sees what it is. */
+export function openForReading(abs: string): Promise<FileHandle> {
+  return open(abs, constants.O_RDONLY | constants.O_NONBLOCK);
 }
 
 export interface FileIdentity {
@@ -54,7 +60,7 @@ export interface LoadedText {
 export async function loadTextFile(abs: string, display: string): Promise<LoadedText | null> {
   let fh;
   try {
-    fh = await open(abs, "r");
+    fh = await openForReading(abs);
   } catch (e) {
     if (isMissing(e)) return null;
     throw e;
