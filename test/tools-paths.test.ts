@@ -64,10 +64,18 @@ describe("resolveToolPath", () => {
     await mkdir(path.join(ctx.sessionDir), { recursive: true });
     await writeFile(path.join(ctx.sessionDir, "snapshot.json"), "{}");
     await symlink(path.join(dir, ".hel"), path.join(dir, "hel-link"));
-    await expect(resolveToolPath(ctx, ".hel/sessions/s1/snapshot.json", "read")).rejects.toThrow(/under \.hel\/.*off limits.*Paths must be inside the project directory/);
+    await expect(resolveToolPath(ctx, ".hel/sessions/s1/snapshot.json", "read")).rejects.toThrow(/is in \.hel\/.*off limits.*Paths must be inside the project directory/);
     await expect(resolveToolPath(ctx, ".hel", "read")).rejects.toThrow(ToolError);
     await expect(resolveToolPath(ctx, ".hel/new.txt", "write")).rejects.toThrow(ToolError);
     await expect(resolveToolPath(ctx, "hel-link/sessions/s1/snapshot.json", "read")).rejects.toThrow(ToolError);
+  });
+
+  it("refuses .hel/ when .hel itself is a symlink to elsewhere in the project", async () => {
+    const { ctx, dir } = await tempProject();
+    await mkdir(path.join(dir, "state"));
+    await writeFile(path.join(dir, "state", "snapshot.json"), "{}");
+    await symlink(path.join(dir, "state"), path.join(dir, ".hel"));
+    await expect(resolveToolPath(ctx, ".hel/snapshot.json", "read")).rejects.toThrow(/is in \.hel\//);
   });
 
   it("lets the current session's spill files be read, not written", async () => {

@@ -30,13 +30,14 @@ export async function resolveToolPath(ctx: ToolContext, p: string, intent: PathI
       `${JSON.stringify(p)} leads outside the project directory through a symlink (to ${real}). ${PATH_RULE}`,
     );
   }
+  // Judged by both forms: a `.hel` that is itself a symlink must not open another way in.
   const helDir = path.join(ctx.projectDir, ".hel");
-  if (isInside(helDir, real)) {
+  if (isInside(helDir, lexical) || isInside(helDir, real)) {
     const spillDir = await realOrSelf(path.join(ctx.sessionDir, "spill"));
     if (intent === "read" && isInside(spillDir, real)) return real;
     const what = intent === "read" ? "hel's own state" : "hel's own state, and spilled results are read-only";
     throw new ToolError(
-      `${JSON.stringify(projectRelative(ctx, real))} is under .hel/, ${what}: it is off limits to tools. ${PATH_RULE}`,
+      `${JSON.stringify(p)} is in .hel/, ${what}: it is off limits to tools. ${PATH_RULE}`,
     );
   }
   return real;
