@@ -192,4 +192,17 @@ describe("prefix cache via usage", () => {
     sim = await startSimulator({ policy: "echo" });
     expect((await usageOf(req)).prompt_cache_hit_tokens).toBe(0);
   });
+
+  it("serves a 1 MB prompt quickly, and its repeat hits all its whole blocks", async () => {
+    sim = await startSimulator({ policy: "echo" });
+    const big = "Some project notes. Ports, hosts and owners are listed below.\n".repeat(16_500);
+    expect(big.length).toBeGreaterThan(1_000_000);
+    const req = base([system(LONG_SYSTEM), user(big), { role: "assistant", content: "ok" }, user("and now?")]);
+    const t0 = performance.now();
+    const u1 = await usageOf(req);
+    const u2 = await usageOf(req);
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    expect(u1.prompt_tokens).toBeGreaterThan(250_000);
+    expect(u2.prompt_cache_hit_tokens).toBe(Math.floor(u1.prompt_tokens / 64) * 64);
+  });
 });

@@ -9,6 +9,7 @@ afterEach(async () => {
   sim = undefined;
 });
 
+const streamParams = () => body(true) as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
 const body = (stream = false) => ({ model: "deepseek-flash", messages: [user("hello")], stream, thinking: { type: "disabled" } });
 
 async function rawStream(url: string, payload: unknown, signal?: AbortSignal): Promise<Response> {
@@ -72,7 +73,7 @@ describe("status faults", () => {
 
   it("a status fault after keep-alives rides in the stream as an error event", async () => {
     sim = await startSimulator({ script: [{ faults: [{ kind: "keepalive", count: 2, everyMs: 5 }, { kind: "status", status: 503 }] }] });
-    const stream = await client(sim.url).chat.completions.create({ ...(body(true) as { model: string; messages: [] }), stream: true });
+    const stream = await client(sim.url).chat.completions.create(streamParams());
     await expect(async () => {
       for await (const _ of stream) void _;
     }).rejects.toBeInstanceOf(OpenAI.APIError);
@@ -93,7 +94,7 @@ describe("connection faults", () => {
 
   it("drop: the openai SDK stream throws after yielding the first chunks", async () => {
     sim = await startSimulator({ script: [{ faults: [{ kind: "drop", afterChunks: 2 }], reply: { content: "one two three four five six seven eight" } }] });
-    const stream = await client(sim.url).chat.completions.create({ ...(body(true) as { model: string; messages: [] }), stream: true });
+    const stream = await client(sim.url).chat.completions.create(streamParams());
     let seen = 0;
     await expect(async () => {
       for await (const _ of stream) seen++;
@@ -150,7 +151,7 @@ describe("timing faults", () => {
     expect(events.comments).toEqual([": keep-alive", ": keep-alive", ": keep-alive"]);
     expect(events.order.slice(0, 4)).toEqual(["comment", "comment", "comment", "data"]);
     expect(events.done).toBe(true);
-    const stream = await client(sim.url).chat.completions.create({ ...(body(true) as { model: string; messages: [] }), stream: true });
+    const stream = await client(sim.url).chat.completions.create(streamParams());
     let text = "";
     for await (const ch of stream) text += ch.choices[0]?.delta.content ?? "";
     expect(text).toBe("echo: hello");

@@ -14,6 +14,7 @@ describe("token estimate", () => {
     expect(pieces.join("")).toBe(text);
     expect(pieces.every((p) => p.length > 0)).toBe(true);
     expect(pieces).toContain(" ret"); // " return" is cut every 4 characters
+    expect(pieces).toContain(" ="); // one space joins the punctuation after it
     expect(pieces).toContain("🎉");
     expect(pieces).toContain("123");
     expect(pieces).toContain("456");

@@ -260,7 +260,8 @@ export const h9: Policy = (req) => {
   const instruction = lastUserText(req);
   if (REMEMBER.test(instruction)) return { content: "OK" };
   if (/what identifier did i ask you to remember/i.test(instruction)) {
-    const earlier = req.messages.slice(0, lastUserIndex(req.messages));
+    // The most recent mention wins, so a later "remember" replaces an earlier one.
+    const earlier = req.messages.slice(0, lastUserIndex(req.messages)).reverse();
     for (const m of earlier) {
       const text = m.content ?? "";
       const id = REMEMBER.exec(text)?.[1] ?? ID_TOKEN.exec(text)?.[0];

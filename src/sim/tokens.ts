@@ -6,11 +6,12 @@
 //
 // The pieces, scanning left to right (pieces never span two of these classes):
 //   - a letter run (ASCII, Latin-1/extended, Greek, Cyrillic) with at most one leading space joined to it,
-//     cut every 4 characters ("The quick brown fox" → The| quick→" qui"+"ck"…: ≈0.3 token/char on prose);
-//   - a digit run, cut every 3 digits;
+//     cut every 4 characters (" quick" → " qui" + "ck": ≈0.3 token/char on English prose);
+//   - an ASCII punctuation run, with at most one leading space joined to it, cut every 2 characters
+//     (JSON's `":`, `",` and " =" are one token, as in real BPE vocabularies);
+//   - a digit run (no leading space), cut every 3 digits;
 //   - other spaces/tabs, cut every 4; newline runs (\n, \r), cut every 2;
 //   - a CJK/kana/hangul/fullwidth run, cut in pieces of 2,2,1 characters (3 tokens per 5 chars = 0.6);
-//   - ASCII punctuation runs, cut every 2 characters (JSON's `":`, `",` are one token, as in real BPEs);
 //   - anything else (emoji, symbols): one token per code point.
 // Every piece depends only on the text before it and its own run, so a text's tokens are a prefix of the
 // tokens of any extension of it, except for the last piece, which may grow. The template tokenizes each
@@ -60,11 +61,14 @@ export function tokenEnds(text: string, out: number[] = [], base = 0): number[] 
   while (i < n) {
     const c = text.charCodeAt(i);
     const cls = classOf(c);
-    // One leading space belongs to the word after it, as in BPE vocabularies (" hello").
-    if (cls === SPACE && c === 32 && i + 1 < n && classOf(text.charCodeAt(i + 1)) === LETTER) {
+    // One leading space belongs to the word or punctuation after it, as in BPE pre-tokenizers
+    // (" hello", " =", " {"); digits take no space.
+    const nextCls = cls === SPACE && c === 32 && i + 1 < n ? classOf(text.charCodeAt(i + 1)) : 0;
+    if (nextCls === LETTER || nextCls === PUNCT) {
+      const width = nextCls === LETTER ? 4 : 2;
       let j = i + 2;
-      while (j < n && classOf(text.charCodeAt(j)) === LETTER) j++;
-      for (let k = i + 4; k < j; k += 4) out.push(base + k);
+      while (j < n && classOf(text.charCodeAt(j)) === nextCls) j++;
+      for (let k = i + width; k < j; k += width) out.push(base + k);
       out.push(base + j);
       i = j;
       continue;
@@ -79,7 +83,10 @@ export function tokenEnds(text: string, out: number[] = [], base = 0): number[] 
     let j = i + 1;
     while (j < n && classOf(text.charCodeAt(j)) === cls) {
       // A space run stops before the space that starts a word, so that space joins the word.
-      if (cls === SPACE && text.charCodeAt(j) === 32 && j + 1 < n && classOf(text.charCodeAt(j + 1)) === LETTER) break;
+      if (cls === SPACE && text.charCodeAt(j) === 32 && j + 1 < n) {
+        const after = classOf(text.charCodeAt(j + 1));
+        if (after === LETTER || after === PUNCT) break;
+      }
       j++;
     }
     if (cls === CJK) {
