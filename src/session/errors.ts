@@ -1,0 +1,13 @@
+// The one error type the session store throws. Its message is a single line for a person (what went
+// wrong — what to do); exitCode follows design §1: 1 I/O failed, 2 unknown id or broken snapshot,
+// 3 the session (or the store) is in use by another process.
+import { HelError } from "../errors.js";
+
+export class SessionError extends HelError {
+  override name = "SessionError";
+}
+
+/** Error messages must stay on one line even when they quote a parser or the OS. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}

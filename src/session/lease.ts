@@ -1,0 +1,172 @@
+// One session, one process (design §4). A lease is proper-lockfile's lock directory `.active` inside
+// the session directory, taken without waiting and kept fresh by touching its mtime; a lease whose
+// mtime is older than `stale` belongs to a dead process and is taken over. The store lock
+// (.hel/.sessions.lock) is separate and short: it makes "resolve, check, then act" atomic for resume
+// and delete, so `sessions rm` cannot remove a session that is being resumed at that moment.
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import lockfile from "proper-lockfile";
+import { SessionError } from "./errors.js";
+import { ensureHelDir, helDir, sessionPaths, storeLockPath } from "./paths.js";
+
+export interface LeaseTiming {
+  /** A lease untouched for this long is considered left by a dead process. */
+  stale: number;
+  /** How often the holder touches it; must be well under stale. */
+  update: number;
+}
+
+// 30 s: a killed process blocks its session for at most half a minute; the holder touches the lease
+// every 7.5 s, so four updates in a row must fail (a stalled event loop, a sleeping laptop) before
+// another process may take it over.
+export const LEASE_TIMING: Readonly<LeaseTiming> = Object.freeze({ stale: 30_000, update: 7_500 });
+
+export interface Lease {
+  readonly id: string;
+  /** True once proper-lockfile found the lease taken over or gone; the holder must stop saving. */
+  readonly lost: boolean;
+  onLost(callback: (reason: string) => void): void;
+  /** Idempotent; never throws. */
+  release(): Promise<void>;
+}
+
+export interface LeaseOptions {
+  /** Create .hel/ and the session directory first: for a new session about to be saved. */
+  create?: boolean;
+  /** Tests shorten this; hel itself always uses LEASE_TIMING. */
+  timing?: LeaseTiming;
+}
+
+const held = new Map<string, { dir: string; active: string }>();
+
+// proper-lockfile removes its locks on exit through signal-exit; this is a second, dependency-free
+// path for the common case of a CLI that catches SIGINT/SIGTERM and then calls process.exit().
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", releaseAllLeasesSync);
+}
+
+/** Removes every lease this process holds, synchronously; safe to call from a signal or exit handler. */
+export function releaseAllLeasesSync(): void {
+  for (const [key, { dir, active }] of held) {
+    held.delete(key);
+    try {
+      lockfile.unlockSync(dir, { lockfilePath: active, realpath: false });
+    } catch {
+      // Already released, lost or removed: nothing left to free.
+    }
+  }
+}
+
+export async function acquireLease(projectDir: string, id: string, options: LeaseOptions = {}): Promise<Lease> {
+  const { dir, active } = sessionPaths(projectDir, id);
+  const timing = options.timing ?? LEASE_TIMING;
+  let lost = false;
+  let lostReason = "";
+  const callbacks: Array<(reason: string) => void> = [];
+  const markLost = (reason: string): void => {
+    if (lost) return;
+    lost = true;
+    lostReason = reason;
+    held.delete(dir);
+    for (const cb of callbacks) {
+      try {
+        cb(reason);
+      } catch {
+        // A callback's failure must not become an uncaught exception inside proper-lockfile's timer.
+      }
+    }
+  };
+
+  let unlock: () => Promise<void>;
+  try {
+    if (options.create) {
+      await ensureHelDir(projectDir);
+      await mkdir(dir, { recursive: true });
+    }
+    unlock = await lockfile.lock(dir, {
+      lockfilePath: active,
+      realpath: false,
+      retries: 0,
+      stale: timing.stale,
+      update: timing.update,
+      // The default throws from a timer, which would crash hel; a lost lease is reported instead.
+      onCompromised: (err) => markLost(err.message),
+    });
+  } catch (e) {
+    throw leaseError(e, id);
+  }
+  held.set(dir, { dir, active });
+  installExitHook();
+
+  let released = false;
+  return {
+    id,
+    get lost() {
+      return lost;
+    },
+    onLost(callback) {
+      if (lost) queueMicrotask(() => callback(lostReason));
+      else callbacks.push(callback);
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      held.delete(dir);
+      try {
+        await unlock();
+      } catch {
+        // Lost, or the session directory was deleted with the lease inside it: nothing to free.
+      }
+    },
+  };
+}
+
+function leaseError(e: unknown, id: string): SessionError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "ELOCKED") {
+    return new SessionError(
+      `session ${id} is in use by another hel process — wait for it to finish (a lease left by a killed process expires within ${LEASE_TIMING.stale / 1000} s)`,
+      3,
+    );
+  }
+  if (code === "ENOENT") return new SessionError(`no session ${id} in this project — \`hel sessions ls\` lists them`, 2);
+  return new SessionError(`could not take the lease of session ${id}: ${(e as Error).message} — check that .hel/ is writable`, 1);
+}
+
+/** Whether a live process holds the session's lease (a stale lease counts as free). */
+export async function isLeased(projectDir: string, id: string, timing: LeaseTiming = LEASE_TIMING): Promise<boolean> {
+  const { dir, active } = sessionPaths(projectDir, id);
+  return lockfile.check(dir, { lockfilePath: active, realpath: false, stale: timing.stale });
+}
+
+/**
+ * Runs fn holding .hel/.sessions.lock. Waits briefly (the lock is held for milliseconds). Without a
+ * .hel directory there is no session to protect, and nothing is created just to lock it.
+ */
+export async function withStoreLock<T>(projectDir: string, fn: () => Promise<T>): Promise<T> {
+  const dir = helDir(projectDir);
+  if (!existsSync(dir)) return fn();
+  let unlock: () => Promise<void>;
+  try {
+    unlock = await lockfile.lock(dir, {
+      lockfilePath: storeLockPath(projectDir),
+      realpath: false,
+      stale: 10_000,
+      retries: { retries: 12, factor: 1.5, minTimeout: 20, maxTimeout: 500 },
+      onCompromised: () => undefined,
+    });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ELOCKED") {
+      throw new SessionError("the session store is busy (.hel/.sessions.lock is held by another hel process) — try again in a moment", 3);
+    }
+    throw new SessionError(`could not lock the session store: ${(e as Error).message} — check that .hel/ is writable`, 1);
+  }
+  try {
+    return await fn();
+  } finally {
+    await unlock().catch(() => undefined);
+  }
+}

@@ -1,0 +1,160 @@
+// What `hel sessions show` and `hel sessions ls` print. Pure functions of their input (the clock is a
+// parameter), so the output is tested byte for byte. A transcript is for reading what happened:
+// instructions and final answers in full, each tool call on one line, tool results cut to a glimpse.
+import type { Message, ToolCall } from "../wire/messages.js";
+import type { ChildTranscript } from "./child-transcript.js";
+import type { Snapshot } from "./snapshot.js";
+import type { SessionSummary } from "./store.js";
+
+export function formatTranscript(snapshot: Snapshot): string {
+  const { usage, request_config: config } = snapshot;
+  const turns = snapshot.messages.filter((m) => m.role === "user").length;
+  const header = [
+    `session  ${snapshot.session_id}`,
+    `cwd      ${snapshot.cwd}`,
+    `model    ${config.model}${config.effort ? ` (effort ${config.effort})` : ""}, access ${config.access}${config.delegate ? `, delegate ${config.delegate}` : ""}`,
+    `created  ${snapshot.created_at}`,
+    `updated  ${snapshot.updated_at}`,
+    `turns    ${turns}`,
+    `tokens   ${formatInt(usage.prompt_tokens + usage.completion_tokens)} (prompt ${formatInt(usage.prompt_tokens)}, cache hit ${formatInt(usage.prompt_cache_hit_tokens)}, completion ${formatInt(usage.completion_tokens)}) in ${usage.requests} requests`,
+  ];
+  if (snapshot.children > 0) header.push(`children ${snapshot.children} subagent transcripts`);
+
+  const blocks: string[] = [header.join("\n")];
+  let turn = 0;
+  blocks.push(...formatMessages(snapshot.messages, (content) => `── instruction ${++turn} ──\n${content}`));
+  return blocks.join("\n\n") + "\n";
+}
+
+/**
+ * A subagent's transcript. Its messages begin with whatever the parent's conversation handed it (in
+ * `full` mode, all of it); only what follows its task, the last user message, is the child's own work.
+ */
+export function formatChildTranscript(child: ChildTranscript): string {
+  const { usage } = child;
+  const header =
+    `── subagent ${child.number} (${child.mode}) ── ${child.exit_reason}, ${usage.requests} requests, ` +
+    `${formatInt(usage.prompt_tokens + usage.completion_tokens)} tokens`;
+  let start = 0;
+  child.messages.forEach((m, i) => {
+    if (m.role === "user") start = i + 1;
+  });
+  const blocks = [`${header}\ntask: ${child.task}`, ...formatMessages(child.messages.slice(start), () => "")];
+  // A child stopped early (max steps, error) has no final answer among its messages; say so.
+  if (child.answer === null) blocks.push(`── no answer (${child.exit_reason}) ──`);
+  return blocks.filter((b) => b !== "").join("\n\n") + "\n";
+}
+
+function formatMessages(messages: readonly Message[], user: (content: string) => string): string[] {
+  const results = new Map<string, string>();
+  for (const m of messages) if (m.role === "tool") results.set(m.tool_call_id, m.content);
+  const blocks: string[] = [];
+  for (const m of messages) {
+    if (m.role === "user") blocks.push(user(m.content));
+    else if (m.role === "assistant") blocks.push(formatAssistant(m, results));
+    // System messages are rebuilt on resume and tool results are shown under their calls.
+  }
+  return blocks;
+}
+
+function formatAssistant(m: Extract<Message, { role: "assistant" }>, results: ReadonlyMap<string, string>): string {
+  const content = m.content?.trim() ?? "";
+  if (!m.tool_calls) return `── answer ──\n${content}`;
+  const lines = content ? [content] : [];
+  for (const call of m.tool_calls) {
+    lines.push(`→ ${call.function.name} ${formatArguments(call)}`);
+    const result = results.get(call.id);
+    lines.push(result === undefined ? "  ← (no result)" : `  ← ${glimpse(result)}`);
+  }
+  return lines.join("\n");
+}
+
+function formatArguments(call: ToolCall): string {
+  let text = call.function.arguments;
+  try {
+    text = JSON.stringify(JSON.parse(text));
+  } catch {
+    // Shown as the model sent it.
+  }
+  return cut(text.replace(/\s+/g, " "), 160);
+}
+
+/** The first non-empty line of a tool result, and how big the whole result was. */
+function glimpse(result: string): string {
+  const lines = result.split("\n");
+  const first = lines.find((l) => l.trim() !== "")?.trim() ?? "";
+  const size = `${lines.length} ${lines.length === 1 ? "line" : "lines"}, ${formatBytes(Buffer.byteLength(result, "utf8"))}`;
+  return first ? `${cut(first, 100)} (${size})` : `(empty, ${size})`;
+}
+
+export interface ListFormatOptions {
+  /** For "3 min ago"; the list is otherwise a pure function of its input. */
+  now?: Date;
+  /** Total line width to fit the first instruction into. */
+  width?: number;
+}
+
+export function formatSessionList(summaries: readonly SessionSummary[], options: ListFormatOptions = {}): string {
+  if (summaries.length === 0) return "no sessions in this project — run hel with an instruction to start one\n";
+  const now = options.now ?? new Date();
+  const width = Math.max(options.width ?? 100, 60);
+  const idWidth = uniquePrefixLength(summaries.map((s) => s.id));
+  const rows = summaries.map((s) => ({
+    id: s.id.slice(0, idWidth),
+    updated: s.updated_at ? relativeTime(new Date(s.updated_at), now) : "-",
+    turns: s.turns === null ? "-" : String(s.turns),
+    tokens: s.tokens === null ? "-" : formatTokens(s.tokens),
+    text: (s.in_use ? "[in use] " : "") + (s.error ? `(${s.error})` : oneLineText(s.first_instruction ?? "")),
+  }));
+  const head = { id: "ID", updated: "UPDATED", turns: "TURNS", tokens: "TOKENS", text: "FIRST INSTRUCTION" };
+  const w = {
+    id: Math.max(head.id.length, idWidth),
+    updated: Math.max(head.updated.length, ...rows.map((r) => r.updated.length)),
+    turns: Math.max(head.turns.length, ...rows.map((r) => r.turns.length)),
+    tokens: Math.max(head.tokens.length, ...rows.map((r) => r.tokens.length)),
+  };
+  const textWidth = Math.max(width - (w.id + w.updated + w.turns + w.tokens + 8), 20);
+  const line = (r: typeof head): string =>
+    [r.id.padEnd(w.id), r.updated.padEnd(w.updated), r.turns.padStart(w.turns), r.tokens.padStart(w.tokens), cut(r.text, textWidth)]
+      .join("  ")
+      .trimEnd();
+  return [line(head), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** At least 8 characters, more only when two listed ids would otherwise look the same. */
+function uniquePrefixLength(ids: readonly string[]): number {
+  let n = 8;
+  while (new Set(ids.map((id) => id.slice(0, n))).size < ids.length && ids.some((id) => id.length > n)) n++;
+  return n;
+}
+
+function relativeTime(then: Date, now: Date): string {
+  const s = Math.round((now.getTime() - then.getTime()) / 1000);
+  if (Number.isNaN(s)) return "-";
+  if (s < 0) return then.toISOString().slice(0, 16).replace("T", " ");
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 7 * 86_400) return `${Math.floor(s / 86_400)} d ago`;
+  return then.toISOString().slice(0, 10);
+}
+
+function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const formatInt = (n: number): string => n.toLocaleString("en-US");
+const oneLineText = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max - 1).join("") + "…";
+}

@@ -1,0 +1,62 @@
+// Builders for session tests: a valid snapshot with a tool call and its result, and temp projects.
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Snapshot } from "../../src/session/snapshot.js";
+
+export function tempProject(): { dir: string; cleanup: () => void } {
+  // realpath: on macOS the temp directory is reached through a symlink.
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "hel-session-")));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function makeSnapshot(projectDir: string, id: string, overrides: Partial<Snapshot> = {}): Snapshot {
+  return {
+    schema_version: 1,
+    session_id: id,
+    cwd: projectDir,
+    created_at: "2025-01-01T10:00:00.000Z",
+    updated_at: "2025-01-01T10:05:00.000Z",
+    request_config: {
+      model: "deepseek-flash",
+      max_output_tokens: 8192,
+      max_steps: 50,
+      effort: "high",
+      access: "edit",
+      delegate: null,
+      compaction: { enabled: false, threshold_tokens: null },
+    },
+    meter: { message_count: 4, input_tokens: 1234 },
+    usage: { requests: 2, prompt_tokens: 2000, completion_tokens: 150, prompt_cache_hit_tokens: 1024, prompt_cache_miss_tokens: 976 },
+    children: 0,
+    compaction: null,
+    cursors: { c_0a1b2c3d4e5f: { path: "src/a.ts", nextByte: 4096, nextLine: 120, linesLeft: null, ino: 42, size: 9000, mtimeMs: 1700000000000 } },
+    tools: [
+      {
+        type: "function",
+        function: {
+          name: "read_file",
+          description: "Read a file.",
+          parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        },
+      },
+    ],
+    messages: [
+      { role: "system", content: "You are hel." },
+      { role: "user", content: "What does a.ts export?" },
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "Read it first.",
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path": "src/a.ts"}' } }],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "export const a = 1;\nexport const b = 2;\n" },
+      { role: "assistant", content: "It exports `a` and `b`." },
+    ],
+    ...overrides,
+  };
+}
+
+export const ID_A = "aaaa1111-1111-4111-8111-111111111111";
+export const ID_B = "aaaa2222-2222-4222-8222-222222222222";
+export const ID_C = "cccc3333-3333-4333-8333-333333333333";

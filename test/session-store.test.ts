@@ -1,0 +1,451 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SessionError } from "../src/session/errors.js";
+import { acquireLease, withStoreLock } from "../src/session/lease.js";
+import { ensureHelDir, helDir, newSessionId, sessionPaths } from "../src/session/paths.js";
+import { encodeSnapshot, SnapshotSchema, type Snapshot } from "../src/session/snapshot.js";
+import {
+  findToolPairingError,
+  latestSessionId,
+  listSessions,
+  loadSnapshot,
+  removeSessions,
+  resolveSessionId,
+  saveSnapshot,
+} from "../src/session/store.js";
+import { buildSessionModules } from "./helpers/build-session.js";
+import { ID_A, ID_B, ID_C, makeSnapshot, tempProject } from "./helpers/session-fixtures.js";
+
+let project: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: project, cleanup } = tempProject());
+});
+afterEach(() => cleanup());
+
+/** Runs fn, expects a SessionError, and returns it. */
+async function sessionError(fn: () => Promise<unknown>): Promise<SessionError> {
+  try {
+    await fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(SessionError);
+    return e as SessionError;
+  }
+  throw new Error("expected a SessionError");
+}
+
+const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
+
+describe("save and load", () => {
+  it("round-trips a snapshot exactly", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, snapshot);
+    expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+  });
+
+  it("writes compact JSON, byte-identical to JSON.stringify of the validated snapshot", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, snapshot);
+    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    expect(text).toBe(JSON.stringify(SnapshotSchema.parse(snapshot)));
+    expect(text).not.toContain("\n  ");
+  });
+
+  it("encodes non-ASCII text and an empty conversation the way JSON.stringify does", () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    snapshot.messages.push({ role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end" });
+    expect(encodeSnapshot(snapshot).toString("utf8")).toBe(JSON.stringify(snapshot));
+    const empty = makeSnapshot(project, ID_A, { messages: [] });
+    expect(encodeSnapshot(empty).toString("utf8")).toBe(JSON.stringify(empty));
+  });
+
+  it("loads non-ASCII snapshots and tolerates a byte order mark added by an editor", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    snapshot.messages[4] = { role: "assistant", content: "Ça exporte « a » et 'b' — 完成 ✓" };
+    await saveSnapshot(project, snapshot);
+    expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+    writeFileSync(snapshotFile(ID_A), "\ufeff" + readFileSync(snapshotFile(ID_A), "utf8"));
+    expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+  });
+
+  it("fills children with 0 when left out", async () => {
+    const { children: _, ...rest } = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, rest);
+    expect((await loadSnapshot(project, ID_A)).children).toBe(0);
+  });
+
+  it("writes nothing before the first save, then creates .hel with a .gitignore of *", async () => {
+    const id = newSessionId();
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    sessionPaths(project, id);
+    expect(await listSessions(project)).toEqual([]);
+    expect(await latestSessionId(project)).toBeNull();
+    await expect(resolveSessionId(project, "abc")).rejects.toThrow(SessionError);
+    await withStoreLock(project, async () => undefined);
+    expect(readdirSync(project)).toEqual([]);
+
+    await saveSnapshot(project, makeSnapshot(project, id));
+    expect(readFileSync(join(project, ".hel/.gitignore"), "utf8")).toBe("*\n");
+    expect(readdirSync(sessionPaths(project, id).dir)).toEqual(["snapshot.json"]);
+  });
+
+  it("keeps a .gitignore the user edited", async () => {
+    mkdirSync(join(project, ".hel"));
+    writeFileSync(join(project, ".hel/.gitignore"), "*\n!notes.md\n");
+    await ensureHelDir(project);
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    expect(readFileSync(join(project, ".hel/.gitignore"), "utf8")).toBe("*\n!notes.md\n");
+  });
+
+  it("replaces the previous snapshot on the next save", async () => {
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    const next = makeSnapshot(project, ID_A, { updated_at: "2025-01-01T11:00:00.000Z" });
+    next.messages.push({ role: "user", content: "And b?" }, { role: "assistant", content: "b is 2." });
+    await saveSnapshot(project, next);
+    expect(await loadSnapshot(project, ID_A)).toEqual(next);
+    expect(readdirSync(sessionPaths(project, ID_A).dir)).toEqual(["snapshot.json"]);
+  });
+
+  it("queues concurrent saves of one session so the last one wins", async () => {
+    const saves = [1, 2, 3, 4, 5].map((n) => saveSnapshot(project, makeSnapshot(project, ID_A, { meter: { message_count: 5, input_tokens: n } })));
+    await Promise.all(saves);
+    expect((await loadSnapshot(project, ID_A)).meter.input_tokens).toBe(5);
+  });
+
+  it("refuses to save a snapshot that could not be loaded, writing nothing", async () => {
+    const bad = makeSnapshot(project, ID_A);
+    bad.messages.splice(3, 1); // the tool result
+    const err = await sessionError(() => saveSnapshot(project, bad));
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toBe(
+      `could not save session ${ID_A}: tool call call_1 (read_file) in messages[2] has no result — this is a bug in hel; the conversation is kept in memory and saved after the next answer`,
+    );
+    const invalid = { ...makeSnapshot(project, ID_A), usage: { requests: -1 } } as unknown as Snapshot;
+    expect((await sessionError(() => saveSnapshot(project, invalid))).message).toMatch(/snapshot is invalid \(has an invalid usage.requests .*; is missing usage.prompt_tokens/);
+    expect(existsSync(join(project, ".hel"))).toBe(false);
+  });
+});
+
+describe("a failed save never damages the previous snapshot", () => {
+  const noSpace = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+
+  it("disk full halfway through the write: one clear line, old snapshot intact, no temporary file left", async () => {
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    const before = readFileSync(snapshotFile(ID_A));
+    const halfThenFull = async (file: FileHandle, data: Uint8Array) => {
+      await file.write(data, 0, data.byteLength >> 1);
+      throw noSpace;
+    };
+    const next = makeSnapshot(project, ID_A, { updated_at: "2025-01-02T00:00:00.000Z" });
+    const err = await sessionError(() => saveSnapshot(project, next, { writeData: halfThenFull }));
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toBe(
+      `could not save session ${ID_A}: no space left on device — free some space; the conversation is kept in memory and saved after the next answer`,
+    );
+    expect(readFileSync(snapshotFile(ID_A)).equals(before)).toBe(true);
+    expect(readdirSync(sessionPaths(project, ID_A).dir)).toEqual(["snapshot.json"]);
+    // The next save, with the disk free again, succeeds.
+    await saveSnapshot(project, next);
+    expect(await loadSnapshot(project, ID_A)).toEqual(next);
+  });
+
+  it("a writer that silently writes only part of the file (write-file-atomic 7's bug) is caught before the rename", async () => {
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    const before = readFileSync(snapshotFile(ID_A));
+    const shortWrite = async (file: FileHandle, data: Uint8Array) => {
+      await file.write(data, 0, 100);
+    };
+    const err = await sessionError(() => saveSnapshot(project, makeSnapshot(project, ID_A), { writeData: shortWrite }));
+    expect(err.message).toMatch(/^could not save session .*: the disk accepted only part of the file — free some space; the conversation is kept/);
+    expect(readFileSync(snapshotFile(ID_A)).equals(before)).toBe(true);
+    expect(readdirSync(sessionPaths(project, ID_A).dir)).toEqual(["snapshot.json"]);
+  });
+
+  it("a session path that cannot be a directory fails with one line and no stack", async () => {
+    mkdirSync(join(project, ".hel/sessions"), { recursive: true });
+    writeFileSync(join(project, ".hel/sessions", ID_A), "not a directory");
+    const err = await sessionError(() => saveSnapshot(project, makeSnapshot(project, ID_A)));
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toMatch(new RegExp(`^could not save session ${ID_A}: .*EEXIST.* — check the disk and \\.hel/; the conversation is kept in memory`));
+    expect(err.message).not.toContain("\n");
+  });
+
+  it("a real short write (file size limit in a child process) fails cleanly and keeps the old snapshot", async () => {
+    const modules = buildSessionModules();
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    const before = readFileSync(snapshotFile(ID_A));
+    expect(before.byteLength).toBeLessThan(16 * 1024);
+    // `ulimit -f 64` allows 32 KB (dash) or 64 KB (bash); the child writes a 1 MB snapshot, which the
+    // kernel cuts short with EFBIG, exactly as a full disk cuts a write short with ENOSPC.
+    const helper = join(import.meta.dirname, "helpers/save-child.mjs");
+    const out = execFileSync("/bin/sh", ["-c", 'ulimit -f 64 && exec "$0" "$@"', process.execPath, helper, modules, project, ID_A], {
+      encoding: "utf8",
+    });
+    const result = JSON.parse(out) as { ok: boolean; message: string; exitCode: number };
+    expect(result.ok).toBe(false);
+    expect(result.exitCode).toBe(1);
+    expect(result.message).toMatch(/^could not save session .*: (the file is larger than this system allows|the disk accepted only part of the file)/);
+    expect(readFileSync(snapshotFile(ID_A)).equals(before)).toBe(true);
+    expect(readdirSync(sessionPaths(project, ID_A).dir)).toEqual(["snapshot.json"]);
+  });
+
+  it("a temporary file left by a process killed mid-save is swept by the next save", async () => {
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    const dir = sessionPaths(project, ID_A).dir;
+    writeFileSync(join(dir, "snapshot.json.999999999-deadbeef.tmp"), "{partial");
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    expect(readdirSync(dir)).toEqual(["snapshot.json"]);
+  });
+});
+
+describe("loading refuses what it cannot resume, and never writes", () => {
+  /** Writes raw text as a session's snapshot, then expects exit 2, the message, and the bytes untouched. */
+  async function expectRefused(id: string, text: string, message: string | RegExp): Promise<void> {
+    const file = snapshotFile(id);
+    mkdirSync(sessionPaths(project, id).dir, { recursive: true });
+    writeFileSync(file, text);
+    const mtime = statSync(file).mtimeMs;
+    const err = await sessionError(() => loadSnapshot(project, id));
+    expect(err.exitCode).toBe(2);
+    if (typeof message === "string") expect(err.message).toBe(message);
+    else expect(err.message).toMatch(message);
+    expect(err.message).not.toContain("\n");
+    expect(readFileSync(file, "utf8")).toBe(text);
+    expect(statSync(file).mtimeMs).toBe(mtime);
+    expect(readdirSync(sessionPaths(project, id).dir)).toEqual(["snapshot.json"]);
+  }
+  const valid = (): Record<string, unknown> => JSON.parse(JSON.stringify(makeSnapshot(project, ID_A))) as Record<string, unknown>;
+  const where = () => `(${snapshotFile(ID_A)}) — fix the file or delete the session with \`hel sessions rm ${ID_A}\``;
+
+  it("invalid JSON", async () => {
+    const text = JSON.stringify(valid()).slice(0, 200);
+    await expectRefused(ID_A, text, new RegExp(`^session ${ID_A}: snapshot.json is not valid JSON \\(.+\\) \\(${snapshotFile(ID_A)}\\) — fix the file`));
+  });
+
+  it("not an object", async () => {
+    await expectRefused(ID_A, "[1,2]", `session ${ID_A}: snapshot.json is not a JSON object ${where()}`);
+  });
+
+  it("another schema_version", async () => {
+    await expectRefused(
+      ID_A,
+      JSON.stringify({ ...valid(), schema_version: 2 }),
+      `session ${ID_A} was written by another hel version (schema_version 2; this hel reads 1) — resume it with that version, or start a new session`,
+    );
+  });
+
+  it("no schema_version", async () => {
+    const { schema_version: _, ...rest } = valid();
+    await expectRefused(ID_A, JSON.stringify(rest), `session ${ID_A}: snapshot.json has no schema_version, so it is not a hel snapshot ${where()}`);
+  });
+
+  it("missing fields, named by their path", async () => {
+    const snapshot = valid();
+    delete snapshot.meter;
+    (snapshot.messages as Array<Record<string, unknown>>)[1]!.content = undefined;
+    await expectRefused(ID_A, JSON.stringify(snapshot), `session ${ID_A}: snapshot.json is missing meter; is missing messages[1].content ${where()}`);
+  });
+
+  it("a field of the wrong type", async () => {
+    const snapshot = valid();
+    (snapshot.request_config as Record<string, unknown>).access = "root";
+    await expectRefused(ID_A, JSON.stringify(snapshot), new RegExp(`^session ${ID_A}: snapshot.json has an invalid request_config.access \\(.*"read-only".*\\) \\(`));
+  });
+
+  it("a tool call without its result", async () => {
+    const snapshot = valid();
+    (snapshot.messages as unknown[]).splice(3, 1);
+    await expectRefused(
+      ID_A,
+      JSON.stringify(snapshot),
+      `session ${ID_A}: cannot be resumed: tool call call_1 (read_file) in messages[2] has no result ${where()}`,
+    );
+  });
+
+  it("an orphan tool result", async () => {
+    const snapshot = valid();
+    (snapshot.messages as unknown[]).push({ role: "tool", tool_call_id: "call_9", content: "?" });
+    await expectRefused(
+      ID_A,
+      JSON.stringify(snapshot),
+      `session ${ID_A}: cannot be resumed: the tool result in messages[5] answers no tool call (tool_call_id call_9) ${where()}`,
+    );
+  });
+
+  it("a snapshot of another session", async () => {
+    await expectRefused(ID_A, JSON.stringify({ ...valid(), session_id: ID_B }), `session ${ID_A}: snapshot.json belongs to session ${ID_B}, not to the directory it is in ${where()}`);
+  });
+
+  it("a session of another directory, named so the user can go there", async () => {
+    await expectRefused(
+      ID_A,
+      JSON.stringify({ ...valid(), cwd: "/other/dir" }),
+      `session ${ID_A} belongs to /other/dir — run hel from there or with -C /other/dir`,
+    );
+  });
+
+  it("an unknown id, and a session directory that was never saved", async () => {
+    const unknown = await sessionError(() => loadSnapshot(project, ID_C));
+    expect([unknown.exitCode, unknown.message]).toEqual([2, `no session ${ID_C} in this project — \`hel sessions ls\` lists them`]);
+    mkdirSync(sessionPaths(project, ID_B).dir, { recursive: true });
+    const unsaved = await sessionError(() => loadSnapshot(project, ID_B));
+    expect(unsaved.exitCode).toBe(2);
+    expect(unsaved.message).toBe(`session ${ID_B} has no saved snapshot (${snapshotFile(ID_B)}) — it never finished an answer; \`hel sessions rm ${ID_B}\` deletes it`);
+  });
+
+  it("an id that could leave the sessions directory", async () => {
+    const err = await sessionError(() => loadSnapshot(project, "../../etc"));
+    expect(err.exitCode).toBe(2);
+  });
+});
+
+describe("tool call pairing", () => {
+  const call = (id: string) => ({ id, type: "function" as const, function: { name: "read_file", arguments: "{}" } });
+  it("accepts results in any order directly after their calls", () => {
+    expect(
+      findToolPairingError([
+        { role: "user", content: "x" },
+        { role: "assistant", content: null, tool_calls: [call("a"), call("b")] },
+        { role: "tool", tool_call_id: "b", content: "" },
+        { role: "tool", tool_call_id: "a", content: "" },
+        { role: "assistant", content: "done" },
+      ]),
+    ).toBeNull();
+  });
+  it("refuses a result separated from its call, and duplicate call ids", () => {
+    expect(
+      findToolPairingError([
+        { role: "assistant", content: null, tool_calls: [call("a")] },
+        { role: "user", content: "x" },
+        { role: "tool", tool_call_id: "a", content: "" },
+      ]),
+    ).toBe("tool call a (read_file) in messages[0] has no result");
+    expect(findToolPairingError([{ role: "assistant", content: null, tool_calls: [call("a"), call("a")] }])).toBe(
+      "messages[0] uses the same tool call id twice",
+    );
+  });
+});
+
+describe("resolving ids", () => {
+  beforeEach(async () => {
+    for (const id of [ID_A, ID_B, ID_C]) await saveSnapshot(project, makeSnapshot(project, id));
+  });
+
+  it("takes a full id or a unique prefix", async () => {
+    expect(await resolveSessionId(project, ID_B)).toBe(ID_B);
+    expect(await resolveSessionId(project, "aaaa1")).toBe(ID_A);
+    expect(await resolveSessionId(project, "c")).toBe(ID_C);
+  });
+
+  it("refuses an unknown id with exit 2", async () => {
+    const err = await sessionError(() => resolveSessionId(project, "bbbb"));
+    expect([err.exitCode, err.message]).toEqual([2, "no session bbbb in this project — `hel sessions ls` lists them"]);
+    expect((await sessionError(() => resolveSessionId(project, ""))).exitCode).toBe(2);
+  });
+
+  it("refuses an ambiguous prefix, listing the candidates", async () => {
+    const err = await sessionError(() => resolveSessionId(project, "aaaa"));
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe(`session id aaaa is ambiguous: it starts ${ID_A}, ${ID_B} — type more of the id`);
+  });
+});
+
+describe("listing", () => {
+  it("lists newest first with summaries; broken and unsaved sessions get a note instead of failing", async () => {
+    const a = makeSnapshot(project, ID_A, { updated_at: "2025-01-01T10:00:00.000Z" });
+    const b = makeSnapshot(project, ID_B, { updated_at: "2025-03-01T10:00:00.000Z" });
+    b.messages.push({ role: "user", content: "Second instruction" }, { role: "assistant", content: "ok" });
+    b.usage = { ...b.usage, prompt_tokens: 50_000, completion_tokens: 2_000 };
+    b.request_config = { ...b.request_config, model: "deepseek-pro" };
+    await saveSnapshot(project, a);
+    await saveSnapshot(project, b);
+    // Broken, but still says when it was written.
+    const c = { ...JSON.parse(JSON.stringify(makeSnapshot(project, ID_C))), updated_at: "2025-02-01T10:00:00.000Z", schema_version: 7 };
+    mkdirSync(sessionPaths(project, ID_C).dir, { recursive: true });
+    writeFileSync(snapshotFile(ID_C), JSON.stringify(c));
+    const unsaved = "dddd4444-4444-4444-8444-444444444444";
+    mkdirSync(sessionPaths(project, unsaved).dir, { recursive: true });
+    // Without a snapshot, the directory's own time orders it.
+    utimesSync(sessionPaths(project, unsaved).dir, new Date("2024-12-01"), new Date("2024-12-01"));
+    const lease = await acquireLease(project, ID_A);
+    try {
+      const list = await listSessions(project);
+      expect(list.map((s) => s.id)).toEqual([ID_B, ID_C, ID_A, unsaved]);
+      expect(list[0]).toEqual({
+        id: ID_B,
+        updated_at: "2025-03-01T10:00:00.000Z",
+        turns: 2,
+        first_instruction: "What does a.ts export?",
+        tokens: 52_000,
+        model: "deepseek-pro",
+        in_use: false,
+        error: null,
+      });
+      expect(list[1]).toMatchObject({ id: ID_C, turns: null, in_use: false, error: expect.stringContaining("schema_version 7") });
+      expect(list[2]).toMatchObject({ id: ID_A, turns: 1, tokens: 2150, in_use: true, error: null });
+      expect(list[3]).toMatchObject({ id: unsaved, updated_at: null, error: expect.stringContaining("has no saved snapshot") });
+      // -c picks the newest session even when it is broken, so resuming it fails loudly.
+      expect(await latestSessionId(project)).toBe(ID_B);
+    } finally {
+      await lease.release();
+    }
+    const list = await listSessions(project);
+    expect(list.find((s) => s.id === ID_A)?.in_use).toBe(false);
+  });
+
+  it("latest skips sessions that were never saved", async () => {
+    await saveSnapshot(project, makeSnapshot(project, ID_A));
+    mkdirSync(sessionPaths(project, ID_C).dir, { recursive: true });
+    expect(await latestSessionId(project)).toBe(ID_A);
+  });
+});
+
+describe("removing", () => {
+  beforeEach(async () => {
+    for (const id of [ID_A, ID_B]) await saveSnapshot(project, makeSnapshot(project, id));
+  });
+
+  it("removes only that session's directory: snapshot, spill and children; links are not followed", async () => {
+    writeFileSync(join(project, "keep.ts"), "export {};\n");
+    const a = sessionPaths(project, ID_A);
+    mkdirSync(a.spill);
+    mkdirSync(a.children);
+    writeFileSync(join(a.spill, "call_1.txt"), "big");
+    writeFileSync(join(a.children, "1.json"), "{}");
+    symlinkSync(join(project, "keep.ts"), join(a.spill, "link-to-project-file"));
+    symlinkSync(project, join(a.spill, "link-to-project"));
+
+    expect(await removeSessions(project, ["aaaa1"])).toEqual([ID_A]);
+    expect(existsSync(a.dir)).toBe(false);
+    expect(readFileSync(join(project, "keep.ts"), "utf8")).toBe("export {};\n");
+    expect(await loadSnapshot(project, ID_B)).toEqual(makeSnapshot(project, ID_B));
+    expect(readdirSync(helDir(project)).sort()).toEqual([".gitignore", "sessions"]);
+    expect(readdirSync(join(project)).sort()).toEqual([".hel", "keep.ts"]);
+  });
+
+  it("removes several at once, and all or nothing when one id is unknown", async () => {
+    const err = await sessionError(() => removeSessions(project, [ID_A, "ffff"]));
+    expect(err.exitCode).toBe(2);
+    expect(existsSync(sessionPaths(project, ID_A).dir)).toBe(true);
+    expect((await sessionError(() => removeSessions(project, ["aaaa"]))).message).toContain("ambiguous");
+    expect(await removeSessions(project, [ID_A, ID_B, ID_A])).toEqual([ID_A, ID_B]);
+    expect(readdirSync(join(project, ".hel/sessions"))).toEqual([]);
+  });
+
+  it("refuses, with exit 3, a session whose lease is held, and removes nothing", async () => {
+    const lease = await acquireLease(project, ID_B);
+    try {
+      const err = await sessionError(() => removeSessions(project, [ID_A, ID_B]));
+      expect(err.exitCode).toBe(3);
+      expect(err.message).toMatch(new RegExp(`^session ${ID_B} is in use by another hel process — `));
+      expect(existsSync(snapshotFile(ID_A))).toBe(true);
+      expect(existsSync(snapshotFile(ID_B))).toBe(true);
+    } finally {
+      await lease.release();
+    }
+    expect(await removeSessions(project, [ID_B])).toEqual([ID_B]);
+  });
+});
