@@ -82,6 +82,7 @@ function formatArguments(call: ToolCall): string {
 /** The first non-empty line of a tool result, and how big the whole result was. */
 function glimpse(result: string): string {
   const lines = result.split("\n");
+  if (lines.at(-1) === "") lines.pop(); // a final newline ends the last line, it does not start one
   const first = lines.find((l) => l.trim() !== "")?.trim() ?? "";
   const size = `${lines.length} ${lines.length === 1 ? "line" : "lines"}, ${formatBytes(Buffer.byteLength(result, "utf8"))}`;
   return first ? `${cut(first, 100)} (${size})` : `(empty, ${size})`;

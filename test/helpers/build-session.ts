@@ -3,7 +3,7 @@
 // by the sources' hash. This always tests the current source, whether or not `npm run build` ran.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -47,5 +47,14 @@ export function buildSessionModules(): string {
   } catch {
     rmSync(tmp, { recursive: true, force: true }); // another test file built the same sources first
   }
+  pruneOldBuilds(join(out, ".."));
   return out;
+}
+
+/** Builds of older sources pile up as the code changes; an hour-old one is no longer in use. */
+function pruneOldBuilds(cache: string): void {
+  for (const name of readdirSync(cache)) {
+    const path = join(cache, name);
+    if (Date.now() - statSync(path).mtimeMs > 3600_000) rmSync(path, { recursive: true, force: true });
+  }
 }
