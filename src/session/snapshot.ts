@@ -67,20 +67,33 @@ export type SnapshotInput = z.input<typeof SnapshotSchema>;
 
 /**
  * The bytes of snapshot.json: exactly Buffer.from(JSON.stringify(snapshot)) for a snapshot whose last
- * key is `messages` (the schema's output always is), but built message by message. One
- * JSON.stringify of a 10 MB snapshot returns a rope that costs more to flatten and encode than it
- * cost to build; small strings written straight into one exactly sized buffer halve the save time.
+ * key is `messages` (the schema's output always is), but encoded message by message into one buffer.
+ * A single JSON.stringify of a 10 MB snapshot returns a rope that costs more to flatten and encode
+ * than it cost to build; each message's string here is garbage as soon as it is copied, which keeps
+ * the collector's work small. `sizeHint` (the size of the last save) spares regrowing the buffer.
  */
-export function encodeSnapshot(snapshot: Snapshot): Buffer {
+export function encodeSnapshot(snapshot: Snapshot, sizeHint = 0): Buffer {
+  let out = Buffer.allocUnsafe(Math.max(sizeHint, 64 * 1024));
+  let length = 0;
+  const put = (text: string): void => {
+    // A UTF-16 unit never takes more than 3 UTF-8 bytes; count exactly only when that bound does not fit.
+    if (length + text.length * 3 > out.length) {
+      const needed = length + Buffer.byteLength(text, "utf8");
+      if (needed > out.length) {
+        const grown = Buffer.allocUnsafe(Math.max(needed, out.length * 2));
+        out.copy(grown, 0, 0, length);
+        out = grown;
+      }
+    }
+    length += out.write(text, length, "utf8");
+  };
   const { messages, ...head } = snapshot;
   const headJson = JSON.stringify(head);
-  const parts: string[] = [`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}"messages":[`];
-  for (let i = 0; i < messages.length; i++) parts.push(i === 0 ? JSON.stringify(messages[i]) : `,${JSON.stringify(messages[i])}`);
-  parts.push("]}");
-  let size = 0;
-  for (const part of parts) size += Buffer.byteLength(part, "utf8");
-  const out = Buffer.allocUnsafe(size);
-  let offset = 0;
-  for (const part of parts) offset += out.write(part, offset, "utf8");
-  return out;
+  put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}"messages":[`);
+  for (let i = 0; i < messages.length; i++) {
+    if (i > 0) put(",");
+    put(JSON.stringify(messages[i]));
+  }
+  put("]}");
+  return out.subarray(0, length);
 }

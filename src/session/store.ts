@@ -26,6 +26,8 @@ const KEPT = "the conversation is kept in memory and saved after the next answer
 
 // Saves of one file are queued so a slower earlier save can never land after a later one.
 const saving = new Map<string, Promise<unknown>>();
+// Size of each snapshot last loaded or saved, plus room to grow: the next encoding's buffer size.
+const lastSize = new Map<string, number>();
 
 export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<void> {
   const id = snapshot.session_id;
@@ -45,7 +47,8 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   if (pairing) {
     throw new SessionError(`could not save session ${id}: ${pairing} — this is a bug in hel; ${KEPT}`, 1);
   }
-  const data = encodeSnapshot(parsed.data);
+  const data = encodeSnapshot(parsed.data, lastSize.get(paths.snapshot));
+  lastSize.set(paths.snapshot, data.byteLength + (data.byteLength >> 4));
 
   const previous = saving.get(paths.snapshot) ?? Promise.resolve();
   const run = previous.then(async () => {
@@ -100,6 +103,7 @@ export async function loadSnapshot(projectDir: string, id: string): Promise<Snap
 // ASCII (English code and prose often is) decodes as latin1 to the same string in about a millisecond.
 async function readText(file: string): Promise<string> {
   const bytes = await readFile(file);
+  lastSize.set(file, bytes.byteLength + (bytes.byteLength >> 4));
   return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }
 
