@@ -349,7 +349,7 @@ describe("resolving ids", () => {
   it("refuses an ambiguous prefix, listing the candidates", async () => {
     const err = await sessionError(() => resolveSessionId(project, "aaaa"));
     expect(err.exitCode).toBe(2);
-    expect(err.message).toBe(`session id aaaa is ambiguous: it starts ${ID_A}, ${ID_B} — type more of the id`);
+    expect(err.message).toBe(`session id aaaa is ambiguous: it matches ${ID_A}, ${ID_B} — type more of the id`);
   });
 });
 

@@ -72,7 +72,7 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
 const SAVE_REASONS: Record<string, string> = {
   ENOSPC: "no space left on device — free some space",
   EDQUOT: "disk quota exceeded — free some space",
-  EFBIG: "the file is larger than this system allows — free space or raise the file size limit",
+  EFBIG: "the file is larger than this system allows — raise the file size limit (ulimit -f)",
   ESHORTWRITE: "the disk accepted only part of the file — free some space",
   EROFS: "the file system is read-only — make it writable",
   EACCES: "permission denied — make .hel/ writable",
@@ -121,8 +121,8 @@ async function readError(e: unknown, id: string, dir: string, file: string): Pro
   return new SessionError(`could not read session ${id}: ${oneLine((e as Error).message)} — check the permissions of ${file}`, 1);
 }
 
-/** The checks of loadSnapshot on text already read; exported for tools that read snapshots themselves. */
-export function parseSnapshot(text: string, projectDir: string, id: string, file: string): Snapshot {
+/** The checks of loadSnapshot, on text already read. */
+function parseSnapshot(text: string, projectDir: string, id: string, file: string): Snapshot {
   const broken = (what: string): SessionError =>
     new SessionError(`session ${id}: ${what} (${file}) — fix the file or delete the session with \`hel sessions rm ${id}\``, 2);
   // An editor may add a byte order mark; it is not part of the JSON.
@@ -239,7 +239,7 @@ export async function resolveSessionId(projectDir: string, idOrPrefix: string): 
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw new SessionError(`no session ${idOrPrefix} in this project — \`hel sessions ls\` lists them`, 2);
   const shown = matches.slice(0, 5).join(", ") + (matches.length > 5 ? `, and ${matches.length - 5} more` : "");
-  throw new SessionError(`session id ${idOrPrefix} is ambiguous: it starts ${shown} — type more of the id`, 2);
+  throw new SessionError(`session id ${idOrPrefix} is ambiguous: it matches ${shown} — type more of the id`, 2);
 }
 
 export interface SessionSummary {
@@ -260,6 +260,8 @@ export interface SessionSummary {
 interface ListedSession extends SessionSummary {
   /** Ordering key: updated_at, or the file's mtime when the snapshot cannot say. */
   sortTime: number;
+  /** False for a directory whose first save never happened (or is happening now). */
+  saved: boolean;
 }
 
 async function summarize(projectDir: string, id: string): Promise<ListedSession> {
@@ -275,6 +277,7 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
     in_use,
     error: null,
     sortTime: 0,
+    saved: false,
   };
   let text: string;
   try {
@@ -285,6 +288,7 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
     summary.sortTime = await stat(paths.dir).then((s) => s.mtimeMs, () => 0);
     return summary;
   }
+  summary.saved = true;
   try {
     const s = parseSnapshot(text, projectDir, id, paths.snapshot);
     const users = s.messages.filter((m) => m.role === "user");
@@ -324,7 +328,7 @@ async function listWithOrder(projectDir: string): Promise<ListedSession[]> {
 
 /** This project's sessions, newest first; broken ones carry an error note instead of failing the list. */
 export async function listSessions(projectDir: string): Promise<SessionSummary[]> {
-  return (await listWithOrder(projectDir)).map(({ sortTime: _, ...summary }) => summary);
+  return (await listWithOrder(projectDir)).map(({ sortTime: _, saved: __, ...summary }) => summary);
 }
 
 /**
@@ -333,8 +337,7 @@ export async function listSessions(projectDir: string): Promise<SessionSummary[]
  * older one. Sessions never saved (no snapshot.json) are not candidates.
  */
 export async function latestSessionId(projectDir: string): Promise<string | null> {
-  const listed = await listWithOrder(projectDir);
-  return listed.find((s) => s.updated_at !== null || s.turns !== null || !s.error?.includes("no saved snapshot"))?.id ?? null;
+  return (await listWithOrder(projectDir)).find((s) => s.saved)?.id ?? null;
 }
 
 /**
