@@ -39,6 +39,26 @@ async function sessionError(fn: () => Promise<unknown>): Promise<SessionError> {
 
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
 
+describe("paths", () => {
+  it("lay out .hel/sessions/<id>/ as design §1 Files says", () => {
+    const dir = join(project, ".hel/sessions", ID_A);
+    expect(sessionPaths(project, ID_A)).toEqual({
+      dir,
+      snapshot: join(dir, "snapshot.json"),
+      spill: join(dir, "spill"),
+      children: join(dir, "children"),
+      active: join(dir, ".active"),
+    });
+    expect(helDir(project)).toBe(join(project, ".hel"));
+  });
+
+  it("refuse ids that are not a single plain path segment", () => {
+    for (const bad of ["", ".", "..", "../x", "a/b", "a\\b", ".hidden", "x".repeat(129)]) {
+      expect(() => sessionPaths(project, bad)).toThrow(SessionError);
+    }
+  });
+});
+
 describe("save and load", () => {
   it("round-trips a snapshot exactly", async () => {
     const snapshot = makeSnapshot(project, ID_A);
