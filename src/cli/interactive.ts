@@ -1,6 +1,6 @@
 // The interactive prompt, used when stdin is a terminal. Ctrl-C while an instruction runs aborts
 // the request in flight and returns to the prompt with the conversation still valid; Ctrl-C at an
-// empty prompt twice, or Ctrl-D, exits.
+// empty prompt twice, or Ctrl-D, exits (an instruction still running is aborted and finished first).
 import { createInterface } from "node:readline";
 import type { TurnOutcome } from "../agent/loop.js";
 
@@ -12,42 +12,50 @@ export interface InteractiveDeps {
 
 export async function runInteractive(deps: InteractiveDeps): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› ", terminal: true });
-  let running: AbortController | null = null;
+  let running: { controller: AbortController; done: Promise<void> } | null = null;
+  let closed = false;
   let armedExit = false;
   process.stderr.write("hel — type an instruction; Ctrl-C interrupts, Ctrl-D exits\n");
 
+  const run = async (text: string, controller: AbortController) => {
+    try {
+      const outcome = await deps.instruct(text, controller.signal);
+      deps.stop();
+      if (outcome.exitReason === "aborted" && !closed) process.stderr.write("(interrupted — the conversation is kept; type the next instruction)\n");
+    } finally {
+      running = null;
+      if (!closed) rl.prompt();
+    }
+  };
+
   await new Promise<void>((resolve) => {
     rl.on("SIGINT", () => {
-      if (running) {
-        running.abort();
+      if (running) return running.controller.abort();
+      if (armedExit) return rl.close();
+      if (rl.line.length > 0) {
+        // Ctrl-C on a typed line clears it, as in a shell.
+        rl.write(null, { ctrl: true, name: "u" });
         return;
       }
-      if (armedExit || rl.line.length === 0) {
-        if (armedExit) return rl.close();
-        armedExit = true;
-        process.stderr.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
-        rl.prompt();
-        return;
-      }
-      // Ctrl-C on a typed line clears it, as in a shell.
-      rl.write(null, { ctrl: true, name: "u" });
+      armedExit = true;
+      process.stderr.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
+      rl.prompt();
     });
-    rl.on("close", () => resolve());
-    rl.on("line", async (line) => {
+    rl.on("close", () => {
+      closed = true;
+      process.stderr.write("\n");
+      const pending = running;
+      pending?.controller.abort();
+      void (pending?.done ?? Promise.resolve()).then(() => resolve());
+    });
+    rl.on("line", (line) => {
       armedExit = false;
       const text = line.trim();
+      // The input stays live while an instruction runs — pausing it would also swallow Ctrl-C.
+      if (running) return void process.stderr.write("(still working — Ctrl-C interrupts)\n");
       if (!text) return rl.prompt();
-      rl.pause();
-      running = new AbortController();
-      try {
-        const outcome = await deps.instruct(text, running.signal);
-        deps.stop();
-        if (outcome.exitReason === "aborted") process.stderr.write("(interrupted — the conversation is kept; type the next instruction)\n");
-      } finally {
-        running = null;
-        rl.resume();
-        rl.prompt();
-      }
+      const controller = new AbortController();
+      running = { controller, done: run(text, controller) };
     });
     rl.prompt();
   });

@@ -44,7 +44,7 @@ export async function runHel(options: RunOptions): Promise<number> {
   const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
   let session: ActiveSession | undefined;
   try {
-    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS[name]);
+    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!);
     // The session is opened before the tool list is final: delegate_task reads the live conversation.
     session = await startSession({
       projectDir,
