@@ -48,6 +48,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
   const program = new Command("hel")
     .description("A coding agent for DeepSeek: runs an instruction to its final answer, in sessions you can resume.")
     .version(version, "-v, --version")
+    // Options after `sessions ls` belong to it: `hel sessions ls --json` is the subcommand's --json.
+    .enablePositionalOptions()
     .argument("[prompt...]", "the instruction; without one, instructions are read from stdin, one per line")
     .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context").choices(DELEGATE_MODES))
     .option("--resume <id>", "continue a saved session (full id or a unique prefix)")

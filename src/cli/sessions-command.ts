@@ -1,5 +1,6 @@
 // `hel sessions ls | show | rm`: read and delete this project's saved sessions.
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
+import { HelError } from "../errors.js";
 import { join } from "node:path";
 import { ChildTranscriptSchema, type ChildTranscript } from "../session/child-transcript.js";
 import { sessionPaths } from "../session/paths.js";
@@ -10,7 +11,10 @@ import type { Invocation } from "./options.js";
 type SessionsInvocation = Extract<Invocation, { kind: "sessions" }>;
 
 export async function runSessionsCommand(invocation: SessionsInvocation): Promise<number> {
-  const { cwd: projectDir } = invocation;
+  // Sessions are keyed by the project's real path, as `hel` runs record it.
+  const projectDir = await realpath(invocation.cwd).catch(() => {
+    throw new HelError(`the project directory ${invocation.cwd} does not exist — check -C`, 2);
+  });
   const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : text + "\n");
   switch (invocation.action) {
     case "ls": {

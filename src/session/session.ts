@@ -133,7 +133,8 @@ class Session implements ActiveSession {
       await this.flushChildren();
     } catch (error) {
       // The conversation stays in memory; the next answer saves the whole state again.
-      this.options.warn(error instanceof Error ? error.message : String(error));
+      const message = error instanceof Error ? error.message : String(error);
+      this.options.warn(message.includes("kept in memory") ? message : `${message}; the conversation is kept in memory and saved after the next answer`);
     }
   }
 

@@ -41,12 +41,13 @@ export function runHel(run: HelRun): Promise<HelResult> {
   return collect(child, run.input);
 }
 
-export function collect(child: ChildProcess, input?: string): Promise<HelResult> {
+/** Collects a child's output until it exits; stdin gets `input` and is closed, unless input is null. */
+export function collect(child: ChildProcess, input?: string | null): Promise<HelResult> {
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  child.stdin!.end(input ?? "");
+  if (input !== null) child.stdin!.end(input ?? "");
   return new Promise((done) => child.on("close", (code, signal) => done({ code, signal, stdout, stderr })));
 }
 
