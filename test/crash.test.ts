@@ -1,0 +1,57 @@
+// kill -9 at random moments of a long stdin run, 50 times: every snapshot left on disk must load
+// and be one of the states that was saved — the conversation after some whole number of answers.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../src/sim/index.js";
+import { loadSnapshot } from "../src/session/store.js";
+import { HEL, helEnv, tempProject } from "./support/hel.js";
+
+const RUNS = 50;
+const LINES = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator({ policy: "echo" });
+});
+afterAll(async () => sim.close());
+
+// A deterministic sequence of kill delays (no flaky seeds), spread over start-up and the run.
+const delays = Array.from({ length: RUNS }, (_, i) => 150 + ((i * 7919) % 1200));
+
+it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { timeout: 240_000 }, async () => {
+  const project = await tempProject();
+  let withSnapshot = 0;
+  let longest = 0;
+  for (const delay of delays) {
+    const child = spawn(process.execPath, [HEL, "-C", project, "--tools", "none", "--effort", "none"], { env: helEnv(sim.url), stdio: ["pipe", "ignore", "ignore"] });
+    child.stdin.on("error", () => {});
+    child.stdin.write(LINES.join("\n") + "\n");
+    await new Promise((r) => setTimeout(r, delay));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("close", r));
+  }
+  const sessions = join(project, ".hel", "sessions");
+  for (const id of existsSync(sessions) ? await readdir(sessions) : []) {
+    if (!existsSync(join(sessions, id, "snapshot.json"))) continue;
+    const snapshot = await loadSnapshot(project, id);
+    const turns = (snapshot.messages.length - 1) / 2;
+    expect(Number.isInteger(turns)).toBe(true);
+    expect(snapshot.messages.slice(1)).toEqual(
+      LINES.slice(0, turns).flatMap((line) => [
+        { role: "user", content: line },
+        { role: "assistant", content: `echo: ${line}` },
+      ]),
+    );
+    expect(snapshot.meter.message_count).toBe(snapshot.messages.length - 1);
+    // No temporary file of an interrupted save is left looking like a snapshot.
+    expect((await readdir(join(sessions, id))).filter((f) => f.startsWith("snapshot.json") && f !== "snapshot.json").length).toBeLessThanOrEqual(1);
+    withSnapshot++;
+    longest = Math.max(longest, turns);
+  }
+  // The kills must have landed both before and after saves for the test to mean anything.
+  expect(withSnapshot).toBeGreaterThan(RUNS / 2);
+  expect(longest).toBeGreaterThan(1);
+});
