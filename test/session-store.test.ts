@@ -135,6 +135,21 @@ describe("save and load", () => {
     expect((await loadSnapshot(project, ID_A)).meter.input_tokens).toBe(5);
   });
 
+  it("saves of different sessions at the same time do not share an encoding buffer", async () => {
+    const big = (id: string, fill: string) => {
+      const s = makeSnapshot(project, id);
+      s.messages.push({ role: "user", content: fill.repeat(300_000) }, { role: "assistant", content: fill });
+      return s;
+    };
+    await saveSnapshot(project, big(ID_C, "c")); // leaves a spare buffer behind
+    const a = big(ID_A, "a");
+    const b = big(ID_B, "b");
+    await Promise.all([saveSnapshot(project, a), saveSnapshot(project, b), saveSnapshot(project, makeSnapshot(project, ID_C))]);
+    expect(await loadSnapshot(project, ID_A)).toEqual(a);
+    expect(await loadSnapshot(project, ID_B)).toEqual(b);
+    expect(await loadSnapshot(project, ID_C)).toEqual(makeSnapshot(project, ID_C));
+  });
+
   it("refuses to save a snapshot that could not be loaded, writing nothing", async () => {
     const bad = makeSnapshot(project, ID_A);
     bad.messages.splice(3, 1); // the tool result

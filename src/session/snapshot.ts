@@ -70,10 +70,11 @@ export type SnapshotInput = z.input<typeof SnapshotSchema>;
  * key is `messages` (the schema's output always is), but encoded message by message into one buffer.
  * A single JSON.stringify of a 10 MB snapshot returns a rope that costs more to flatten and encode
  * than it cost to build; each message's string here is garbage as soon as it is copied, which keeps
- * the collector's work small. `sizeHint` (the size of the last save) spares regrowing the buffer.
+ * the collector's work small. The bytes go into `into` (grown when too small), so a caller can reuse
+ * one buffer across saves; the result is a view of that buffer or of its grown replacement.
  */
-export function encodeSnapshot(snapshot: Snapshot, sizeHint = 0): Buffer {
-  let out = Buffer.allocUnsafe(Math.max(sizeHint, 64 * 1024));
+export function encodeSnapshot(snapshot: Snapshot, into: Buffer = Buffer.allocUnsafe(64 * 1024)): Buffer {
+  let out = into;
   let length = 0;
   const put = (text: string): void => {
     // A UTF-16 unit never takes more than 3 UTF-8 bytes; count exactly only when that bound does not fit.

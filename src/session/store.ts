@@ -26,7 +26,11 @@ const KEPT = "the conversation is kept in memory and saved after the next answer
 
 // Saves of one file are queued so a slower earlier save can never land after a later one.
 const saving = new Map<string, Promise<unknown>>();
-// Size of each snapshot last loaded or saved, plus room to grow: the next encoding's buffer size.
+// One encoding buffer, reused by save after save. Memory the process has not touched before is
+// slow to fault in (about 3 ms per MB on a small VM), which made a fresh 10 MB buffer the largest
+// single cost of a save. A save running while another holds the buffer allocates its own.
+let spareBuffer: Buffer | null = null;
+// Size of the snapshot a resumed session was loaded from: the first save's buffer size.
 const lastSize = new Map<string, number>();
 
 export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<void> {
@@ -47,8 +51,11 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   if (pairing) {
     throw new SessionError(`could not save session ${id}: ${pairing} — this is a bug in hel; ${KEPT}`, 1);
   }
-  const data = encodeSnapshot(parsed.data, lastSize.get(paths.snapshot));
-  lastSize.set(paths.snapshot, data.byteLength + (data.byteLength >> 4));
+  let buffer = spareBuffer ?? Buffer.allocUnsafe(lastSize.get(paths.snapshot) ?? 256 * 1024);
+  spareBuffer = null;
+  const data = encodeSnapshot(parsed.data, buffer);
+  // Grown while encoding: keep the larger one, with room for the next answer.
+  if (data.buffer !== buffer.buffer) buffer = Buffer.from(data.buffer, data.byteOffset, data.buffer.byteLength - data.byteOffset);
 
   const previous = saving.get(paths.snapshot) ?? Promise.resolve();
   const run = previous.then(async () => {
@@ -66,7 +73,12 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
     await run;
   } finally {
     if (saving.get(paths.snapshot) === settled) saving.delete(paths.snapshot);
+    keepSpare(buffer);
   }
+}
+
+function keepSpare(buffer: Buffer): void {
+  if (!spareBuffer || spareBuffer.length < buffer.length) spareBuffer = buffer;
 }
 
 const SAVE_REASONS: Record<string, string> = {
@@ -103,7 +115,7 @@ export async function loadSnapshot(projectDir: string, id: string): Promise<Snap
 // ASCII (English code and prose often is) decodes as latin1 to the same string in about a millisecond.
 async function readText(file: string): Promise<string> {
   const bytes = await readFile(file);
-  lastSize.set(file, bytes.byteLength + (bytes.byteLength >> 4));
+  lastSize.set(file, bytes.byteLength + (bytes.byteLength >> 3));
   return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }
 
