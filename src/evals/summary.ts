@@ -1,0 +1,235 @@
+// A suite's summary, from its runs: one row per condition (runs passed per judge; requests parent/child,
+// input, cache hit and miss, output tokens and wall time as means over the repetitions; the hit ratio as
+// Σ hit / Σ input) and the per-request cache table of the suite's key requests. `summarize` is pure;
+// `renderMarkdown` prints it as padded Markdown tables, readable in a terminal as well.
+import type { Totals } from "./records.js";
+import type { KeyFigures, RunResult } from "./runner.js";
+import type { Suite } from "./suite.js";
+
+export interface ConditionRow {
+  condition: string;
+  description: string;
+  runs: number;
+  /** Runs whose hel processes all exited 0 within the time limit. */
+  completed: number;
+  timed_out: number;
+  /** Judge id → runs it passed. */
+  passed: Record<string, number>;
+  /** Sums over the runs (each run's own totals sum its raw/requests.jsonl lines, every process). */
+  totals: { all: Totals; parent: Totals; child: Totals; wall_ms: number };
+  /** Means over the runs. */
+  mean: {
+    requests_parent: number;
+    requests_child: number;
+    prompt_tokens: number;
+    prompt_cache_hit_tokens: number;
+    prompt_cache_miss_tokens: number;
+    completion_tokens: number;
+    wall_s: number;
+  };
+  /** Σ cache hit tokens / Σ input tokens over the runs. */
+  hit_ratio: number;
+}
+
+export interface KeyRequestRow {
+  condition: string;
+  label: string;
+  /** Runs that had this request (baseline has no child, for one). */
+  runs: number;
+  mean: Omit<KeyFigures, "hit_ratio"> | null;
+  hit_ratio: number | null;
+  /** Each run's figures, in repetition order; null where the run had no such request. */
+  per_run: (KeyFigures | null)[];
+}
+
+export interface Summary {
+  suite: string;
+  title: string;
+  mode: "offline" | "online";
+  model: string;
+  /** Offline: the simulator policy that played the model. */
+  simulator_policy: string | null;
+  repeat: number;
+  timeout_s: number;
+  generated_at: string;
+  judges: { id: string; title: string; description: string }[];
+  conditions: ConditionRow[];
+  key_requests: KeyRequestRow[];
+  failures: { condition: string; repetition: number; judge: string; detail: string }[];
+  problems: { condition: string; repetition: number; problem: string }[];
+  /** Each run's run.json, relative to the suite's output directory. */
+  runs: string[];
+}
+
+const zero = (): Totals => ({ requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0 });
+const add = (a: Totals, b: Totals): Totals => ({
+  requests: a.requests + b.requests,
+  prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+  completion_tokens: a.completion_tokens + b.completion_tokens,
+  prompt_cache_hit_tokens: a.prompt_cache_hit_tokens + b.prompt_cache_hit_tokens,
+  prompt_cache_miss_tokens: a.prompt_cache_miss_tokens + b.prompt_cache_miss_tokens,
+});
+const ratio = (hit: number, input: number): number => (input === 0 ? 0 : hit / input);
+
+export function summarize(
+  suite: Suite,
+  runs: readonly RunResult[],
+  meta: { conditions: string[]; repeat: number; timeoutMs: number; mode: "offline" | "online"; model: string; now?: Date },
+): Summary {
+  const rows: ConditionRow[] = [];
+  const keyRows: KeyRequestRow[] = [];
+  for (const condition of meta.conditions) {
+    const mine = runs.filter((r) => r.condition === condition);
+    const n = Math.max(1, mine.length);
+    const totals = { all: zero(), parent: zero(), child: zero(), wall_ms: 0 };
+    for (const r of mine) {
+      totals.all = add(totals.all, r.totals.all);
+      totals.parent = add(totals.parent, r.totals.parent);
+      totals.child = add(totals.child, r.totals.child);
+      totals.wall_ms += r.wall_ms;
+    }
+    const passed: Record<string, number> = {};
+    for (const j of suite.judges) passed[j.id] = mine.filter((r) => r.judges[j.id]?.pass).length;
+    rows.push({
+      condition,
+      description: suite.conditions[condition] ?? "",
+      runs: mine.length,
+      completed: mine.filter((r) => r.completed).length,
+      timed_out: mine.filter((r) => r.timed_out).length,
+      passed,
+      totals,
+      mean: {
+        requests_parent: totals.parent.requests / n,
+        requests_child: totals.child.requests / n,
+        prompt_tokens: totals.all.prompt_tokens / n,
+        prompt_cache_hit_tokens: totals.all.prompt_cache_hit_tokens / n,
+        prompt_cache_miss_tokens: totals.all.prompt_cache_miss_tokens / n,
+        completion_tokens: totals.all.completion_tokens / n,
+        wall_s: totals.wall_ms / 1000 / n,
+      },
+      hit_ratio: ratio(totals.all.prompt_cache_hit_tokens, totals.all.prompt_tokens),
+    });
+    for (const k of suite.keyRequests) {
+      const perRun = mine.map((r) => r.key_requests[k.label] ?? null);
+      const present = perRun.filter((f): f is KeyFigures => f !== null);
+      const m = present.length;
+      const sum = (key: "prompt_tokens" | "prompt_cache_hit_tokens" | "prompt_cache_miss_tokens") => present.reduce((s, f) => s + f[key], 0);
+      keyRows.push({
+        condition,
+        label: k.label,
+        runs: m,
+        mean: m ? { prompt_tokens: sum("prompt_tokens") / m, prompt_cache_hit_tokens: sum("prompt_cache_hit_tokens") / m, prompt_cache_miss_tokens: sum("prompt_cache_miss_tokens") / m } : null,
+        hit_ratio: m ? ratio(sum("prompt_cache_hit_tokens"), sum("prompt_tokens")) : null,
+        per_run: perRun,
+      });
+    }
+  }
+  return {
+    suite: suite.name,
+    title: suite.title,
+    mode: meta.mode,
+    model: meta.model,
+    simulator_policy: meta.mode === "offline" ? suite.policy : null,
+    repeat: meta.repeat,
+    timeout_s: meta.timeoutMs / 1000,
+    generated_at: (meta.now ?? new Date()).toISOString(),
+    judges: suite.judges.map((j) => ({ id: j.id, title: j.title, description: j.description })),
+    conditions: rows,
+    key_requests: keyRows,
+    failures: runs.flatMap((r) =>
+      Object.entries(r.judges)
+        .filter(([, v]) => !v.pass)
+        .map(([judge, v]) => ({ condition: r.condition, repetition: r.repetition, judge, detail: v.detail })),
+    ),
+    problems: runs.flatMap((r) => r.problems.map((problem) => ({ condition: r.condition, repetition: r.repetition, problem }))),
+    runs: runs.map((r) => r.path),
+  };
+}
+
+// ------------------------------------------------------------------------------------------- rendering
+
+const int = (n: number): string => Math.round(n).toLocaleString("en-US");
+/** A mean: whole numbers as they are, others with one decimal. */
+const mean = (n: number): string => (Number.isInteger(n) ? int(n) : n.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }));
+const pct = (r: number): string => `${(100 * r).toFixed(1)}%`;
+
+/** A Markdown table with padded cells; `right` marks the columns aligned right (numbers). */
+export function table(head: string[], rows: string[][], right: boolean[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, 3, ...rows.map((r) => (r[i] ?? "").length)));
+  const cell = (text: string, i: number) => (right[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
+  const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
+  const rule = `|${widths.map((w, i) => (right[i] ? `${"-".repeat(w + 1)}:` : "-".repeat(w + 2))).join("|")}|`;
+  return [line(head), rule, ...rows.map(line)].join("\n");
+}
+
+export function conditionTable(s: Summary): string {
+  const head = ["condition", "runs", ...s.judges.map((j) => j.title), "requests (parent/child)", "input", "cache hit", "cache miss", "hit ratio", "output", "wall s"];
+  const rows = s.conditions.map((c) => [
+    c.condition,
+    String(c.runs),
+    ...s.judges.map((j) => `${c.passed[j.id] ?? 0}/${c.runs}`),
+    `${mean(c.mean.requests_parent)} / ${mean(c.mean.requests_child)}`,
+    mean(c.mean.prompt_tokens),
+    mean(c.mean.prompt_cache_hit_tokens),
+    mean(c.mean.prompt_cache_miss_tokens),
+    pct(c.hit_ratio),
+    mean(c.mean.completion_tokens),
+    c.mean.wall_s.toFixed(2),
+  ]);
+  return table(head, rows, head.map((_, i) => i >= 1));
+}
+
+/** The key requests, one row each; a condition that made none of them gets a note instead of empty rows. */
+export function keyRequestTable(s: Summary): string {
+  const head = ["condition", "request", "runs", "input", "cache hit", "cache miss", "hit ratio"];
+  const rows = s.key_requests
+    .filter((k) => k.mean)
+    .map((k) => [k.condition, k.label, String(k.runs), mean(k.mean!.prompt_tokens), mean(k.mean!.prompt_cache_hit_tokens), mean(k.mean!.prompt_cache_miss_tokens), pct(k.hit_ratio ?? 0)]);
+  const none = s.conditions.map((c) => c.condition).filter((c) => !s.key_requests.some((k) => k.condition === c && k.mean));
+  const note = none.length ? `\n\n${none.map((c) => `\`${c}\``).join(", ")}: none of these requests (${none.length === 1 ? "it made" : "they made"} no such request).` : "";
+  return table(head, rows, head.map((_, i) => i >= 2)) + note;
+}
+
+export function modeLine(s: Summary): string {
+  return s.mode === "offline"
+    ? `Offline: hel's bundled DeepSeek simulator played the model (policy \`${s.simulator_policy}\`, a fresh simulator per run). ` +
+        "These figures measure hel's requests and the simulator's prefix cache (64-token blocks), not DeepSeek's model."
+    : `Online: DeepSeek, model \`${s.model}\`.`;
+}
+
+export function renderMarkdown(s: Summary): string {
+  const reps = `${s.repeat} repetition${s.repeat === 1 ? "" : "s"} per condition`;
+  const out = [
+    `# ${s.suite} — ${s.title}`,
+    "",
+    modeLine(s),
+    `${reps} · limit ${s.timeout_s} s per run · ${s.generated_at}`,
+    "",
+    conditionTable(s),
+    "",
+    "Judge columns count the runs that passed. Requests, tokens and wall time are means over the repetitions; " +
+      "input = cache hit + cache miss; the hit ratio is Σ cache hit / Σ input.",
+    "",
+    "## Per-request cache",
+    "",
+    keyRequestTable(s),
+    "",
+    "Means over the runs that made the request; hit ratio = Σ cache hit / Σ input.",
+    "",
+    "## Conditions",
+    "",
+    ...s.conditions.map((c) => `- \`${c.condition}\`: ${c.description}`),
+    "",
+    "## Judges",
+    "",
+    ...s.judges.map((j) => `- ${j.title} (\`${j.id}\`): ${j.description}`),
+    "",
+  ];
+  if (s.failures.length) {
+    out.push("## Failed judges", "", ...s.failures.map((f) => `- ${f.condition} run ${f.repetition} · ${f.judge}: ${f.detail}`), "");
+  }
+  if (s.problems.length) {
+    out.push("## Problems", "", ...s.problems.map((p) => `- ${p.condition} run ${p.repetition}: ${p.problem}`), "");
+  }
+  return out.join("\n");
+}
