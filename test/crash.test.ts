@@ -18,18 +18,22 @@ beforeAll(async () => {
 });
 afterAll(async () => sim.close());
 
-// A deterministic sequence of kill delays (no flaky seeds), spread over start-up and the run.
-const delays = Array.from({ length: RUNS }, (_, i) => 150 + ((i * 7919) % 1200));
+// Each kill lands after a given number of the run's requests plus a few milliseconds, so it falls
+// at a different moment of the answer/save cycle each time however loaded the machine is:
+// before the first answer, mid-save, between turns. Deterministic: no flaky seeds.
+const moments = Array.from({ length: RUNS }, (_, i) => ({ afterRequests: i % 10, extraMs: (i * 7) % 23 }));
 
 it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { timeout: 240_000 }, async () => {
   const project = await tempProject();
   let withSnapshot = 0;
   let longest = 0;
-  for (const delay of delays) {
+  for (const { afterRequests, extraMs } of moments) {
+    const before = sim.requests.length;
     const child = spawn(process.execPath, [HEL, "-C", project, "--tools", "none", "--effort", "none"], { env: helEnv(sim.url), stdio: ["pipe", "ignore", "ignore"] });
     child.stdin.on("error", () => {});
     child.stdin.write(LINES.join("\n") + "\n");
-    await new Promise((r) => setTimeout(r, delay));
+    while (sim.requests.length - before < afterRequests && child.exitCode === null) await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setTimeout(r, extraMs));
     child.kill("SIGKILL");
     await new Promise((r) => child.on("close", r));
   }
@@ -52,6 +56,6 @@ it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { t
     longest = Math.max(longest, turns);
   }
   // The kills must have landed both before and after saves for the test to mean anything.
-  expect(withSnapshot).toBeGreaterThan(RUNS / 2);
+  expect(withSnapshot).toBeGreaterThanOrEqual(RUNS * 0.8);
   expect(longest).toBeGreaterThan(1);
 });
