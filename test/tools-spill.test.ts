@@ -37,6 +37,8 @@ describe("spillIfLong", () => {
     expect(JSON.parse(call!)).toEqual({ path: spillPath, offset: headLines.length + 1 });
 
     expect(await readFile(path.join(dir, spillPath!), "utf8")).toBe(text);
+    // Even before the session's first save, nothing under .hel can be committed.
+    expect(await readFile(path.join(dir, ".hel", ".gitignore"), "utf8")).toBe("*\n");
     const next = await readFileTool.run(JSON.parse(call!), ctx);
     expect(next.split("\n")[0]).toBe(`${String(headLines.length + 1).padStart(6)}\tresult line ${headLines.length + 1}`);
   });

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ensureHelDir } from "../session/paths.js";
 import { formatSize } from "./format.js";
 import { projectRelative } from "./paths.js";
 import type { ToolContext } from "./types.js";
@@ -17,6 +18,8 @@ export async function spillIfLong(result: string, ctx: ToolContext): Promise<str
   const size = Buffer.byteLength(result);
   if (size <= SPILL_LIMIT) return result;
 
+  // A spill can come before the session's first save: .hel/.gitignore must exist from the first file on.
+  await ensureHelDir(ctx.projectDir);
   const dir = path.join(ctx.sessionDir, "spill");
   await mkdir(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
