@@ -26,6 +26,7 @@ export class Recorder {
   private readonly requestsPath: string;
   private readonly delegationsPath: string;
   private readonly pending = new Map<string, PendingRequest>();
+  private readonly toolArguments = new Map<string, string>();
   private readonly record: RunRecord = {
     session_id: null,
     answer: null,
@@ -111,7 +112,6 @@ export class Recorder {
     }
   };
 
-  private readonly toolArguments = new Map<string, string>();
   private argumentsOf(callId: string): string {
     const args = this.toolArguments.get(callId) ?? "";
     this.toolArguments.delete(callId);
