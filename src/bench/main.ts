@@ -1,0 +1,295 @@
+// `npm run bench`: hel's speed and memory table. Contract: prints medians and ratios next to their
+// targets (✓/✗ for the reader, never an assertion: a missed target does not fail the run), writes the
+// same numbers to bench-results.json in the current directory, and with --json prints that JSON on
+// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session`
+// runs a subset. It is not part of the tests. A section that cannot be measured is reported and
+// makes the exit status 1; the other sections still run.
+import { cpus, loadavg } from "node:os";
+import { writeFile } from "node:fs/promises";
+import { measureHarness, type HarnessSize } from "./harness.js";
+import { measureMachine } from "./machine.js";
+import { rssMethod } from "./procs.js";
+import { measureReadFile } from "./read-file.js";
+import { measureSessions } from "./session.js";
+import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
+import { measureDemo, measureStartup } from "./startup.js";
+
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session"] as const;
+type SectionName = (typeof SECTIONS)[number];
+
+function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
+  let json = false;
+  let only = new Set<SectionName>(SECTIONS);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--json") json = true;
+    else if (a === "--only" || a.startsWith("--only=")) {
+      const list = a.includes("=") ? a.slice("--only=".length) : (argv[++i] ?? "");
+      const names = list.split(",").filter(Boolean);
+      const bad = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+      if (bad.length > 0 || names.length === 0) usage(`--only takes a comma-separated list of ${SECTIONS.join(", ")}`);
+      only = new Set(names as SectionName[]);
+    } else usage(`unknown option ${a}`);
+  }
+  return { json, only };
+}
+
+function usage(message: string): never {
+  process.stderr.write(`bench: ${message}\nusage: node dist/bench/main.js [--json] [--only ${SECTIONS.join(",")}]\n`);
+  process.exit(2);
+}
+
+const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+const mb = (bytes: number): string => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.round(bytes / 1e3)} KB`);
+const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+const pick = (o: Record<string, number>, prefix: string): Record<string, number> =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => k.startsWith(prefix)));
+
+function harnessSection(sizes: HarnessSize[]): Section {
+  const rows: Row[] = [];
+  for (const s of sizes) {
+    const at1000 = s.messages >= 1000;
+    const target = at1000 ? ({ kind: "under", limit: 5, unit: "ms" } as const) : undefined;
+    const label = `${s.messages.toLocaleString("en-US")} msgs (${mb(s.historyBytes)})`;
+    rows.push({ key: `harness.loop.${s.messages}`, label: `${label}: loop, response → request event`, value: median(s.loop), unit: "ms", ...(target ? { target } : {}), note: `${s.loop.length} gaps` });
+    rows.push({
+      key: `harness.wire.${s.messages}`,
+      label: `${label}: + SDK/undici, response → body sent`,
+      value: median(s.wire),
+      unit: "ms",
+      ...(target ? { target } : {}),
+      note: `SDK+fetch ${fmt(median(s.sdk), 2)} + undici send ${fmt(median(s.send), 2)} ms; CPU ${fmt(median(s.wireCpu), 2)} ms`,
+      extra: { sdk_ms: median(s.sdk), send_ms: median(s.send), cpu_ms: median(s.wireCpu) },
+    });
+    rows.push({ key: `harness.whole.${s.messages}`, label: `${label}: last byte in → body sent`, value: median(s.whole), unit: "ms" });
+  }
+  return {
+    title: "1. Harness time per model turn (tools excluded)",
+    rows,
+    footnotes: [
+      "In-process runTurn + real model client → simulator in its own process over HTTP; 5 bench_noop calls per turn, first turn per size discarded.",
+      "loop = `response` event → next `request` event (hel's agent loop); body sent = undici request:bodySent (diagnostics_channel),",
+      "so it adds the openai SDK's JSON.stringify + fetch's Request (SDK+fetch, up to undici request:create) and undici's body encoding + socket",
+      "write (send); last byte in = undici request:trailers. Target column: the brief's bound, applied to both readings at 1,000 messages.",
+      "CPU = process.cpuUsage() over the same gap: what the gap costs when the machine is not shared.",
+    ],
+  };
+}
+
+async function main(): Promise<number> {
+  const { json, only } = parseFlags(process.argv.slice(2));
+  const startedAt = new Date();
+  const loadStart = loadavg();
+  const machine = measureMachine();
+  const sections: Section[] = [];
+  const errors: string[] = [];
+  const attempt = async (name: SectionName, title: string, run: () => Promise<Section | Section[]>): Promise<void> => {
+    if (!only.has(name)) return;
+    try {
+      const s = await run();
+      sections.push(...(Array.isArray(s) ? s : [s]));
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      errors.push(`${name}: ${message}`);
+      log(`${name} failed: ${message}`);
+      sections.push({ title, rows: [], footnotes: [`not measured: ${message.split("\n")[0]}`] });
+    }
+  };
+
+  await attempt("harness", "1. Harness time per model turn", async () =>
+    harnessSection(await measureHarness({ sizes: [10, 100, 1000], turns: (n) => (n >= 1000 ? 6 : n >= 100 ? 12 : 16), steps: 5, log })),
+  );
+
+  let nodeBare: number[] = [];
+  let nodeBareCpu: number[] = [];
+  let versionMs: number[] = [];
+  let versionCpu: number[] = [];
+  if (only.has("startup") || only.has("version")) {
+    // One set of child runs serves both sections: the `node -e 0` baseline is shared.
+    await attempt(only.has("startup") ? "startup" : "version", "2. Start to first request", async (): Promise<Section | Section[]> => {
+      const r = await measureStartup({ runs: only.has("startup") ? 10 : 0, versionRuns: only.has("version") ? 15 : 0, log });
+      nodeBare = r.nodeBareMs;
+      nodeBareCpu = r.nodeBareCpuMs;
+      versionMs = r.versionMs;
+      versionCpu = r.versionCpuMs;
+      if (!only.has("startup")) return [];
+      const first = median(r.firstRequestMs);
+      return {
+        title: "2. Start to first request (built CLI `hel -C <tmp> hi`)",
+        rows: [
+          { key: "startup.first_request", label: "spawn → first request at the simulator", value: first, unit: "ms", target: { kind: "under", limit: 250, unit: "ms" }, note: `${r.firstRequestMs.length} runs` },
+          {
+            key: "startup.first_request_cpu",
+            label: "  CPU time of hel by then (all threads)",
+            value: median(r.firstRequestCpuMs),
+            unit: "ms",
+            note: `main thread waited ${fmt(median(r.firstRequestWaitMs))} ms for a CPU`,
+            extra: { main_thread_runqueue_wait_ms: median(r.firstRequestWaitMs) },
+          },
+          { key: "startup.node_bare", label: "baseline: `node -e 0`, spawn → exit", value: median(r.nodeBareMs), unit: "ms", note: `${r.nodeBareMs.length} runs; CPU ${fmt(median(r.nodeBareCpuMs), 0)} ms` },
+        ],
+        footnotes: [
+          "Arrival = a pass-through HTTP proxy in front of the simulator sees the request's headers; spawn = just before child_process.spawn.",
+          "CPU and wait = /proc/<pid>/task/*/schedstat read when the request arrives (ns); `node -e 0` CPU = time(1) %U+%S (10 ms steps).",
+        ],
+      };
+    });
+  }
+
+  await attempt("demo", "3. Whole run: the demo edit task", async (): Promise<Section | Section[]> => {
+    const r = await measureDemo({ runs: 5, liftoffRuns: 3, log });
+    return {
+      title: `3. Whole run: fixtures/demo edit task, policy "demo" (${r.requests} requests)`,
+      rows: [
+        { key: "demo.wall", label: "wall time, spawn → exit", value: median(r.wallMs), unit: "ms", note: `${r.wallMs.length} runs; CPU ${fmt(median(r.cpuMs), 0)} ms`, extra: { cpu_ms: median(r.cpuMs) } },
+        { key: "demo.peak_rss", label: "peak RSS of the hel process", value: median(r.peakRssMb), unit: "MB", target: { kind: "under", limit: 100, unit: "MB" }, note: `max ${fmt(Math.max(...r.peakRssMb))} MB` },
+        {
+          key: "demo.peak_rss_liftoff_only",
+          label: "  diagnostic: same under node --liftoff-only",
+          value: median(r.liftoffPeakRssMb),
+          unit: "MB",
+          note: `${r.liftoffPeakRssMb.length} runs; the gap is V8 optimizing undici's llhttp wasm`,
+        },
+      ],
+      footnotes: [
+        rssMethod() === "gnu-time"
+          ? "Peak RSS: GNU /usr/bin/time -f %M (kernel ru_maxrss of the child); the wall time includes time(1)'s own exec (~1 ms)."
+          : "Peak RSS: /proc/<pid>/status VmHWM polled every 1 ms (GNU time not found); may miss growth in the last millisecond.",
+        "--liftoff-only keeps WebAssembly on V8's baseline compiler; hel's only wasm is undici's HTTP parser (llhttp), so the",
+        "difference between the two peaks is the optimizing recompile of that parser, in a background thread after the first response.",
+      ],
+    };
+  });
+
+  if (only.has("version")) {
+    await attempt("version", "4. hel --version", async (): Promise<Section | Section[]> => {
+      if (versionMs.length === 0) throw new Error("the startup measurement did not run");
+      const hel = median(versionMs);
+      const bare = median(nodeBare);
+      const helCpu = median(versionCpu);
+      const bareCpu = median(nodeBareCpu);
+      return {
+        title: "4. `hel --version` against bare `node -e 0` (spawn → exit, interleaved)",
+        rows: [
+          { key: "version.hel", label: "hel --version", value: hel, unit: "ms", note: `${versionMs.length} runs; CPU ${fmt(helCpu, 0)} ms`, extra: { cpu_ms: helCpu } },
+          { key: "version.node_bare", label: "node -e 0", value: bare, unit: "ms", note: `${nodeBare.length} runs; CPU ${fmt(bareCpu, 0)} ms`, extra: { cpu_ms: bareCpu } },
+          { key: "version.ratio", label: "ratio hel --version / node -e 0", value: hel / bare, unit: "x", note: `hel's own ${fmt(hel - bare)} ms; CPU ratio ${fmt(helCpu / bareCpu, 2)}×`, extra: { cpu_ratio: helCpu / bareCpu } },
+        ],
+        footnotes: ["Both run through time(1) (for the CPU figure, %U+%S in 10 ms steps), so both pay its exec alike."],
+      };
+    });
+  }
+
+  await attempt("read", "5. read_file first page", async (): Promise<Section | Section[]> => {
+    const [small, big] = await measureReadFile({ runs: 5, log });
+    const rss = (s: typeof small) => median(s!.peakRssMb);
+    const own = (s: typeof small) => median(s!.readPeakMb);
+    return {
+      title: "5. read_file's first page: 1 GB file vs 1 MB file (fresh child process each)",
+      rows: [
+        { key: "read.ms.1MB", label: "time, 1 MB file", value: median(small!.ms), unit: "ms", note: `${small!.ms.length} runs, page ${mb(small!.pageBytes)}` },
+        { key: "read.ms.1GB", label: "time, 1 GB file", value: median(big!.ms), unit: "ms", note: `${big!.ms.length} runs, page ${mb(big!.pageBytes)}` },
+        { key: "read.rss.1MB", label: "peak RSS of the child, 1 MB file", value: rss(small), unit: "MB", note: `the read itself: +${fmt(own(small), 2)} MB` },
+        { key: "read.rss.1GB", label: "peak RSS of the child, 1 GB file", value: rss(big), unit: "MB", note: `the read itself: +${fmt(own(big), 2)} MB` },
+        { key: "read.rss.ratio", label: "peak RSS ratio 1 GB / 1 MB", value: rss(big) / rss(small), unit: "x", target: { kind: "about", value: 1, tolerance: 0.05 } },
+      ],
+      footnotes: [
+        "Time = executeToolCall(read_file) alone, first call in the process (files in the page cache). Text files of ~80-byte lines.",
+        "The read itself = VmHWM after the call − VmRSS before it, with the peak reset (/proc/self/clear_refs) just before.",
+      ],
+    };
+  });
+
+  await attempt("session", "6. Session save and load", async (): Promise<Section | Section[]> => {
+    const sizes = await measureSessions({ log });
+    const rows: Row[] = [];
+    const breakdown: string[] = [];
+    for (const s of sizes) {
+      const at10 = s.targetBytes === 10_000_000;
+      const fileMb = s.fileBytes / 1e6;
+      const save = median(s.saveMs);
+      const load = median(s.loadMs);
+      const key = s.label.replace(" ", "");
+      rows.push({
+        key: `session.save.${key}`,
+        label: `save ${s.label} (${fmt(fileMb, 2)} MB, ${s.messages} msgs)`,
+        value: save,
+        unit: "ms",
+        ...(at10 ? { target: { kind: "under", limit: 30, unit: "ms" } as const } : {}),
+        note: `${fmt(save / fileMb, 2)} ms/MB · CPU ${fmt(median(s.saveCpuMs))} ms · peak +${fmt(median(s.savePeakMb))} MB · ${s.saveMs.length} reps`,
+        extra: { ms_per_mb: save / fileMb, cpu_ms: median(s.saveCpuMs), peak_rss_delta_mb: median(s.savePeakMb), file_bytes: s.fileBytes, ...pick(s.steps, "save_") },
+      });
+      rows.push({
+        key: `session.load.${key}`,
+        label: `load ${s.label}`,
+        value: load,
+        unit: "ms",
+        ...(at10 ? { target: { kind: "under", limit: 60, unit: "ms" } as const } : {}),
+        note: `${fmt(load / fileMb, 2)} ms/MB · CPU ${fmt(median(s.loadCpuMs))} ms · peak +${fmt(median(s.loadPeakMb))} MB · ${s.loadMs.length} reps`,
+        extra: {
+          ms_per_mb: load / fileMb,
+          cpu_ms: median(s.loadCpuMs),
+          peak_rss_delta_mb: median(s.loadPeakMb),
+          file_bytes: s.fileBytes,
+          child_peak_rss_mb: s.childPeakRssMb ?? Number.NaN,
+          ...pick(s.steps, "load_"),
+        },
+      });
+      const st = s.steps;
+      if (s.targetBytes >= 10_000_000) {
+        breakdown.push(
+          `${s.label} steps — save: validate ${fmt(st["save_validate_ms"]!)} + pairing ${fmt(st["save_pairing_ms"]!)} + encode ${fmt(st["save_encode_ms"]!)} + write/fsync ${fmt(st["save_write_fsync_ms"]!)} ms;` +
+            ` load: read+decode ${fmt(st["load_read_decode_ms"]!)} + JSON.parse ${fmt(st["load_json_parse_ms"]!)} + validate ${fmt(st["load_validate_ms"]!)} ms`,
+        );
+      }
+    }
+    return {
+      title: "6. Session save and load (real saveSnapshot/loadSnapshot, one child process per size)",
+      rows,
+      footnotes: [
+        "Save = validate + encode + temp file, fsync, rename, dir fsync; load = read + parse + validate. An unmeasured save and load come first.",
+        "CPU = process.cpuUsage() over the operation; peak + = VmHWM during it − VmRSS before it (peak reset via /proc/self/clear_refs, gc() first):",
+        "memory a previous operation left resident is reused, so this is the steady-state rise, not what was allocated.",
+        "Steps below: each timed alone, repeatedly, on memory already touched, so they sum to less than the totals above; the rest is",
+        "first-touch page faults on new heap and buffers (see the fresh-memory line at the top) and garbage collection.",
+        ...breakdown,
+      ],
+    };
+  });
+
+  const loadEnd = loadavg();
+  const meta = {
+    date: startedAt.toISOString(),
+    node: process.version,
+    cpu: `${cpus()[0]?.model ?? "unknown"} × ${cpus().length}`,
+    loadavg_start: loadStart.map((x) => Number(x.toFixed(2))),
+    loadavg_end: loadEnd.map((x) => Number(x.toFixed(2))),
+    rss_method: rssMethod(),
+    fresh_memory_ms_per_mb: Number(machine.freshMemoryMsPerMb.toFixed(3)),
+    touched_memory_ms_per_mb: Number(machine.touchedMemoryMsPerMb.toFixed(3)),
+    duration_s: Number(((Date.now() - startedAt.getTime()) / 1000).toFixed(1)),
+    errors,
+  };
+  const data = toJson(sections, meta);
+  await writeFile("bench-results.json", `${JSON.stringify(data, null, 2)}\n`);
+  if (json) process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  else {
+    process.stdout.write(
+      `hel bench — ${meta.date} · node ${meta.node} · ${meta.cpu} · ${meta.duration_s} s\n` +
+        `load average ${loadStart.map((x) => x.toFixed(2)).join(" ")} at the start, ${loadEnd.map((x) => x.toFixed(2)).join(" ")} at the end (above ${cpus().length} means other work shared the CPUs)\n` +
+        `fresh memory costs ${fmt(machine.freshMemoryMsPerMb, 2)} ms/MB to touch the first time, ${fmt(machine.touchedMemoryMsPerMb, 2)} ms/MB after (page faults)\n\n`,
+    );
+    process.stdout.write(`${renderTable(sections)}\n\nNumbers also in bench-results.json.\n`);
+  }
+  return errors.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,173 @@
+// The built CLI as a user meets it, one child process per run: spawn → first request at the
+// simulator, `hel --version` against bare `node -e 0`, and the whole four-step demo task (wall time
+// and peak RSS). Contract: every figure is one child process from just before spawn(); the
+// simulator runs in the bench process, which does nothing else while a child runs, and the arrival
+// time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
+// arrive (the simulator itself is not touched).
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startSimulator } from "../sim/index.js";
+import { runChild, schedTimes } from "./procs.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CLI = join(ROOT, "dist", "cli", "main.js");
+export const DEMO_INSTRUCTION = "The greeting in src/greet.js has a typo. Fix it, then check the file.";
+
+interface ArrivalProxy {
+  url: string;
+  /** performance.now() of each request's arrival, in order. */
+  arrivals: number[];
+  /** Runs right after an arrival is stamped, before the request is forwarded. */
+  onArrival: (() => void) | null;
+  close(): Promise<void>;
+}
+
+async function arrivalProxy(target: string): Promise<ArrivalProxy> {
+  const upstream = new URL(target);
+  const proxy: ArrivalProxy = { url: "", arrivals: [], onArrival: null, close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    proxy.arrivals.push(performance.now());
+    proxy.onArrival?.();
+    const up = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    up.on("error", () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  proxy.url = `http://127.0.0.1:${port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return proxy;
+}
+
+export interface StartupResult {
+  firstRequestMs: number[];
+  /** CPU time of the hel process (all threads) when its first request arrived. */
+  firstRequestCpuMs: number[];
+  /** How long hel's main thread had waited for a CPU by then: the machine's load, not hel's work. */
+  firstRequestWaitMs: number[];
+  nodeBareMs: number[];
+  nodeBareCpuMs: number[];
+  versionMs: number[];
+  versionCpuMs: number[];
+}
+
+export async function measureStartup(options: { runs: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
+  const sim = await startSimulator({ policy: "echo" });
+  const proxy = await arrivalProxy(sim.url);
+  const project = await mkdtemp(join(tmpdir(), "hel-bench-start-"));
+  await writeFile(join(project, "README.md"), "# a project\n");
+  const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: proxy.url };
+  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [] };
+  try {
+    // One unmeasured run of each, so every measured one finds the files in the page cache.
+    await runChild(process.execPath, [CLI, "-C", project, "hi"], { env });
+    await runChild(process.execPath, ["-e", "0"]);
+    for (let i = 0; i < options.runs; i++) {
+      let t0 = 0;
+      let pid: number | undefined;
+      let sched: ReturnType<typeof schedTimes> = null;
+      proxy.onArrival = () => {
+        if (pid !== undefined && sched === null) sched = schedTimes(pid);
+      };
+      const before = proxy.arrivals.length;
+      const run = await runChild(process.execPath, [CLI, "-C", project, "hi"], {
+        env,
+        onSpawn: (t, p) => {
+          t0 = t;
+          pid = p;
+        },
+      });
+      proxy.onArrival = null;
+      const arrival = proxy.arrivals[before];
+      if (run.code !== 0 || arrival === undefined) throw new Error(`hel "hi" failed (exit ${run.code}): ${run.stderr.trim()}`);
+      result.firstRequestMs.push(arrival - t0);
+      const at = sched as ReturnType<typeof schedTimes>;
+      if (at) {
+        result.firstRequestCpuMs.push(at.cpuMs);
+        result.firstRequestWaitMs.push(at.mainWaitMs);
+      }
+    }
+    // Interleaved, so drift in the machine's load hits both sides alike.
+    for (let i = 0; i < options.versionRuns; i++) {
+      // Both through time(1), so both pay its exec alike and both get a CPU figure.
+      const version = await runChild(process.execPath, [CLI, "--version"], { env, resources: true });
+      if (version.code !== 0) throw new Error(`hel --version failed (exit ${version.code}): ${version.stderr.trim()}`);
+      result.versionMs.push(version.wallMs);
+      if (version.cpuMs !== null) result.versionCpuMs.push(version.cpuMs);
+      const bare = await runChild(process.execPath, ["-e", "0"], { resources: true });
+      result.nodeBareMs.push(bare.wallMs);
+      if (bare.cpuMs !== null) result.nodeBareCpuMs.push(bare.cpuMs);
+    }
+    options.log(`startup: ${options.runs} first requests, ${options.versionRuns} × (--version, node -e 0)`);
+  } finally {
+    await proxy.close();
+    await sim.close();
+    await rm(project, { recursive: true, force: true });
+  }
+  return result;
+}
+
+export interface DemoResult {
+  wallMs: number[];
+  cpuMs: number[];
+  peakRssMb: number[];
+  /**
+   * Peak RSS of the same run under `node --liftoff-only`: V8 then never recompiles WebAssembly with
+   * its optimizing tier. undici parses HTTP with llhttp compiled to wasm, and that recompilation is a
+   * burst of compiler memory; the difference between the two figures is what it costs.
+   */
+  liftoffPeakRssMb: number[];
+  requests: number;
+}
+
+/** The demo task, each run on a fresh copy of fixtures/demo; a run that does not fix the typo is an error. */
+export async function measureDemo(options: { runs: number; liftoffRuns: number; log: (line: string) => void }): Promise<DemoResult> {
+  const sim = await startSimulator({ policy: "demo" });
+  const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: sim.url };
+  const result: DemoResult = { wallMs: [], cpuMs: [], peakRssMb: [], liftoffPeakRssMb: [], requests: 0 };
+  try {
+    // Runs 0..runs are the real measurement (0 only warms up); the rest are the --liftoff-only diagnosis.
+    for (let i = 0; i <= options.runs + options.liftoffRuns; i++) {
+      const liftoff = i > options.runs;
+      const project = await mkdtemp(join(tmpdir(), "hel-bench-demo-"));
+      try {
+        await cp(join(ROOT, "fixtures", "demo"), project, { recursive: true });
+        const before = sim.requests.length;
+        const args = [...(liftoff ? ["--liftoff-only"] : []), CLI, "-C", project, DEMO_INSTRUCTION];
+        const run = await runChild(process.execPath, args, { env, resources: true });
+        const fixed = (await readFile(join(project, "src", "greet.js"), "utf8")).includes("Hello,");
+        if (run.code !== 0 || !fixed) throw new Error(`the demo task failed (exit ${run.code}, typo fixed: ${fixed}): ${run.stderr.trim()}`);
+        result.requests = sim.requests.length - before;
+        // The first run only warms the page cache.
+        if (i === 0) continue;
+        if (liftoff) {
+          if (run.peakRssMb !== null) result.liftoffPeakRssMb.push(run.peakRssMb);
+          continue;
+        }
+        result.wallMs.push(run.wallMs);
+        if (run.peakRssMb !== null) result.peakRssMb.push(run.peakRssMb);
+        if (run.cpuMs !== null) result.cpuMs.push(run.cpuMs);
+      } finally {
+        await rm(project, { recursive: true, force: true });
+      }
+    }
+    options.log(`demo: ${options.runs} runs (+${options.liftoffRuns} with --liftoff-only), ${result.requests} requests each`);
+  } finally {
+    await sim.close();
+  }
+  return result;
+}
