@@ -77,9 +77,13 @@ describe("save and load", () => {
   it("encodes non-ASCII text and an empty conversation the way JSON.stringify does", () => {
     const snapshot = makeSnapshot(project, ID_A);
     snapshot.messages.push({ role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end" });
-    expect(encodeSnapshot(snapshot).toString("utf8")).toBe(JSON.stringify(snapshot));
+    const encode = ({ messages, ...header }: Snapshot) => encodeSnapshot(header, messages).toString("utf8");
+    expect(encode(snapshot)).toBe(JSON.stringify(snapshot));
+    // Again, now from the per-message cache, into a buffer too small to start with.
+    const { messages, ...header } = snapshot;
+    expect(encodeSnapshot(header, messages, Buffer.alloc(8)).toString("utf8")).toBe(JSON.stringify(snapshot));
     const empty = makeSnapshot(project, ID_A, { messages: [] });
-    expect(encodeSnapshot(empty).toString("utf8")).toBe(JSON.stringify(empty));
+    expect(encode(empty)).toBe(JSON.stringify(empty));
   });
 
   it("loads non-ASCII snapshots and tolerates a byte order mark added by an editor", async () => {
@@ -160,6 +164,11 @@ describe("save and load", () => {
     );
     const invalid = { ...makeSnapshot(project, ID_A), usage: { requests: -1 } } as unknown as Snapshot;
     expect((await sessionError(() => saveSnapshot(project, invalid))).message).toMatch(/snapshot is invalid \(has an invalid usage.requests .*; is missing usage.prompt_tokens/);
+    // Messages are checked one by one, the first time a save sees each; the error names the index.
+    const badMessage = makeSnapshot(project, ID_A);
+    badMessage.messages.push({ role: "user" } as unknown as Snapshot["messages"][number]);
+    const index = badMessage.messages.length - 1;
+    expect((await sessionError(() => saveSnapshot(project, badMessage))).message).toMatch(new RegExp(`snapshot is invalid \\(is missing messages\\[${index}\\]\\.content`));
     expect(existsSync(join(project, ".hel"))).toBe(false);
   });
 });

