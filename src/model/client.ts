@@ -11,7 +11,7 @@ import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire
 import { connectionError, ModelError, statusError } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
-import { requestJson } from "../wire/serialize.js";
+import { requestBytes } from "../wire/serialize.js";
 
 export interface ModelClientOptions {
   baseURL: string;
@@ -69,7 +69,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
       // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as sent.
       const stream = await sdk.post<Stream<ChunkLike>>("/chat/completions", {
-        body: Buffer.from(requestJson(body)),
+        body: requestBytes(body),
         headers: { "content-type": "application/json" },
         stream: true,
         signal,

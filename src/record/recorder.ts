@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { AgentEvent, ExitReason } from "../agent/events.js";
 import { addUsage, emptyTotals, hitRatio, sumTotals, type UsageTotals } from "../agent/usage.js";
 import type { ChatRequest } from "../wire/messages.js";
-import { requestJson } from "../wire/serialize.js";
+import { requestBytes } from "../wire/serialize.js";
 
 interface PendingRequest {
   body: ChatRequest;
@@ -133,7 +133,8 @@ export class Recorder {
       duration_ms: Math.round(performance.now() - pending.sentAt),
     };
     // The body's JSON comes from the per-message cache instead of being serialized again.
-    appendFileSync(this.requestsPath, `${JSON.stringify(line).slice(0, -1)},"body":${requestJson(pending.body)}}\n`);
+    const head = Buffer.from(`${JSON.stringify(line).slice(0, -1)},"body":`);
+    appendFileSync(this.requestsPath, Buffer.concat([head, requestBytes(pending.body), Buffer.from("}\n")]));
   }
 
   /** record.json is rewritten after every instruction, so a run cut short still leaves one. */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { UsageTotals } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
+import { ByteWriter } from "../wire/byte-writer.js";
 import { messageJson } from "../wire/serialize.js";
 
 export const SCHEMA_VERSION = 1 as const;
@@ -78,20 +79,8 @@ export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>;
  * buffer across saves; the result is a view of that buffer or of its grown replacement.
  */
 export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: Buffer = Buffer.allocUnsafe(64 * 1024)): Buffer {
-  let out = into;
-  let length = 0;
-  const put = (text: string): void => {
-    // A UTF-16 unit never takes more than 3 UTF-8 bytes; count exactly only when that bound does not fit.
-    if (length + text.length * 3 > out.length) {
-      const needed = length + Buffer.byteLength(text, "utf8");
-      if (needed > out.length) {
-        const grown = Buffer.allocUnsafe(Math.max(needed, out.length * 2));
-        out.copy(grown, 0, 0, length);
-        out = grown;
-      }
-    }
-    length += out.write(text, length, "utf8");
-  };
+  const out = new ByteWriter(into);
+  const put = (text: string) => out.put(text);
   const headJson = JSON.stringify(header);
   put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}"messages":[`);
   for (let i = 0; i < messages.length; i++) {
@@ -99,5 +88,5 @@ export function encodeSnapshot(header: SnapshotHeader, messages: readonly Messag
     put(messageJson(messages[i]!));
   }
   put("]}");
-  return out.subarray(0, length);
+  return out.bytes();
 }

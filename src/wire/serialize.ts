@@ -1,15 +1,20 @@
-// The request body's JSON, exactly `JSON.stringify(body)`, without re-serializing the conversation on
-// every request: a message never changes once it is in the conversation, so its JSON is computed
-// once and reused by every later request (and by the snapshot). Without this a 1,000-message
-// conversation cost ~10 ms of serialization per model turn, growing with every turn.
-import type { ChatRequest, Message } from "./messages.js";
+// The request body's bytes, exactly those of `JSON.stringify(body)`, without re-serializing the
+// conversation on every request: a message never changes once it is in the conversation, so its JSON
+// is computed once and reused by every later request (and by the snapshot, see session/snapshot.ts).
+// Without this a 1,000-message conversation cost ~15 ms of serialization per model turn, growing
+// with every turn.
+import { ByteWriter } from "./byte-writer.js";
+import type { ChatRequest, Message, ToolDefinition } from "./messages.js";
 
 const messageJsonCache = new WeakMap<object, string>();
-const listJsonCache = new WeakMap<object, string>();
-// Stand-ins for the two long lists while the small rest of the body is stringified; the NUL bytes
-// cannot come out of JSON.stringify unescaped, so the markers cannot collide with real content.
-const MESSAGES = "\u0000hel-messages\u0000";
-const TOOLS = "\u0000hel-tools\u0000";
+const toolsJsonCache = new WeakMap<object, string>();
+// Stand-ins for the two long lists while the small rest of the body is stringified; a NUL byte never
+// comes out of JSON.stringify unescaped, so the markers cannot collide with real content.
+const MESSAGES_MARK = "\u0000hel-messages\u0000";
+const TOOLS_MARK = "\u0000hel-tools\u0000";
+const MESSAGES = JSON.stringify(MESSAGES_MARK);
+const TOOLS = JSON.stringify(TOOLS_MARK);
+const writer = new ByteWriter();
 
 export function messageJson(message: Message): string {
   let json = messageJsonCache.get(message);
@@ -20,21 +25,43 @@ export function messageJson(message: Message): string {
   return json;
 }
 
-export function messagesJson(messages: readonly Message[]): string {
-  return `[${messages.map(messageJson).join(",")}]`;
-}
-
-export function requestJson(body: ChatRequest): string {
-  const skeleton = JSON.stringify({ ...body, messages: MESSAGES, ...(body.tools ? { tools: TOOLS } : {}) });
-  let json = skeleton.replace(JSON.stringify(MESSAGES), () => messagesJson(body.messages));
-  if (body.tools) {
-    const tools = body.tools;
-    let toolsJson = listJsonCache.get(tools);
-    if (toolsJson === undefined) {
-      toolsJson = JSON.stringify(tools);
-      listJsonCache.set(tools, toolsJson);
-    }
-    json = json.replace(JSON.stringify(TOOLS), () => toolsJson);
+function toolsJson(tools: readonly ToolDefinition[]): string {
+  let json = toolsJsonCache.get(tools);
+  if (json === undefined) {
+    json = JSON.stringify(tools);
+    toolsJsonCache.set(tools, json);
   }
   return json;
+}
+
+/**
+ * The body as UTF-8 bytes: a view of a buffer reused by the next call. hel has one model request in
+ * flight per process (a parent waits for its child), and fetch copies the bytes when it is called,
+ * so the view is never overwritten while in use.
+ */
+export function requestBytes(body: ChatRequest): Buffer {
+  const skeleton = JSON.stringify({ ...body, messages: MESSAGES_MARK, ...(body.tools ? { tools: TOOLS_MARK } : {}) });
+  writer.reset();
+  let rest = skeleton;
+  for (const [marker, write] of [
+    [MESSAGES, () => writeMessages(body.messages)],
+    [TOOLS, () => writer.put(toolsJson(body.tools!))],
+  ] as const) {
+    const at = rest.indexOf(marker);
+    if (at < 0) continue;
+    writer.put(rest.slice(0, at));
+    write();
+    rest = rest.slice(at + marker.length);
+  }
+  writer.put(rest);
+  return writer.bytes();
+}
+
+function writeMessages(messages: readonly Message[]): void {
+  writer.put("[");
+  for (let i = 0; i < messages.length; i++) {
+    if (i > 0) writer.put(",");
+    writer.put(messageJson(messages[i]!));
+  }
+  writer.put("]");
 }
