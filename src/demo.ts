@@ -4,16 +4,15 @@
 import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { HEL_BIN, PROJECT_ROOT } from "./hel-bin.js";
 import { startSimulator } from "./sim/server.js";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const INSTRUCTION = "The greeting in src/greet.js has a typo. Fix it, then check the file.";
 
 async function main(): Promise<void> {
   const project = await mkdtemp(join(tmpdir(), "hel-demo-"));
-  await cp(join(root, "fixtures", "demo"), project, { recursive: true });
+  await cp(join(PROJECT_ROOT, "fixtures", "demo"), project, { recursive: true });
   const before = await readFile(join(project, "src", "greet.js"), "utf8");
 
   const online = Boolean(process.env.DEEPSEEK_API_KEY);
@@ -23,7 +22,7 @@ async function main(): Promise<void> {
   process.stderr.write(`hel demo — ${online ? "DeepSeek (DEEPSEEK_API_KEY is set)" : `offline, on the bundled simulator at ${sim!.url}`}\n`);
   process.stderr.write(`project: ${project}\ninstruction: ${INSTRUCTION}\n\n`);
 
-  const child = spawn(process.execPath, [join(root, "dist", "cli", "main.js"), "-C", project, "--json", INSTRUCTION], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [HEL_BIN, "-C", project, "--json", INSTRUCTION], { env, stdio: ["ignore", "pipe", "inherit"] });
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));

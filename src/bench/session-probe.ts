@@ -10,7 +10,7 @@
 import { isAscii } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
-import { writeFileAtomic } from "../session/atomic.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
 import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";
 import { sessionPaths } from "../session/paths.js";
 import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, type SnapshotInput } from "../session/snapshot.js";

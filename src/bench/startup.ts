@@ -9,12 +9,12 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { HEL_BIN, PROJECT_ROOT } from "../hel-bin.js";
 import { startSimulator } from "../sim/index.js";
 import { runChild, schedTimes } from "./procs.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const CLI = join(ROOT, "dist", "cli", "main.js");
+const ROOT = PROJECT_ROOT;
+const CLI = HEL_BIN;
 export const DEMO_INSTRUCTION = "The greeting in src/greet.js has a typo. Fix it, then check the file.";
 
 interface ArrivalProxy {

@@ -12,15 +12,15 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { HEL_BIN, PROJECT_ROOT } from "../hel-bin.js";
 import { startSimulator, type SimOptions } from "../sim/index.js";
 import { runJudges, type Verdict } from "./judges.js";
 import { readRecordDir, sumRequests, type RecordDir, type Totals } from "./records.js";
 import type { RunRequest, Suite } from "./suite.js";
 
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const HEL_BIN = join(ROOT, "dist", "cli", "main.js");
+export const ROOT = PROJECT_ROOT;
+export { HEL_BIN };
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const OFFLINE_MODEL = "deepseek-flash";
 /** Time hel gets to stop after SIGTERM (it aborts the instruction and writes its record) before SIGKILL. */

@@ -5,9 +5,14 @@
 // and delete, so `sessions rm` cannot remove a session that is being resumed at that moment.
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import lockfile from "proper-lockfile";
+import type ProperLockfile from "proper-lockfile";
 import { SessionError } from "./errors.js";
 import { ensureHelDir, helDir, sessionPaths, storeLockPath } from "./paths.js";
+
+// Loaded on first use: a new session takes its lease only at its first save, so the library stays
+// off the path to the first request.
+let lockfile: typeof ProperLockfile | undefined;
+const loadLockfile = async (): Promise<typeof ProperLockfile> => (lockfile ??= (await import("proper-lockfile")).default);
 
 export interface LeaseTiming {
   /** A lease untouched for this long is considered left by a dead process. */
@@ -53,7 +58,8 @@ export function releaseAllLeasesSync(): void {
   for (const [key, { dir, active }] of held) {
     held.delete(key);
     try {
-      lockfile.unlockSync(dir, { lockfilePath: active, realpath: false });
+      // Leases are held only after the library was loaded to take them.
+      lockfile?.unlockSync(dir, { lockfilePath: active, realpath: false });
     } catch {
       // Already released, lost or removed: nothing left to free.
     }
@@ -86,7 +92,7 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
       await ensureHelDir(projectDir);
       await mkdir(dir, { recursive: true });
     }
-    unlock = await lockfile.lock(dir, {
+    unlock = await (await loadLockfile()).lock(dir, {
       lockfilePath: active,
       realpath: false,
       retries: 0,
@@ -139,7 +145,7 @@ function leaseError(e: unknown, id: string): SessionError {
 /** Whether a live process holds the session's lease (a stale lease counts as free). */
 export async function isLeased(projectDir: string, id: string, timing: LeaseTiming = LEASE_TIMING): Promise<boolean> {
   const { dir, active } = sessionPaths(projectDir, id);
-  return lockfile.check(dir, { lockfilePath: active, realpath: false, stale: timing.stale });
+  return (await loadLockfile()).check(dir, { lockfilePath: active, realpath: false, stale: timing.stale });
 }
 
 /**
@@ -151,7 +157,7 @@ export async function withStoreLock<T>(projectDir: string, fn: () => Promise<T>)
   if (!existsSync(dir)) return fn();
   let unlock: () => Promise<void>;
   try {
-    unlock = await lockfile.lock(dir, {
+    unlock = await (await loadLockfile()).lock(dir, {
       lockfilePath: storeLockPath(projectDir),
       realpath: false,
       stale: 10_000,

@@ -11,7 +11,7 @@ import type { TurnOutcome } from "../agent/loop.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
-import { writeFileAtomic } from "./atomic.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter, RequestConfig, Snapshot } from "./snapshot.js";

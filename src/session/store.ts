@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
-import { writeFileAtomic, type WriteData } from "./atomic.js";
+import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { oneLine, SessionError } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
 import { ensureHelDir, isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";

@@ -6,7 +6,7 @@ import type { Stats } from "node:fs";
 import { constants } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { TextDecoder } from "node:util";
-import writeFileAtomic from "write-file-atomic";
+import { writeFileAtomic } from "../fs/atomic-write.js";
 import { formatSize } from "./format.js";
 import { isMissing } from "./paths.js";
 import { ToolError } from "./types.js";

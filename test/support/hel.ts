@@ -2,10 +2,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { cp, mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { HEL_BIN, PROJECT_ROOT } from "../../src/hel-bin.js";
 
-export const ROOT = resolve(import.meta.dirname, "..", "..");
-export const HEL = join(ROOT, "dist", "cli", "main.js");
+export const ROOT = PROJECT_ROOT;
+export const HEL = HEL_BIN;
 
 export interface HelResult {
   code: number | null;

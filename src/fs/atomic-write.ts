@@ -16,6 +16,7 @@ const writeAll: WriteData = (file, data) => file.writeFile(data);
 
 export interface AtomicWriteOptions {
   writeData?: WriteData;
+  /** Permission bits of the new file; applied exactly, whatever the umask (an edited file keeps its mode). */
   mode?: number;
 }
 
@@ -25,6 +26,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array, options: A
   let renamed = false;
   try {
     file = await open(tmp, "wx", options.mode ?? 0o600);
+    if (options.mode !== undefined) await file.chmod(options.mode);
     await (options.writeData ?? writeAll)(file, data);
     // Belt and braces: whatever the writer reported, a file of the wrong size is never renamed into place.
     const { size } = await file.stat();
