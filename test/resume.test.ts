@@ -257,6 +257,30 @@ describe("leases", () => {
   });
 });
 
+describe("signals", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)("%s between turns releases the lease at once", async (signal) => {
+    const s = await sim({ policy: "echo" });
+    const project = await tempProject();
+    const first = spawn(process.execPath, [HEL, "-C", project], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
+    const done = collect(first, null);
+    first.stdin!.write("hello\n");
+    const sessions = join(project, ".hel", "sessions");
+    const saved = async () => existsSync(sessions) && (await readdir(sessions)).some((id) => existsSync(join(sessions, id, "snapshot.json")));
+    while (!(await saved())) await new Promise((r) => setTimeout(r, 25));
+    const [id] = await readdir(sessions);
+    expect(existsSync(join(sessions, id!, ".active"))).toBe(true);
+    first.kill(signal);
+    await done;
+    expect(existsSync(join(sessions, id!, ".active"))).toBe(false);
+    // stdin mode after a resume: each line a turn of the resumed conversation.
+    const next = await runHel({ args: ["-C", project, "--resume", id!], input: "again\nand again\n", baseUrl: s.url });
+    expect(next.code).toBe(0);
+    expect(next.stdout).toBe("echo: again\necho: and again\n");
+    const last = s.requests.at(-1)!.body as ChatRequest;
+    expect(last.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["hello", "again", "and again"]);
+  });
+});
+
 describe("hel sessions", () => {
   it("ls, show (with the subagent's transcript) and rm", async () => {
     const s = await sim({ policy: "h11" });
