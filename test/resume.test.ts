@@ -107,7 +107,7 @@ describe("resume", () => {
     const s = await sim({ script: [{ tool_calls: [call("read_file", { path: "big.txt" })] }, { content: "read page one" }] });
     const a = await runHel({ args: ["-C", project, "read big.txt"], baseUrl: s.url });
     const id = sessionIdOf(a.stderr)!;
-    const page = (s.requests[1]!.body as ChatRequest).messages.at(-1)!.content;
+    const page = (s.requests[1]!.body as ChatRequest).messages.at(-1)!.content!;
     const cursor = /cursor: (\S+)/.exec(page)?.[1];
     expect(cursor).toBeDefined();
 
@@ -129,7 +129,7 @@ describe("resume", () => {
     const a = await runHel({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: s.url });
     expect(a.code).toBe(0);
     const id = sessionIdOf(a.stderr)!;
-    const spilled = (s.requests[3]!.body as ChatRequest).messages.at(-1)!.content;
+    const spilled = (s.requests[3]!.body as ChatRequest).messages.at(-1)!.content!;
     const spillPath = /(\.hel\/sessions\/\S+\/spill\/\S+\.txt)/.exec(spilled)?.[1];
     expect(spillPath).toBeDefined();
     s.push({ tool_calls: [call("read_file", { path: spillPath, offset: 1, limit: 1 })] }, { content: "ok" });
@@ -230,28 +230,33 @@ describe("bad sessions exit 2 and leave the file untouched", () => {
   });
 });
 
+/** A hel process that has answered "hello" and saved, its stdin still open: it holds its session. */
+async function liveSession() {
+  const s = await sim({ policy: "echo" });
+  const project = await tempProject();
+  const first = spawn(process.execPath, [HEL, "-C", project], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
+  const done = collect(first, null);
+  first.stdin!.write("hello\n");
+  const sessions = join(project, ".hel", "sessions");
+  const saved = async () => existsSync(sessions) && (await readdir(sessions)).some((id) => existsSync(join(sessions, id, "snapshot.json")));
+  while (!(await saved())) await new Promise((r) => setTimeout(r, 25));
+  const [id] = await readdir(sessions);
+  return { s, project, first, done, sessions, id: id! };
+}
+
 describe("leases", () => {
   it("a second process is refused while the first holds the session; rm too; both work after it exits", async () => {
-    const s = await sim({ policy: "echo" });
-    const project = await tempProject();
-    const first = spawn(process.execPath, [HEL, "-C", project], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
-    const done = collect(first, null);
-    first.stdin!.write("hello\n");
-    const sessions = join(project, ".hel", "sessions");
-    while (!existsSync(sessions) || (await readdir(sessions)).length === 0 || !existsSync(join(sessions, (await readdir(sessions))[0]!, "snapshot.json"))) {
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    const [id] = await readdir(sessions);
-    const second = await runHel({ args: ["-C", project, "--resume", id!, "hi"], baseUrl: s.url });
+    const { s, project, first, done, sessions, id } = await liveSession();
+    const second = await runHel({ args: ["-C", project, "--resume", id, "hi"], baseUrl: s.url });
     expect(second.code).toBe(3);
     expect(second.stderr).toMatch(new RegExp(`^hel: session ${id} is in use by another hel process — [^\n]+\n$`));
-    const rmWhileUsed = await runHel({ args: ["-C", project, "sessions", "rm", id!] });
+    const rmWhileUsed = await runHel({ args: ["-C", project, "sessions", "rm", id] });
     expect(rmWhileUsed.code).toBe(3);
-    expect(existsSync(join(sessions, id!, "snapshot.json"))).toBe(true);
+    expect(existsSync(join(sessions, id, "snapshot.json"))).toBe(true);
 
     first.stdin!.end();
     expect((await done).code).toBe(0);
-    const third = await runHel({ args: ["-C", project, "--resume", id!, "again"], baseUrl: s.url });
+    const third = await runHel({ args: ["-C", project, "--resume", id, "again"], baseUrl: s.url });
     expect(third.code).toBe(0);
     expect(third.stdout).toBe("echo: again\n");
   });
@@ -259,21 +264,13 @@ describe("leases", () => {
 
 describe("signals", () => {
   it.each(["SIGTERM", "SIGINT"] as const)("%s between turns releases the lease at once", async (signal) => {
-    const s = await sim({ policy: "echo" });
-    const project = await tempProject();
-    const first = spawn(process.execPath, [HEL, "-C", project], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
-    const done = collect(first, null);
-    first.stdin!.write("hello\n");
-    const sessions = join(project, ".hel", "sessions");
-    const saved = async () => existsSync(sessions) && (await readdir(sessions)).some((id) => existsSync(join(sessions, id, "snapshot.json")));
-    while (!(await saved())) await new Promise((r) => setTimeout(r, 25));
-    const [id] = await readdir(sessions);
-    expect(existsSync(join(sessions, id!, ".active"))).toBe(true);
+    const { s, project, first, done, sessions, id } = await liveSession();
+    expect(existsSync(join(sessions, id, ".active"))).toBe(true);
     first.kill(signal);
     await done;
-    expect(existsSync(join(sessions, id!, ".active"))).toBe(false);
+    expect(existsSync(join(sessions, id, ".active"))).toBe(false);
     // stdin mode after a resume: each line a turn of the resumed conversation.
-    const next = await runHel({ args: ["-C", project, "--resume", id!], input: "again\nand again\n", baseUrl: s.url });
+    const next = await runHel({ args: ["-C", project, "--resume", id], input: "again\nand again\n", baseUrl: s.url });
     expect(next.code).toBe(0);
     expect(next.stdout).toBe("echo: again\necho: and again\n");
     const last = s.requests.at(-1)!.body as ChatRequest;

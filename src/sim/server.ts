@@ -20,6 +20,14 @@ export type * from "./types.js";
 
 const FINGERPRINT = "fp_sim0000000_prod0000_fp8_kvcache";
 
+/** The fields every response and chunk of one answer repeat. */
+interface ReplyMeta {
+  id: string;
+  created: number;
+  model: string;
+  system_fingerprint: string;
+}
+
 const MODEL_INFO: Record<string, object> = {
   "deepseek-flash": {
     id: "deepseek-flash",
@@ -270,7 +278,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     v: Validated,
     turn: Turn,
     usage: Usage,
-    meta: { id: string; created: number; model: string; system_fingerprint: string },
+    meta: ReplyMeta,
     dropAfter: number | undefined,
   ): Promise<void> {
     const message: Record<string, unknown> = { role: "assistant", content: turn.content };
@@ -310,7 +318,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     v: Validated,
     turn: Turn,
     usage: Usage,
-    meta: { id: string; created: number; model: string; system_fingerprint: string },
+    meta: ReplyMeta,
     dropAfter: number | undefined,
   ): Promise<void> {
     const base = { id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: meta.system_fingerprint };
