@@ -88,7 +88,7 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       cwd: resolve(String(program.opts().cwd ?? ".")),
     };
   };
-  sessions.command("ls").description("sessions of this project, newest first").option("--json", "as JSON").action((opts) => sessionCommand("ls")(undefined, opts));
+  sessions.command("ls", { isDefault: true }).description("sessions of this project, newest first (the default)").option("--json", "as JSON").action((opts) => sessionCommand("ls")(undefined, opts));
   sessions.command("show").description("a session's transcript").argument("<id>").option("--json", "as JSON").action((id, opts) => sessionCommand("show")(id, opts));
   sessions.command("rm").description("delete sessions (refused while in use)").argument("<ids...>").action((ids) => sessionCommand("rm")(ids, {}));
 
