@@ -278,6 +278,22 @@ describe("signals", () => {
   });
 });
 
+it("SIGTERM during a request aborts it, ends the run and releases the lease; the snapshot keeps the answered turns", async () => {
+  const { s, first, done, sessions, id } = await liveSession();
+  s.push({ faults: [{ kind: "delay", ms: 20_000 }], reply: { content: "too late" } });
+  const before = s.requests.length;
+  first.stdin!.write("slow one\n");
+  while (s.requests.length === before) await new Promise((r) => setTimeout(r, 10));
+  const started = Date.now();
+  first.kill("SIGTERM");
+  const result = await done;
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(result.code).toBe(1);
+  expect(existsSync(join(sessions, id, ".active"))).toBe(false);
+  const snapshot = JSON.parse(await readFile(join(sessions, id, "snapshot.json"), "utf8"));
+  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello"]);
+});
+
 describe("hel sessions", () => {
   it("ls, show (with the subagent's transcript) and rm", async () => {
     const s = await sim({ policy: "h11" });

@@ -100,18 +100,21 @@ export async function runHel(options: RunOptions): Promise<number> {
 
     let worst: ExitReason = "completed";
     if (options.prompt.length > 0) {
-      worst = (await withSignals((signal) => instruct(options.prompt.join(" "), signal))).exitReason;
+      worst = (await withSignals((signal) => instruct(options.prompt.join(" "), signal))).outcome.exitReason;
     } else if (interactive) {
       await runInteractive({ instruct, stop: renderer.stop });
     } else {
-      for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+      const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+      for await (const line of lines) {
         if (!line.trim()) continue;
-        const outcome = await withSignals((signal) => instruct(line, signal));
-        if (outcome.exitReason !== "completed") {
-          worst = outcome.exitReason;
+        const { outcome, stopped } = await withSignals((signal) => instruct(line, signal));
+        if (outcome.exitReason !== "completed" || stopped) {
+          worst = stopped ? "aborted" : outcome.exitReason;
           break;
         }
       }
+      // Stopping before EOF leaves the pipe open, which would keep the process alive.
+      process.stdin.destroy();
     }
     renderer.stop();
     if (active.saved) process.stderr.write(`session ${active.id} — resume with: hel --resume ${active.id}\n`);
@@ -122,14 +125,19 @@ export async function runHel(options: RunOptions): Promise<number> {
   }
 }
 
-/** Runs one instruction with Ctrl-C and SIGTERM aborting it instead of killing the process. */
-async function withSignals<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs one instruction with Ctrl-C and SIGTERM aborting it instead of killing the process, so the
+ * conversation is left valid and the lease released. `stopped` says a signal came — possibly after
+ * the answer, while it was being saved — and the run must end instead of reading more instructions.
+ */
+async function withSignals(run: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<{ outcome: TurnOutcome; stopped: boolean }> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   process.on("SIGINT", abort);
   process.on("SIGTERM", abort);
   try {
-    return await run(controller.signal);
+    const outcome = await run(controller.signal);
+    return { outcome, stopped: controller.signal.aborted };
   } finally {
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);

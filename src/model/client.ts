@@ -110,7 +110,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         });
       }
     },
-    close: () => dispatcher.close(),
+    // At exit nothing in flight is worth waiting for: an aborted request may still hold its socket.
+    close: () => dispatcher.destroy(),
   };
 }
 
