@@ -201,3 +201,30 @@ describe("--record", () => {
     expect(await readdir(join(out, "raw"))).toEqual(["delegations.jsonl", "requests.jsonl"]);
   });
 });
+
+describe("the API key", () => {
+  it("is never shown to the model, even when a project file holds it, and never written to disk", async () => {
+    const key = "sk-0123456789abcdef0123456789abcdef";
+    sim = await startSimulator({ script: [{ tool_calls: [call("read_file", { path: ".env" })] }, { content: "read it" }] });
+    const project = await tempProject();
+    await writeFile(join(project, ".env"), `DEEPSEEK_API_KEY=${key}\nOTHER=1\n`);
+    const out = await tempProject();
+    const result = await runHel({ args: ["-C", project, "--record", out, "show .env"], baseUrl: sim.url, env: { DEEPSEEK_API_KEY: key } });
+    expect(result.code).toBe(0);
+    const toolResult = bodies()[1]!.messages.at(-1)!.content!;
+    expect(toolResult).toContain("DEEPSEEK_API_KEY=[redacted secret]");
+    expect(toolResult).toContain("OTHER=1");
+    expect(JSON.stringify(bodies())).not.toContain(key);
+    // The key goes out only in the Authorization header.
+    expect(sim.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
+    const written = [
+      ...(await readdir(join(project, ".hel"), { recursive: true })).map((f) => join(project, ".hel", f)),
+      ...(await readdir(out, { recursive: true })).map((f) => join(out, f)),
+    ];
+    for (const file of written) {
+      const text = await readFile(file, "utf8").catch(() => "");
+      expect(text, file).not.toContain(key);
+    }
+    expect(written.some((f) => f.endsWith("snapshot.json"))).toBe(true);
+  });
+});

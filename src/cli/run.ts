@@ -63,7 +63,7 @@ export async function runHel(options: RunOptions): Promise<number> {
       warn: (line) => process.stderr.write(`hel: ${line}\n`),
     });
     const active = session;
-    const toolContext = { projectDir, access: options.access, sessionDir: active.dir, cursors: active.cursors };
+    const toolContext = { projectDir, access: options.access, sessionDir: active.dir, cursors: active.cursors, secrets: [apiKey] };
     if (options.delegate) {
       tools.push(
         createDelegateTool({

@@ -7,6 +7,7 @@ import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { formatSize } from "./format.js";
 import { readFileTool } from "./read-file.js";
 import { searchReplaceTool } from "./search-replace.js";
+import { redactSecrets } from "./redact.js";
 import { spillIfLong } from "./spill.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
@@ -58,9 +59,9 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
 
   let content: string;
   try {
-    content = await tool.run(parsed.data, ctx);
+    content = redactSecrets(await tool.run(parsed.data, ctx), ctx.secrets);
   } catch (e) {
-    return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`);
+    return failure(redactSecrets(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx.secrets));
   }
   if (!tool.spill) return { content, isError: false };
   try {

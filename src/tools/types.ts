@@ -14,6 +14,8 @@ export interface ToolContext {
   sessionDir: string;
   cursors: CursorStore;
   signal: AbortSignal;
+  /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
+  secrets?: readonly string[];
 }
 
 export interface Tool<Args = unknown> {
