@@ -62,10 +62,10 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
         onReasoning: (text) => emit({ ...ref, type: "reasoning_delta", text }),
       });
     } catch (error) {
-      const aborted = error instanceof ModelError && error.kind === "aborted";
+      const modelError = error instanceof ModelError ? error : null;
       const message = error instanceof Error ? error.message : String(error);
-      emit({ ...ref, type: "response", step, status: (error as ModelError).status ?? 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
-      return aborted ? end("aborted", null) : end("error", null, message);
+      emit({ ...ref, type: "response", step, status: modelError?.status ?? 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
+      return modelError?.kind === "aborted" ? end("aborted", null) : end("error", null, message);
     }
     usage = addUsage(usage, turn.usage);
     if (turn.usage) meter = { message_count: messages.length, input_tokens: turn.usage.prompt_tokens };

@@ -11,7 +11,8 @@ export interface RequestConfig {
 
 export function buildRequest(messages: readonly Message[], tools: readonly ToolDefinition[], config: RequestConfig): ChatRequest {
   const body: ChatRequest = { model: config.model, messages: [...messages] };
-  if (tools.length > 0) body.tools = [...tools];
+  // The tool list is shared, never copied or changed: the serializer caches its JSON by identity.
+  if (tools.length > 0) body.tools = tools as ToolDefinition[];
   // Thinking is sent explicitly: DeepSeek turns it on by default, and its reasoning eats max_tokens.
   if (config.effort === "none") {
     body.thinking = { type: "disabled" };

@@ -1,0 +1,29 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildSystemPrompt, isoDay, loadProjectRules } from "../src/agent/system-prompt.js";
+
+describe("system prompt", () => {
+  it("holds the environment and the project's rules, and is the same bytes for the same inputs", () => {
+    const env = { projectDir: "/work/app", platform: "linux x64", date: "2026-11-30", rules: { file: "HEL.md", text: "Use tabs.\n" } };
+    const prompt = buildSystemPrompt(env);
+    expect(prompt).toContain("Project directory: /work/app\nPlatform: linux x64\nDate: 2026-11-30");
+    expect(prompt.endsWith("# Project rules (HEL.md)\nUse tabs.")).toBe(true);
+    expect(buildSystemPrompt({ ...env })).toBe(prompt);
+    expect(buildSystemPrompt({ ...env, rules: null })).not.toContain("Project rules");
+  });
+
+  it("the date has day precision, so a resume later the same day sends the same prefix", () => {
+    expect(isoDay(new Date("2026-11-30T00:01:00Z"))).toBe(isoDay(new Date("2026-11-30T23:59:00Z")));
+  });
+
+  it("reads HEL.md, else AGENTS.md, else nothing", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "hel-rules-"));
+    expect(await loadProjectRules(dir)).toBeNull();
+    await writeFile(join(dir, "AGENTS.md"), "agents");
+    expect(await loadProjectRules(dir)).toEqual({ file: "AGENTS.md", text: "agents" });
+    await writeFile(join(dir, "HEL.md"), "hel");
+    expect(await loadProjectRules(dir)).toEqual({ file: "HEL.md", text: "hel" });
+  });
+});
