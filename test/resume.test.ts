@@ -294,6 +294,21 @@ it("SIGTERM during a request aborts it, ends the run and releases the lease; the
   expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello"]);
 });
 
+it("a lease lost while running stops the saving, and hel says so", { timeout: 40_000 }, async () => {
+  const { first, done, sessions, id } = await liveSession();
+  let stderr = "";
+  first.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  // Another party takes the lease away; the holder notices at its next refresh (every 7.5 s).
+  await rm(join(sessions, id, ".active"), { recursive: true, force: true });
+  while (!stderr.includes("lost the lease")) await new Promise((r) => setTimeout(r, 100));
+  first.stdin!.end("second\n");
+  const result = await done;
+  expect(result.code).toBe(0);
+  expect(stderr).toMatch(new RegExp(`hel: lost the lease on session ${id} — .*stops saving`));
+  const snapshot = JSON.parse(await readFile(join(sessions, id, "snapshot.json"), "utf8"));
+  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello"]);
+});
+
 describe("hel sessions", () => {
   it("ls, show (with the subagent's transcript) and rm", async () => {
     const s = await sim({ policy: "h11" });
