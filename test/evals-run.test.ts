@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emptyTotals, sumTotals, type UsageTotals as Totals } from "../src/agent/usage.js";
 import { runEvals } from "../src/evals/evals.js";
 import type { RunResult } from "../src/evals/runner.js";
 import type { Summary } from "../src/evals/summary.js";
@@ -38,15 +39,8 @@ function evals(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Do
   return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
 }
 
-type Totals = { requests: number; prompt_tokens: number; completion_tokens: number; prompt_cache_hit_tokens: number; prompt_cache_miss_tokens: number };
-const zero = (): Totals => ({ requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0 });
-const plus = (a: Totals, b: Totals): Totals => ({
-  requests: a.requests + b.requests,
-  prompt_tokens: a.prompt_tokens + b.prompt_tokens,
-  completion_tokens: a.completion_tokens + b.completion_tokens,
-  prompt_cache_hit_tokens: a.prompt_cache_hit_tokens + b.prompt_cache_hit_tokens,
-  prompt_cache_miss_tokens: a.prompt_cache_miss_tokens + b.prompt_cache_miss_tokens,
-});
+const zero = emptyTotals;
+const plus = sumTotals;
 interface Line {
   agent: "parent" | "child";
   usage: (Totals & { prompt_tokens: number }) | null;

@@ -5,62 +5,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";
+import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
+import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema, type DelegationLine, type RecordJson, type RequestLine } from "../record/schema.js";
 
-const TotalsSchema = z.object({
-  requests: z.number().int().nonnegative(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  prompt_cache_hit_tokens: z.number().int().nonnegative(),
-  prompt_cache_miss_tokens: z.number().int().nonnegative(),
-});
-export type Totals = z.infer<typeof TotalsSchema>;
-
-const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted"] as const;
-
-export const RecordJsonSchema = z.object({
-  session_id: z.string().nullable(),
-  answer: z.string().nullable(),
-  exit_reason: z.enum(EXIT_REASONS).nullable(),
-  requests: z.number().int().nonnegative(),
-  usage: z.object({ total: TotalsSchema, parent: TotalsSchema, child: TotalsSchema }),
-  tool_calls: z.array(
-    z.object({
-      agent: z.enum(["parent", "child"]),
-      delegation: z.number().int().optional(),
-      name: z.string(),
-      arguments: z.string(),
-      is_error: z.boolean(),
-    }),
-  ),
-  instructions: z.array(z.object({ instruction: z.string(), answer: z.string().nullable(), exit_reason: z.enum(EXIT_REASONS) })),
-});
-export type RecordJson = z.infer<typeof RecordJsonSchema>;
+export type Totals = UsageTotals;
+export { RecordJsonSchema, RequestLineSchema, DelegationLineSchema };
+export type { RecordJson, RequestLine, DelegationLine };
 export type RecordedToolCall = RecordJson["tool_calls"][number];
-
-export const RequestLineSchema = z.object({
-  agent: z.enum(["parent", "child"]),
-  delegation: z.number().int().optional(),
-  status: z.number().int(),
-  usage: UsageSchema.nullable().optional(),
-  finish_reason: z.string().nullable().optional(),
-  error: z.string().optional(),
-  hit_ratio: z.number().nullable(),
-  duration_ms: z.number(),
-  body: ChatRequestSchema,
-});
-export type RequestLine = z.infer<typeof RequestLineSchema>;
-
-export const DelegationLineSchema = z.object({
-  delegation: z.number().int(),
-  mode: z.string(),
-  task: z.string(),
-  tool_calls: z.array(z.object({ name: z.string(), arguments: z.string() })),
-  answer: z.string().nullable(),
-  exit_reason: z.enum(EXIT_REASONS),
-  usage: TotalsSchema,
-});
-export type DelegationLine = z.infer<typeof DelegationLineSchema>;
 
 /** Everything one `--record` directory holds, parsed. */
 export interface RecordDir {
@@ -115,13 +66,5 @@ export async function readRecordDir(dir: string): Promise<RecordDir> {
 
 /** Usage totals of some request lines; `requests` counts every line, failed and retried ones included. */
 export function sumRequests(lines: readonly { usage?: RequestLine["usage"] }[]): Totals {
-  const t: Totals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0 };
-  for (const l of lines) {
-    t.requests++;
-    t.prompt_tokens += l.usage?.prompt_tokens ?? 0;
-    t.completion_tokens += l.usage?.completion_tokens ?? 0;
-    t.prompt_cache_hit_tokens += l.usage?.prompt_cache_hit_tokens ?? 0;
-    t.prompt_cache_miss_tokens += l.usage?.prompt_cache_miss_tokens ?? 0;
-  }
-  return t;
+  return lines.reduce<Totals>((totals, line) => addUsage(totals, line.usage ?? undefined), emptyTotals());
 }

@@ -2,6 +2,7 @@
 // input, cache hit and miss, output tokens and wall time as means over the repetitions; the hit ratio as
 // Σ hit / Σ input) and the per-request cache table of the suite's key requests. `summarize` is pure;
 // `renderMarkdown` prints it as padded Markdown tables, readable in a terminal as well.
+import { emptyTotals, sumTotals } from "../agent/usage.js";
 import type { Totals } from "./records.js";
 import type { KeyFigures, RunResult } from "./runner.js";
 import type { Suite } from "./suite.js";
@@ -61,14 +62,6 @@ export interface Summary {
   runs: string[];
 }
 
-const zero = (): Totals => ({ requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0 });
-const add = (a: Totals, b: Totals): Totals => ({
-  requests: a.requests + b.requests,
-  prompt_tokens: a.prompt_tokens + b.prompt_tokens,
-  completion_tokens: a.completion_tokens + b.completion_tokens,
-  prompt_cache_hit_tokens: a.prompt_cache_hit_tokens + b.prompt_cache_hit_tokens,
-  prompt_cache_miss_tokens: a.prompt_cache_miss_tokens + b.prompt_cache_miss_tokens,
-});
 const ratio = (hit: number, input: number): number => (input === 0 ? 0 : hit / input);
 
 export function summarize(
@@ -81,11 +74,11 @@ export function summarize(
   for (const condition of meta.conditions) {
     const mine = runs.filter((r) => r.condition === condition);
     const n = Math.max(1, mine.length);
-    const totals = { all: zero(), parent: zero(), child: zero(), wall_ms: 0 };
+    const totals = { all: emptyTotals(), parent: emptyTotals(), child: emptyTotals(), wall_ms: 0 };
     for (const r of mine) {
-      totals.all = add(totals.all, r.totals.all);
-      totals.parent = add(totals.parent, r.totals.parent);
-      totals.child = add(totals.child, r.totals.child);
+      totals.all = sumTotals(totals.all, r.totals.all);
+      totals.parent = sumTotals(totals.parent, r.totals.parent);
+      totals.child = sumTotals(totals.child, r.totals.child);
       totals.wall_ms += r.wall_ms;
     }
     const passed: Record<string, number> = {};

@@ -3,24 +3,15 @@
 // Built only from the agent's event stream.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent, ExitReason } from "../agent/events.js";
+import type { AgentEvent } from "../agent/events.js";
 import { addUsage, emptyTotals, hitRatio, sumTotals, type UsageTotals } from "../agent/usage.js";
 import type { ChatRequest } from "../wire/messages.js";
 import { requestBytes } from "../wire/serialize.js";
+import type { RecordJson } from "./schema.js";
 
 interface PendingRequest {
   body: ChatRequest;
   sentAt: number;
-}
-
-export interface RunRecord {
-  session_id: string | null;
-  answer: string | null;
-  exit_reason: ExitReason | null;
-  requests: number;
-  usage: { total: UsageTotals; parent: UsageTotals; child: UsageTotals };
-  tool_calls: { agent: string; delegation?: number; name: string; arguments: string; is_error: boolean }[];
-  instructions: { instruction: string; answer: string | null; exit_reason: ExitReason }[];
 }
 
 export class Recorder {
@@ -28,7 +19,7 @@ export class Recorder {
   private readonly delegationsPath: string;
   private readonly pending = new Map<string, PendingRequest>();
   private readonly toolArguments = new Map<string, string>();
-  private readonly record: RunRecord = {
+  private readonly record: RecordJson = {
     session_id: null,
     answer: null,
     exit_reason: null,

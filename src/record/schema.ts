@@ -1,0 +1,48 @@
+// The files `--record <dir>` writes (design §1), defined once: the recorder writes these shapes and
+// evals read them back with the same schemas.
+import { z } from "zod";
+import { UsageTotalsSchema } from "../session/snapshot.js";
+import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";
+
+const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted"] as const;
+const AgentSchema = z.enum(["parent", "child"]);
+
+export const RecordJsonSchema = z.object({
+  session_id: z.string().nullable(),
+  answer: z.string().nullable(),
+  exit_reason: z.enum(EXIT_REASONS).nullable(),
+  /** Lines in raw/requests.jsonl: every HTTP request, retries included. */
+  requests: z.number().int().nonnegative(),
+  /** Over answered requests only. */
+  usage: z.object({ total: UsageTotalsSchema, parent: UsageTotalsSchema, child: UsageTotalsSchema }),
+  /** In the order they finished: a delegate_task call comes after its child's calls. */
+  tool_calls: z.array(
+    z.object({ agent: AgentSchema, delegation: z.number().int().optional(), name: z.string(), arguments: z.string(), is_error: z.boolean() }),
+  ),
+  instructions: z.array(z.object({ instruction: z.string(), answer: z.string().nullable(), exit_reason: z.enum(EXIT_REASONS) })),
+});
+export type RecordJson = z.infer<typeof RecordJsonSchema>;
+
+export const RequestLineSchema = z.object({
+  agent: AgentSchema,
+  delegation: z.number().int().optional(),
+  status: z.number().int(),
+  usage: UsageSchema.nullable().optional(),
+  finish_reason: z.string().nullable().optional(),
+  error: z.string().optional(),
+  hit_ratio: z.number().nullable(),
+  duration_ms: z.number(),
+  body: ChatRequestSchema,
+});
+export type RequestLine = z.infer<typeof RequestLineSchema>;
+
+export const DelegationLineSchema = z.object({
+  delegation: z.number().int(),
+  mode: z.string(),
+  task: z.string(),
+  tool_calls: z.array(z.object({ name: z.string(), arguments: z.string() })),
+  answer: z.string().nullable(),
+  exit_reason: z.enum(EXIT_REASONS),
+  usage: UsageTotalsSchema,
+});
+export type DelegationLine = z.infer<typeof DelegationLineSchema>;
