@@ -7,7 +7,7 @@ import { acquireLease, isLeased, LEASE_TIMING, withStoreLock } from "../src/sess
 import { sessionPaths } from "../src/session/paths.js";
 import { loadSnapshot, removeSessions, saveSnapshot } from "../src/session/store.js";
 import { buildSessionModules } from "./helpers/build-session.js";
-import { ID_A, makeSnapshot, tempProject } from "./helpers/session-fixtures.js";
+import { ID_A, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
 
 let modules: string;
 let project: string;
@@ -46,15 +46,6 @@ const exited = (child: ChildProcess): Promise<{ code: number | null; signal: Nod
     ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
     : new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
 
-async function refusal(fn: () => Promise<unknown>): Promise<SessionError> {
-  try {
-    await fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SessionError);
-    return e as SessionError;
-  }
-  throw new Error("expected a SessionError");
-}
 
 const active = () => sessionPaths(project, ID_A).active;
 
@@ -70,7 +61,7 @@ describe("one session, one process", () => {
   it("a lease held by a live process refuses a second one with exit 3; reading is still allowed", async () => {
     await holder("plain");
     expect(await isLeased(project, ID_A)).toBe(true);
-    const err = await refusal(() => acquireLease(project, ID_A));
+    const err = await sessionError(() => acquireLease(project, ID_A));
     expect(err.exitCode).toBe(3);
     expect(err.message).toBe(
       `session ${ID_A} is in use by another hel process — wait for it to finish (a lease left by a killed process expires within 30 s)`,
@@ -80,7 +71,7 @@ describe("one session, one process", () => {
 
   it("`sessions rm` is refused with exit 3 while another process holds the lease, and removes nothing", async () => {
     await holder("plain");
-    const err = await refusal(() => removeSessions(project, [ID_A]));
+    const err = await sessionError(() => removeSessions(project, [ID_A]));
     expect(err.exitCode).toBe(3);
     expect(existsSync(sessionPaths(project, ID_A).snapshot)).toBe(true);
   });
@@ -91,7 +82,7 @@ describe("one session, one process", () => {
     await exited(child);
     expect(existsSync(active())).toBe(true); // nothing could clean up
     const timing = { stale: 2000, update: 1000 };
-    expect((await refusal(() => acquireLease(project, ID_A, { timing }))).exitCode).toBe(3);
+    expect((await sessionError(() => acquireLease(project, ID_A, { timing }))).exitCode).toBe(3);
     const killedAt = Date.now();
     let lease;
     while (!lease) {
@@ -109,7 +100,7 @@ describe("one session, one process", () => {
     const age = (seconds: number) => utimesSync(active(), new Date(Date.now() - seconds * 1000), new Date(Date.now() - seconds * 1000));
     age(20);
     expect(await isLeased(project, ID_A)).toBe(true);
-    expect((await refusal(() => acquireLease(project, ID_A))).exitCode).toBe(3);
+    expect((await sessionError(() => acquireLease(project, ID_A))).exitCode).toBe(3);
     age(31);
     expect(await isLeased(project, ID_A)).toBe(false);
     const lease = await acquireLease(project, ID_A);
@@ -138,7 +129,7 @@ describe("one session, one process", () => {
 describe("the lease in this process", () => {
   it("needs the session directory unless asked to create it", async () => {
     const other = "eeee5555-5555-4555-8555-555555555555";
-    const err = await refusal(() => acquireLease(project, other));
+    const err = await sessionError(() => acquireLease(project, other));
     expect([err.exitCode, err.message]).toEqual([2, `no session ${other} in this project — \`hel sessions ls\` lists them`]);
     const lease = await acquireLease(project, other, { create: true });
     expect(existsSync(sessionPaths(project, other).active)).toBe(true);
@@ -160,7 +151,7 @@ describe("the lease in this process", () => {
     lease.onLost((reason) => late.push(reason));
     await new Promise((r) => setTimeout(r, 10));
     expect(late).toHaveLength(1);
-    const err = await refusal(() => saveSnapshot(project, makeSnapshot(project, ID_A), { lease }));
+    const err = await sessionError(() => saveSnapshot(project, makeSnapshot(project, ID_A), { lease }));
     expect(err.exitCode).toBe(1);
     expect(err.message).toMatch(/^session .* was not saved: its lease was lost, another hel process may be using it — /);
     await lease.release();
@@ -177,7 +168,7 @@ describe("the store lock", () => {
 
   it("gives up on a long holder with exit 3", async () => {
     await holder("store", { env: { HOLD_MS: "60000" } });
-    const err = await refusal(() => withStoreLock(project, async () => "ran"));
+    const err = await sessionError(() => withStoreLock(project, async () => "ran"));
     expect(err.exitCode).toBe(3);
     expect(err.message).toBe("the session store is busy (.hel/.sessions.lock is held by another hel process) — try again in a moment");
   });

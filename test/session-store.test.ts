@@ -17,7 +17,7 @@ import {
   saveSnapshot,
 } from "../src/session/store.js";
 import { buildSessionModules } from "./helpers/build-session.js";
-import { ID_A, ID_B, ID_C, makeSnapshot, tempProject } from "./helpers/session-fixtures.js";
+import { ID_A, ID_B, ID_C, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
 
 let project: string;
 let cleanup: () => void;
@@ -26,16 +26,6 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
-/** Runs fn, expects a SessionError, and returns it. */
-async function sessionError(fn: () => Promise<unknown>): Promise<SessionError> {
-  try {
-    await fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(SessionError);
-    return e as SessionError;
-  }
-  throw new Error("expected a SessionError");
-}
 
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
 

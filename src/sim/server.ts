@@ -20,6 +20,17 @@ export type * from "./types.js";
 
 const FINGERPRINT = "fp_sim0000000_prod0000_fp8_kvcache";
 
+/** One answer to send, as a whole JSON body or as a stream. */
+interface Answer {
+  ex: Exchange;
+  v: Validated;
+  turn: Turn;
+  usage: Usage;
+  meta: ReplyMeta;
+  /** Drop the connection after this many chunks (a fault). */
+  dropAfter: number | undefined;
+}
+
 /** The fields every response and chunk of one answer repeat. */
 interface ReplyMeta {
   id: string;
@@ -269,18 +280,12 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       model: v.model,
       system_fingerprint: FINGERPRINT,
     };
-    if (v.stream) await stream(ex, v, turn, usage, meta, dropAfter);
-    else await whole(ex, v, turn, usage, meta, dropAfter);
+    const answer: Answer = { ex, v, turn, usage, meta, dropAfter };
+    if (v.stream) await stream(answer);
+    else await whole(answer);
   }
 
-  async function whole(
-    ex: Exchange,
-    v: Validated,
-    turn: Turn,
-    usage: Usage,
-    meta: ReplyMeta,
-    dropAfter: number | undefined,
-  ): Promise<void> {
+  async function whole({ ex, v, turn, usage, meta, dropAfter }: Answer): Promise<void> {
     const message: Record<string, unknown> = { role: "assistant", content: turn.content };
     if (v.thinking) message["reasoning_content"] = turn.reasoning ?? "";
     if (turn.toolCalls.length > 0)
@@ -313,14 +318,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     ex.json(200, text);
   }
 
-  async function stream(
-    ex: Exchange,
-    v: Validated,
-    turn: Turn,
-    usage: Usage,
-    meta: ReplyMeta,
-    dropAfter: number | undefined,
-  ): Promise<void> {
+  async function stream({ ex, v, turn, usage, meta, dropAfter }: Answer): Promise<void> {
     const base = { id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: meta.system_fingerprint };
     const chunk = (delta: object, finish: string | null = null, last?: Usage): object => ({
       ...base,

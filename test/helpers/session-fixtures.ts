@@ -2,6 +2,8 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
+import { SessionError } from "../../src/session/errors.js";
 import type { Snapshot } from "../../src/session/snapshot.js";
 
 export function tempProject(): { dir: string; cleanup: () => void } {
@@ -60,3 +62,14 @@ export function makeSnapshot(projectDir: string, id: string, overrides: Partial<
 export const ID_A = "aaaa1111-1111-4111-8111-111111111111";
 export const ID_B = "aaaa2222-2222-4222-8222-222222222222";
 export const ID_C = "cccc3333-3333-4333-8333-333333333333";
+
+/** Runs fn, expects a SessionError, and returns it. */
+export async function sessionError(fn: () => Promise<unknown>): Promise<SessionError> {
+  try {
+    await fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(SessionError);
+    return e as SessionError;
+  }
+  throw new Error("expected a SessionError");
+}
