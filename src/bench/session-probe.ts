@@ -7,7 +7,6 @@
 // Afterwards the steps inside save and load are timed one by one with the same exported functions
 // the store calls, so a slow total can be traced to validation, encoding, writing or parsing.
 //   node --expose-gc dist/bench/session-probe.js <projectDir> <bytes> <reps>
-import { isAscii } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { writeFileAtomic } from "../fs/atomic-write.js";
@@ -119,11 +118,8 @@ out.steps = {
   save_pairing_ms: await step(() => findToolPairingError(parsedMessages)),
   save_encode_ms: await step(() => encodeSnapshot(parsedHeader, parsedMessages, into)),
   save_write_fsync_ms: await step(() => writeFileAtomic(`${file}.bench`, bytesOnDisk)),
-  // As the store reads: the whole file, then latin1 when it is all ASCII (it is here), else UTF-8.
-  load_read_decode_ms: await step(async () => {
-    const b = await readFile(file);
-    return isAscii(b) ? b.toString("latin1") : b.toString("utf8");
-  }),
+  // As the store reads: the whole file decoded as UTF-8 in one pass.
+  load_read_decode_ms: await step(() => readFile(file, "utf8")),
   load_json_parse_ms: await step(() => JSON.parse(text)),
   // safeParse builds a new object and leaves its input alone, so one parsed copy serves every run.
   load_validate_ms: await step(() => SnapshotSchema.safeParse(raw)),

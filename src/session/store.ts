@@ -3,7 +3,6 @@
 // faithfully (another schema version, another session's or another directory's file, a tool call
 // without its result), with one line saying what is wrong and where. Deleting touches nothing but
 // the one session directory, and only while no process holds its lease.
-import { isAscii } from "node:buffer";
 import { realpathSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -121,9 +120,11 @@ export async function loadSnapshot(projectDir: string, id: string): Promise<Snap
 // Node 20 decodes UTF-8 at about 300 MB/s: 30 ms for a 10 MB snapshot, as long as parsing it. A file
 // that is all ASCII (English code and prose often is) decodes as latin1 to the same string in ~1 ms.
 async function readText(file: string): Promise<string> {
-  const bytes = await readFile(file);
-  lastSize.set(file, bytes.byteLength + (bytes.byteLength >> 3));
-  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+  // One decoding pass: Node's UTF-8 decoder is as fast as latin1 on ASCII, without a separate check.
+  const text = await readFile(file, "utf8");
+  // The first save's buffer: room for this snapshot and the next answer (a multi-byte text grows it).
+  lastSize.set(file, text.length + (text.length >> 3));
+  return text;
 }
 
 async function readError(e: unknown, id: string, dir: string, file: string): Promise<SessionError> {
