@@ -67,6 +67,11 @@ describe("a one-shot edit", () => {
     expect(third!.tools).toEqual(first!.tools);
     expect(JSON.stringify(third!.messages[0])).toBe(JSON.stringify(system));
     expect(result.stderr).toMatch(/resume with: hel --resume [0-9a-f-]{36}/);
+    // The context size shown after the turn: the last request's real input plus the final answer's estimate.
+    const context = Number(/context ~([\d,]+) tokens/.exec(result.stderr)?.[1]?.replaceAll(",", ""));
+    const lastInput = sim.requests[2]!.usage!.prompt_tokens;
+    expect(context).toBeGreaterThan(lastInput);
+    expect(context).toBeLessThan(lastInput + 50);
   });
 });
 

@@ -41,7 +41,15 @@ export type AgentEvent = AgentRef &
         toolCalls: { name: string; arguments: string }[];
         usage: UsageTotals;
       }
-    | { type: "turn_end"; answer: string | null; exitReason: ExitReason; error?: string; usage: UsageTotals }
+    | {
+        type: "turn_end";
+        answer: string | null;
+        exitReason: ExitReason;
+        error?: string;
+        usage: UsageTotals;
+        /** The conversation's size in input tokens: measured by the last request, estimated since. */
+        contextTokens: number;
+      }
   );
 
 export type EventSink = (event: AgentEvent) => void;

@@ -10,6 +10,7 @@ import { executeToolCall } from "../tools/registry.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { Message, ToolCall, ToolDefinition } from "../wire/messages.js";
 import type { AgentRef, EventSink, ExitReason } from "./events.js";
+import { estimateInputTokens, type Meter } from "./meter.js";
 import { buildRequest, type RequestConfig } from "./request.js";
 import { addUsage, emptyTotals, type UsageTotals } from "./usage.js";
 
@@ -22,12 +23,6 @@ export interface AgentRun {
   request: RequestConfig;
   maxSteps: number;
   emit: EventSink;
-}
-
-export interface Meter {
-  /** Messages sent in the last request, and the prompt tokens DeepSeek counted for them. */
-  message_count: number;
-  input_tokens: number;
 }
 
 export interface TurnOutcome {
@@ -47,7 +42,8 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
   let meter: Meter | null = null;
   const end = (exitReason: ExitReason, answer: string | null, error?: string): TurnOutcome => {
     const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}) };
-    emit({ ...ref, type: "turn_end", answer, exitReason, usage, ...(error ? { error } : {}) });
+    const contextTokens = estimateInputTokens(meter, messages);
+    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, ...(error ? { error } : {}) });
     return outcome;
   };
 

@@ -85,7 +85,7 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
         stopSpinner();
         if (event.error) stderr.write(`hel: ${event.error}\n`);
         if (options.printAnswer && event.answer !== null && !options.live) stdout.write(event.answer + "\n");
-        if (usage.totals().requests > 0) stderr.write(`${formatUsage(usage.totals())}\n`);
+        if (usage.totals().requests > 0) stderr.write(`${formatUsage(usage.totals())} · context ~${event.contextTokens.toLocaleString("en-US")} tokens\n`);
         break;
     }
   }

@@ -4,6 +4,7 @@
 // small header fields come first so a person opening the file sees them before the messages.
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { MeterSchema } from "../agent/meter.js";
 import type { UsageTotals } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
@@ -37,13 +38,6 @@ export const UsageTotalsSchema = z.object({
   prompt_cache_miss_tokens: count,
 }) satisfies z.ZodType<UsageTotals>;
 
-export const MeterSchema = z.object({
-  /** How many messages the last request sent; messages after it are estimated, not measured. */
-  message_count: count,
-  /** The real prompt_tokens DeepSeek reported for that request. */
-  input_tokens: count,
-});
-export type Meter = z.infer<typeof MeterSchema>;
 
 const isoTime = z.iso.datetime({ offset: true });
 

@@ -1,0 +1,30 @@
+// The meter: the real input tokens of the last request and how many messages it sent, so the size of
+// the next request can be told without a tokenizer — measured for the part already sent, estimated for
+// the messages added since. Saved with the session; compaction decisions will read it.
+import { z } from "zod";
+import type { Message } from "../wire/messages.js";
+import { messageJson } from "../wire/serialize.js";
+
+export const MeterSchema = z.object({
+  /** How many messages the last request sent; messages after it are estimated, not measured. */
+  message_count: z.number().int().nonnegative(),
+  /** The real prompt_tokens DeepSeek reported for that request. */
+  input_tokens: z.number().int().nonnegative(),
+});
+export type Meter = z.infer<typeof MeterSchema>;
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
+
+/** DeepSeek's rule of thumb: about 0.3 token per English character and 0.6 per Chinese character. */
+export function estimateTokens(text: string): number {
+  const cjk = text.match(CJK)?.length ?? 0;
+  return Math.ceil((text.length - cjk) * 0.3 + cjk * 0.6);
+}
+
+/** Input tokens the next request would carry: measured up to the meter, estimated after it. */
+export function estimateInputTokens(meter: Meter | null, messages: readonly Message[]): number {
+  const from = meter ? Math.min(meter.message_count, messages.length) : 0;
+  let tokens = meter ? meter.input_tokens : 0;
+  for (let i = from; i < messages.length; i++) tokens += estimateTokens(messageJson(messages[i]!));
+  return tokens;
+}
