@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRelative, resolveToolPath } from "../src/tools/paths.js";
@@ -105,5 +105,17 @@ describe("projectRelative", () => {
     expect(projectRelative(ctx, "./src//a.ts")).toBe("src/a.ts");
     expect(projectRelative(ctx, path.join(dir, "src", "a.ts"))).toBe("src/a.ts");
     expect(projectRelative(ctx, dir)).toBe(".");
+  });
+});
+
+describe("a .hel that is a symlink", () => {
+  it("keeps the directory it points to off limits too, except this session's spill", async () => {
+    const { ctx, dir } = await tempProject();
+    await mkdir(path.join(dir, "state", "sessions", "other"), { recursive: true });
+    await writeFile(path.join(dir, "state", "sessions", "other", "snapshot.json"), "{}");
+    await rm(path.join(dir, ".hel"), { recursive: true, force: true });
+    await symlink("state", path.join(dir, ".hel"));
+    await expect(resolveToolPath(ctx, "state/sessions/other/snapshot.json", "read")).rejects.toThrow(/\.hel\/.*off limits/);
+    await expect(resolveToolPath(ctx, "state/sessions/other/snapshot.json", "write")).rejects.toThrow(/off limits/);
   });
 });

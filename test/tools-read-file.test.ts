@@ -275,3 +275,16 @@ describe("read_file and the path rules", () => {
     await expect(read(ctx, { path: ".hel" })).rejects.toThrow(ToolError);
   });
 });
+
+describe("secrets in files", () => {
+  it("a secret is redacted even where a long line is cut in its middle", async () => {
+    const key = "sk-test-secret-0123456789";
+    const { ctx, dir } = await tempProject();
+    const withSecrets = { ...ctx, secrets: [key] };
+    // The key straddles the 2,000-character cut; then after 4-byte characters, where only the start of the key is kept at all.
+    await writeFile(path.join(dir, "a.txt"), `${"A".repeat(1990)}${key}${"B".repeat(10)}\n${"😀".repeat(1995)}${key}\n`);
+    const out = await readFileTool.run({ path: "a.txt" }, withSecrets);
+    expect(out).not.toContain(key.slice(0, 8));
+    expect(out).toContain("[redacted secret]");
+  });
+});

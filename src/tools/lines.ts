@@ -115,7 +115,8 @@ class LineBuilder {
       this.overflow.decoder.decode();
       text = this.overflow.prefix;
     }
-    if (chars > MAX_LINE_CHARS) text = Array.from(text).slice(0, MAX_LINE_CHARS).join("");
+    // A long line's text is its kept head (up to KEEP_BYTES), longer than what is shown: the reader
+    // cuts it to MAX_LINE_CHARS after redacting secrets, so no secret straddles the cut half-visible.
     return { text, chars, end };
   }
 }

@@ -30,9 +30,11 @@ export async function resolveToolPath(ctx: ToolContext, p: string, intent: PathI
       `${JSON.stringify(p)} leads outside the project directory through a symlink (to ${real}). ${PATH_RULE}`,
     );
   }
-  // Judged by both forms: a `.hel` that is itself a symlink must not open another way in.
+  // Judged by both forms: a `.hel` that is itself a symlink (to a directory inside the project) must
+  // not open another way in, so its real location is off limits too.
   const helDir = path.join(ctx.projectDir, ".hel");
-  if (isInside(helDir, lexical) || isInside(helDir, real)) {
+  const realHel = await realOrSelf(helDir);
+  if (isInside(helDir, lexical) || isInside(helDir, real) || isInside(realHel, real)) {
     const spillDir = await realOrSelf(path.join(ctx.sessionDir, "spill"));
     if (intent === "read" && isInside(spillDir, real)) return real;
     const what = intent === "read" ? "hel's own state" : "hel's own state, and spilled results are read-only";

@@ -11,6 +11,7 @@ import type { CursorState } from "./cursors.js";
 import { formatSize, plural } from "./format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
 import { isMissing, projectRelative, resolveToolPath } from "./paths.js";
+import { redactSecrets, redactSecretTail } from "./redact.js";
 import { BINARY_SNIFF_BYTES, identityOf, looksBinary, openForReading, sameIdentity, type FileIdentity } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
@@ -126,7 +127,7 @@ async function readPage(ctx: ToolContext, fh: FileHandle, start: PageStart): Pro
   let next = { byte: start.byte, line: start.line };
   try {
     for await (const line of scanLines(fh, start.byte, start.identity.size, ctx.signal)) {
-      const numbered = formatLine(next.line, line, next.byte === 0);
+      const numbered = formatLine(next.line, line, next.byte === 0, ctx.secrets);
       const cost = Buffer.byteLength(numbered) + 1;
       if (out.length > 0 && bytes + cost > MAX_PAGE_BYTES) break;
       out.push(numbered);
@@ -160,11 +161,12 @@ async function readPage(ctx: ToolContext, fh: FileHandle, start: PageStart): Pro
   return `${out.join("\n")}\n[${shown} of ${start.display} shown; ${remains}. cursor: ${cursor} — continue with read_file {"cursor": "${cursor}"}]`;
 }
 
-function formatLine(number: number, line: Line, atFileStart: boolean): string {
+function formatLine(number: number, line: Line, atFileStart: boolean, secrets: readonly string[] | undefined): string {
   // A BOM is encoding, not text: edits keep it without the model ever writing it.
   const bom = atFileStart && line.text.startsWith("\uFEFF");
-  const text = bom ? line.text.slice(1) : line.text;
   const chars = bom ? line.chars - 1 : line.chars;
+  let text = redactSecrets(bom ? line.text.slice(1) : line.text, secrets);
+  if (chars > MAX_LINE_CHARS) text = redactSecretTail(Array.from(text).slice(0, MAX_LINE_CHARS).join(""), secrets);
   const cut = chars > MAX_LINE_CHARS ? ` … [line cut: ${chars} chars]` : "";
   return `${String(number).padStart(6)}\t${text}${cut}`;
 }

@@ -10,3 +10,14 @@ export function redactSecrets(text: string, secrets: readonly string[] | undefin
   }
   return out;
 }
+
+/** For text cut short: a tail that could be the start of a secret is masked as well. */
+export function redactSecretTail(text: string, secrets: readonly string[] | undefined): string {
+  for (const secret of secrets ?? []) {
+    if (secret.length < MIN_SECRET_LENGTH) continue;
+    for (let k = secret.length - 1; k >= 4; k--) {
+      if (text.endsWith(secret.slice(0, k))) return `${text.slice(0, text.length - k)}[redacted secret]`;
+    }
+  }
+  return text;
+}
