@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type SimFault, type Simulator } from "../src/sim/index.js";
-import { runHel, tempProject } from "./support/hel.js";
+import { collect, runHel, startHel, tempProject } from "./support/hel.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -74,11 +74,18 @@ describe("retries", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 
-  it("a connection reset and insufficient_system_resource are retried", async () => {
-    const { result, requests } = await runWith([{ fault: { kind: "reset" } }, { content: "partial", finish_reason: "insufficient_system_resource" }, { content: "ok" }]);
+  it("a connection reset and insufficient_system_resource before any answer are retried", async () => {
+    const { result, requests } = await runWith([{ fault: { kind: "reset" } }, { content: "", finish_reason: "insufficient_system_resource" }, { content: "ok" }]);
     expect(result.code).toBe(0);
     expect(requests).toBe(3);
     expect(JSON.parse(result.stdout).answer).toBe("ok");
+  });
+
+  it("insufficient_system_resource after part of the answer streamed is not retried", async () => {
+    const { result, requests } = await runWith([{ content: "partial", finish_reason: "insufficient_system_resource" }, { content: "never" }]);
+    expect(result.code).toBe(1);
+    expect(requests).toBe(1);
+    expect(oneLine(result.stderr)).toEqual([expect.stringMatching(/insufficient_system_resource/)]);
   });
 
   it("gives up after 4 tries with one line naming the failure", async () => {
@@ -146,5 +153,22 @@ describe("retries", () => {
     expect(oneLine(result.stderr)).toEqual([expect.stringContaining(`cannot reach ${url} after 4 tries`)]);
     expect(result.stderr.match(/retrying in/g)).toHaveLength(3);
     expect(existsSync(join(project, ".hel"))).toBe(false);
+  });
+});
+
+describe("interruptions", () => {
+  it("SIGINT while the answer streams ends the instruction as aborted, not as an error", async () => {
+    sim = await startSimulator({ script: [{ faults: [{ kind: "stall", ms: 20_000 }], reply: { content: "late" } }] });
+    const project = await tempProject();
+    const child = startHel({ args: ["-C", project, "--json", "hi"], baseUrl: sim.url });
+    const done = collect(child);
+    while (sim.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    // The response has begun (headers sent, stream open) when the signal comes.
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGINT");
+    const result = await done;
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted", answer: null });
+    expect(result.stderr).not.toMatch(/broke off/);
   });
 });

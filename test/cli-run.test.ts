@@ -93,8 +93,9 @@ describe("request settings", () => {
     sim = await startSimulator({ script: [{ content: "ok" }] });
     const project = await tempProject();
     await writeFile(join(project, "AGENTS.md"), "Rule from AGENTS.md\n");
-    await runHel({ args: ["-C", project, "--max-output-tokens", "1000", "hi"], baseUrl: sim.url });
+    await runHel({ args: ["-C", project, "--max-output-tokens", "1000", "--tools", "read_file,read_file", "hi"], baseUrl: sim.url });
     expect(bodies()[0]!.max_tokens).toBe(1000);
+    expect(bodies()[0]!.tools!.map((t) => t.function.name)).toEqual(["read_file"]);
     expect(bodies()[0]!.messages[0]!.content).toContain("Rule from AGENTS.md");
   });
 });
@@ -213,6 +214,7 @@ describe("the API key", () => {
     sim = await startSimulator({ script: [{ tool_calls: [call("read_file", { path: ".env" })] }, { content: "read it" }] });
     const project = await tempProject();
     await writeFile(join(project, ".env"), `DEEPSEEK_API_KEY=${key}\nOTHER=1\n`);
+    await writeFile(join(project, "HEL.md"), `Never print ${key}.\n`);
     const out = await tempProject();
     const result = await runHel({ args: ["-C", project, "--record", out, "show .env"], baseUrl: sim.url, env: { DEEPSEEK_API_KEY: key } });
     expect(result.code).toBe(0);
@@ -220,6 +222,7 @@ describe("the API key", () => {
     expect(toolResult).toContain("DEEPSEEK_API_KEY=[redacted secret]");
     expect(toolResult).toContain("OTHER=1");
     expect(JSON.stringify(bodies())).not.toContain(key);
+    expect(bodies()[0]!.messages[0]!.content).toContain("Never print [redacted secret].");
     // The key goes out only in the Authorization header.
     expect(sim.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
     const written = [

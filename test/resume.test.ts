@@ -181,6 +181,17 @@ describe("what is saved", () => {
   });
 });
 
+it("an answer that could not be saved ends the run with exit 1", async () => {
+  const s = await sim({ script: [{ content: "answer" }] });
+  const project = await tempProject();
+  await writeFile(join(project, ".hel"), "not a directory");
+  const result = await runHel({ args: ["-C", project, "hi"], baseUrl: s.url });
+  expect(result.stdout).toBe("answer\n");
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(/hel: could not .*session/);
+  expect(result.stderr).not.toMatch(/resume with/);
+});
+
 describe("bad sessions exit 2 and leave the file untouched", () => {
   async function savedSession() {
     const s = await sim({ script: [{ tool_calls: [call("read_file", { path: "." })] }, { content: "done" }] });
@@ -303,8 +314,10 @@ it("a lease lost while running stops the saving, and hel says so", { timeout: 40
   while (!stderr.includes("lost the lease")) await new Promise((r) => setTimeout(r, 100));
   first.stdin!.end("second\n");
   const result = await done;
-  expect(result.code).toBe(0);
+  // The second answer exists nowhere but in that process's memory: the run failed to keep it.
+  expect(result.code).toBe(1);
   expect(stderr).toMatch(new RegExp(`hel: lost the lease on session ${id} — .*stops saving`));
+  expect(stderr).toMatch(/resume with: hel --resume \S+ \(without the last answer, which could not be saved\)/);
   const snapshot = JSON.parse(await readFile(join(sessions, id, "snapshot.json"), "utf8"));
   expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello"]);
 });

@@ -10,7 +10,9 @@ describe("retry policy", () => {
   });
   it("retries connection errors and insufficient_system_resource, not dropped streams", () => {
     expect(isRetryable({ kind: "connection" })).toBe(true);
-    expect(isRetryable({ kind: "insufficient_system_resource" })).toBe(true);
+    expect(isRetryable({ kind: "insufficient_system_resource", answerStarted: false })).toBe(true);
+    // The user has seen part of an answer: a retry would show a second, different one after it.
+    expect(isRetryable({ kind: "insufficient_system_resource", answerStarted: true })).toBe(false);
     expect(isRetryable({ kind: "dropped" })).toBe(false);
   });
   it("retries a silent stream only if no answer had started", () => {

@@ -130,7 +130,8 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     maxOutputTokens: opts.maxOutputTokens ?? null,
     maxSteps: opts.maxSteps,
     access: opts.access,
-    tools: toolsText === "none" || toolsText === "" ? [] : toolsText.split(",").map((t) => t.trim()),
+    // Each tool once: a repeated name would send the model two identical definitions.
+    tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,
     json: Boolean(opts.json),
     record: opts.record ? resolve(String(opts.record)) : null,

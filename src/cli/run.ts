@@ -12,6 +12,7 @@ import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
 import { startSession, type ActiveSession } from "../session/session.js";
+import { redactSecrets } from "../tools/redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import type { Tool } from "../tools/types.js";
 import { createJsonOutput } from "./json-output.js";
@@ -24,14 +25,25 @@ export async function runHel(options: RunOptions): Promise<number> {
   if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
   const projectDir = await realProjectDir(options.cwd);
 
-  const rules = await loadProjectRules(projectDir);
+  const loaded = await loadProjectRules(projectDir);
+  // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
+  const rules = loaded && { ...loaded, text: redactSecrets(loaded.text, [apiKey]) };
   const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
   const maxTokens = options.maxOutputTokens ?? defaultMaxTokens(options.effort);
   const request = { model: options.model, maxTokens, effort: options.effort };
 
   const listeners: ((event: AgentEvent) => void)[] = [];
+  // A reader that fails (say, --record on a full disk) is dropped with a warning: it must not break
+  // the loop halfway through a step and leave a tool call without its result.
   const emit = (event: AgentEvent) => {
-    for (const listener of listeners) listener(event);
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        listeners.splice(listeners.indexOf(listener), 1);
+        process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`);
+      }
+    }
   };
 
   const client = createModelClient({
@@ -117,8 +129,12 @@ export async function runHel(options: RunOptions): Promise<number> {
       process.stdin.destroy();
     }
     renderer.stop();
-    if (active.saved) process.stderr.write(`session ${active.id} — resume with: hel --resume ${active.id}\n`);
-    return worst === "completed" ? 0 : 1;
+    if (active.saved) {
+      const lost = active.lastSaveFailed ? " (without the last answer, which could not be saved)" : "";
+      process.stderr.write(`session ${active.id} — resume with: hel --resume ${active.id}${lost}\n`);
+    }
+    // An answer that could not be saved is work lost once the process ends: an I/O failure.
+    return worst === "completed" && !active.lastSaveFailed ? 0 : 1;
   } finally {
     await session?.close();
     await client.close();

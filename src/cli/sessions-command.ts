@@ -47,5 +47,17 @@ async function loadChildren(projectDir: string, id: string): Promise<ChildTransc
   const numbered = names
     .filter((name) => /^\d+\.json$/.test(name))
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
-  return Promise.all(numbered.map(async (name) => ChildTranscriptSchema.parse(JSON.parse(await readFile(join(dir, name), "utf8")))));
+  return Promise.all(
+    numbered.map(async (name) => {
+      const file = join(dir, name);
+      let parsed: ReturnType<typeof ChildTranscriptSchema.safeParse> | undefined;
+      try {
+        parsed = ChildTranscriptSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+      } catch {
+        // Not JSON: reported below like any other broken transcript.
+      }
+      if (!parsed?.success) throw new HelError(`the subagent transcript ${file} is damaged — delete it to show the rest of the session`, 2);
+      return parsed.data;
+    }),
+  );
 }

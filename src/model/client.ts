@@ -79,10 +79,12 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         if (reasoning) handlers.onReasoning?.(reasoning);
         if (text) handlers.onText?.(text);
       }
+      // The SDK ends the iteration quietly when the request is aborted mid-stream.
+      if (signal.aborted) throw new ModelError("aborted", "the request was aborted");
       const result = acc.result();
       if (result.finishReason === null) return { failure: { kind: "dropped" } as Failure, acc };
       if (result.finishReason === "insufficient_system_resource")
-        return { failure: { kind: "insufficient_system_resource" } as Failure, acc };
+        return { failure: { kind: "insufficient_system_resource", answerStarted: hasAnswer(result.message) } as Failure, acc };
       return { result };
     } catch (error) {
       if (signal.aborted || error instanceof APIUserAbortError) throw new ModelError("aborted", "the request was aborted");
@@ -115,6 +117,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   };
 }
 
+/** Text or tool calls the user may already have seen; reasoning alone is not shown. */
+const hasAnswer = (message: AssistantMessage): boolean => Boolean(message.content) || Boolean(message.tool_calls?.length);
+
 function classify(error: unknown, answerStarted: boolean): Failure {
   if (error instanceof APIError && typeof error.status === "number") {
     return {
@@ -141,7 +146,10 @@ function finalError(failure: Failure, error: unknown, baseURL: string, attempts:
     case "dropped":
       return new ModelError("stream", `the answer stream from ${baseURL} broke off before it finished — try again; the conversation is kept`);
     case "insufficient_system_resource":
-      return new ModelError("server", `DeepSeek ran out of capacity for this request ${attempts} times (insufficient_system_resource) — try again in a few minutes`);
+      return new ModelError(
+        "server",
+        `DeepSeek ran out of capacity while answering (insufficient_system_resource${attempts > 1 ? `, ${attempts} tries` : ""}) — try again in a few minutes; the conversation is kept`,
+      );
   }
 }
 

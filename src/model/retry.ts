@@ -1,8 +1,8 @@
 // When and how long to wait before retrying a failed model request. Pure: the client feeds it the
 // failure and the attempt number, it answers with a delay or "do not retry".
 //
-// Retried: 429, 500, 502, 503, 504, connection errors, a stream that stayed silent before any answer
-// arrived, and DeepSeek's `insufficient_system_resource` finish. Never retried: 400/401/402/422 (the
+// Retried: 429, 500, 502, 503, 504, connection errors, and — when no answer had reached the user yet —
+// a stream that stayed silent and DeepSeek's `insufficient_system_resource` finish. Never retried: 400/401/402/422 (the
 // same request would fail the same way) and anything after the answer started streaming (a retry would
 // bill twice and could show the user two different answers).
 
@@ -16,16 +16,16 @@ export type Failure =
   | { kind: "connection" }
   | { kind: "idle"; answerStarted: boolean }
   | { kind: "dropped" }
-  | { kind: "insufficient_system_resource" };
+  | { kind: "insufficient_system_resource"; answerStarted: boolean };
 
 export function isRetryable(failure: Failure): boolean {
   switch (failure.kind) {
     case "status":
       return RETRYABLE_STATUS.has(failure.status);
     case "connection":
-    case "insufficient_system_resource":
       return true;
     case "idle":
+    case "insufficient_system_resource":
       return !failure.answerStarted;
     case "dropped":
       return false;

@@ -38,6 +38,8 @@ export interface ActiveSession {
   readonly childCount: number;
   /** True once a snapshot of this session exists on disk. */
   readonly saved: boolean;
+  /** True when the latest answer could not be saved (a failed write, or the lease was lost). */
+  readonly lastSaveFailed: boolean;
   /** The tool list this run sends; compared with the snapshot's to decide whether its meter still holds. */
   setTools(tools: ToolDefinition[]): void;
   observe(event: AgentEvent): void;
@@ -74,6 +76,7 @@ class Session implements ActiveSession {
   readonly cursors: CursorStore;
   childCount: number;
   saved: boolean;
+  lastSaveFailed = false;
   private meter: Meter;
   private usage: UsageTotals;
   private tools: ToolDefinition[] = [];
@@ -123,6 +126,7 @@ class Session implements ActiveSession {
 
   async saveAfterAnswer(outcome: TurnOutcome): Promise<void> {
     if (outcome.meter) this.meter = outcome.meter;
+    this.lastSaveFailed = true;
     if (this.lease?.lost) return this.warnLost();
     try {
       if (!this.lease) {
@@ -131,6 +135,7 @@ class Session implements ActiveSession {
       }
       await saveSnapshot(this.options.projectDir, this.snapshot(), { lease: this.lease });
       this.saved = true;
+      this.lastSaveFailed = false;
       await this.flushChildren();
     } catch (error) {
       // The conversation stays in memory; the next answer saves the whole state again.
