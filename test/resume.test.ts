@@ -138,6 +138,29 @@ describe("resume", () => {
   });
 });
 
+it("a spill before the first answer leases the session, so it cannot be deleted under the running hel", async () => {
+  const s = await sim({
+    script: [
+      { tool_calls: [call("delegate_task", { task: "print" })] },
+      { content: "y".repeat(40_000) },
+      { faults: [{ kind: "delay", ms: 20_000 }], reply: { content: "late" } },
+    ],
+  });
+  const project = await tempProject();
+  const child = spawn(process.execPath, [HEL, "-C", project, "--delegate", "task-only", "go"], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
+  const done = collect(child);
+  while (s.requests.length < 3) await new Promise((r) => setTimeout(r, 20));
+  const [id] = await readdir(join(project, ".hel", "sessions"));
+  expect((await readdir(join(project, ".hel", "sessions", id!, "spill"))).length).toBe(1);
+  expect(existsSync(join(project, ".hel", "sessions", id!, "snapshot.json"))).toBe(false);
+  const rmRun = await runHel({ args: ["-C", project, "sessions", "rm", id!] });
+  expect(rmRun.code).toBe(3);
+  expect(existsSync(join(project, ".hel", "sessions", id!, "spill"))).toBe(true);
+  child.kill("SIGTERM");
+  expect((await done).code).toBe(1);
+  expect(existsSync(join(project, ".hel", "sessions", id!, ".active"))).toBe(false);
+});
+
 describe("what is saved", () => {
   it("nothing is written before the first answer, and an answer cut short is not saved", async () => {
     const s = await sim({ script: [{ fault: { kind: "status", status: 401 } }] });

@@ -75,7 +75,14 @@ export async function runHel(options: RunOptions): Promise<number> {
       warn: (line) => process.stderr.write(`hel: ${line}\n`),
     });
     const active = session;
-    const toolContext = { projectDir, access: options.access, sessionDir: active.dir, cursors: active.cursors, secrets: [apiKey] };
+    const toolContext = {
+      projectDir,
+      access: options.access,
+      sessionDir: active.dir,
+      cursors: active.cursors,
+      secrets: [apiKey],
+      claimSessionDir: () => active.claim(),
+    };
     if (options.delegate) {
       tools.push(
         createDelegateTool({

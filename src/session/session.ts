@@ -45,6 +45,8 @@ export interface ActiveSession {
   observe(event: AgentEvent): void;
   saveAfterAnswer(outcome: TurnOutcome): Promise<void>;
   saveChild(transcript: ChildTranscript): Promise<void>;
+  /** Takes the session's lease before the first file is written into its directory (a spill, a save). */
+  claim(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -129,14 +131,12 @@ class Session implements ActiveSession {
     this.lastSaveFailed = true;
     if (this.lease?.lost) return this.warnLost();
     try {
-      if (!this.lease) {
-        this.lease = await acquireLease(this.options.projectDir, this.id, { create: true });
-        this.lease.onLost(() => this.warnLost());
-      }
-      await saveSnapshot(this.options.projectDir, this.snapshot(), { lease: this.lease });
+      const lease = await this.claim();
+      // Transcripts first: a snapshot never counts a child whose transcript is not on disk.
+      await this.flushChildren();
+      await saveSnapshot(this.options.projectDir, this.snapshot(), { lease });
       this.saved = true;
       this.lastSaveFailed = false;
-      await this.flushChildren();
     } catch (error) {
       // The conversation stays in memory; the next answer saves the whole state again.
       const message = error instanceof Error ? error.message : String(error);
@@ -148,6 +148,15 @@ class Session implements ActiveSession {
     this.childCount = Math.max(this.childCount, transcript.number);
     this.pendingChildren.push(transcript);
     if (this.saved) await this.flushChildren().catch((error: Error) => this.options.warn(`could not save subagent transcript: ${error.message}`));
+  }
+
+  /** Takes the lease of a new session, the first time anything is written into its directory. */
+  async claim(): Promise<Lease> {
+    if (!this.lease) {
+      this.lease = await acquireLease(this.options.projectDir, this.id, { create: true });
+      this.lease.onLost(() => this.warnLost());
+    }
+    return this.lease;
   }
 
   async close(): Promise<void> {

@@ -18,8 +18,10 @@ export async function spillIfLong(result: string, ctx: ToolContext): Promise<str
   const size = Buffer.byteLength(result);
   if (size <= SPILL_LIMIT) return result;
 
-  // A spill can come before the session's first save: .hel/.gitignore must exist from the first file on.
+  // A spill can come before the session's first save: .hel/.gitignore must exist from the first file
+  // on, and the session must be leased, so no other process deletes or takes over what is being written.
   await ensureHelDir(ctx.projectDir);
+  await ctx.claimSessionDir?.();
   const dir = path.join(ctx.sessionDir, "spill");
   await mkdir(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");

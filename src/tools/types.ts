@@ -14,6 +14,8 @@ export interface ToolContext {
   sessionDir: string;
   cursors: CursorStore;
   signal: AbortSignal;
+  /** Called before a tool writes into the session directory (a spill), so the session is leased first. */
+  claimSessionDir?: () => Promise<unknown>;
   /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
   secrets?: readonly string[];
 }
