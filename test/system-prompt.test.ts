@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -25,5 +25,6 @@ describe("system prompt", () => {
     expect(await loadProjectRules(dir)).toEqual({ file: "AGENTS.md", text: "agents" });
     await writeFile(join(dir, "HEL.md"), "hel");
     expect(await loadProjectRules(dir)).toEqual({ file: "HEL.md", text: "hel" });
+    await rm(dir, { recursive: true });
   });
 });
