@@ -10,6 +10,11 @@ export class HelError extends Error {
   }
 }
 
+/** Error messages stay on one line even when they quote a parser or the OS. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
 export function hasExitCode(e: unknown): e is Error & { exitCode: number } {
   return e instanceof Error && typeof (e as { exitCode?: unknown }).exitCode === "number";
 }

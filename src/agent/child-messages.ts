@@ -3,7 +3,8 @@
 // delegate call, filtered by mode, and followed by one user message: the role note, then the task.
 import type { Message } from "../wire/messages.js";
 
-export type DelegateMode = "full" | "no-tools" | "task-only";
+export const DELEGATE_MODES = ["full", "no-tools", "task-only"] as const;
+export type DelegateMode = (typeof DELEGATE_MODES)[number];
 
 // Without this note a child that sees the parent's conversation reads the user's original
 // instruction as its own — the seed measured children delegating again and redoing the parent's reads.

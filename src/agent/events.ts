@@ -4,7 +4,8 @@ import type { ChatRequest, FinishReason, Usage } from "../wire/messages.js";
 import type { UsageTotals } from "./usage.js";
 
 export type AgentRole = "parent" | "child";
-export type ExitReason = "completed" | "max_steps" | "length" | "error" | "aborted";
+export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted"] as const;
+export type ExitReason = (typeof EXIT_REASONS)[number];
 
 /** Which agent an event comes from: the parent, or the child of delegation number n. */
 export interface AgentRef {

@@ -3,12 +3,11 @@
 import { Command, Option } from "commander";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
+import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 
-export const DELEGATE_MODES = ["full", "no-tools", "task-only"] as const;
-export type DelegateMode = (typeof DELEGATE_MODES)[number];
-export const ACCESS_LEVELS = ["read-only", "edit"] as const;
 export const KNOWN_TOOLS = ["read_file", "search_replace"] as const;
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";

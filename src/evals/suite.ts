@@ -2,6 +2,7 @@
 // conditions, the hel processes one run of a condition starts, the judges, and the requests whose
 // cache figures the summary shows one by one. Suites are data; runner.ts does the running.
 import type { PolicyName } from "../sim/index.js";
+import { lastUserText as lastUserTextOf } from "../sim/policies.js";
 import type { Judge } from "./judges.js";
 import type { RequestLine } from "./records.js";
 
@@ -47,10 +48,4 @@ export interface Suite {
 }
 
 /** The last user message of a request body. */
-export function lastUserText(line: RequestLine): string {
-  for (let i = line.body.messages.length - 1; i >= 0; i--) {
-    const m = line.body.messages[i]!;
-    if (m.role === "user") return m.content;
-  }
-  return "";
-}
+export const lastUserText = (line: RequestLine): string => lastUserTextOf(line.body);

@@ -1,10 +1,10 @@
 // The files `--record <dir>` writes (design §1), defined once: the recorder writes these shapes and
 // evals read them back with the same schemas.
 import { z } from "zod";
+import { EXIT_REASONS } from "../agent/events.js";
 import { UsageTotalsSchema } from "../session/snapshot.js";
 import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";
 
-const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted"] as const;
 const AgentSchema = z.enum(["parent", "child"]);
 
 export const RecordJsonSchema = z.object({

@@ -7,7 +7,4 @@ export class SessionError extends HelError {
   override name = "SessionError";
 }
 
-/** Error messages must stay on one line even when they quote a parser or the OS. */
-export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ").trim();
-}
+export { oneLine } from "../errors.js";

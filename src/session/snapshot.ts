@@ -4,7 +4,9 @@
 // small header fields come first so a person opening the file sees them before the messages.
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { MeterSchema } from "../agent/meter.js";
+import { ACCESS_LEVELS } from "../tools/types.js";
 import type { UsageTotals } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
@@ -20,8 +22,8 @@ export const RequestConfigSchema = z.object({
   max_output_tokens: z.number().int().positive(),
   max_steps: z.number().int().positive(),
   effort: z.enum(EFFORTS).nullable(),
-  access: z.enum(["read-only", "edit"]),
-  delegate: z.enum(["full", "no-tools", "task-only"]).nullable(),
+  access: z.enum(ACCESS_LEVELS),
+  delegate: z.enum(DELEGATE_MODES).nullable(),
   compaction: z.object({
     enabled: z.boolean(),
     threshold_tokens: z.number().int().positive().nullable(),

@@ -7,6 +7,7 @@ import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { formatSize } from "./format.js";
 import { readFileTool } from "./read-file.js";
 import { searchReplaceTool } from "./search-replace.js";
+import { oneLine as oneLineText } from "../errors.js";
 import { redactSecrets } from "./redact.js";
 import { spillIfLong } from "./spill.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
@@ -83,5 +84,5 @@ function fieldsOf(tool: Tool): string {
 }
 
 function oneLine(e: unknown): string {
-  return (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
+  return oneLineText(e instanceof Error ? e.message : String(e));
 }

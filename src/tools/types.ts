@@ -4,7 +4,8 @@
 import type { z } from "zod";
 import type { CursorStore } from "./cursors.js";
 
-export type Access = "read-only" | "edit";
+export const ACCESS_LEVELS = ["read-only", "edit"] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
 
 export interface ToolContext {
   /** Absolute, real path of the project directory (`-C`). */
