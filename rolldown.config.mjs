@@ -1,17 +1,82 @@
-// Bundles the compiled CLI (dist/cli/main.js) and its dependencies into dist/bin/: hel starts
-// faster from one file than from ~300 modules (measured: ~100 ms less before the first request).
-// The modules `hel sessions` and a run load on demand stay separate chunks, so `hel --version`
-// loads neither.
+// Bundles the compiled CLI (dist/cli/main.js) and its dependencies into CommonJS chunks in
+// dist/bundle/, which dist/bin/hel.js runs through a V8 code cache (src/bin/compile-cache.ts):
+// hel starts faster from a few files than from ~300 modules, and faster still when V8 need not
+// compile them again. Contract of the output:
+// - CommonJS, because Node 20 can cache compiled code only for scripts (vm.Script), not for ES modules.
+// - The modules `hel sessions` and a run load on demand stay separate chunks, so `hel --version`
+//   loads neither.
+// - ASCII only and without comments: V8 keeps a source with any other character as two bytes per
+//   character, and the source must be read and kept whole even when the cache is used.
+// - undici is its slim entry (build/undici-slim.cjs), and the SDK's `new Headers()` gets undici's
+//   class, so Node's own copy of undici is never loaded.
+// - Built-in modules that dependencies load at start-up for paths hel never or rarely takes are
+//   left out or loaded on first use (see DEFERRED_BUILTINS): loading them cost ~25 ms of every run.
+import { builtinModules } from "node:module";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "rolldown";
 
+const undiciSlim = fileURLToPath(new URL("./build/undici-slim.cjs", import.meta.url));
+
+// A module that loads the built-in one on first use: for imports that are only used inside
+// functions hel rarely or never calls.
+const onFirstUse = (builtin) => `let m; module.exports = new Proxy({}, { get: (_, key) => (m ??= require(${JSON.stringify(builtin)}))[key] });`;
+const undiciFile = (path) => new RegExp(`[\\\\/]undici[\\\\/]lib[\\\\/]${path.replaceAll("/", "[\\\\/]").replaceAll(".", "\\.")}$`);
+
+// Which importer gets what instead of a built-in module.
+const DEFERRED_BUILTINS = [
+  {
+    // undici's HTTP/2 client. hel's Agent leaves allowH2 off, so a connection only ever offers
+    // HTTP/1.1; this is the value undici itself falls back to on a Node built without http2.
+    builtin: "node:http2",
+    importers: [undiciFile("dispatcher/client-h2.js")],
+    code: "module.exports = { constants: {} };",
+  },
+  {
+    // commander spawns processes only for executable subcommands, which hel has none of.
+    builtin: "node:child_process",
+    importers: [/[\\/]commander[\\/]lib[\\/]command\.js$/],
+    code: onFirstUse("node:child_process"),
+  },
+  {
+    // fetch inflates only a compressed response body.
+    builtin: "node:zlib",
+    importers: [undiciFile("web/fetch/index.js"), undiciFile("web/fetch/util.js")],
+    code: onFirstUse("node:zlib"),
+  },
+];
+
+const deferBuiltins = {
+  name: "hel-deferred-builtins",
+  resolveId(id, importer) {
+    const i = DEFERRED_BUILTINS.findIndex((d) => d.builtin === id && importer && d.importers.some((re) => re.test(importer)));
+    return i === -1 ? null : `\0hel-deferred-builtin:${i}`;
+  },
+  // The compile cache runs chunks as scripts, where import() has no loader to call: a dynamic
+  // import of a built-in module would fail only when it runs, so it fails the build instead.
+  resolveDynamicImport(specifier) {
+    if (typeof specifier === "string" && (specifier.startsWith("node:") || builtinModules.includes(specifier))) {
+      this.error(`import("${specifier}") cannot run in hel's bundle (chunks run as scripts); import the module statically`);
+    }
+    return null;
+  },
+  load(id) {
+    return id.startsWith("\0hel-deferred-builtin:") ? { code: DEFERRED_BUILTINS[Number(id.split(":")[1])].code, moduleType: "js" } : null;
+  },
+};
+
 export default defineConfig({
-  input: { hel: "dist/cli/main.js" },
+  input: { main: "dist/cli/main.js" },
   platform: "node",
+  plugins: [deferBuiltins],
+  resolve: { alias: { undici: undiciSlim } },
+  transform: { inject: { Headers: [undiciSlim, "Headers"] } },
   output: {
-    dir: "dist/bin",
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "[name]-[hash].js",
+    dir: "dist/bundle",
+    format: "cjs",
+    entryFileNames: "[name].cjs",
+    chunkFileNames: "[name].cjs",
+    charset: "ascii",
+    comments: false,
     minify: false,
     cleanDir: true,
   },

@@ -20,6 +20,8 @@ const closingLine: Reporter = {
 };
 
 export default defineConfig({
+  // Vite strips types from .ts and .mts only; hel's launcher (src/bin/*.cts) is CommonJS TypeScript.
+  oxc: { include: /\.(m|c)?tsx?$/ },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,

@@ -4,4 +4,4 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const HEL_BIN = join(PROJECT_ROOT, "dist", "bin", "hel.js");
+export const HEL_BIN = join(PROJECT_ROOT, "dist", "bin", "hel.cjs");

@@ -1,7 +1,10 @@
 // hel end to end: the built CLI as a child process, the simulator over real HTTP, a real project
 // directory. The request bodies the model receives are asserted turn by turn.
 import { readFile, readdir, writeFile } from "node:fs/promises";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { createGzip } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../src/sim/index.js";
 import type { ChatRequest, Message } from "../src/wire/messages.js";
@@ -234,5 +237,33 @@ describe("the API key", () => {
       expect(text, file).not.toContain(key);
     }
     expect(written.some((f) => f.endsWith("snapshot.json"))).toBe(true);
+  });
+});
+
+describe("HTTP", () => {
+  // The bundle loads zlib only when a response is compressed (rolldown.config.mjs): this is that path.
+  it("reads an answer sent gzip-compressed", async () => {
+    sim = await startSimulator({ script: [{ content: "Compressed, and read." }] });
+    const upstream = new URL(sim.url);
+    const gzipping = createServer((req, res) => {
+      const up = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        const { "content-length": _, ...headers } = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, { ...headers, "content-encoding": "gzip" });
+        answer.pipe(createGzip()).pipe(res);
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((done) => gzipping.listen(0, "127.0.0.1", done));
+    try {
+      const project = await tempProject();
+      const { port } = gzipping.address() as AddressInfo;
+      const result = await runHel({ args: ["-C", project, "hi"], baseUrl: `http://127.0.0.1:${port}` });
+      expect(result.stderr).not.toMatch(/hel: /);
+      expect(result.stdout).toBe("Compressed, and read.\n");
+      expect(result.code).toBe(0);
+    } finally {
+      gzipping.closeAllConnections();
+      await new Promise((done) => gzipping.close(done));
+    }
   });
 });

@@ -1,8 +1,8 @@
 // Runs hel's main job: one conversation, fed by a one-shot prompt, stdin lines, or the interactive
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
-import { realpath, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
+import { realpath, stat } from "node:fs/promises";
 import type { AgentEvent, ExitReason } from "../agent/events.js";
 import { runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
 import { defaultMaxTokens } from "../agent/request.js";
@@ -18,7 +18,6 @@ import type { Tool } from "../tools/types.js";
 import { createJsonOutput } from "./json-output.js";
 import type { RunOptions } from "./options.js";
 import { createRenderer } from "./render.js";
-import { runInteractive } from "./interactive.js";
 
 export async function runHel(options: RunOptions): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;
@@ -121,6 +120,8 @@ export async function runHel(options: RunOptions): Promise<number> {
     if (options.prompt.length > 0) {
       worst = (await withSignals((signal) => instruct(options.prompt.join(" "), signal))).outcome.exitReason;
     } else if (interactive) {
+      // Loaded only here: a one-shot run has no use for readline and the terminal UI.
+      const { runInteractive } = await import("./interactive.js");
       await runInteractive({ instruct, stop: renderer.stop });
     } else {
       const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });

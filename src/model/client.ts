@@ -51,7 +51,9 @@ const HEADERS_TIMEOUT_MS = 11 * 60_000;
 
 export function createModelClient(options: ModelClientOptions): ModelClient {
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-  const dispatcher = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, connectTimeout: 30_000 });
+  // HTTP/1.1 only (allowH2 off, undici's default, spelled out): the bundle leaves undici's HTTP/2
+  // client out (rolldown.config.mjs), and one streamed answer at a time gains nothing from it.
+  const dispatcher = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, connectTimeout: 30_000, allowH2: false });
   const sdk = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey,
