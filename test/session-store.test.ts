@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../src/session/errors.js";
 import { acquireLease, withStoreLock } from "../src/session/lease.js";
 import { ensureHelDir, helDir, newSessionId, sessionPaths } from "../src/session/paths.js";
-import { encodeSnapshot, SnapshotSchema, type Snapshot } from "../src/session/snapshot.js";
+import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "../src/session/snapshot.js";
 import {
   findToolPairingError,
   latestSessionId,
@@ -56,24 +56,58 @@ describe("save and load", () => {
     expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
   });
 
-  it("writes compact JSON, byte-identical to JSON.stringify of the validated snapshot", async () => {
+  it("writes JSON.stringify of the validated snapshot with one message per line", async () => {
     const snapshot = makeSnapshot(project, ID_A);
     await saveSnapshot(project, snapshot);
     const text = readFileSync(snapshotFile(ID_A), "utf8");
-    expect(text).toBe(JSON.stringify(SnapshotSchema.parse(snapshot)));
-    expect(text).not.toContain("\n  ");
+    const valid = SnapshotSchema.parse(snapshot);
+    const { messages, ...header } = valid;
+    expect(text.split("\n")).toEqual([
+      `${JSON.stringify(header).slice(0, -1)},"messages":[`,
+      ...messages.map((m, i) => JSON.stringify(m) + (i < messages.length - 1 ? "," : "")),
+      "]}",
+      "",
+    ]);
+    expect(text.replaceAll("\n", "")).toBe(JSON.stringify(valid));
   });
 
-  it("encodes non-ASCII text and an empty conversation the way JSON.stringify does", () => {
+  it("encodes non-ASCII text and an empty conversation the way JSON.stringify does, plus line breaks", () => {
     const snapshot = makeSnapshot(project, ID_A);
-    snapshot.messages.push({ role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end" });
+    snapshot.messages.push({ role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end\nsecond line" });
     const encode = ({ messages, ...header }: Snapshot) => encodeSnapshot(header, messages).toString("utf8");
-    expect(encode(snapshot)).toBe(JSON.stringify(snapshot));
+    // JSON.stringify never writes a raw line break, so every one in the file is the encoder's.
+    expect(encode(snapshot).replaceAll("\n", "")).toBe(JSON.stringify(snapshot));
+    expect(encode(snapshot).split("\n")).toHaveLength(snapshot.messages.length + 3);
     // Again, now from the per-message cache, into a buffer too small to start with.
     const { messages, ...header } = snapshot;
-    expect(encodeSnapshot(header, messages, Buffer.alloc(8)).toString("utf8")).toBe(JSON.stringify(snapshot));
+    expect(encodeSnapshot(header, messages, Buffer.alloc(8)).toString("utf8")).toBe(encode(snapshot));
     const empty = makeSnapshot(project, ID_A, { messages: [] });
-    expect(encode(empty)).toBe(JSON.stringify(empty));
+    expect(encode(empty)).toBe(`${JSON.stringify(empty).slice(0, -2)}\n]}\n`);
+    expect(splitSnapshot(Buffer.from(encode(empty)))).toEqual({ header: { ...JSON.parse(JSON.stringify(empty)), messages: [] }, messages: [] });
+  });
+
+  it("reads hel's layout a line at a time, and any other layout of the same JSON whole", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    snapshot.messages[4] = { role: "assistant", content: "Ça exporte « a »\r\n— 完成 ✓" };
+    await saveSnapshot(project, snapshot);
+    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    const { messages, ...header } = JSON.parse(text) as Snapshot;
+    expect(splitSnapshot(Buffer.from(text))).toEqual({ header: { ...header, messages: [] }, messages });
+    // An editor's CRLF line ends are still hel's layout.
+    expect(splitSnapshot(Buffer.from(text.replaceAll("\n", "\r\n")))).toEqual({ header: { ...header, messages: [] }, messages });
+    // Pretty-printed, or all on one line: not the layout, so the store parses the file whole.
+    for (const other of [JSON.stringify(JSON.parse(text), null, 2), JSON.stringify(JSON.parse(text))]) {
+      expect(splitSnapshot(Buffer.from(other))).toBeNull();
+      writeFileSync(snapshotFile(ID_A), other);
+      expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+    }
+    // Not JSON at all when read whole either: a trailing comma, text after the end, a cut line.
+    const lines = text.split("\n");
+    const broken = [text.replace(/\n\]\}\n$/, ",\n]}\n"), `${text}x`, text.replace(lines[2]!, lines[2]!.slice(0, 20))];
+    for (const bad of broken) {
+      expect(() => JSON.parse(bad)).toThrow();
+      expect(splitSnapshot(Buffer.from(bad))).toBeNull();
+    }
   });
 
   it("loads non-ASCII snapshots and tolerates a byte order mark added by an editor", async () => {
@@ -279,8 +313,20 @@ describe("loading refuses what it cannot resume, and never writes", () => {
   it("missing fields, named by their path", async () => {
     const snapshot = valid();
     delete snapshot.meter;
-    (snapshot.messages as Array<Record<string, unknown>>)[1]!.content = undefined;
-    await expectRefused(ID_A, JSON.stringify(snapshot), `session ${ID_A}: snapshot.json is missing meter; is missing messages[1].content ${where()}`);
+    await expectRefused(ID_A, JSON.stringify(snapshot), `session ${ID_A}: snapshot.json is missing meter ${where()}`);
+  });
+
+  it("a message missing a field, in hel's own layout, named by its path", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, snapshot);
+    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    const line = JSON.stringify(snapshot.messages[1]);
+    const { content: _, ...without } = snapshot.messages[1] as { content: string };
+    await expectRefused(ID_A, text.replace(line, JSON.stringify(without)), `session ${ID_A}: snapshot.json is missing messages[1].content ${where()}`);
+  });
+
+  it("messages that are not a list", async () => {
+    await expectRefused(ID_A, JSON.stringify({ ...valid(), messages: { a: 1 } }), new RegExp(`^session ${ID_A}: snapshot.json has an invalid messages \\(`));
   });
 
   it("a field of the wrong type", async () => {

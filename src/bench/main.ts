@@ -231,7 +231,7 @@ async function main(): Promise<number> {
           cpu_ms: median(s.loadCpuMs),
           peak_rss_delta_mb: median(s.loadPeakMb),
           file_bytes: s.fileBytes,
-          child_peak_rss_mb: s.childPeakRssMb ?? Number.NaN,
+          child_peak_rss_mb: s.loadPeakRssMb ?? Number.NaN,
           ...pick(s.steps, "load_"),
         },
       });
@@ -239,15 +239,16 @@ async function main(): Promise<number> {
       if (s.targetBytes >= 10_000_000) {
         breakdown.push(
           `${s.label} steps — save: validate ${fmt(st["save_validate_ms"]!)} + pairing ${fmt(st["save_pairing_ms"]!)} + encode ${fmt(st["save_encode_ms"]!)} + write/fsync ${fmt(st["save_write_fsync_ms"]!)} ms;` +
-            ` load: read+decode ${fmt(st["load_read_decode_ms"]!)} + JSON.parse ${fmt(st["load_json_parse_ms"]!)} + validate ${fmt(st["load_validate_ms"]!)} ms`,
+            ` load: read ${fmt(st["load_read_ms"]!)} + decode and JSON.parse by line ${fmt(st["load_split_parse_ms"]!)} + validate ${fmt(st["load_validate_ms"]!)} ms`,
         );
       }
     }
     return {
-      title: "6. Session save and load (real saveSnapshot/loadSnapshot, one child process per size)",
+      title: "6. Session save and load (real saveSnapshot/loadSnapshot; per size, one child process saves, a new one loads)",
       rows,
       footnotes: [
-        "Save = validate + encode + temp file, fsync, rename, dir fsync; load = read + parse + validate. An unmeasured save and load come first.",
+        "Save = validate + encode + temp file, fsync, rename, dir fsync; load = read + parse + validate, in a process holding nothing else, as a resume.",
+        "An unmeasured save and load come first in each process.",
         "CPU = process.cpuUsage() over the operation; peak + = VmHWM during it − VmRSS before it (peak reset via /proc/self/clear_refs, gc() first):",
         "memory a previous operation left resident is reused, so this is the steady-state rise, not what was allocated.",
         "Steps below: each timed alone, repeatedly, on memory already touched, so they sum to less than the totals above; the rest is",

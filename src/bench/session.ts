@@ -1,5 +1,5 @@
-// Session save and load at 100 KB, 1 MB, 10 MB and 50 MB, one fresh child process per size (see
-// session-probe.ts for what is measured). Contract: each size gets its own temporary project
+// Session save and load at 100 KB, 1 MB, 10 MB and 50 MB, two fresh child processes per size, one
+// saving and one loading what it saved (see session-probe.ts for what is measured). Contract: each size gets its own temporary project
 // directory, deleted afterwards; fewer repetitions for the big sizes keep the bench short.
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -23,8 +23,10 @@ export interface SessionSize {
   loadPeakMb: number[];
   /** Medians of the steps inside save and load, timed one by one (see session-probe.ts). */
   steps: Record<string, number>;
-  /** Peak RSS of the whole child, snapshot building included. */
+  /** Peak RSS of the saving child, snapshot building included. */
   childPeakRssMb: number | null;
+  /** Peak RSS of the loading child: what resuming a session of this size costs. */
+  loadPeakRssMb: number | null;
 }
 
 export const SESSION_SIZES: readonly { label: string; bytes: number; reps: number }[] = [
@@ -41,11 +43,18 @@ export async function measureSessions(options: { log: (line: string) => void }):
     const dir = await realpath(await mkdtemp(join(tmpdir(), "hel-bench-session-")));
     try {
       const t0 = performance.now();
-      const run = await runChild(process.execPath, ["--expose-gc", PROBE, dir, String(size.bytes), String(size.reps)], { resources: true });
-      if (run.code !== 0) throw new Error(`session probe failed at ${size.label} (exit ${run.code}): ${run.stderr.trim()}`);
-      const out = JSON.parse(run.stdout.trim()) as Omit<SessionSize, "label" | "targetBytes" | "childPeakRssMb">;
-      results.push({ label: size.label, targetBytes: size.bytes, childPeakRssMb: run.peakRssMb, ...out });
-      options.log(`session: ${size.label} (${out.messages} messages) × ${size.reps} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const probe = async (args: string[]) => {
+        const run = await runChild(process.execPath, ["--expose-gc", PROBE, ...args], { resources: true });
+        if (run.code !== 0) throw new Error(`session probe failed at ${size.label} (exit ${run.code}): ${run.stderr.trim()}`);
+        return { out: JSON.parse(run.stdout.trim()) as Record<string, unknown>, peakRssMb: run.peakRssMb };
+      };
+      const saved = await probe(["save", dir, String(size.bytes), String(size.reps)]);
+      const loaded = await probe(["load", dir, String(saved.out.id), String(size.reps)]);
+      const { id: _, steps: saveSteps, ...saves } = saved.out as { id: string; steps: Record<string, number> };
+      const { steps: loadSteps, ...loads } = loaded.out as { steps: Record<string, number> };
+      const result = { ...saves, ...loads, steps: { ...saveSteps, ...loadSteps } } as Omit<SessionSize, "label" | "targetBytes" | "childPeakRssMb" | "loadPeakRssMb">;
+      results.push({ label: size.label, targetBytes: size.bytes, childPeakRssMb: saved.peakRssMb, loadPeakRssMb: loaded.peakRssMb, ...result });
+      options.log(`session: ${size.label} (${result.messages} messages) × ${size.reps} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -68,21 +68,80 @@ export const SnapshotHeaderSchema = SnapshotSchema.omit({ messages: true });
 export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>;
 
 /**
- * The bytes of snapshot.json: exactly Buffer.from(JSON.stringify(snapshot)), with `messages` last.
- * Each message's JSON comes from the per-message cache the request serializer fills (a message never
- * changes once it is in the conversation), so a save writes the conversation's bytes without
- * serializing it again. The bytes go into `into` (grown when too small), so a caller can reuse one
- * buffer across saves; the result is a view of that buffer or of its grown replacement.
+ * The bytes of snapshot.json: JSON.stringify(snapshot) with `messages` last and each message on a
+ * line of its own, so the file reads as one message per line and loads a message at a time
+ * (splitSnapshot). Each message's JSON comes from the per-message cache the request serializer fills
+ * (a message never changes once it is in the conversation), so a save writes the conversation's bytes
+ * without serializing it again. The bytes go into `into` (grown when too small), so a caller can
+ * reuse one buffer across saves; the result is a view of that buffer or of its grown replacement.
  */
 export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: Buffer = Buffer.allocUnsafe(64 * 1024)): Buffer {
   const out = new ByteWriter(into);
   const put = (text: string) => out.put(text);
   const headJson = JSON.stringify(header);
-  put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}"messages":[`);
+  put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}${MESSAGES_OPEN}\n`);
   for (let i = 0; i < messages.length; i++) {
-    if (i > 0) put(",");
+    if (i > 0) put(",\n");
     put(messageJson(messages[i]!));
   }
-  put("]}");
+  put(messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`);
   return out.bytes();
+}
+
+const MESSAGES_OPEN = '"messages":[';
+const MESSAGES_CLOSE = "]}";
+const NL = 0x0a;
+const COMMA = 0x2c;
+const CR = 0x0d;
+
+/**
+ * The snapshot's header object (with `messages: []`) and its messages' raw values, read line by line
+ * from the layout encodeSnapshot writes, or null when the bytes are laid out any other way (a file
+ * edited by hand, say), for the caller to parse whole. Nothing is validated here.
+ *
+ * A message at a time because the whole file as one string would double the memory a load touches:
+ * each line is decoded and parsed on its own and dropped, and `bytes` stays the only copy of the file.
+ * JSON.stringify never writes a raw line break, so every line break in the file is one the encoder put
+ * between messages.
+ */
+export function splitSnapshot(bytes: Uint8Array): { header: Record<string, unknown>; messages: unknown[] } | null {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bom = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  const lineEnd = (from: number): number => {
+    const nl = buf.indexOf(NL, from);
+    return nl === -1 ? buf.length : nl;
+  };
+  // A line's text without its line break (LF or CRLF).
+  const textEnd = (end: number, from: number): number => (end > from && buf[end - 1] === CR ? end - 1 : end);
+  try {
+    let end = lineEnd(bom);
+    const first = buf.toString("utf8", bom, textEnd(end, bom));
+    if (!first.endsWith(MESSAGES_OPEN)) return null;
+    const header: unknown = JSON.parse(`${first}${MESSAGES_CLOSE}`);
+    if (typeof header !== "object" || header === null || Array.isArray(header)) return null;
+    const messages: unknown[] = [];
+    let pos = end + 1;
+    for (;;) {
+      if (pos >= buf.length) return null;
+      end = lineEnd(pos);
+      let stop = textEnd(end, pos);
+      // No messages: `]}` is the second line.
+      if (messages.length === 0 && stop - pos === 2 && buf[pos] === 0x5d && buf[pos + 1] === 0x7d) break;
+      const more = buf[stop - 1] === COMMA;
+      if (more) stop--;
+      messages.push(JSON.parse(buf.toString("utf8", pos, stop)));
+      pos = end + 1;
+      if (!more) {
+        end = lineEnd(pos);
+        const closing = buf.toString("utf8", pos, textEnd(end, pos));
+        if (closing !== MESSAGES_CLOSE) return null;
+        break;
+      }
+    }
+    // Only whitespace may follow.
+    if (buf.toString("utf8", end).trim() !== "") return null;
+    return { header: header as Record<string, unknown>, messages };
+  } catch {
+    return null;
+  }
 }
