@@ -1,9 +1,8 @@
 // The code cache hel's launcher runs the bundle through: a cache is used only for the file it was
 // made from, anything else compiles from source, and no cache problem ever stops hel.
-import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, readdir, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { cacheDirectory, cacheFileName } from "../src/bin/compile-cache.cjs";
 import { ROOT, runHel, tempProject } from "./support/hel.js";
@@ -24,19 +23,9 @@ process.stdout.write(JSON.stringify({ exports, compiled: loader.compiled }));`;
   return JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as { exports: unknown; compiled: string[] };
 }
 
-const dirs: string[] = [];
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "hel-cc-"));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
 /** Two chunks as rolldown writes them: main requires a sibling chunk and a built-in module. */
 async function chunks(value: string): Promise<{ dir: string; main: string; part: string }> {
-  const dir = await tempDir();
+  const dir = await tempProject();
   const main = join(dir, "main.cjs");
   const part = join(dir, "part.cjs");
   await writeFile(main, `const part = require("./part.cjs");\nconst { sep } = require("node:path");\nmodule.exports = { value: part.value, sep, self: __filename };\n`);
@@ -68,7 +57,7 @@ describe("cacheDirectory", () => {
 describe("ChunkLoader", () => {
   it("runs chunks like require, then runs them again from the cache it saved", async () => {
     const { main, part } = await chunks("one");
-    const cache = join(await tempDir(), "cache");
+    const cache = join(await tempProject(), "cache");
     expect(runLoader(main, cache)).toEqual({ exports: { value: "one", sep: "/", self: main }, compiled: [main, part] });
     const files = (await readdir(cache)).sort();
     expect(files).toEqual([cacheFileName(main), cacheFileName(part)].sort());
@@ -79,7 +68,7 @@ describe("ChunkLoader", () => {
 
   it("never runs a cache made for another version of the file", async () => {
     const { main, part } = await chunks("one");
-    const cache = join(await tempDir(), "cache");
+    const cache = join(await tempProject(), "cache");
     runLoader(main, cache);
     // The same length, so V8's own check (which looks at the length) would accept the old cache.
     const before = await stat(part);
@@ -91,7 +80,7 @@ describe("ChunkLoader", () => {
 
   it("drops a cache damaged on disk, compiles from source and writes it again", async () => {
     const { main } = await chunks("one");
-    const cache = join(await tempDir(), "cache");
+    const cache = join(await tempProject(), "cache");
     runLoader(main, cache);
     const file = join(cache, cacheFileName(main));
     const saved = await readFile(file);
@@ -106,14 +95,14 @@ describe("ChunkLoader", () => {
 
   it("runs the same when the cache directory cannot be made, or caching is off", async () => {
     const { main } = await chunks("one");
-    const blocked = join(await tempDir(), "file");
+    const blocked = join(await tempProject(), "file");
     await writeFile(blocked, "a file where the cache directory would go");
     expect(runLoader(main, join(blocked, "cache"))).toMatchObject({ exports: { value: "one" } });
     expect(runLoader(main, null)).toMatchObject({ exports: { value: "one" } });
   });
 
   it("gives a chunk that requires its requirer the exports made so far, as Node does", async () => {
-    const dir = await tempDir();
+    const dir = await tempProject();
     await writeFile(join(dir, "a.cjs"), `exports.early = 1;\nconst b = require("./b.cjs");\nexports.fromB = b.sawEarly;\n`);
     await writeFile(join(dir, "b.cjs"), `exports.sawEarly = require("./a.cjs").early;\n`);
     expect(runLoader(join(dir, "a.cjs"), null).exports).toEqual({ early: 1, fromB: 1 });
@@ -122,7 +111,7 @@ describe("ChunkLoader", () => {
 
 describe("the built hel", () => {
   it("writes its cache on the first run and uses it on the next", async () => {
-    const cacheHome = await tempDir();
+    const cacheHome = await tempProject();
     const project = await tempProject();
     const env = { XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: undefined };
     const first = await runHel({ args: ["-C", project, "--version"], env });
@@ -137,7 +126,7 @@ describe("the built hel", () => {
   });
 
   it("writes nothing with NODE_DISABLE_COMPILE_CACHE", async () => {
-    const cacheHome = await tempDir();
+    const cacheHome = await tempProject();
     const run = await runHel({ args: ["--version"], env: { XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: "1" } });
     expect(run.code).toBe(0);
     expect(await readdir(cacheHome)).toEqual([]);

@@ -28,14 +28,14 @@ export function cacheDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
 }
 
 /** The identity of one version of a file, which its cache's first line must start with. */
-export function fileKey(stat: { size: bigint; mtimeNs: bigint; ino: bigint }): string {
+function fileKey(stat: { size: bigint; mtimeNs: bigint; ino: bigint }): string {
   return `hel-code-cache 1 ${stat.size} ${stat.mtimeNs} ${stat.ino}`;
 }
 
 const digest = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
 
 /** A cache file: the key and the data's digest on the first line, then V8's data. */
-export function cacheFileBytes(key: string, data: Buffer): Buffer {
+function cacheFileBytes(key: string, data: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${key} ${digest(data)}\n`, "latin1"), data]);
 }
 
@@ -44,7 +44,7 @@ export function cacheFileBytes(key: string, data: Buffer): Buffer {
  * only its version, flags and the source's length before running what the data holds: a cache
  * damaged on disk must be dropped, not run.
  */
-export function cachedDataFor(file: Buffer, key: string): Buffer | null {
+function cachedDataFor(file: Buffer, key: string): Buffer | null {
   const end = file.indexOf(0x0a);
   if (end === -1) return null;
   const head = file.toString("latin1", 0, end);

@@ -29,8 +29,6 @@ const saving = new Map<string, Promise<unknown>>();
 // slow to fault in (about 3 ms per MB on a small VM), which made a fresh 10 MB buffer the largest
 // single cost of a save. A save running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
-// Size of the snapshot a resumed session was loaded from: the first save's buffer size.
-const lastSize = new Map<string, number>();
 
 export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<void> {
   const id = snapshot.session_id;
@@ -57,7 +55,8 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   if (pairing) {
     throw new SessionError(`could not save session ${id}: ${pairing} — this is a bug in hel; ${KEPT}`, 1);
   }
-  let buffer = spareBuffer ?? Buffer.allocUnsafe(lastSize.get(paths.snapshot) ?? 256 * 1024);
+  // A resumed session's first save finds the buffer its load read into (readSnapshotBytes).
+  let buffer = spareBuffer ?? Buffer.allocUnsafe(256 * 1024);
   spareBuffer = null;
   const data = encodeSnapshot(parsedHeader.data, messages, buffer);
   // Grown while encoding: keep the larger one, with room for the next answer.
@@ -150,7 +149,6 @@ async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    lastSize.set(file, length + (length >> 3));
     return { bytes: buffer.subarray(0, length), buffer };
   } finally {
     await handle.close();
