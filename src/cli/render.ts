@@ -3,6 +3,7 @@
 // interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer.
 import type { AgentEvent } from "../agent/events.js";
 import { hitRatio, instructionUsage, type UsageTotals } from "../agent/usage.js";
+import { groupDigits } from "../tools/format.js";
 
 export interface Output {
   write(text: string): void;
@@ -85,7 +86,7 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
         stopSpinner();
         if (event.error) stderr.write(`hel: ${event.error}\n`);
         if (options.printAnswer && event.answer !== null && !options.live) stdout.write(event.answer + "\n");
-        if (usage.totals().requests > 0) stderr.write(`${formatUsage(usage.totals())} · context ~${event.contextTokens.toLocaleString("en-US")} tokens\n`);
+        if (usage.totals().requests > 0) stderr.write(`${formatUsage(usage.totals())} · context ~${groupDigits(event.contextTokens)} tokens\n`);
         break;
     }
   }
@@ -94,7 +95,7 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
 
 export function formatUsage(u: UsageTotals): string {
   const ratio = Math.round(hitRatio(u) * 100);
-  return `${u.requests} request${u.requests === 1 ? "" : "s"} · ${u.prompt_tokens.toLocaleString("en-US")} input tokens (${u.prompt_cache_hit_tokens.toLocaleString("en-US")} cached, ${ratio}%) · ${u.completion_tokens.toLocaleString("en-US")} output`;
+  return `${u.requests} request${u.requests === 1 ? "" : "s"} · ${groupDigits(u.prompt_tokens)} input tokens (${groupDigits(u.prompt_cache_hit_tokens)} cached, ${ratio}%) · ${groupDigits(u.completion_tokens)} output`;
 }
 
 const firstLine = (text: string) => truncate(text.split("\n", 1)[0] ?? "", 160);

@@ -408,7 +408,7 @@ async function listWithOrder(projectDir: string): Promise<ListedSession[]> {
   const out: ListedSession[] = [];
   // One at a time: snapshots can be tens of megabytes, and reading them all at once would hold them all.
   for (const id of await sessionIds(projectDir)) out.push(await summarize(projectDir, id));
-  return out.sort((a, b) => b.sortTime - a.sortTime || a.id.localeCompare(b.id));
+  return out.sort((a, b) => b.sortTime - a.sortTime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** This project's sessions, newest first; broken ones carry an error note instead of failing the list. */

@@ -5,6 +5,7 @@ import type { Message, ToolCall } from "../wire/messages.js";
 import type { ChildTranscript } from "./child-transcript.js";
 import type { Snapshot } from "./snapshot.js";
 import type { SessionSummary } from "./store.js";
+import { groupDigits } from "../tools/format.js";
 
 export function formatTranscript(snapshot: Snapshot): string {
   const { usage, request_config: config } = snapshot;
@@ -16,7 +17,7 @@ export function formatTranscript(snapshot: Snapshot): string {
     `created  ${snapshot.created_at}`,
     `updated  ${snapshot.updated_at}`,
     `turns    ${turns}`,
-    `tokens   ${formatInt(usage.prompt_tokens + usage.completion_tokens)} (prompt ${formatInt(usage.prompt_tokens)}, cache hit ${formatInt(usage.prompt_cache_hit_tokens)}, completion ${formatInt(usage.completion_tokens)}) in ${usage.requests} requests`,
+    `tokens   ${groupDigits(usage.prompt_tokens + usage.completion_tokens)} (prompt ${groupDigits(usage.prompt_tokens)}, cache hit ${groupDigits(usage.prompt_cache_hit_tokens)}, completion ${groupDigits(usage.completion_tokens)}) in ${usage.requests} requests`,
   ];
   if (snapshot.children > 0) header.push(`children ${snapshot.children} subagent transcripts`);
 
@@ -34,7 +35,7 @@ export function formatChildTranscript(child: ChildTranscript): string {
   const { usage } = child;
   const header =
     `── subagent ${child.number} (${child.mode}) ── ${child.exit_reason}, ${usage.requests} requests, ` +
-    `${formatInt(usage.prompt_tokens + usage.completion_tokens)} tokens`;
+    `${groupDigits(usage.prompt_tokens + usage.completion_tokens)} tokens`;
   let start = 0;
   child.messages.forEach((m, i) => {
     if (m.role === "user") start = i + 1;
@@ -152,7 +153,6 @@ function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-const formatInt = (n: number): string => n.toLocaleString("en-US");
 const oneLineText = (text: string): string => text.replace(/\s+/g, " ").trim();
 
 function cut(text: string, max: number): string {

@@ -1,5 +1,6 @@
-// Sizes as the model reads them in tool results: short and approximate, since they only guide the
-// next call (how much is left, how big a file is).
+// Numbers as hel writes them, for the model (tool results) and for people (the terminal, transcripts).
+// Sizes are short and approximate, since they only guide the next call (how much is left, how big a
+// file is).
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   const units = ["KB", "MB", "GB", "TB"];
@@ -14,4 +15,12 @@ export function formatSize(bytes: number): string {
 
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+
+/**
+ * An integer with thousands separators ("12,345"), as toLocaleString("en-US") writes it. Not that
+ * call: its first use starts ICU's number formatting, ~20 ms and 8 MB at start-up for one comma.
+ */
+export function groupDigits(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }

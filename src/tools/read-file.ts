@@ -8,7 +8,7 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { CursorState } from "./cursors.js";
-import { formatSize, plural } from "./format.js";
+import { formatSize, groupDigits, plural } from "./format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
 import { isMissing, projectRelative, resolveToolPath } from "./paths.js";
 import { redactSecrets, redactSecretTail } from "./redact.js";
@@ -44,7 +44,7 @@ export const readFileTool: Tool<ReadFileArgs> = {
   name: "read_file",
   description: [
     "Read a text file of the project as numbered lines (\"<line number>\\t<text>\"), or list a directory's entries (directories end with \"/\").",
-    `One call returns a page of at most ${MAX_PAGE_LINES.toLocaleString("en-US")} lines or ${MAX_PAGE_BYTES / 1024} KB; lines longer than ${MAX_LINE_CHARS.toLocaleString("en-US")} characters are cut.`,
+    `One call returns a page of at most ${groupDigits(MAX_PAGE_LINES)} lines or ${MAX_PAGE_BYTES / 1024} KB; lines longer than ${groupDigits(MAX_LINE_CHARS)} characters are cut.`,
     "When more remains, the page ends with a cursor: call read_file with {\"cursor\": \"<id>\"} alone to continue exactly where it stopped.",
     "To start elsewhere, give offset (1-based line); to read only part, give limit (number of lines).",
     "Paths are relative to the project directory.",
