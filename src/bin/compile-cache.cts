@@ -2,20 +2,28 @@
 // first skips parsing and compiling ~1 MB of JavaScript: on Node 20, which has no compile cache of
 // its own, that was the largest part of hel's start-up. Contract:
 // - A cache is used only for the exact file it was made from: its size, modification time and inode
-//   are in the cache's first line (the way Python trusts a .pyc), with a digest of the data, and the
-//   directory is per Node version and architecture. V8 itself rejects a cache made under other flags.
+//   are in the cache's first line (the way Python trusts a .pyc), and the directory is per Node
+//   version and architecture. V8 itself rejects a cache made under other flags, and (under the flag
+//   set below) one whose checksum does not match its data.
 // - Anything else (no cache, a stale, damaged or rejected one) means compiling from source; the fresh
 //   cache is written when the process exits, after the run has compiled what it uses, atomically
 //   (temporary file, rename) so a concurrent hel never reads half of one.
 // - The cache lives in the user's own cache directory (mode 700): V8 runs what it holds, so it must
 //   not be somewhere another user can write. NODE_DISABLE_COMPILE_CACHE turns it off, as for Node's.
 // - Failing to read or write the cache is never an error: hel runs the same, only slower.
-import { createHash } from "node:crypto";
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+
+// Release builds of V8 check only a cache's version, flags and source length before running what it
+// holds, so a cache damaged on disk would run. Under this flag V8 writes a checksum into every cache
+// and rejects one that does not match: the check costs a fraction of a millisecond, where a digest
+// of our own meant loading node:crypto (~5 ms) on every start. Being a flag, it is also part of the
+// flags V8 requires a cache to have been made with, so a cache made without it is never used.
+setFlagsFromString("--verify-snapshot-checksum");
 
 /** Where the caches of this Node version go, or null when caching is off or there is no home. */
 export function cacheDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home: string): string | null {
@@ -27,29 +35,21 @@ export function cacheDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
   return base ? join(base, "hel", `node-${process.version}-${process.arch}`) : null;
 }
 
-/** The identity of one version of a file, which its cache's first line must start with. */
+/** The identity of one version of a file: a cache file's first line. */
 function fileKey(stat: { size: bigint; mtimeNs: bigint; ino: bigint }): string {
-  return `hel-code-cache 1 ${stat.size} ${stat.mtimeNs} ${stat.ino}`;
+  return `hel-code-cache 2 ${stat.size} ${stat.mtimeNs} ${stat.ino}`;
 }
 
-const digest = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
-
-/** A cache file: the key and the data's digest on the first line, then V8's data. */
+/** A cache file: the key on the first line, then V8's data. */
 function cacheFileBytes(key: string, data: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`${key} ${digest(data)}\n`, "latin1"), data]);
+  return Buffer.concat([Buffer.from(`${key}\n`, "latin1"), data]);
 }
 
-/**
- * The V8 data of a cache file made for `key`, or null. The digest is checked because V8 checks
- * only its version, flags and the source's length before running what the data holds: a cache
- * damaged on disk must be dropped, not run.
- */
+/** The V8 data of a cache file made for `key`, or null. */
 function cachedDataFor(file: Buffer, key: string): Buffer | null {
   const end = file.indexOf(0x0a);
-  if (end === -1) return null;
-  const head = file.toString("latin1", 0, end);
-  const data = file.subarray(end + 1);
-  return head === `${key} ${digest(data)}` ? data : null;
+  if (end === -1 || file.toString("latin1", 0, end) !== key) return null;
+  return file.subarray(end + 1);
 }
 
 /**
