@@ -1,7 +1,6 @@
 // Runs hel's main job: one conversation, fed by a one-shot prompt, stdin lines, or the interactive
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
-import { createInterface } from "node:readline";
 import { realpath, stat } from "node:fs/promises";
 import type { AgentEvent, ExitReason } from "../agent/events.js";
 import { runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
@@ -124,9 +123,8 @@ export async function runHel(options: RunOptions): Promise<number> {
       const { runInteractive } = await import("./interactive.js");
       await runInteractive({ instruct, stop: renderer.stop });
     } else {
-      const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-      for await (const line of lines) {
-        if (!line.trim()) continue;
+      const { stdinInstructions } = await import("./stdin-lines.js");
+      for await (const line of stdinInstructions(process.stdin)) {
         const { outcome, stopped } = await withSignals((signal) => instruct(line, signal));
         if (outcome.exitReason !== "completed" || stopped) {
           worst = stopped ? "aborted" : outcome.exitReason;
