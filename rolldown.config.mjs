@@ -7,8 +7,9 @@
 //   loads neither.
 // - ASCII only and without comments: V8 keeps a source with any other character as two bytes per
 //   character, and the source must be read and kept whole even when the cache is used.
-// - undici is its slim entry (build/undici-slim.cjs), and the SDK's `new Headers()` gets undici's
-//   class, so Node's own copy of undici is never loaded.
+// - undici is its slim entry (build/undici-slim.cjs): an Agent and its request API, without fetch.
+//   The SDK's global `Headers` is hel's class (src/model/http-headers.ts), so Node's own copy of
+//   undici is never loaded, and the SDK is told there is no global ReadableStream (see `define`).
 // - Built-in modules that dependencies load at start-up for paths hel never or rarely takes are
 //   left out or loaded on first use (see DEFERRED_BUILTINS): loading them cost ~25 ms of every run.
 import { builtinModules } from "node:module";
@@ -16,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "rolldown";
 
 const undiciSlim = fileURLToPath(new URL("./build/undici-slim.cjs", import.meta.url));
+const httpHeaders = fileURLToPath(new URL("./dist/model/http-headers.js", import.meta.url));
 
 // A module that loads the built-in one on first use: for imports that are only used inside
 // functions hel rarely or never calls.
@@ -36,12 +38,6 @@ const DEFERRED_BUILTINS = [
     builtin: "node:child_process",
     importers: [/[\\/]commander[\\/]lib[\\/]command\.js$/],
     code: onFirstUse("node:child_process"),
-  },
-  {
-    // fetch inflates only a compressed response body.
-    builtin: "node:zlib",
-    importers: [undiciFile("web/fetch/index.js"), undiciFile("web/fetch/util.js")],
-    code: onFirstUse("node:zlib"),
   },
 ];
 
@@ -69,7 +65,13 @@ export default defineConfig({
   platform: "node",
   plugins: [deferBuiltins],
   resolve: { alias: { undici: undiciSlim } },
-  transform: { inject: { Headers: [undiciSlim, "Headers"] } },
+  transform: {
+    inject: { Headers: [httpHeaders, "HttpHeaders"] },
+    // The SDK checks every request body for a web ReadableStream. hel sends bytes and reads answers
+    // as async iterables, so those paths are never taken, and looking up the global would load
+    // Node's web streams (~5 ms and 2 MB of every start-up).
+    define: { "globalThis.ReadableStream": "undefined" },
+  },
   output: {
     dir: "dist/bundle",
     format: "cjs",

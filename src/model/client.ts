@@ -1,17 +1,20 @@
 // The model client: sends one chat-completions request to DeepSeek (or the simulator) through the
 // openai SDK, streams the answer, and retries what is worth retrying (see retry.ts).
 //
-// The SDK's own retries are off so that one policy decides. HTTP goes through an undici Agent whose
-// body timeout is the stream's idle limit: any bytes, keep-alive comments included, reset it, so a
-// queued request survives but a stream that sends nothing at all for 5 minutes is abandoned.
+// The SDK's own retries are off so that one policy decides. HTTP goes through an undici Agent (by
+// dispatcher-fetch.ts, not undici's fetch) whose body timeout is the stream's idle limit: any bytes,
+// keep-alive comments included, reset it, so a queued request survives but a stream that sends
+// nothing at all for 5 minutes is abandoned.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { Stream } from "openai/streaming";
-import { Agent, fetch as undiciFetch } from "undici";
+import { Agent } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
+import { dispatcherFetch } from "./dispatcher-fetch.js";
 import { connectionError, ModelError, statusError } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
 import { requestBytes } from "../wire/serialize.js";
+import { monotonicMs } from "../clock.js";
 
 export interface ModelClientOptions {
   baseURL: string;
@@ -59,8 +62,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     apiKey: options.apiKey,
     maxRetries: 0,
     timeout: HEADERS_TIMEOUT_MS,
-    fetch: undiciFetch as unknown as typeof fetch,
-    fetchOptions: { dispatcher } as object,
+    fetch: dispatcherFetch(dispatcher) as unknown as typeof fetch,
   });
   const sleep = options.sleep ?? abortableSleep;
   const baseMs = options.retryBaseMs ?? 1000;
@@ -70,6 +72,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     try {
       // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
       // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as sent.
+      // They are a view of serialize's one buffer, sent uncopied: safe because a run's requests are
+      // sequential, each answered (or its socket destroyed) before the next body is serialized.
       const stream = await sdk.post<Stream<ChunkLike>>("/chat/completions", {
         body: requestBytes(body),
         headers: { "content-type": "application/json" },
@@ -97,13 +101,13 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   return {
     baseURL: options.baseURL,
     async complete(body, signal, handlers = {}) {
-      const started = performance.now();
+      const started = monotonicMs();
       for (let attempt = 1; ; attempt++) {
         handlers.onAttempt?.(attempt);
         const outcome = await attemptOnce(body, signal, handlers);
         if (outcome.result) {
           const { message, finishReason, usage } = outcome.result;
-          return { message, finishReason, usage, status: 200, durationMs: performance.now() - started, attempts: attempt };
+          return { message, finishReason, usage, status: 200, durationMs: monotonicMs() - started, attempts: attempt };
         }
         const failure = outcome.failure;
         const delay = retryDelay(failure, attempt, baseMs);

@@ -8,6 +8,7 @@ import { addUsage, emptyTotals, hitRatio, sumTotals, type UsageTotals } from "..
 import type { ChatRequest } from "../wire/messages.js";
 import { requestBytes } from "../wire/serialize.js";
 import type { RecordJson } from "./schema.js";
+import { monotonicMs } from "../clock.js";
 
 interface PendingRequest {
   body: ChatRequest;
@@ -49,7 +50,7 @@ export class Recorder {
         if (event.agent === "parent") this.currentInstruction = event.instruction;
         break;
       case "request":
-        this.pending.set(key, { body: event.body, sentAt: performance.now() });
+        this.pending.set(key, { body: event.body, sentAt: monotonicMs() });
         break;
       case "retry":
         this.writeRequest(event, key, { status: event.status, error: event.reason });
@@ -121,7 +122,7 @@ export class Recorder {
       ...(event.delegation !== undefined ? { delegation: event.delegation } : {}),
       ...outcome,
       hit_ratio: usage ? Number(hitRatio(usage).toFixed(4)) : null,
-      duration_ms: Math.round(performance.now() - pending.sentAt),
+      duration_ms: Math.round(monotonicMs() - pending.sentAt),
     };
     // The body's JSON comes from the per-message cache instead of being serialized again.
     const head = Buffer.from(`${JSON.stringify(line).slice(0, -1)},"body":`);
