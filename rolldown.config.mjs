@@ -18,6 +18,8 @@ import { defineConfig } from "rolldown";
 
 const undiciSlim = fileURLToPath(new URL("./build/undici-slim.cjs", import.meta.url));
 const httpHeaders = fileURLToPath(new URL("./dist/model/http-headers.js", import.meta.url));
+// hel's own modules, as tsc wrote them.
+const helModule = new RegExp(`^${fileURLToPath(new URL("./dist/", import.meta.url)).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*\\.js$`);
 
 // A module that loads the built-in one on first use: for imports that are only used inside
 // functions hel rarely or never calls.
@@ -32,6 +34,13 @@ const DEFERRED_BUILTINS = [
     builtin: "node:http2",
     importers: [undiciFile("dispatcher/client-h2.js")],
     code: "module.exports = { constants: {} };",
+  },
+  {
+    // hel's own uses of crypto (ids and unique file names) all come after the first answer; the
+    // static imports would load it (~5 ms) before the first request.
+    builtin: "node:crypto",
+    importers: [helModule],
+    code: onFirstUse("node:crypto"),
   },
   {
     // commander spawns processes only for executable subcommands, which hel has none of.

@@ -76,7 +76,10 @@ export async function runHel(options: RunOptions): Promise<number> {
     const toolContext = {
       projectDir,
       access: options.access,
-      sessionDir: active.dir,
+      // Read when a tool runs: a new session's directory (and id) is made only when first needed.
+      get sessionDir() {
+        return active.dir;
+      },
       cursors: active.cursors,
       secrets: [apiKey],
       claimSessionDir: () => active.claim(),

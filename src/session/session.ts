@@ -53,8 +53,7 @@ export interface ActiveSession {
 export async function startSession(options: StartOptions): Promise<ActiveSession> {
   const { projectDir } = options;
   if (!options.resume && !options.continueLatest) {
-    const id = newSessionId();
-    return new Session(options, id, [{ role: "system", content: options.systemPrompt }], null, null);
+    return new Session(options, null, [{ role: "system", content: options.systemPrompt }], null, null);
   }
   return withStoreLock(projectDir, async () => {
     const id = options.resume ? await resolveSessionId(projectDir, options.resume) : await latestSessionId(projectDir);
@@ -73,7 +72,6 @@ function withSystemPrompt(messages: readonly Message[], systemPrompt: string): M
 }
 
 class Session implements ActiveSession {
-  readonly dir: string;
   readonly messages: Message[];
   readonly cursors: CursorStore;
   childCount: number;
@@ -85,15 +83,17 @@ class Session implements ActiveSession {
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
   private lostWarned = false;
+  #id: string | null;
 
+  /** `id` null: a new session, whose id is made when first asked for (see `id`). */
   constructor(
     private readonly options: StartOptions,
-    readonly id: string,
+    id: string | null,
     messages: Message[],
     private readonly stored: Snapshot | null,
     private lease: Lease | null,
   ) {
-    this.dir = sessionPaths(options.projectDir, id).dir;
+    this.#id = id;
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
     this.childCount = stored?.children ?? 0;
@@ -102,6 +102,16 @@ class Session implements ActiveSession {
     this.usage = stored?.usage ?? emptyTotals();
     this.createdAt = stored?.created_at ?? new Date().toISOString();
     lease?.onLost(() => this.warnLost());
+  }
+
+  // A new session's id is made on first use (the first save, spill or record), not at start:
+  // making it loads node:crypto, which the first request need not wait for.
+  get id(): string {
+    return (this.#id ??= newSessionId());
+  }
+
+  get dir(): string {
+    return sessionPaths(this.options.projectDir, this.id).dir;
   }
 
   setTools(tools: ToolDefinition[]): void {
