@@ -58,7 +58,7 @@ function harnessSection(sizes: HarnessSize[]): Section {
       value: median(s.wire),
       unit: "ms",
       ...(target ? { target } : {}),
-      note: `SDK+fetch ${fmt(median(s.sdk), 2)} + undici send ${fmt(median(s.send), 2)} ms; CPU ${fmt(median(s.wireCpu), 2)} ms`,
+      note: `SDK ${fmt(median(s.sdk), 2)} + undici send ${fmt(median(s.send), 2)} ms; CPU ${fmt(median(s.wireCpu), 2)} ms`,
       extra: { sdk_ms: median(s.sdk), send_ms: median(s.send), cpu_ms: median(s.wireCpu) },
     });
     rows.push({ key: `harness.whole.${s.messages}`, label: `${label}: last byte in → body sent`, value: median(s.whole), unit: "ms" });
@@ -69,7 +69,7 @@ function harnessSection(sizes: HarnessSize[]): Section {
     footnotes: [
       "In-process runTurn + real model client → simulator in its own process over HTTP; 5 bench_noop calls per turn, first turn per size discarded.",
       "loop = `response` event → next `request` event (hel's agent loop); body sent = undici request:bodySent (diagnostics_channel),",
-      "so it adds the openai SDK's JSON.stringify + fetch's Request (SDK+fetch, up to undici request:create) and undici's body encoding + socket",
+      "so it adds the openai SDK building the request and hel's fetch adapter (SDK, up to undici request:create) and undici's body encoding + socket",
       "write (send); last byte in = undici request:trailers. Target column: the brief's bound, applied to both readings at 1,000 messages.",
       "CPU = process.cpuUsage() over the same gap: what the gap costs when the machine is not shared.",
     ],
