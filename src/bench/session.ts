@@ -1,6 +1,8 @@
 // Session save and load at 100 KB, 1 MB, 10 MB and 50 MB, two fresh child processes per size, one
 // saving and one loading what it saved (see session-probe.ts for what is measured). Contract: each size gets its own temporary project
-// directory, deleted afterwards; fewer repetitions for the big sizes keep the bench short.
+// directory, deleted afterwards. 10 MB and 50 MB take the same number of repetitions: the first loads
+// in a process still grow the heap and warm the code, so a size with fewer repetitions would have its
+// median land nearer those and look slower per MB than it is.
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,7 +35,7 @@ export const SESSION_SIZES: readonly { label: string; bytes: number; reps: numbe
   { label: "100 KB", bytes: 100_000, reps: 15 },
   { label: "1 MB", bytes: 1_000_000, reps: 11 },
   { label: "10 MB", bytes: 10_000_000, reps: 7 },
-  { label: "50 MB", bytes: 50_000_000, reps: 3 },
+  { label: "50 MB", bytes: 50_000_000, reps: 7 },
 ];
 
 export async function measureSessions(options: { log: (line: string) => void }): Promise<SessionSize[]> {
