@@ -137,26 +137,17 @@ async function main(): Promise<number> {
   }
 
   await attempt("demo", "3. Whole run: the demo edit task", async (): Promise<Section | Section[]> => {
-    const r = await measureDemo({ runs: 5, liftoffRuns: 3, log });
+    const r = await measureDemo({ runs: 5, log });
     return {
       title: `3. Whole run: fixtures/demo edit task, policy "demo" (${r.requests} requests)`,
       rows: [
         { key: "demo.wall", label: "wall time, spawn → exit", value: median(r.wallMs), unit: "ms", note: `${r.wallMs.length} runs; CPU ${fmt(median(r.cpuMs), 0)} ms`, extra: { cpu_ms: median(r.cpuMs) } },
         { key: "demo.peak_rss", label: "peak RSS of the hel process", value: median(r.peakRssMb), unit: "MB", target: { kind: "under", limit: 100, unit: "MB" }, note: `max ${fmt(Math.max(...r.peakRssMb))} MB` },
-        {
-          key: "demo.peak_rss_liftoff_only",
-          label: "  diagnostic: same under node --liftoff-only",
-          value: median(r.liftoffPeakRssMb),
-          unit: "MB",
-          note: `${r.liftoffPeakRssMb.length} runs; the gap is V8 optimizing undici's llhttp wasm`,
-        },
       ],
       footnotes: [
         rssMethod() === "gnu-time"
           ? "Peak RSS: GNU /usr/bin/time -f %M (kernel ru_maxrss of the child); the wall time includes time(1)'s own exec (~1 ms)."
           : "Peak RSS: /proc/<pid>/status VmHWM polled every 1 ms (GNU time not found); may miss growth in the last millisecond.",
-        "--liftoff-only keeps WebAssembly on V8's baseline compiler; hel's only wasm is undici's HTTP parser (llhttp), so the",
-        "difference between the two peaks is the optimizing recompile of that parser, in a background thread after the first response.",
       ],
     };
   });

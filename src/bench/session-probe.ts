@@ -28,6 +28,9 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 async function measured<T>(op: () => Promise<T>): Promise<{ ms: number; cpuMs: number; peakMb: number }> {
   gc();
+  // gc() returns before its concurrent sweeping ends; timed at once, the operation would share the
+  // CPUs with the probe's own collection and be charged for it.
+  await new Promise((settled) => setTimeout(settled, 30));
   const canReset = resetPeakRss();
   const before = selfRss().rssMb;
   const c0 = process.cpuUsage();

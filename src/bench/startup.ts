@@ -125,39 +125,26 @@ export interface DemoResult {
   wallMs: number[];
   cpuMs: number[];
   peakRssMb: number[];
-  /**
-   * Peak RSS of the same run under `node --liftoff-only`: V8 then never recompiles WebAssembly with
-   * its optimizing tier. undici parses HTTP with llhttp compiled to wasm, and that recompilation is a
-   * burst of compiler memory; the difference between the two figures is what it costs.
-   */
-  liftoffPeakRssMb: number[];
   requests: number;
 }
 
 /** The demo task, each run on a fresh copy of fixtures/demo; a run that does not fix the typo is an error. */
-export async function measureDemo(options: { runs: number; liftoffRuns: number; log: (line: string) => void }): Promise<DemoResult> {
+export async function measureDemo(options: { runs: number; log: (line: string) => void }): Promise<DemoResult> {
   const sim = await startSimulator({ policy: "demo" });
   const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: sim.url };
-  const result: DemoResult = { wallMs: [], cpuMs: [], peakRssMb: [], liftoffPeakRssMb: [], requests: 0 };
+  const result: DemoResult = { wallMs: [], cpuMs: [], peakRssMb: [], requests: 0 };
   try {
-    // Runs 0..runs are the real measurement (0 only warms up); the rest are the --liftoff-only diagnosis.
-    for (let i = 0; i <= options.runs + options.liftoffRuns; i++) {
-      const liftoff = i > options.runs;
+    for (let i = 0; i <= options.runs; i++) {
       const project = await mkdtemp(join(tmpdir(), "hel-bench-demo-"));
       try {
         await cp(join(ROOT, "fixtures", "demo"), project, { recursive: true });
         const before = sim.requests.length;
-        const args = [...(liftoff ? ["--liftoff-only"] : []), CLI, "-C", project, DEMO_INSTRUCTION];
-        const run = await runChild(process.execPath, args, { env, resources: true });
+        const run = await runChild(process.execPath, [CLI, "-C", project, DEMO_INSTRUCTION], { env, resources: true });
         const fixed = (await readFile(join(project, "src", "greet.js"), "utf8")).includes("Hello,");
         if (run.code !== 0 || !fixed) throw new Error(`the demo task failed (exit ${run.code}, typo fixed: ${fixed}): ${run.stderr.trim()}`);
         result.requests = sim.requests.length - before;
         // The first run only warms the page cache.
         if (i === 0) continue;
-        if (liftoff) {
-          if (run.peakRssMb !== null) result.liftoffPeakRssMb.push(run.peakRssMb);
-          continue;
-        }
         result.wallMs.push(run.wallMs);
         if (run.peakRssMb !== null) result.peakRssMb.push(run.peakRssMb);
         if (run.cpuMs !== null) result.cpuMs.push(run.cpuMs);
@@ -165,7 +152,7 @@ export async function measureDemo(options: { runs: number; liftoffRuns: number; 
         await rm(project, { recursive: true, force: true });
       }
     }
-    options.log(`demo: ${options.runs} runs (+${options.liftoffRuns} with --liftoff-only), ${result.requests} requests each`);
+    options.log(`demo: ${options.runs} runs, ${result.requests} requests each`);
   } finally {
     await sim.close();
   }
