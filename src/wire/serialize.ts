@@ -36,8 +36,8 @@ function toolsJson(tools: readonly ToolDefinition[]): string {
 
 /**
  * The body as UTF-8 bytes: a view of a buffer reused by the next call. hel has one model request in
- * flight per process (a parent waits for its child), and fetch copies the bytes when it is called,
- * so the view is never overwritten while in use.
+ * flight per process (a parent waits for its child), and each is answered, or its socket destroyed,
+ * before the next body is serialized, so the view is never overwritten while in use.
  */
 export function requestBytes(body: ChatRequest): Buffer {
   const skeleton = JSON.stringify({ ...body, messages: MESSAGES_MARK, ...(body.tools ? { tools: TOOLS_MARK } : {}) });
