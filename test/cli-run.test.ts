@@ -266,4 +266,58 @@ describe("HTTP", () => {
       await new Promise((done) => gzipping.close(done));
     }
   });
+
+  it("follows a redirect with the request intact, and never takes the key to another origin", async () => {
+    sim = await startSimulator({ script: [{ content: "Redirected, and answered." }] });
+    const upstream = new URL(sim.url);
+    // Another origin (another port) that records what reaches it.
+    const elsewhere: { authorization: string | undefined; body: string }[] = [];
+    const other = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", () => {
+        elsewhere.push({ authorization: req.headers.authorization, body });
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "no key here" } }));
+      });
+    });
+    // /same/... redirects within this origin to /final/..., which forwards to the simulator;
+    // /other/... redirects to the other origin.
+    const gateway = createServer((req, res) => {
+      const [, route, rest] = /^\/(same|final|other)(\/.*)$/.exec(req.url!)!;
+      if (route === "final") {
+        const up = request({ host: upstream.hostname, port: upstream.port, path: rest, method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        req.pipe(up);
+        return;
+      }
+      res.writeHead(307, { location: route === "same" ? `/final${rest}` : `http://127.0.0.1:${(other.address() as AddressInfo).port}${rest}` });
+      res.end();
+    });
+    await Promise.all([other, gateway].map((server) => new Promise<void>((done) => server.listen(0, "127.0.0.1", done))));
+    try {
+      const project = await tempProject();
+      const base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+      const same = await runHel({ args: ["-C", project, "hi"], baseUrl: `${base}/same` });
+      expect(same.stdout).toBe("Redirected, and answered.\n");
+      expect(same.code).toBe(0);
+      expect(sim.requests).toHaveLength(1);
+      expect(sim.requests[0]!.headers.authorization).toBe("Bearer sk-test");
+      expect(bodies()[0]!.messages.at(-1)).toEqual({ role: "user", content: "hi" });
+
+      const away = await runHel({ args: ["-C", project, "hi"], baseUrl: `${base}/other` });
+      expect(elsewhere).toHaveLength(1);
+      expect(elsewhere[0]!.authorization).toBeUndefined();
+      expect(JSON.parse(elsewhere[0]!.body)).toMatchObject({ messages: [{ role: "system" }, { role: "user", content: "hi" }] });
+      expect(away.stderr).toMatch(/hel: DeepSeek rejected the API key \(401\)/);
+      expect(away.code).toBe(1);
+    } finally {
+      for (const server of [other, gateway]) {
+        server.closeAllConnections();
+        await new Promise((done) => server.close(done));
+      }
+    }
+  });
 });

@@ -7,7 +7,7 @@
 // nothing at all for 5 minutes is abandoned.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { Stream } from "openai/streaming";
-import { Agent } from "undici";
+import { Agent, interceptors } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
 import { dispatcherFetch } from "./dispatcher-fetch.js";
 import { connectionError, ModelError, statusError } from "./errors.js";
@@ -56,7 +56,10 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
   // HTTP/1.1 only (allowH2 off, undici's default, spelled out): the bundle leaves undici's HTTP/2
   // client out (rolldown.config.mjs), and one streamed answer at a time gains nothing from it.
-  const dispatcher = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, connectTimeout: 30_000, allowH2: false });
+  const agent = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, connectTimeout: 30_000, allowH2: false });
+  // Redirects are followed as fetch follows them (a gateway in front of the API may send a 307);
+  // undici drops the Authorization header when one leads to another origin, so the key stays home.
+  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   const sdk = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey,
@@ -119,7 +122,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       }
     },
     // At exit nothing in flight is worth waiting for: an aborted request may still hold its socket.
-    close: () => dispatcher.destroy(),
+    close: () => agent.destroy(),
   };
 }
 
