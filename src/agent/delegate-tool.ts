@@ -2,7 +2,7 @@
 // answer as the tool result. The child gets the parent's model, system prompt, tool list (this tool
 // included, so the cached prefix is shared), project directory, access and its own step budget;
 // its own call to delegate_task is refused (depth limit 1).
-import { z } from "zod";
+import { z } from "../zod.js";
 import { ToolError, type Tool } from "../tools/types.js";
 import type { Message } from "../wire/messages.js";
 import { childMessages, delegateDescription, type DelegateMode } from "./child-messages.js";

@@ -1,7 +1,7 @@
 // The meter: the real input tokens of the last request and how many messages it sent, so the size of
 // the next request can be told without a tokenizer — measured for the part already sent, estimated for
 // the messages added since. Saved with the session; compaction decisions will read it.
-import { z } from "zod";
+import { z } from "../zod.js";
 import type { Message } from "../wire/messages.js";
 import { messageJson } from "../wire/serialize.js";
 

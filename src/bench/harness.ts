@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
+import { z } from "../zod.js";
 import type { AgentEvent } from "../agent/events.js";
 import { runTurn, type AgentRun } from "../agent/loop.js";
 import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";

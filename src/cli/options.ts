@@ -2,7 +2,7 @@
 // These flag names are a contract with scripts and evals: add to them, never rename them.
 import { Command, Option } from "commander";
 import { resolve } from "node:path";
-import { z } from "zod";
+import { z } from "../zod.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";

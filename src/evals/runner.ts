@@ -12,7 +12,7 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { z } from "zod";
+import { z } from "../zod.js";
 import { HEL_BIN, PROJECT_ROOT } from "../hel-bin.js";
 import { startSimulator, type SimOptions } from "../sim/index.js";
 import { runJudges, type Verdict } from "./judges.js";

@@ -1,6 +1,6 @@
 // The files `--record <dir>` writes (design §1), defined once: the recorder writes these shapes and
 // evals read them back with the same schemas.
-import { z } from "zod";
+import { z } from "../zod.js";
 import { EXIT_REASONS } from "../agent/events.js";
 import { UsageTotalsSchema } from "../session/snapshot.js";
 import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";

@@ -1,6 +1,6 @@
 // `children/<n>.json`: one subagent's transcript, saved atomically beside its parent's snapshot and
 // read back by `hel sessions show`. One schema for writing and reading.
-import { z } from "zod";
+import { z } from "../zod.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { EXIT_REASONS } from "../agent/events.js";
 import { MessageSchema } from "../wire/messages.js";

@@ -3,7 +3,7 @@
 // conversation is here; the API key never is. Key order in the schema is the order on disk: the
 // small header fields come first so a person opening the file sees them before the messages.
 import { isAbsolute } from "node:path";
-import { z } from "zod";
+import { z } from "../zod.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";

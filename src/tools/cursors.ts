@@ -2,7 +2,7 @@
 // byte-exact. The state lives in the process and is saved with the session, so a resumed session
 // can continue a read it started; a cursor whose file changed since is refused.
 import { randomBytes } from "node:crypto";
-import { z } from "zod";
+import { z } from "../zod.js";
 
 export const CursorStateSchema = z.object({
   /** Path relative to the project directory, as the model gave it (normalised). */

@@ -6,7 +6,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "../zod.js";
 import type { CursorState } from "./cursors.js";
 import { formatSize, groupDigits, plural } from "./format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";

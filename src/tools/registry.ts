@@ -2,7 +2,7 @@
 // derived from the zod schemas and are byte-stable for the same tools, since DeepSeek's prefix cache
 // only hits on an identical prefix. Running a call never throws: every failure, from unparsable
 // arguments to EACCES, becomes an error result ("Error: …") the model can act on.
-import { z } from "zod";
+import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { formatSize } from "./format.js";
 import { readFileTool } from "./read-file.js";

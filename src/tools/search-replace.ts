@@ -4,7 +4,7 @@
 // the file's line ending while untouched lines keep theirs byte for byte. BOM and mode are kept.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "../zod.js";
 import { plural } from "./format.js";
 import { projectRelative, resolveToolPath } from "./paths.js";
 import { loadTextFile, saveTextFile } from "./text-file.js";

@@ -1,6 +1,6 @@
 // The chat-completions wire types hel sends to and reads from DeepSeek, defined once with zod.
 // Snapshots, records and the simulator all parse with these schemas; TypeScript types are inferred.
-import { z } from "zod";
+import { z } from "../zod.js";
 
 export const ToolCallSchema = z.object({
   id: z.string(),
