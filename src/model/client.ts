@@ -1,7 +1,7 @@
 // The model client: sends one chat-completions request to DeepSeek (or the simulator) through the
 // openai SDK, streams the answer, and retries what is worth retrying (see retry.ts).
 //
-// The SDK's own retries are off so that one policy decides. HTTP goes through an undici Agent (by
+// The SDK's own retries are off so that one policy decides. HTTP goes through an undici Agent (via
 // dispatcher-fetch.ts, not undici's fetch) whose body timeout is the stream's idle limit: any bytes,
 // keep-alive comments included, reset it, so a queued request survives but a stream that sends
 // nothing at all for 5 minutes is abandoned.
