@@ -476,6 +476,21 @@ describe("listing", () => {
     expect(list.find((s) => s.id === ID_A)?.in_use).toBe(false);
   });
 
+  it("-c and ls take a broken snapshot's time from its first line, and -c reads no further", async () => {
+    await saveSnapshot(project, makeSnapshot(project, ID_A, { updated_at: "2025-03-01T10:00:00.000Z" }));
+    // Written last, so its file is the newest, but its header says it is older; a message line is cut.
+    await saveSnapshot(project, makeSnapshot(project, ID_B, { updated_at: "2025-01-01T10:00:00.000Z" }));
+    const file = sessionPaths(project, ID_B).snapshot;
+    const lines = readFileSync(file, "utf8").split("\n");
+    writeFileSync(file, [lines[0], '{"role":"user","content":"cut sh', ...lines.slice(2)].join("\n"));
+    expect(statSync(file).mtimeMs).toBeGreaterThanOrEqual(statSync(sessionPaths(project, ID_A).snapshot).mtimeMs);
+    expect((await listSessions(project)).map((s) => [s.id, s.updated_at, s.error !== null])).toEqual([
+      [ID_A, "2025-03-01T10:00:00.000Z", false],
+      [ID_B, "2025-01-01T10:00:00.000Z", true],
+    ]);
+    expect(await latestSessionId(project)).toBe(ID_A);
+  });
+
   it("latest skips sessions that were never saved", async () => {
     await saveSnapshot(project, makeSnapshot(project, ID_A));
     mkdirSync(sessionPaths(project, ID_C).dir, { recursive: true });

@@ -95,6 +95,21 @@ const COMMA = 0x2c;
 const CR = 0x0d;
 
 /**
+ * The header object (with `messages: []`) of a snapshot's first line as encodeSnapshot writes it
+ * (`{...,"messages":[`, without its line break or a byte order mark), or null for any other line.
+ * Nothing is validated here.
+ */
+export function headerOfFirstLine(line: string): Record<string, unknown> | null {
+  if (!line.endsWith(MESSAGES_OPEN)) return null;
+  try {
+    const header: unknown = JSON.parse(`${line}${MESSAGES_CLOSE}`);
+    return typeof header === "object" && header !== null && !Array.isArray(header) ? (header as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The snapshot's header object (with `messages: []`) and its messages' raw values, read line by line
  * from the layout encodeSnapshot writes, or null when the bytes are laid out any other way (a file
  * edited by hand, say), for the caller to parse whole. Nothing is validated here.
@@ -115,10 +130,8 @@ export function splitSnapshot(bytes: Uint8Array): { header: Record<string, unkno
   const textEnd = (end: number, from: number): number => (end > from && buf[end - 1] === CR ? end - 1 : end);
   try {
     let end = lineEnd(bom);
-    const first = buf.toString("utf8", bom, textEnd(end, bom));
-    if (!first.endsWith(MESSAGES_OPEN)) return null;
-    const header: unknown = JSON.parse(`${first}${MESSAGES_CLOSE}`);
-    if (typeof header !== "object" || header === null || Array.isArray(header)) return null;
+    const header = headerOfFirstLine(buf.toString("utf8", bom, textEnd(end, bom)));
+    if (!header) return null;
     const messages: unknown[] = [];
     let pos = end + 1;
     for (;;) {
@@ -140,7 +153,7 @@ export function splitSnapshot(bytes: Uint8Array): { header: Record<string, unkno
     }
     // Only whitespace may follow.
     if (buf.toString("utf8", end).trim() !== "") return null;
-    return { header: header as Record<string, unknown>, messages };
+    return { header, messages };
   } catch {
     return null;
   }

@@ -12,7 +12,7 @@ import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { oneLine, SessionError } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
 import { ensureHelDir, isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
-import { encodeSnapshot, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
+import { encodeSnapshot, headerOfFirstLine, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
 
 export interface SaveOptions {
   /** The lease the caller holds; a lost lease means another process may own the session now. */
@@ -343,8 +343,6 @@ export interface SessionSummary {
 interface ListedSession extends SessionSummary {
   /** Ordering key: updated_at, or the file's mtime when the snapshot cannot say. */
   sortTime: number;
-  /** False for a directory whose first save never happened (or is happening now). */
-  saved: boolean;
 }
 
 async function summarize(projectDir: string, id: string): Promise<ListedSession> {
@@ -360,7 +358,6 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
     in_use,
     error: null,
     sortTime: 0,
-    saved: false,
   };
   let read: SnapshotBytes;
   try {
@@ -371,7 +368,6 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
     summary.sortTime = await stat(paths.dir).then((s) => s.mtimeMs, () => 0);
     return summary;
   }
-  summary.saved = true;
   try {
     const s = parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
     const users = s.messages.filter((m) => m.role === "user");
@@ -384,7 +380,7 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
   } catch (e) {
     summary.error = (e as Error).message;
     // A broken snapshot may still say when it was written; that keeps `ls` and `-c` in a sensible order.
-    const updated = rawUpdatedAt(read.bytes.toString("utf8"));
+    const updated = rawUpdatedAt(read.bytes);
     if (updated !== null) {
       summary.updated_at = updated;
       summary.sortTime = Date.parse(updated);
@@ -395,10 +391,21 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
   return summary;
 }
 
-function rawUpdatedAt(text: string): string | null {
+/** A raw header's updated_at, when it is a date. */
+function updatedAtOf(header: Record<string, unknown> | null): string | null {
+  const v = header?.updated_at;
+  return typeof v === "string" && !Number.isNaN(Date.parse(v)) ? v : null;
+}
+
+/** When a broken snapshot says it was written: from its first line as hel writes it, else from the whole file. */
+function rawUpdatedAt(bytes: Buffer): string | null {
+  const text = bytes.toString("utf8").replace(/^\ufeff/, "");
+  const end = text.indexOf("\n");
+  const fromHead = updatedAtOf(headerOfFirstLine((end === -1 ? text : text.slice(0, end)).replace(/\r$/, "")));
+  if (fromHead !== null) return fromHead;
   try {
-    const v = (JSON.parse(text) as { updated_at?: unknown }).updated_at;
-    return typeof v === "string" && !Number.isNaN(Date.parse(v)) ? v : null;
+    const whole: unknown = JSON.parse(text);
+    return typeof whole === "object" && whole !== null ? updatedAtOf(whole as Record<string, unknown>) : null;
   } catch {
     return null;
   }
@@ -413,16 +420,55 @@ async function listWithOrder(projectDir: string): Promise<ListedSession[]> {
 
 /** This project's sessions, newest first; broken ones carry an error note instead of failing the list. */
 export async function listSessions(projectDir: string): Promise<SessionSummary[]> {
-  return (await listWithOrder(projectDir)).map(({ sortTime: _, saved: __, ...summary }) => summary);
+  return (await listWithOrder(projectDir)).map(({ sortTime: _, ...summary }) => summary);
 }
 
 /**
- * The most recently updated session, for `hel -c`; null when there is none. A newest session whose
- * snapshot is broken is still chosen, so resuming it fails loudly instead of silently continuing an
- * older one. Sessions never saved (no snapshot.json) are not candidates.
+ * The most recently updated session, for `hel -c`; null when there is none. In the order `hel
+ * sessions ls` shows, but from each snapshot's first line (its header, with updated_at) rather than
+ * a load of every session: choosing must not cost as much as resuming them all. A newest session
+ * whose snapshot is broken is still chosen, so resuming it fails loudly instead of silently
+ * continuing an older one. Sessions never saved (no readable snapshot.json) are not candidates.
  */
 export async function latestSessionId(projectDir: string): Promise<string | null> {
-  return (await listWithOrder(projectDir)).find((s) => s.saved)?.id ?? null;
+  let latest: { id: string; time: number } | null = null;
+  for (const id of await sessionIds(projectDir)) {
+    const time = await lastWritten(projectDir, id);
+    if (time !== null && (!latest || time > latest.time || (time === latest.time && id < latest.id))) latest = { id, time };
+  }
+  return latest?.id ?? null;
+}
+
+/** A saved session's place in the `ls` order (see summarize), or null when it has no readable snapshot. */
+async function lastWritten(projectDir: string, id: string): Promise<number | null> {
+  let line: string;
+  try {
+    line = await firstLine(sessionPaths(projectDir, id).snapshot);
+  } catch {
+    return null;
+  }
+  const updated = updatedAtOf(headerOfFirstLine(line));
+  // Another layout, or a header that cannot say: the whole summary decides, as for `ls`.
+  return updated !== null ? Date.parse(updated) : (await summarize(projectDir, id)).sortTime;
+}
+
+/** A file's first line, without its line break or a byte order mark, read no further than it ends. */
+async function firstLine(file: string): Promise<string> {
+  const handle = await open(file, "r");
+  try {
+    const parts: Buffer[] = [];
+    for (let at = 0; ; ) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
+      const end = chunk.subarray(0, bytesRead).indexOf(0x0a);
+      parts.push(chunk.subarray(0, end === -1 ? bytesRead : end));
+      at += bytesRead;
+      if (bytesRead === 0 || end !== -1) break;
+    }
+    return Buffer.concat(parts).toString("utf8").replace(/^\ufeff/, "").replace(/\r$/, "");
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
