@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../src/sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
+import { saveSnapshot } from "../src/session/store.js";
 import { collect, HEL, helEnv, runHel, tempProject } from "./support/hel.js";
+import { makeSnapshot } from "./helpers/session-fixtures.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -377,5 +379,25 @@ describe("hel sessions", () => {
     expect(existsSync(join(project, ".hel", "sessions", id))).toBe(false);
     expect(existsSync(join(project, ".hel", "sessions", otherId, "snapshot.json"))).toBe(true);
     expect(await readFile(join(project, "deploy", "api.yaml"), "utf8")).toMatch(/port: 8143/);
+  });
+});
+
+describe("output into a pipe", () => {
+  it("a reader that closes early ends nothing badly: no EPIPE, no stack, exit 0", async () => {
+    // 3,000 exchanges: a transcript of a few hundred KB, well over a pipe's 64 KB buffer.
+    const project = await tempProject();
+    const id = "0a1b2c3d-0000-4000-8000-000000000001";
+    const snapshot = makeSnapshot(project, id);
+    for (let i = 0; i < 3_000; i++) snapshot.messages.push({ role: "user", content: `instruction ${i}` }, { role: "assistant", content: `answer ${i}` });
+    await saveSnapshot(project, snapshot);
+    const child = spawn(process.execPath, [HEL, "-C", project, "sessions", "show", id], { env: helEnv(undefined), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    // Read one chunk, then go away, as `| head -1` does.
+    await new Promise<void>((done) => child.stdout.once("data", () => done()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 });

@@ -6,6 +6,15 @@ import { ExitNow, parseArgs } from "./options.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
+// A reader that goes away (`hel sessions show <id> | head`) is not an error: what it did not read is
+// dropped and the run goes on, so a turn still ends and is saved. Without this, Node throws EPIPE
+// from the write with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+  });
+}
+
 async function main(): Promise<number> {
   const invocation = parseArgs(process.argv.slice(2), process.env, version);
   if (invocation.kind === "sessions") {
