@@ -411,16 +411,13 @@ function rawUpdatedAt(bytes: Buffer): string | null {
   }
 }
 
-async function listWithOrder(projectDir: string): Promise<ListedSession[]> {
+/** This project's sessions, newest first; broken ones carry an error note instead of failing the list. */
+export async function listSessions(projectDir: string): Promise<SessionSummary[]> {
   const out: ListedSession[] = [];
   // One at a time: snapshots can be tens of megabytes, and reading them all at once would hold them all.
   for (const id of await sessionIds(projectDir)) out.push(await summarize(projectDir, id));
-  return out.sort((a, b) => b.sortTime - a.sortTime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/** This project's sessions, newest first; broken ones carry an error note instead of failing the list. */
-export async function listSessions(projectDir: string): Promise<SessionSummary[]> {
-  return (await listWithOrder(projectDir)).map(({ sortTime: _, ...summary }) => summary);
+  out.sort((a, b) => b.sortTime - a.sortTime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return out.map(({ sortTime: _, ...summary }) => summary);
 }
 
 /**
