@@ -7,9 +7,9 @@
 //   wire   `response` event → undici's request:bodySent: adds the SDK's serialization and the HTTP write
 //   whole  undici's request:trailers (last byte of the answer in) → request:bodySent: everything client-side
 // `sdk` (request event → undici's request:create: the openai SDK building the request, then hel's
-// fetch adapter handing it to undici) and `send` (request:create → request:bodySent: undici encoding the body and
-// writing it) split the part of `wire` that is not the loop; `wireCpu` is the process's CPU time over
-// the `wire` gap, which a machine shared with other work does not inflate.
+// fetch adapter handing it to undici) and `send` (request:create → request:bodySent: undici encoding
+// the body and writing it) split the part of `wire` that is not the loop; `wireCpu` is the process's
+// CPU time over the `wire` gap, which a machine shared with other work does not inflate.
 import { spawn, type ChildProcess } from "node:child_process";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { mkdtemp, rm } from "node:fs/promises";
