@@ -93,8 +93,9 @@ describe("save and load", () => {
     const text = readFileSync(snapshotFile(ID_A), "utf8");
     const { messages, ...header } = JSON.parse(text) as Snapshot;
     expect(splitSnapshot(Buffer.from(text))).toEqual({ header: { ...header, messages: [] }, messages });
-    // An editor's CRLF line ends are still hel's layout.
+    // An editor's CRLF line ends, or a byte order mark, are still hel's layout.
     expect(splitSnapshot(Buffer.from(text.replaceAll("\n", "\r\n")))).toEqual({ header: { ...header, messages: [] }, messages });
+    expect(splitSnapshot(Buffer.from(`\ufeff${text}`))).toEqual({ header: { ...header, messages: [] }, messages });
     // Pretty-printed, or all on one line: not the layout, so the store parses the file whole.
     for (const other of [JSON.stringify(JSON.parse(text), null, 2), JSON.stringify(JSON.parse(text))]) {
       expect(splitSnapshot(Buffer.from(other))).toBeNull();
@@ -482,7 +483,8 @@ describe("listing", () => {
     await saveSnapshot(project, makeSnapshot(project, ID_B, { updated_at: "2025-01-01T10:00:00.000Z" }));
     const file = sessionPaths(project, ID_B).snapshot;
     const lines = readFileSync(file, "utf8").split("\n");
-    writeFileSync(file, [lines[0], '{"role":"user","content":"cut sh', ...lines.slice(2)].join("\n"));
+    // Edited in an editor that adds a byte order mark and CRLF line ends, too.
+    writeFileSync(file, `\ufeff${[lines[0], '{"role":"user","content":"cut sh', ...lines.slice(2)].join("\r\n")}`);
     expect(statSync(file).mtimeMs).toBeGreaterThanOrEqual(statSync(sessionPaths(project, ID_A).snapshot).mtimeMs);
     expect((await listSessions(project)).map((s) => [s.id, s.updated_at, s.error !== null])).toEqual([
       [ID_A, "2025-03-01T10:00:00.000Z", false],

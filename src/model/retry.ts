@@ -1,10 +1,10 @@
 // When and how long to wait before retrying a failed model request. Pure: the client feeds it the
 // failure and the attempt number, it answers with a delay or "do not retry".
 //
-// Retried: 429, 500, 502, 503, 504, connection errors, and — when no answer had reached the user yet —
-// a stream that stayed silent and DeepSeek's `insufficient_system_resource` finish. Never retried: 400/401/402/422 (the
-// same request would fail the same way) and anything after the answer started streaming (a retry would
-// bill twice and could show the user two different answers).
+// Retried: 429, 500, 502, 503, 504, connection errors, and — when no answer had reached the user
+// yet — a stream that stayed silent and DeepSeek's `insufficient_system_resource` finish. Never
+// retried: 400/401/402/422 (the same request would fail the same way) and anything after the answer
+// started streaming (a retry would bill twice and could show the user two different answers).
 
 export const MAX_ATTEMPTS = 4;
 const CAP_MS = 30_000;

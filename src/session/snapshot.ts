@@ -40,7 +40,6 @@ export const UsageTotalsSchema = z.object({
   prompt_cache_miss_tokens: count,
 }) satisfies z.ZodType<UsageTotals>;
 
-
 const isoTime = z.iso.datetime({ offset: true });
 
 export const SnapshotSchema = z.object({
@@ -96,13 +95,14 @@ const CR = 0x0d;
 
 /**
  * The header object (with `messages: []`) of a snapshot's first line as encodeSnapshot writes it
- * (`{...,"messages":[`, without its line break or a byte order mark), or null for any other line.
- * Nothing is validated here.
+ * (`{...,"messages":[`; a byte order mark before it or a CR after it, as an editor may leave, are
+ * not part of it), or null for any other line. Nothing is validated here.
  */
 export function headerOfFirstLine(line: string): Record<string, unknown> | null {
-  if (!line.endsWith(MESSAGES_OPEN)) return null;
+  const text = line.replace(/^\ufeff/, "").replace(/\r$/, "");
+  if (!text.endsWith(MESSAGES_OPEN)) return null;
   try {
-    const header: unknown = JSON.parse(`${line}${MESSAGES_CLOSE}`);
+    const header: unknown = JSON.parse(`${text}${MESSAGES_CLOSE}`);
     return typeof header === "object" && header !== null && !Array.isArray(header) ? (header as Record<string, unknown>) : null;
   } catch {
     return null;
@@ -121,7 +121,6 @@ export function headerOfFirstLine(line: string): Record<string, unknown> | null 
  */
 export function splitSnapshot(bytes: Uint8Array): { header: Record<string, unknown>; messages: unknown[] } | null {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const bom = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   const lineEnd = (from: number): number => {
     const nl = buf.indexOf(NL, from);
     return nl === -1 ? buf.length : nl;
@@ -129,8 +128,8 @@ export function splitSnapshot(bytes: Uint8Array): { header: Record<string, unkno
   // A line's text without its line break (LF or CRLF).
   const textEnd = (end: number, from: number): number => (end > from && buf[end - 1] === CR ? end - 1 : end);
   try {
-    let end = lineEnd(bom);
-    const header = headerOfFirstLine(buf.toString("utf8", bom, textEnd(end, bom)));
+    let end = lineEnd(0);
+    const header = headerOfFirstLine(buf.toString("utf8", 0, end));
     if (!header) return null;
     const messages: unknown[] = [];
     let pos = end + 1;

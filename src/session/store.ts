@@ -237,7 +237,8 @@ function sameDirectory(a: string, b: string): boolean {
   }
 }
 
-/** Names the first few schema violations by their path in the file, e.g. "is missing messages[3].content". */
+// Messages a save or load has already checked: a message never changes once it is in the
+// conversation, so each is checked once.
 const validMessages = new WeakSet<object>();
 
 function firstInvalidMessage(messages: readonly unknown[]): { index: number; error: z.ZodError } | null {
@@ -251,7 +252,10 @@ function firstInvalidMessage(messages: readonly unknown[]): { index: number; err
   return null;
 }
 
-/** `input` is the value the error is about; `at` is where that value sits in the snapshot. */
+/**
+ * Names the first few schema violations by their path in the file, e.g. "is missing messages[3].content".
+ * `input` is the value the error is about; `at` is where that value sits in the snapshot.
+ */
 function describeIssues(error: z.ZodError, input: unknown, at: readonly PropertyKey[] = []): string {
   const parts = error.issues.slice(0, 3).map((issue) => {
     const where = formatPath([...at, ...issue.path]);
@@ -399,12 +403,12 @@ function updatedAtOf(header: Record<string, unknown> | null): string | null {
 
 /** When a broken snapshot says it was written: from its first line as hel writes it, else from the whole file. */
 function rawUpdatedAt(bytes: Buffer): string | null {
-  const text = bytes.toString("utf8").replace(/^\ufeff/, "");
+  const text = bytes.toString("utf8");
   const end = text.indexOf("\n");
-  const fromHead = updatedAtOf(headerOfFirstLine((end === -1 ? text : text.slice(0, end)).replace(/\r$/, "")));
+  const fromHead = updatedAtOf(headerOfFirstLine(end === -1 ? text : text.slice(0, end)));
   if (fromHead !== null) return fromHead;
   try {
-    const whole: unknown = JSON.parse(text);
+    const whole: unknown = JSON.parse(text.replace(/^\ufeff/, ""));
     return typeof whole === "object" && whole !== null ? updatedAtOf(whole as Record<string, unknown>) : null;
   } catch {
     return null;
@@ -449,7 +453,7 @@ async function lastWritten(projectDir: string, id: string): Promise<number | nul
   return updated !== null ? Date.parse(updated) : (await summarize(projectDir, id)).sortTime;
 }
 
-/** A file's first line, without its line break or a byte order mark, read no further than it ends. */
+/** A file's first line, without its line break, read no further than it ends. */
 async function firstLine(file: string): Promise<string> {
   const handle = await open(file, "r");
   try {
@@ -462,7 +466,7 @@ async function firstLine(file: string): Promise<string> {
       at += bytesRead;
       if (bytesRead === 0 || end !== -1) break;
     }
-    return Buffer.concat(parts).toString("utf8").replace(/^\ufeff/, "").replace(/\r$/, "");
+    return Buffer.concat(parts).toString("utf8");
   } finally {
     await handle.close();
   }
