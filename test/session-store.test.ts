@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
@@ -6,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../src/session/errors.js";
 import { acquireLease, withStoreLock } from "../src/session/lease.js";
 import { ensureHelDir, helDir, newSessionId, sessionPaths } from "../src/session/paths.js";
+import { ByteWriter } from "../src/wire/byte-writer.js";
+import { storedJson } from "../src/wire/stored-message.js";
 import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "../src/session/snapshot.js";
 import {
   findToolPairingError,
@@ -28,6 +31,15 @@ afterEach(() => cleanup());
 
 
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
+
+/** splitSnapshot's layout with each message's JSON parsed, to compare with what was saved. */
+function layoutOf(bytes: Buffer): { header: Record<string, unknown>; messages: unknown[] } | null {
+  const layout = splitSnapshot(bytes);
+  if (!layout) return null;
+  const messages: unknown[] = [];
+  for (let i = 0; i < layout.messages.length; i += 2) messages.push(JSON.parse(bytes.toString("utf8", layout.messages[i], layout.messages[i + 1])));
+  return { header: layout.header, messages };
+}
 
 describe("paths", () => {
   it("lay out .hel/sessions/<id>/ as design §1 Files says", () => {
@@ -74,16 +86,16 @@ describe("save and load", () => {
   it("encodes non-ASCII text and an empty conversation the way JSON.stringify does, plus line breaks", () => {
     const snapshot = makeSnapshot(project, ID_A);
     snapshot.messages.push({ role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end\nsecond line" });
-    const encode = ({ messages, ...header }: Snapshot) => encodeSnapshot(header, messages).toString("utf8");
+    const encode = ({ messages, ...header }: Snapshot) => Buffer.concat(encodeSnapshot(header, messages)).toString("utf8");
     // JSON.stringify never writes a raw line break, so every one in the file is the encoder's.
     expect(encode(snapshot).replaceAll("\n", "")).toBe(JSON.stringify(snapshot));
     expect(encode(snapshot).split("\n")).toHaveLength(snapshot.messages.length + 3);
     // Again, now from the per-message cache, into a buffer too small to start with.
     const { messages, ...header } = snapshot;
-    expect(encodeSnapshot(header, messages, Buffer.alloc(8)).toString("utf8")).toBe(encode(snapshot));
+    expect(Buffer.concat(encodeSnapshot(header, messages, new ByteWriter(Buffer.alloc(8)))).toString("utf8")).toBe(encode(snapshot));
     const empty = makeSnapshot(project, ID_A, { messages: [] });
     expect(encode(empty)).toBe(`${JSON.stringify(empty).slice(0, -2)}\n]}\n`);
-    expect(splitSnapshot(Buffer.from(encode(empty)))).toEqual({ header: { ...JSON.parse(JSON.stringify(empty)), messages: [] }, messages: [] });
+    expect(layoutOf(Buffer.from(encode(empty)))).toEqual({ header: { ...JSON.parse(JSON.stringify(empty)), messages: [] }, messages: [] });
   });
 
   it("reads hel's layout a line at a time, and any other layout of the same JSON whole", async () => {
@@ -92,22 +104,25 @@ describe("save and load", () => {
     await saveSnapshot(project, snapshot);
     const text = readFileSync(snapshotFile(ID_A), "utf8");
     const { messages, ...header } = JSON.parse(text) as Snapshot;
-    expect(splitSnapshot(Buffer.from(text))).toEqual({ header: { ...header, messages: [] }, messages });
+    expect(layoutOf(Buffer.from(text))).toEqual({ header: { ...header, messages: [] }, messages });
     // An editor's CRLF line ends, or a byte order mark, are still hel's layout.
-    expect(splitSnapshot(Buffer.from(text.replaceAll("\n", "\r\n")))).toEqual({ header: { ...header, messages: [] }, messages });
-    expect(splitSnapshot(Buffer.from(`\ufeff${text}`))).toEqual({ header: { ...header, messages: [] }, messages });
+    expect(layoutOf(Buffer.from(text.replaceAll("\n", "\r\n")))).toEqual({ header: { ...header, messages: [] }, messages });
+    expect(layoutOf(Buffer.from(`\ufeff${text}`))).toEqual({ header: { ...header, messages: [] }, messages });
     // Pretty-printed, or all on one line: not the layout, so the store parses the file whole.
     for (const other of [JSON.stringify(JSON.parse(text), null, 2), JSON.stringify(JSON.parse(text))]) {
       expect(splitSnapshot(Buffer.from(other))).toBeNull();
       writeFileSync(snapshotFile(ID_A), other);
       expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
     }
-    // Not JSON at all when read whole either: a trailing comma, text after the end, a cut line.
+    // Not JSON at all when read whole either: a trailing comma, text after the end, a line cut short
+    // (its comma kept). The first two are not the layout; the cut line is, and its message does not parse.
     const lines = text.split("\n");
-    const broken = [text.replace(/\n\]\}\n$/, ",\n]}\n"), `${text}x`, text.replace(lines[2]!, lines[2]!.slice(0, 20))];
-    for (const bad of broken) {
+    const cut = text.replace(lines[2]!, `${lines[2]!.slice(0, 20)},`);
+    for (const bad of [text.replace(/\n\]\}\n$/, ",\n]}\n"), `${text}x`, cut]) {
       expect(() => JSON.parse(bad)).toThrow();
-      expect(splitSnapshot(Buffer.from(bad))).toBeNull();
+      expect(splitSnapshot(Buffer.from(bad)) === null).toBe(bad !== cut);
+      writeFileSync(snapshotFile(ID_A), bad);
+      await expect(loadSnapshot(project, ID_A)).rejects.toThrow(/snapshot\.json is not valid JSON \(/);
     }
   });
 
@@ -118,6 +133,61 @@ describe("save and load", () => {
     expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
     writeFileSync(snapshotFile(ID_A), "\ufeff" + readFileSync(snapshotFile(ID_A), "utf8"));
     expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+  });
+
+  it("keeps loaded messages as the bytes it read, and the next save writes them from there unserialized", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, snapshot);
+    const file = readFileSync(snapshotFile(ID_A));
+    const loaded = await loadSnapshot(project, ID_A);
+    expect(loaded.messages.every((m) => storedJson(m) !== undefined)).toBe(true);
+    // The history is one piece, a view of the bytes the load read, between the header and the end.
+    const { messages, ...header } = loaded;
+    const pieces = encodeSnapshot(header, messages);
+    expect(pieces).toHaveLength(3);
+    expect(pieces[1]!.buffer).toBe(storedJson(messages[0]!)!.source.buffer);
+    expect(Buffer.concat(pieces).equals(file)).toBe(true);
+    // A new turn: the file is still exactly JSON.stringify of the snapshot, a message per line.
+    const next = { ...loaded, messages: [...loaded.messages, { role: "user", content: "next" } as const, { role: "assistant", content: "ok" } as const] };
+    await saveSnapshot(project, next);
+    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    expect(text.replaceAll("\n", "")).toBe(JSON.stringify(SnapshotSchema.parse({ ...snapshot, messages: [...snapshot.messages, ...next.messages.slice(-2)] })));
+    expect(text.split("\n")).toHaveLength(next.messages.length + 3);
+  });
+
+  it("rebuilds, rather than keeps, a message whose bytes say more than it holds, and a file that is not UTF-8", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, snapshot);
+    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    // A key the schema drops, added by hand: requests must not carry it.
+    writeFileSync(snapshotFile(ID_A), text.replace('{"role":"user",', '{"role":"user","name":"mallory",'));
+    const extra = await loadSnapshot(project, ID_A);
+    expect(extra).toEqual(snapshot);
+    const user = extra.messages.findIndex((m) => m.role === "user");
+    expect(storedJson(extra.messages[user]!)).toBeUndefined();
+    expect(storedJson(extra.messages[user + 1]!)).toBeDefined();
+    await saveSnapshot(project, extra);
+    expect(readFileSync(snapshotFile(ID_A), "utf8")).toBe(text);
+    // A byte that is not UTF-8 inside a message: it loads as U+FFFD, and is saved as that.
+    const bytes = Buffer.from(text.replace('"content":"', '"content":"\u0001'));
+    bytes[bytes.indexOf(0x01)] = 0xff;
+    writeFileSync(snapshotFile(ID_A), bytes);
+    const mangled = await loadSnapshot(project, ID_A);
+    expect(mangled.messages.some((m) => storedJson(m) !== undefined)).toBe(false);
+    expect(mangled.messages[0]!.content).toBe(`\ufffd${snapshot.messages[0]!.content}`);
+    await saveSnapshot(project, mangled);
+    expect(isUtf8(readFileSync(snapshotFile(ID_A)))).toBe(true);
+  });
+
+  it("saves a snapshot loaded with an editor's CRLF line ends in hel's own layout", async () => {
+    const snapshot = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, snapshot);
+    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    writeFileSync(snapshotFile(ID_A), text.replaceAll("\n", "\r\n"));
+    const loaded = await loadSnapshot(project, ID_A);
+    expect(loaded.messages.every((m) => storedJson(m) !== undefined)).toBe(true);
+    await saveSnapshot(project, loaded);
+    expect(readFileSync(snapshotFile(ID_A), "utf8")).toBe(text);
   });
 
   it("fills children with 0 when left out", async () => {
@@ -204,7 +274,8 @@ describe("a failed save never damages the previous snapshot", () => {
   it("disk full halfway through the write: one clear line, old snapshot intact, no temporary file left", async () => {
     await saveSnapshot(project, makeSnapshot(project, ID_A));
     const before = readFileSync(snapshotFile(ID_A));
-    const halfThenFull = async (file: FileHandle, data: Uint8Array) => {
+    const halfThenFull = async (file: FileHandle, pieces: readonly Uint8Array[]) => {
+      const data = Buffer.concat(pieces);
       await file.write(data, 0, data.byteLength >> 1);
       throw noSpace;
     };
@@ -224,8 +295,8 @@ describe("a failed save never damages the previous snapshot", () => {
   it("a writer that silently writes only part of the file (write-file-atomic 7's bug) is caught before the rename", async () => {
     await saveSnapshot(project, makeSnapshot(project, ID_A));
     const before = readFileSync(snapshotFile(ID_A));
-    const shortWrite = async (file: FileHandle, data: Uint8Array) => {
-      await file.write(data, 0, 100);
+    const shortWrite = async (file: FileHandle, pieces: readonly Uint8Array[]) => {
+      await file.write(Buffer.concat(pieces), 0, 100);
     };
     const err = await sessionError(() => saveSnapshot(project, makeSnapshot(project, ID_A), { writeData: shortWrite }));
     expect(err.message).toMatch(/^could not save session .*: the disk accepted only part of the file — free some space; the conversation is kept/);

@@ -2,6 +2,7 @@
 // The parent's messages are taken up to, not including, the assistant message that holds the
 // delegate call, filtered by mode, and followed by one user message: the role note, then the task.
 import type { Message } from "../wire/messages.js";
+import { toolCallsOf } from "../wire/stored-message.js";
 
 export const DELEGATE_MODES = ["full", "no-tools", "task-only"] as const;
 export type DelegateMode = (typeof DELEGATE_MODES)[number];
@@ -33,7 +34,7 @@ export function childMessages(parent: readonly Message[], mode: DelegateMode, ta
       case "full":
         return before;
       case "no-tools":
-        return before.filter((m) => m.role === "system" || m.role === "user" || (m.role === "assistant" && !m.tool_calls));
+        return before.filter((m) => m.role === "system" || m.role === "user" || (m.role === "assistant" && !toolCallsOf(m)));
       case "task-only":
         return before.filter((m) => m.role === "system");
     }

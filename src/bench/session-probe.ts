@@ -19,6 +19,7 @@ import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, ty
 import { findToolPairingError, loadSnapshot, saveSnapshot } from "../session/store.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import { MessageSchema } from "../wire/messages.js";
+import { ByteWriter } from "../wire/byte-writer.js";
 import { historyOfBytes } from "./history.js";
 import { resetPeakRss, selfRss } from "./procs.js";
 
@@ -95,8 +96,8 @@ async function save(bytes: number): Promise<object> {
   const parsedHeader = SnapshotHeaderSchema.parse(header);
   // One buffer for every encoding, as the store keeps one across saves. The messages' JSON is cached
   // after the first encoding, as in a running session where each request has already serialized them.
-  const into = Buffer.allocUnsafe(out.fileBytes + (out.fileBytes >> 3));
-  const bytesOnDisk = Buffer.from(encodeSnapshot(parsedHeader, parsedMessages, into));
+  const into = new ByteWriter(Buffer.allocUnsafe(out.fileBytes + (out.fileBytes >> 3)));
+  const bytesOnDisk = Buffer.concat(encodeSnapshot(parsedHeader, parsedMessages, into));
   out.steps = {
     save_validate_ms: await step(() => SnapshotHeaderSchema.safeParse(header)),
     save_pairing_ms: await step(() => findToolPairingError(parsedMessages)),
@@ -118,15 +119,21 @@ async function load(id: string): Promise<object> {
   }
   const file = sessionPaths(projectDir, id).snapshot;
   const bytes = await readFile(file);
-  const parts = splitSnapshot(bytes)!;
-  const { messages: _, ...header } = parts.header;
+  const layout = splitSnapshot(bytes)!;
+  const { messages: _, ...header } = layout.header;
+  // Decoding and JSON.parse, a message (a line) at a time, as the store reads hel's own layout.
+  const parseLines = (): unknown[] => {
+    const parsed: unknown[] = [];
+    for (let i = 0; i < layout.messages.length; i += 2) parsed.push(JSON.parse(bytes.toString("utf8", layout.messages[i], layout.messages[i + 1])));
+    return parsed;
+  };
+  const parsed = parseLines();
   out.steps = {
     load_read_ms: await step(() => readFile(file)),
-    // Decoding and JSON.parse, a message (a line) at a time, as the store reads hel's own layout.
-    load_split_parse_ms: await step(() => splitSnapshot(bytes)),
+    load_split_parse_ms: await step(() => parseLines()),
     load_validate_ms: await step(() => {
       SnapshotHeaderSchema.safeParse(header);
-      for (const m of parts.messages) MessageSchema.safeParse(m);
+      for (const m of parsed) MessageSchema.safeParse(m);
     }),
   };
   return out;

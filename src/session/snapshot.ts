@@ -11,7 +11,8 @@ import type { UsageTotals } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
-import { messageJson } from "../wire/serialize.js";
+import { writeMessage } from "../wire/serialize.js";
+import { storedJson, type StoredJson } from "../wire/stored-message.js";
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -67,24 +68,52 @@ export const SnapshotHeaderSchema = SnapshotSchema.omit({ messages: true });
 export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>;
 
 /**
- * The bytes of snapshot.json: JSON.stringify(snapshot) with `messages` last and each message on a
- * line of its own, so the file reads as one message per line and loads a message at a time
- * (splitSnapshot). Each message's JSON comes from the per-message cache the request serializer fills
- * (a message never changes once it is in the conversation), so a save writes the conversation's bytes
- * without serializing it again. The bytes go into `into` (grown when too small), so a caller can
- * reuse one buffer across saves; the result is a view of that buffer or of its grown replacement.
+ * The bytes of snapshot.json, in pieces to be written one after another: JSON.stringify(snapshot)
+ * with `messages` last and each message on a line of its own, so the file reads as one message per
+ * line and loads a message at a time (splitSnapshot). Each message's JSON comes from the per-message
+ * cache the request serializer fills (a message never changes once it is in the conversation), so a
+ * save does not serialize the conversation again. Messages a resume read from a snapshot, still in
+ * the order and layout they were read in, are not even copied: their pieces are views of the bytes
+ * the load read, so the first save after a resume writes the history straight from them. Everything
+ * else goes into `into`, which a caller may keep across saves (its `memory`, grown when too small).
  */
-export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: Buffer = Buffer.allocUnsafe(64 * 1024)): Buffer {
-  const out = new ByteWriter(into);
-  const put = (text: string) => out.put(text);
+export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: ByteWriter = new ByteWriter()): Buffer[] {
+  const pieces: Buffer[] = [];
+  let written = 0;
+  const flush = (): void => {
+    const { bytes, end } = into.since(written);
+    if (bytes.length > 0) pieces.push(bytes);
+    written = end;
+  };
+  // A run of stored messages that lie one after another in the same bytes, ",\n" between them.
+  let run: StoredJson | null = null;
+  const endRun = (): void => {
+    if (!run) return;
+    pieces.push(run.source.subarray(run.start, run.end));
+    run = null;
+  };
+  into.reset();
   const headJson = JSON.stringify(header);
-  put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}${MESSAGES_OPEN}\n`);
+  into.put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}${MESSAGES_OPEN}\n`);
   for (let i = 0; i < messages.length; i++) {
-    if (i > 0) put(",\n");
-    put(messageJson(messages[i]!));
+    const stored = storedJson(messages[i]!);
+    if (stored && run && stored.source === run.source && stored.start === run.end + 2 && run.source[run.end] === COMMA && run.source[run.end + 1] === NL) {
+      run.end = stored.end;
+      continue;
+    }
+    endRun();
+    if (i > 0) into.put(",\n");
+    if (stored) {
+      flush();
+      run = { source: stored.source, start: stored.start, end: stored.end };
+    } else {
+      writeMessage(into, messages[i]!);
+    }
   }
-  put(messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`);
-  return out.bytes();
+  endRun();
+  into.put(messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`);
+  flush();
+  return pieces;
 }
 
 const MESSAGES_OPEN = '"messages":[';
@@ -109,17 +138,23 @@ export function headerOfFirstLine(line: string): Record<string, unknown> | null 
   }
 }
 
+/** Where a snapshot's parts are in its bytes: the header object and each message's JSON. */
+export interface SnapshotLayout {
+  /** The header (with `messages: []`), parsed but not validated. */
+  header: Record<string, unknown>;
+  /** Start and end offsets of each message's JSON, two numbers per message, in order. */
+  messages: number[];
+}
+
 /**
- * The snapshot's header object (with `messages: []`) and its messages' raw values, read line by line
- * from the layout encodeSnapshot writes, or null when the bytes are laid out any other way (a file
- * edited by hand, say), for the caller to parse whole. Nothing is validated here.
- *
- * A message at a time because the whole file as one string would double the memory a load touches:
- * each line is decoded and parsed on its own and dropped, and `bytes` stays the only copy of the file.
+ * The layout encodeSnapshot writes, found line by line: the header on the first line, then a message
+ * per line, each but the last followed by a comma, then `]}`. Null when the bytes are laid out any
+ * other way (a file edited by hand, say), for the caller to parse whole. Only the header is parsed
+ * here; each message's line is the caller's to parse, so the file is never one string in memory.
  * JSON.stringify never writes a raw line break, so every line break in the file is one the encoder put
  * between messages.
  */
-export function splitSnapshot(bytes: Uint8Array): { header: Record<string, unknown>; messages: unknown[] } | null {
+export function splitSnapshot(bytes: Uint8Array): SnapshotLayout | null {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const lineEnd = (from: number): number => {
     const nl = buf.indexOf(NL, from);
@@ -127,33 +162,29 @@ export function splitSnapshot(bytes: Uint8Array): { header: Record<string, unkno
   };
   // A line's text without its line break (LF or CRLF).
   const textEnd = (end: number, from: number): number => (end > from && buf[end - 1] === CR ? end - 1 : end);
-  try {
-    let end = lineEnd(0);
-    const header = headerOfFirstLine(buf.toString("utf8", 0, end));
-    if (!header) return null;
-    const messages: unknown[] = [];
-    let pos = end + 1;
-    for (;;) {
-      if (pos >= buf.length) return null;
+  let end = lineEnd(0);
+  const header = headerOfFirstLine(buf.toString("utf8", 0, end));
+  if (!header) return null;
+  const messages: number[] = [];
+  let pos = end + 1;
+  for (;;) {
+    if (pos >= buf.length) return null;
+    end = lineEnd(pos);
+    let stop = textEnd(end, pos);
+    // No messages: `]}` is the second line.
+    if (messages.length === 0 && stop - pos === 2 && buf[pos] === 0x5d && buf[pos + 1] === 0x7d) break;
+    const more = buf[stop - 1] === COMMA;
+    if (more) stop--;
+    messages.push(pos, stop);
+    pos = end + 1;
+    if (!more) {
       end = lineEnd(pos);
-      let stop = textEnd(end, pos);
-      // No messages: `]}` is the second line.
-      if (messages.length === 0 && stop - pos === 2 && buf[pos] === 0x5d && buf[pos + 1] === 0x7d) break;
-      const more = buf[stop - 1] === COMMA;
-      if (more) stop--;
-      messages.push(JSON.parse(buf.toString("utf8", pos, stop)));
-      pos = end + 1;
-      if (!more) {
-        end = lineEnd(pos);
-        const closing = buf.toString("utf8", pos, textEnd(end, pos));
-        if (closing !== MESSAGES_CLOSE) return null;
-        break;
-      }
+      const closing = buf.toString("utf8", pos, textEnd(end, pos));
+      if (closing !== MESSAGES_CLOSE) return null;
+      break;
     }
-    // Only whitespace may follow.
-    if (buf.toString("utf8", end).trim() !== "") return null;
-    return { header, messages };
-  } catch {
-    return null;
   }
+  // Only whitespace may follow.
+  if (buf.toString("utf8", end).trim() !== "") return null;
+  return { header, messages };
 }

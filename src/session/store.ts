@@ -3,12 +3,15 @@
 // faithfully (another schema version, another session's or another directory's file, a tool call
 // without its result), with one line saying what is wrong and where. Deleting touches nothing but
 // the one session directory, and only while no process holds its lease.
+import { isUtf8 } from "node:buffer";
 import { realpathSync } from "node:fs";
 import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
+import { storedJson, storedMessage, toolCallsOf } from "../wire/stored-message.js";
 import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
+import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
 import { ensureHelDir, isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
@@ -55,12 +58,9 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   if (pairing) {
     throw new SessionError(`could not save session ${id}: ${pairing} — this is a bug in hel; ${KEPT}`, 1);
   }
-  // A resumed session's first save finds the buffer its load read into (readSnapshotBytes).
-  let buffer = spareBuffer ?? Buffer.allocUnsafe(256 * 1024);
+  const writer = new ByteWriter(spareBuffer ?? Buffer.allocUnsafe(256 * 1024));
   spareBuffer = null;
-  const data = encodeSnapshot(parsedHeader.data, messages, buffer);
-  // Grown while encoding: keep the larger one, with room for the next answer.
-  if (data.buffer !== buffer.buffer) buffer = Buffer.from(data.buffer, data.byteOffset, data.buffer.byteLength - data.byteOffset);
+  const data = encodeSnapshot(parsedHeader.data, messages, writer);
 
   const previous = saving.get(paths.snapshot) ?? Promise.resolve();
   const run = previous.then(async () => {
@@ -78,7 +78,8 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
     await run;
   } finally {
     if (saving.get(paths.snapshot) === settled) saving.delete(paths.snapshot);
-    keepSpare(buffer);
+    // Grown while encoding, it is the larger one, with room for the next answer.
+    keepSpare(writer.memory);
   }
 }
 
@@ -113,23 +114,30 @@ export async function loadSnapshot(projectDir: string, id: string): Promise<Snap
   } catch (e) {
     throw await readError(e, id, paths.dir, paths.snapshot);
   }
+  let holdsBytes = false;
   try {
-    return parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
+    const snapshot = parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
+    holdsBytes = snapshot.messages.some((m) => storedJson(m) !== undefined);
+    return snapshot;
   } finally {
-    keepSpare(read.buffer);
+    // Messages kept as bytes hold the buffer; it returns to the store once they are all gone.
+    if (holdsBytes) heldBuffers.register(read.bytes, read.buffer);
+    else keepSpare(read.buffer);
   }
 }
+
+const heldBuffers = new FinalizationRegistry<Buffer>(keepSpare);
 
 interface SnapshotBytes {
   /** The file's bytes: a view of `buffer`. */
   bytes: Buffer;
-  /** Given back to the store (keepSpare) once parsed: the next save encodes into it. */
+  /** Given back to the store (keepSpare) once nothing holds `bytes`: the next read or save uses it. */
   buffer: Buffer;
 }
 
 // The file is read into the store's one buffer, the one saves encode into: memory a process touches
-// for the first time is slow to fault in, and a resumed session saves a snapshot of about the size it
-// loaded after its first answer. Parsing copies what it keeps out of the buffer.
+// for the first time is slow to fault in. A loaded session's messages then stay in it as bytes (see
+// wire/stored-message.ts) until they are gone.
 async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
   const handle = await open(file, "r");
   try {
@@ -173,9 +181,7 @@ async function readError(e: unknown, id: string, dir: string, file: string): Pro
 function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: string): Snapshot {
   const broken = (what: string): SessionError =>
     new SessionError(`session ${id}: ${what} (${file}) — fix the file or delete the session with \`hel sessions rm ${id}\``, 2);
-  // The layout hel writes is read a message at a time; any other layout (a file edited by hand) whole.
-  let parts = splitSnapshot(bytes);
-  if (!parts) {
+  const wholeFile = (): { header: Record<string, unknown>; messages: unknown } => {
     let text = bytes.toString("utf8");
     // An editor may add a byte order mark; it is not part of the JSON.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -189,9 +195,11 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
       throw broken("snapshot.json is not a JSON object");
     }
     const { messages, ...header } = raw as Record<string, unknown>;
-    parts = { header, messages: messages as unknown[] };
-  }
-  const { header, messages } = parts;
+    return { header, messages };
+  };
+  // The layout hel writes is read a message at a time; any other layout (a file edited by hand) whole.
+  const layout = splitSnapshot(bytes);
+  const { header, messages: wholeMessages } = layout ? { header: layout.header, messages: undefined } : wholeFile();
   const version = header.schema_version;
   if (version === undefined) throw broken("snapshot.json has no schema_version, so it is not a hel snapshot");
   if (version !== SCHEMA_VERSION) {
@@ -204,16 +212,34 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
   // remembered as valid, so the first save after a resume does not check them again.
   const parsedHeader = SnapshotHeaderSchema.safeParse(header);
   if (!parsedHeader.success) throw broken(`snapshot.json ${describeIssues(parsedHeader.error, header)}`);
-  if (!Array.isArray(messages)) {
-    const whole = SnapshotSchema.safeParse({ ...header, messages });
-    throw broken(`snapshot.json ${whole.success ? "has an invalid messages (expected an array)" : describeIssues(whole.error, { ...header, messages })}`);
+  if (!layout && !Array.isArray(wholeMessages)) {
+    const whole = SnapshotSchema.safeParse({ ...header, messages: wholeMessages });
+    throw broken(`snapshot.json ${whole.success ? "has an invalid messages (expected an array)" : describeIssues(whole.error, { ...header, messages: wholeMessages })}`);
   }
-  const checked: Message[] = new Array<Message>(messages.length);
-  for (let i = 0; i < messages.length; i++) {
-    const result = MessageSchema.safeParse(messages[i]);
-    if (!result.success) throw broken(`snapshot.json ${describeIssues(result.error, messages[i], ["messages", i])}`);
-    validMessages.add(result.data);
-    checked[i] = result.data;
+  const count = layout ? layout.messages.length / 2 : (wholeMessages as unknown[]).length;
+  // Bytes that are not UTF-8 decode with replacement characters; such a file's messages are rebuilt
+  // from what they decode to rather than kept as bytes no request may carry.
+  const keepBytes = layout !== null && isUtf8(bytes);
+  const checked: Message[] = new Array<Message>(count);
+  for (let i = 0; i < count; i++) {
+    let raw: unknown;
+    if (layout) {
+      try {
+        raw = JSON.parse(bytes.toString("utf8", layout.messages[2 * i], layout.messages[2 * i + 1]));
+      } catch {
+        // The whole file's parse names the position of what is wrong.
+        wholeFile();
+        throw broken("snapshot.json is not valid JSON");
+      }
+    } else {
+      raw = (wholeMessages as unknown[])[i];
+    }
+    const result = MessageSchema.safeParse(raw);
+    if (!result.success) throw broken(`snapshot.json ${describeIssues(result.error, raw, ["messages", i])}`);
+    // A key the schema drops would still be in the bytes: such a message is kept as checked, not as read.
+    const message = keepBytes && sameKeys(raw, result.data) ? storedMessage(bytes, layout.messages[2 * i]!, layout.messages[2 * i + 1]!, result.data) : result.data;
+    validMessages.add(message);
+    checked[i] = message;
   }
   const snapshot: Snapshot = { ...parsedHeader.data, messages: checked };
   if (snapshot.session_id !== id) {
@@ -280,6 +306,15 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** Whether the schema's output kept every key of the raw message, nested tool calls included. */
+function sameKeys(raw: unknown, message: Message): boolean {
+  const keys = (v: unknown): number => Object.keys(v as object).length;
+  if (keys(raw) !== keys(message)) return false;
+  if (message.role !== "assistant" || !message.tool_calls) return true;
+  const calls = (raw as { tool_calls: { function: unknown }[] }).tool_calls;
+  return message.tool_calls.every((c, i) => keys(calls[i]) === keys(c) && keys(calls[i]!.function) === keys(c.function));
+}
+
 /**
  * The request DeepSeek accepts: each assistant message with tool calls is followed directly by one
  * tool message per call, and no tool message answers anything else. Returns what is wrong, or null.
@@ -288,9 +323,11 @@ export function findToolPairingError(messages: readonly Message[]): string | nul
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role === "tool") return `the tool result in messages[${i}] answers no tool call (tool_call_id ${m.tool_call_id})`;
-    if (m.role !== "assistant" || !m.tool_calls) continue;
-    const pending = new Map(m.tool_calls.map((c) => [c.id, c]));
-    if (pending.size !== m.tool_calls.length) return `messages[${i}] uses the same tool call id twice`;
+    // A resumed message is not parsed for this: its role, tool_call_id and call ids are kept aside.
+    const calls = toolCallsOf(m);
+    if (!calls) continue;
+    const pending = new Map(calls.map((c) => [c.id, c]));
+    if (pending.size !== calls.length) return `messages[${i}] uses the same tool call id twice`;
     let j = i + 1;
     for (; j < messages.length; j++) {
       const t = messages[j]!;
@@ -390,6 +427,7 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
       summary.sortTime = Date.parse(updated);
     }
   } finally {
+    // Nothing read from the bytes outlives this function (the first instruction is already a copy).
     keepSpare(read.buffer);
   }
   return summary;

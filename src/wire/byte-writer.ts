@@ -13,19 +13,36 @@ export class ByteWriter {
 
   put(text: string): void {
     // A UTF-16 unit never takes more than 3 UTF-8 bytes; count exactly only when that bound does not fit.
-    if (this.length + text.length * 3 > this.buffer.length) {
-      const needed = this.length + Buffer.byteLength(text, "utf8");
-      if (needed > this.buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
-        this.buffer.copy(grown, 0, 0, this.length);
-        this.buffer = grown;
-      }
-    }
+    if (this.length + text.length * 3 > this.buffer.length) this.room(Buffer.byteLength(text, "utf8"));
     this.length += this.buffer.write(text, this.length, "utf8");
+  }
+
+  /** Appends `source[start, end)`, bytes that are already UTF-8. */
+  putBytes(source: Buffer, start: number, end: number): void {
+    this.room(end - start);
+    this.length += source.copy(this.buffer, this.length, start, end);
+  }
+
+  private room(bytes: number): void {
+    const needed = this.length + bytes;
+    if (needed <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
   }
 
   /** What was written so far: a view of the writer's buffer, valid until the next reset. */
   bytes(): Buffer {
     return this.buffer.subarray(0, this.length);
+  }
+
+  /** What was written from offset `from` on (a view, as bytes()), and the offset that follows it. */
+  since(from: number): { bytes: Buffer; end: number } {
+    return { bytes: this.buffer.subarray(from, this.length), end: this.length };
+  }
+
+  /** The memory written into, grown as needed: for a caller that keeps it for the next writer. */
+  get memory(): Buffer {
+    return this.buffer;
   }
 }

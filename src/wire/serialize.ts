@@ -5,6 +5,7 @@
 // with every turn.
 import { ByteWriter } from "./byte-writer.js";
 import type { ChatRequest, Message, ToolDefinition } from "./messages.js";
+import { storedJson } from "./stored-message.js";
 
 const messageJsonCache = new WeakMap<object, string>();
 const toolsJsonCache = new WeakMap<object, string>();
@@ -16,7 +17,10 @@ const MESSAGES = JSON.stringify(MESSAGES_MARK);
 const TOOLS = JSON.stringify(TOOLS_MARK);
 const writer = new ByteWriter();
 
+/** The message's JSON text. A message read from a snapshot is decoded from its bytes, not cached. */
 export function messageJson(message: Message): string {
+  const stored = storedJson(message);
+  if (stored) return stored.source.toString("utf8", stored.start, stored.end);
   let json = messageJsonCache.get(message);
   if (json === undefined) {
     json = JSON.stringify(message);
@@ -61,7 +65,14 @@ function writeMessages(messages: readonly Message[]): void {
   writer.put("[");
   for (let i = 0; i < messages.length; i++) {
     if (i > 0) writer.put(",");
-    writer.put(messageJson(messages[i]!));
+    writeMessage(writer, messages[i]!);
   }
   writer.put("]");
+}
+
+/** Appends the message's JSON: a stored message's bytes as they are, any other's cached text. */
+export function writeMessage(into: ByteWriter, message: Message): void {
+  const stored = storedJson(message);
+  if (stored) into.putBytes(stored.source, stored.start, stored.end);
+  else into.put(messageJson(message));
 }
