@@ -114,6 +114,12 @@ describe("save and load", () => {
       writeFileSync(snapshotFile(ID_A), other);
       expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
     }
+    // Two messages on one line: each line is no longer a message, but the file is still JSON.
+    const lines0 = text.split("\n");
+    const joined = [lines0[0], `${lines0[1]} ${lines0[2]}`, ...lines0.slice(3)].join("\n");
+    expect(splitSnapshot(Buffer.from(joined))).not.toBeNull();
+    writeFileSync(snapshotFile(ID_A), joined);
+    expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
     // Not JSON at all when read whole either: a trailing comma, text after the end, a line cut short
     // (its comma kept). The first two are not the layout; the cut line is, and its message does not parse.
     const lines = text.split("\n");

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { buildRequest } from "../src/agent/request.js";
 import { childMessages } from "../src/agent/child-messages.js";
 import type { Message } from "../src/wire/messages.js";
-import { messageJson, requestBytes } from "../src/wire/serialize.js";
+import { ByteWriter } from "../src/wire/byte-writer.js";
+import { jsonWithMessages, messageJson, requestBytes } from "../src/wire/serialize.js";
 import { storedJson, storedMessage, toolCallsOf } from "../src/wire/stored-message.js";
 
 // Messages laid out as a snapshot lays them out, each one's JSON at a known place in one buffer.
@@ -65,6 +66,16 @@ describe("a message kept as the bytes it was stored as", () => {
     const expected = buildRequest([...plain, { role: "user", content: "next" }], [], { model: "deepseek-flash", maxTokens: 100, effort: "high" });
     expect(requestBytes(body).toString("utf8")).toBe(JSON.stringify(expected));
     expect(messageJson(messages[2]!)).toBe(JSON.stringify(plain[2]));
+  });
+
+  it("is written into any JSON that holds it without being parsed (a subagent transcript, say)", () => {
+    const { source, messages } = stored(plain);
+    const transcript = { number: 1, task: "t", messages: [...messages, { role: "user", content: "x" }] as Message[], answer: null };
+    const expected = JSON.stringify({ ...transcript, messages: [...plain, { role: "user", content: "x" }] });
+    expect(jsonWithMessages(transcript, new ByteWriter(Buffer.alloc(4))).toString("utf8")).toBe(expected);
+    // Not parsed along the way: a parse now sees bytes changed after the write.
+    source.write('"content":"Z"', source.indexOf('"content":"A"'));
+    expect(messages[3]!.content).toBe("Z");
   });
 
   it("a change to it drops the bytes: requests and saves then carry what it holds", () => {

@@ -12,6 +12,8 @@ import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { ByteWriter } from "../wire/byte-writer.js";
+import { jsonWithMessages } from "../wire/serialize.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
@@ -179,7 +181,8 @@ class Session implements ActiveSession {
     await mkdir(dir, { recursive: true });
     while (this.pendingChildren.length > 0) {
       const child = this.pendingChildren[0]!;
-      await writeFileAtomic(join(dir, `${child.number}.json`), Buffer.from(JSON.stringify(child)));
+      // Exactly JSON.stringify(child); a resumed parent's messages in it are written from their bytes.
+      await writeFileAtomic(join(dir, `${child.number}.json`), jsonWithMessages(child, new ByteWriter()));
       this.pendingChildren.shift();
     }
   }

@@ -177,29 +177,14 @@ async function readError(e: unknown, id: string, dir: string, file: string): Pro
   return new SessionError(`could not read session ${id}: ${oneLine((e as Error).message)} — check the permissions of ${file}`, 1);
 }
 
-/** The checks of loadSnapshot, on bytes already read. */
-function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: string): Snapshot {
+/**
+ * The checks of loadSnapshot, on bytes already read. The layout hel writes is read a message at a
+ * time; any other layout (a file edited by hand) whole.
+ */
+function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: string, layout = splitSnapshot(bytes)): Snapshot {
   const broken = (what: string): SessionError =>
     new SessionError(`session ${id}: ${what} (${file}) — fix the file or delete the session with \`hel sessions rm ${id}\``, 2);
-  const wholeFile = (): { header: Record<string, unknown>; messages: unknown } => {
-    let text = bytes.toString("utf8");
-    // An editor may add a byte order mark; it is not part of the JSON.
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (e) {
-      throw broken(`snapshot.json is not valid JSON (${oneLine((e as Error).message)})`);
-    }
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      throw broken("snapshot.json is not a JSON object");
-    }
-    const { messages, ...header } = raw as Record<string, unknown>;
-    return { header, messages };
-  };
-  // The layout hel writes is read a message at a time; any other layout (a file edited by hand) whole.
-  const layout = splitSnapshot(bytes);
-  const { header, messages: wholeMessages } = layout ? { header: layout.header, messages: undefined } : wholeFile();
+  const { header, messages: wholeMessages } = layout ? { header: layout.header, messages: undefined } : parseWhole(bytes, broken);
   const version = header.schema_version;
   if (version === undefined) throw broken("snapshot.json has no schema_version, so it is not a hel snapshot");
   if (version !== SCHEMA_VERSION) {
@@ -227,9 +212,8 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
       try {
         raw = JSON.parse(bytes.toString("utf8", layout.messages[2 * i], layout.messages[2 * i + 1]));
       } catch {
-        // The whole file's parse names the position of what is wrong.
-        wholeFile();
-        throw broken("snapshot.json is not valid JSON");
+        // Not a message per line after all: read whole, which also names where the JSON goes wrong.
+        return parseSnapshot(bytes, projectDir, id, file, null);
       }
     } else {
       raw = (wholeMessages as unknown[])[i];
@@ -251,6 +235,24 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
   const pairing = findToolPairingError(snapshot.messages);
   if (pairing) throw broken(`cannot be resumed: ${pairing}`);
   return snapshot;
+}
+
+/** The snapshot parsed as one JSON text: its header, and its messages as found (not yet checked). */
+function parseWhole(bytes: Buffer, broken: (what: string) => SessionError): { header: Record<string, unknown>; messages: unknown } {
+  let text = bytes.toString("utf8");
+  // An editor may add a byte order mark; it is not part of the JSON.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw broken(`snapshot.json is not valid JSON (${oneLine((e as Error).message)})`);
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw broken("snapshot.json is not a JSON object");
+  }
+  const { messages, ...header } = raw as Record<string, unknown>;
+  return { header, messages };
 }
 
 function sameDirectory(a: string, b: string): boolean {

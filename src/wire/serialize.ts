@@ -44,30 +44,38 @@ function toolsJson(tools: readonly ToolDefinition[]): string {
  * before the next body is serialized, so the view is never overwritten while in use.
  */
 export function requestBytes(body: ChatRequest): Buffer {
-  const skeleton = JSON.stringify({ ...body, messages: MESSAGES_MARK, ...(body.tools ? { tools: TOOLS_MARK } : {}) });
-  writer.reset();
+  return jsonWithMessages(body, writer);
+}
+
+/**
+ * Exactly `JSON.stringify(value)` as UTF-8, written into `into` (reset first; the result is a view of
+ * it): the messages from their cached JSON or stored bytes, and a tool list from its cached JSON.
+ */
+export function jsonWithMessages(value: { messages: readonly Message[]; tools?: readonly ToolDefinition[] }, into: ByteWriter): Buffer {
+  const skeleton = JSON.stringify({ ...value, messages: MESSAGES_MARK, ...(value.tools ? { tools: TOOLS_MARK } : {}) });
+  into.reset();
   let rest = skeleton;
   for (const [marker, write] of [
-    [MESSAGES, () => writeMessages(body.messages)],
-    [TOOLS, () => writer.put(toolsJson(body.tools!))],
+    [MESSAGES, () => writeMessages(into, value.messages)],
+    [TOOLS, () => into.put(toolsJson(value.tools!))],
   ] as const) {
     const at = rest.indexOf(marker);
     if (at < 0) continue;
-    writer.put(rest.slice(0, at));
+    into.put(rest.slice(0, at));
     write();
     rest = rest.slice(at + marker.length);
   }
-  writer.put(rest);
-  return writer.bytes();
+  into.put(rest);
+  return into.bytes();
 }
 
-function writeMessages(messages: readonly Message[]): void {
-  writer.put("[");
+function writeMessages(into: ByteWriter, messages: readonly Message[]): void {
+  into.put("[");
   for (let i = 0; i < messages.length; i++) {
-    if (i > 0) writer.put(",");
-    writeMessage(writer, messages[i]!);
+    if (i > 0) into.put(",");
+    writeMessage(into, messages[i]!);
   }
-  writer.put("]");
+  into.put("]");
 }
 
 /** Appends the message's JSON: a stored message's bytes as they are, any other's cached text. */
