@@ -226,6 +226,15 @@ async function main(): Promise<number> {
           ...pick(s.steps, "load_"),
         },
       });
+      const resave = median(s.resumeSaveMs);
+      rows.push({
+        key: `session.resume_save.${key}`,
+        label: `first save after a load, ${s.label}`,
+        value: resave,
+        unit: "ms",
+        note: `${fmt(resave / fileMb, 2)} ms/MB · ${s.resumeSaveMs.length} reps`,
+        extra: { ms_per_mb: resave / fileMb },
+      });
       const st = s.steps;
       if (s.targetBytes >= 10_000_000) {
         breakdown.push(
@@ -239,7 +248,8 @@ async function main(): Promise<number> {
       rows,
       footnotes: [
         "Save = validate + encode + temp file, fsync, rename, dir fsync; load = read + parse + validate, in a process holding nothing else, as a resume.",
-        "An unmeasured save and load come first in each process.",
+        "An unmeasured save and load come first in each process. First save after a load = the loaded snapshot plus one exchange, saved in",
+        "the loading process, as a resume's first answer is: the history goes to disk from the bytes the load read.",
         "CPU = process.cpuUsage() over the operation; peak + = VmHWM during it − VmRSS before it (peak reset via /proc/self/clear_refs, gc() first):",
         "memory a previous operation left resident is reused, so this is the steady-state rise, not what was allocated.",
         "Steps below: each timed alone, repeatedly, on memory already touched, so they sum to less than the totals above; the rest is",

@@ -6,6 +6,7 @@
 // snapshot's size, and the code is compiled.
 // Loads run in a process of their own, as `hel --resume` does: a process that has just built and
 // saved a 50 MB conversation holds it all, and every collection during a load would walk it too.
+// The loading process then times a resume's first save: a loaded snapshot with one more exchange.
 // Afterwards the steps inside save or load are timed one by one with the same exported functions the
 // store calls, so a slow total can be traced to validation, encoding, writing or parsing.
 //   node --expose-gc dist/bench/session-probe.js save <projectDir> <bytes> <reps>
@@ -108,7 +109,7 @@ async function save(bytes: number): Promise<object> {
 }
 
 async function load(id: string): Promise<object> {
-  const out = { loadMs: [] as number[], loadCpuMs: [] as number[], loadPeakMb: [] as number[], steps: {} as Record<string, number> };
+  const out = { loadMs: [] as number[], loadCpuMs: [] as number[], loadPeakMb: [] as number[], resumeSaveMs: [] as number[], steps: {} as Record<string, number> };
   await loadSnapshot(projectDir, id);
   for (let i = 0; i < reps; i++) {
     // The loaded snapshot is dropped at once, as the measured operation ends.
@@ -116,6 +117,13 @@ async function load(id: string): Promise<object> {
     out.loadMs.push(l.ms);
     out.loadCpuMs.push(l.cpuMs);
     out.loadPeakMb.push(l.peakMb);
+  }
+  // A resume's first save: the loaded conversation and one more exchange, saved as after an answer.
+  for (let i = 0; i < reps; i++) {
+    const resumed = await loadSnapshot(projectDir, id);
+    resumed.messages.push({ role: "user", content: "and now?" }, { role: "assistant", content: "Done." });
+    const s = await measured(() => saveSnapshot(projectDir, { ...resumed, updated_at: new Date().toISOString() }));
+    out.resumeSaveMs.push(s.ms);
   }
   const file = sessionPaths(projectDir, id).snapshot;
   const bytes = await readFile(file);

@@ -23,6 +23,8 @@ export interface SessionSize {
   loadCpuMs: number[];
   savePeakMb: number[];
   loadPeakMb: number[];
+  /** Saves of a just-loaded snapshot with one more exchange: a resume's first save. */
+  resumeSaveMs: number[];
   /** Medians of the steps inside save and load, timed one by one (see session-probe.ts). */
   steps: Record<string, number>;
   /** Peak RSS of the saving child, snapshot building included. */

@@ -12,7 +12,7 @@ import { CursorMapSchema } from "../tools/cursors.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { writeMessage } from "../wire/serialize.js";
-import { storedJson, type StoredJson } from "../wire/stored-message.js";
+import { storedJson } from "../wire/stored-message.js";
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -86,7 +86,7 @@ export function encodeSnapshot(header: SnapshotHeader, messages: readonly Messag
     written = end;
   };
   // A run of stored messages that lie one after another in the same bytes, ",\n" between them.
-  let run: StoredJson | null = null;
+  let run: { source: Buffer; start: number; end: number } | null = null;
   const endRun = (): void => {
     if (!run) return;
     pieces.push(run.source.subarray(run.start, run.end));

@@ -2,7 +2,9 @@
 // into it. Contract: a stored message behaves as the plain object its bytes parse to (reads, keys,
 // JSON.stringify, spreading), which it becomes on first use; until then the serializers copy its bytes
 // (storedJson) and the pairing checks read its role and tool call ids (toolCallsOf), which are kept
-// aside. A change to the object drops the bytes, so they always equal what the message holds.
+// aside. A change to the object drops the bytes, so they always equal what the message holds. Two
+// things see through the proxy: structuredClone refuses it (hel never clones messages), and Node's
+// util.inspect prints its target, so console.log of one not yet parsed shows only its role.
 //
 // Why: loading a session used to build every message as objects and strings on the JS heap, about a
 // byte of heap per byte of file. That heap is new memory each load, slow to fault in, and the
@@ -108,9 +110,9 @@ export function storedMessage(source: Buffer, start: number, end: number, parsed
 
 /** Where a stored message's JSON is: bytes `[start, end)` of `source`. */
 export interface StoredJson {
-  source: Buffer;
-  start: number;
-  end: number;
+  readonly source: Buffer;
+  readonly start: number;
+  readonly end: number;
 }
 
 /** The message's JSON as stored, for a message read from a snapshot and unchanged since; else undefined. */
