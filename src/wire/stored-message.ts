@@ -2,9 +2,11 @@
 // into it. Contract: a stored message behaves as the plain object its bytes parse to (reads, keys,
 // JSON.stringify, spreading), which it becomes on first use; until then the serializers copy its bytes
 // (storedJson) and the pairing checks read its role and tool call ids (toolCallsOf), which are kept
-// aside. A change to the object drops the bytes, so they always equal what the message holds. Two
-// things see through the proxy: structuredClone refuses it (hel never clones messages), and Node's
-// util.inspect prints its target, so console.log of one not yet parsed shows only its role.
+// aside. Setting or deleting one of its properties drops the bytes; a change inside a nested object
+// (a tool call) goes unseen, as it would by the serializer's cache: messages do not change once in a
+// conversation. Two things see through the proxy: structuredClone refuses it (hel never clones
+// messages), and Node's util.inspect prints its target, so console.log of one not yet parsed shows
+// only its role.
 //
 // Why: loading a session used to build every message as objects and strings on the JS heap, about a
 // byte of heap per byte of file. That heap is new memory each load, slow to fault in, and the
@@ -27,6 +29,11 @@ interface StoredHandler extends ProxyHandler<Target>, StoredJson {
   filled: boolean;
   changed: boolean;
 }
+
+// The key under which a stored message answers with its handler, and any other object with nothing.
+// (A WeakMap from message to handler cost more than the rest of making a stored message.)
+const HANDLER = Symbol("stored message");
+const handlerOf = (message: Message): StoredHandler | undefined => (message as unknown as Record<symbol, StoredHandler | undefined>)[HANDLER];
 
 function fill(handler: StoredHandler, target: Target): void {
   if (handler.filled) return;
@@ -75,11 +82,6 @@ function preventExtensions(this: StoredHandler, target: Target): boolean {
   fill(this, target);
   return Reflect.preventExtensions(target);
 }
-
-// The key under which a stored message answers with its handler, and any other object with nothing.
-// (A WeakMap from message to handler cost more than the rest of making a stored message.)
-const HANDLER = Symbol("stored message");
-const handlerOf = (message: Message): StoredHandler | undefined => (message as unknown as Record<symbol, StoredHandler | undefined>)[HANDLER];
 
 /**
  * The message whose JSON is `source[start, end)`, already parsed once as `parsed` (which is not kept).
