@@ -32,6 +32,13 @@ afterEach(() => cleanup());
 
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
 
+/** A fixture session saved as ID_A, and the text of its snapshot.json. */
+async function savedSnapshot(): Promise<{ snapshot: Snapshot; text: string }> {
+  const snapshot = makeSnapshot(project, ID_A);
+  await saveSnapshot(project, snapshot);
+  return { snapshot, text: readFileSync(snapshotFile(ID_A), "utf8") };
+}
+
 /** splitSnapshot's layout with each message's JSON parsed, to compare with what was saved. */
 function layoutOf(bytes: Buffer): { header: Record<string, unknown>; messages: unknown[] } | null {
   const layout = splitSnapshot(bytes);
@@ -142,9 +149,8 @@ describe("save and load", () => {
   });
 
   it("keeps loaded messages as the bytes it read, and the next save writes them from there unserialized", async () => {
-    const snapshot = makeSnapshot(project, ID_A);
-    await saveSnapshot(project, snapshot);
-    const file = readFileSync(snapshotFile(ID_A));
+    const { snapshot, text: saved } = await savedSnapshot();
+    const file = Buffer.from(saved);
     const loaded = await loadSnapshot(project, ID_A);
     expect(loaded.messages.every((m) => storedJson(m) !== undefined)).toBe(true);
     // The history is one piece, a view of the bytes the load read, between the header and the end.
@@ -162,9 +168,7 @@ describe("save and load", () => {
   });
 
   it("rebuilds, rather than keeps, a message whose bytes say more than it holds, and a file that is not UTF-8", async () => {
-    const snapshot = makeSnapshot(project, ID_A);
-    await saveSnapshot(project, snapshot);
-    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    const { snapshot, text } = await savedSnapshot();
     // A key the schema drops, added by hand: requests must not carry it.
     writeFileSync(snapshotFile(ID_A), text.replace('{"role":"user",', '{"role":"user","name":"mallory",'));
     const extra = await loadSnapshot(project, ID_A);
@@ -186,9 +190,7 @@ describe("save and load", () => {
   });
 
   it("saves a snapshot loaded with an editor's CRLF line ends in hel's own layout", async () => {
-    const snapshot = makeSnapshot(project, ID_A);
-    await saveSnapshot(project, snapshot);
-    const text = readFileSync(snapshotFile(ID_A), "utf8");
+    const { text } = await savedSnapshot();
     writeFileSync(snapshotFile(ID_A), text.replaceAll("\n", "\r\n"));
     const loaded = await loadSnapshot(project, ID_A);
     expect(loaded.messages.every((m) => storedJson(m) !== undefined)).toBe(true);

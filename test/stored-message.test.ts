@@ -102,9 +102,15 @@ describe("a message kept as the bytes it was stored as", () => {
     expect(toolCallsOf(stored(plain).messages[5]!)).toBeUndefined();
   });
 
-  it("a subagent's context is cut from stored messages as from plain ones", () => {
-    const { messages } = stored([...plain, { role: "user", content: "again" }, { role: "assistant", content: "", tool_calls: [call("c9", "delegate_task")] }]);
-    expect(childMessages(messages, "no-tools", "t").slice(0, -1)).toEqual([plain[0], plain[1], plain[5], { role: "user", content: "again" }]);
-    expect(childMessages(messages, "full", "t").slice(0, -1)).toEqual([...plain, { role: "user", content: "again" }]);
+  it("a subagent's context is cut from stored messages as from plain ones, without parsing the calls it leaves out", () => {
+    const { source, messages } = stored([...plain, { role: "user", content: "again" }, { role: "assistant", content: "", tool_calls: [call("c9", "delegate_task")] }]);
+    // Break the JSON of the message with tool calls that no-tools mode drops: a parse of it would throw.
+    const at = storedJson(messages[2]!)!;
+    source.write("!", at.start);
+    const noTools = childMessages(messages, "no-tools", "t");
+    expect(noTools.slice(0, -1)).toEqual([plain[0], plain[1], plain[5], { role: "user", content: "again" }]);
+    expect(() => JSON.stringify(messages[2])).toThrow(SyntaxError);
+    const full = stored([...plain, { role: "user", content: "again" }, { role: "assistant", content: "", tool_calls: [call("c9", "delegate_task")] }]).messages;
+    expect(childMessages(full, "full", "t").slice(0, -1)).toEqual([...plain, { role: "user", content: "again" }]);
   });
 });
