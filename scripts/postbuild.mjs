@@ -1,5 +1,3 @@
-// Marks the built entry points executable, so `npm link` and `npx hel` run them directly.
-import { chmodSync, existsSync } from "node:fs";
-for (const bin of ["dist/bin/hel.cjs", "dist/evals/main.js", "dist/sim/main.js"]) {
-  if (existsSync(bin)) chmodSync(bin, 0o755);
-}
+// Marks the built executable, so `npm link` and `npx hel` run it directly.
+import { chmodSync } from "node:fs";
+chmodSync("dist/bin/hel.cjs", 0o755);

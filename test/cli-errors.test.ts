@@ -4,8 +4,8 @@ import { createServer } from "node:net";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type SimFault, type Simulator } from "../src/sim/index.js";
-import { collect, runHel, startHel, tempProject } from "./support/hel.js";
+import { startSimulator, type SimFault, type Simulator } from "../sim/index.js";
+import { collect, runHel, startHel, tempProject } from "./helpers/hel.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {

@@ -3,9 +3,9 @@
 // instruction, Ctrl-D.
 import { spawn } from "node:child_process";
 import { afterEach, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { HEL, helEnv, tempProject } from "./support/hel.js";
+import { HEL, helEnv, tempProject } from "./helpers/hel.js";
 
 let sim: Simulator;
 let screenText = () => "";

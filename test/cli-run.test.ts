@@ -6,9 +6,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createGzip } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest, Message } from "../src/wire/messages.js";
-import { runHel, tempProject } from "./support/hel.js";
+import { runHel, tempProject } from "./helpers/hel.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());

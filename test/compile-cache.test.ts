@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { cacheDirectory, cacheFileName } from "../src/bin/compile-cache.cjs";
-import { ROOT, runHel, tempProject } from "./support/hel.js";
+import { ROOT, runHel, tempProject } from "./helpers/hel.js";
 
 const LOADER = join(ROOT, "dist", "bin", "compile-cache.cjs");
 

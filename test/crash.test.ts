@@ -5,9 +5,9 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
 import { loadSnapshot } from "../src/session/store.js";
-import { HEL, helEnv, tempProject } from "./support/hel.js";
+import { HEL, helEnv, tempProject } from "./helpers/hel.js";
 
 const RUNS = 50;
 const LINES = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);

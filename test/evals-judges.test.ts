@@ -9,8 +9,8 @@ import {
   yamlTopLevel,
   yamlValueJudge,
   type JudgeInput,
-} from "../src/evals/judges.js";
-import type { RecordDir, RecordJson, RecordedToolCall } from "../src/evals/records.js";
+} from "../evals/judges.js";
+import type { RecordDir, RecordJson, RecordedToolCall } from "../evals/records.js";
 
 const totals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0 };
 function recordDir(over: Partial<RecordJson> | null, dir = "/runs/r"): RecordDir {

@@ -1,4 +1,4 @@
-// `evals run` end to end, offline: the real entry (dist/evals/main.js) runs both suites with --repeat 1,
+// `evals run` end to end, offline: the real entry (out/evals/main.js) runs both suites with --repeat 1,
 // driving the real hel CLI against the simulator. Asserts each condition's judges and that every figure
 // in the summary is the sum (= mean, with one repetition) over the per-run record files.
 import { spawn } from "node:child_process";
@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyTotals, sumTotals, type UsageTotals as Totals } from "../src/agent/usage.js";
-import { runEvals } from "../src/evals/evals.js";
-import type { RunResult } from "../src/evals/runner.js";
-import type { Summary } from "../src/evals/summary.js";
+import { runEvals } from "../evals/evals.js";
+import type { RunResult } from "../evals/runner.js";
+import type { Summary } from "../evals/summary.js";
 
 const ROOT = join(import.meta.dirname, "..");
-const EVALS = join(ROOT, "dist", "evals", "main.js");
+const EVALS = join(ROOT, "out", "evals", "main.js");
 
 const outs: string[] = [];
 async function outDir(): Promise<string> {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { runTurn, type AgentRun } from "../src/agent/loop.js";
 import type { AgentEvent } from "../src/agent/events.js";
 import { createModelClient } from "../src/model/client.js";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
 import { toolDefinitions } from "../src/tools/registry.js";
 import { CursorStore } from "../src/tools/cursors.js";
 import type { Tool } from "../src/tools/types.js";

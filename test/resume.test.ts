@@ -5,10 +5,10 @@ import { existsSync } from "node:fs";
 import { readFile, readdir, rm, writeFile, appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
 import { saveSnapshot } from "../src/session/store.js";
-import { collect, HEL, helEnv, runHel, tempProject } from "./support/hel.js";
+import { collect, HEL, helEnv, runHel, tempProject } from "./helpers/hel.js";
 import { makeSnapshot } from "./helpers/session-fixtures.js";
 
 let sims: Simulator[] = [];

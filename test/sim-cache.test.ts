@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { PrefixCache } from "../src/sim/cache.js";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
-import { promptSegments, tokenizeSegments, type TokenSeq } from "../src/sim/template.js";
+import { PrefixCache } from "../sim/cache.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
+import { promptSegments, tokenizeSegments, type TokenSeq } from "../sim/template.js";
 import type { ChatRequest, Usage } from "../src/wire/messages.js";
-import { KEY, post, READ_FILE, SEARCH_REPLACE, system, user } from "./sim-helpers.js";
+import { KEY, post, READ_FILE, SEARCH_REPLACE, system, user } from "./helpers/sim.js";
 
 /** A token sequence of `n` one-character tokens (letters cycle), enough to drive the cache directly. */
 function seq(n: number, offset = 0): TokenSeq {

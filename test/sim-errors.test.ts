@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
-import { client, post, READ_FILE, user } from "./sim-helpers.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
+import { client, post, READ_FILE, user } from "./helpers/sim.js";
 
 let sim: Simulator;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
-import { client, KEY, post, sse, user } from "./sim-helpers.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
+import { client, KEY, post, sse, user } from "./helpers/sim.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
-import { client, DELEGATE, READ_FILE, SEARCH_REPLACE, system, user } from "./sim-helpers.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
+import { client, DELEGATE, READ_FILE, SEARCH_REPLACE, system, user } from "./helpers/sim.js";
 
 type Msg = Record<string, unknown> & { role: string };
 type Impl = Record<string, (args: Record<string, string>) => Promise<string> | string>;

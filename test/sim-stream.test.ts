@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
 import { UsageSchema } from "../src/wire/messages.js";
-import { client, KEY, post, READ_FILE, sse, user } from "./sim-helpers.js";
+import { client, KEY, post, READ_FILE, sse, user } from "./helpers/sim.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { countTokens, tokenEnds, tokenize, truncateToTokens } from "../src/sim/tokens.js";
-import { promptSegments, tokenizeSegments, assistantSegments, outputSegments, countSegments } from "../src/sim/template.js";
+import { countTokens, tokenEnds, tokenize, truncateToTokens } from "../sim/tokens.js";
+import { promptSegments, tokenizeSegments, assistantSegments, outputSegments, countSegments } from "../sim/template.js";
 import type { ChatRequest } from "../src/wire/messages.js";
 
 const PROSE =

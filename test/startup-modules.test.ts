@@ -4,8 +4,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../src/sim/index.js";
-import { runHel, tempProject } from "./support/hel.js";
+import { startSimulator, type Simulator } from "../sim/index.js";
+import { runHel, tempProject } from "./helpers/hel.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => sim?.close());

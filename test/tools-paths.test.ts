@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRelative, resolveToolPath } from "../src/tools/paths.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./tools-helpers.js";
+import { tempProject } from "./helpers/tools.js";
 
 describe("resolveToolPath", () => {
   it("resolves relative paths and absolute paths inside the project", async () => {

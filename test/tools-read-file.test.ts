@@ -6,7 +6,7 @@ import { MAX_LINE_CHARS } from "../src/tools/lines.js";
 import { MAX_DIR_ENTRIES, MAX_PAGE_BYTES, MAX_PAGE_LINES, readFileTool, type ReadFileArgs } from "../src/tools/read-file.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./tools-helpers.js";
+import { tempProject } from "./helpers/tools.js";
 
 const read = (ctx: ToolContext, args: ReadFileArgs) => readFileTool.run(args, ctx);
 

@@ -6,7 +6,7 @@ import { BUILTIN_TOOLS, executeToolCall, readFileTool, searchReplaceTool, toolDe
 import { SPILL_LIMIT } from "../src/tools/spill.js";
 import { ToolError, type Tool } from "../src/tools/types.js";
 import type { ToolCall } from "../src/wire/messages.js";
-import { tempProject } from "./tools-helpers.js";
+import { tempProject } from "./helpers/tools.js";
 
 const TOOLS = [readFileTool, searchReplaceTool] as Tool[];
 

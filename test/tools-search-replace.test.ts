@@ -6,7 +6,7 @@ import { searchReplaceTool, type SearchReplaceArgs } from "../src/tools/search-r
 import { loadTextFile, saveTextFile } from "../src/tools/text-file.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./tools-helpers.js";
+import { tempProject } from "./helpers/tools.js";
 
 const edit = (ctx: ToolContext, args: SearchReplaceArgs) => searchReplaceTool.run(args, ctx);
 

@@ -5,7 +5,7 @@ import { readFileTool } from "../src/tools/read-file.js";
 import { searchReplaceTool } from "../src/tools/search-replace.js";
 import { SPILL_HEAD_BYTES, SPILL_LIMIT, spillIfLong } from "../src/tools/spill.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./tools-helpers.js";
+import { tempProject } from "./helpers/tools.js";
 
 const NOTE = /\n\[result too long for the conversation: (.+?), (\d+) lines; (.+?)\. The whole result is in (\S+); read on with read_file (\{.*\})\]$/;
 

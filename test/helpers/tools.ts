@@ -4,8 +4,8 @@ import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { CursorStore } from "../src/tools/cursors.js";
-import type { ToolContext } from "../src/tools/types.js";
+import { CursorStore } from "../../src/tools/cursors.js";
+import type { ToolContext } from "../../src/tools/types.js";
 
 export interface TempProject {
   ctx: ToolContext;

@@ -2,11 +2,11 @@
 // Contract: prints one JSON line {ms, readPeakMb, bytes}; `ms` is the executeToolCall alone, and
 // `readPeakMb` is how far VmHWM rose above the RSS just before the call (the peak is reset first),
 // i.e. what the read itself cost in memory, apart from Node and the loaded modules.
-//   node dist/bench/read-probe.js <projectDir> <relative file>
+//   node out/bench/read-probe.js <projectDir> <relative file>
 import { join } from "node:path";
-import { CursorStore } from "../tools/cursors.js";
-import { executeToolCall, readFileTool } from "../tools/registry.js";
-import type { Tool } from "../tools/types.js";
+import { CursorStore } from "../src/tools/cursors.js";
+import { executeToolCall, readFileTool } from "../src/tools/registry.js";
+import type { Tool } from "../src/tools/types.js";
 import { resetPeakRss, selfRss } from "./procs.js";
 
 const [projectDir, file] = process.argv.slice(2) as [string, string];

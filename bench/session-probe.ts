@@ -9,18 +9,18 @@
 // The loading process then times a resume's first save: a loaded snapshot with one more exchange.
 // Afterwards the steps inside save or load are timed one by one with the same exported functions the
 // store calls, so a slow total can be traced to validation, encoding, writing or parsing.
-//   node --expose-gc dist/bench/session-probe.js save <projectDir> <bytes> <reps>
-//   node --expose-gc dist/bench/session-probe.js load <projectDir> <id> <reps>
+//   node --expose-gc out/bench/session-probe.js save <projectDir> <bytes> <reps>
+//   node --expose-gc out/bench/session-probe.js load <projectDir> <id> <reps>
 import { randomUUID } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";
-import { sessionPaths } from "../session/paths.js";
-import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type SnapshotInput } from "../session/snapshot.js";
-import { findToolPairingError, loadSnapshot, saveSnapshot } from "../session/store.js";
-import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
-import { MessageSchema } from "../wire/messages.js";
-import { ByteWriter } from "../wire/byte-writer.js";
+import { writeFileAtomic } from "../src/fs/atomic-write.js";
+import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
+import { sessionPaths } from "../src/session/paths.js";
+import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type SnapshotInput } from "../src/session/snapshot.js";
+import { findToolPairingError, loadSnapshot, saveSnapshot } from "../src/session/store.js";
+import { BUILTIN_TOOLS, toolDefinitions } from "../src/tools/registry.js";
+import { MessageSchema } from "../src/wire/messages.js";
+import { ByteWriter } from "../src/wire/byte-writer.js";
 import { historyOfBytes } from "./history.js";
 import { resetPeakRss, selfRss } from "./procs.js";
 

@@ -2,7 +2,7 @@
 // input, cache hit and miss, output tokens and wall time as means over the repetitions; the hit ratio as
 // Σ hit / Σ input) and the per-request cache table of the suite's key requests. `summarize` is pure;
 // `renderMarkdown` prints it as padded Markdown tables, readable in a terminal as well.
-import { emptyTotals, sumTotals } from "../agent/usage.js";
+import { emptyTotals, sumTotals } from "../src/agent/usage.js";
 import type { Totals } from "./records.js";
 import type { KeyFigures, RunResult } from "./runner.js";
 import type { Suite } from "./suite.js";

@@ -1,6 +1,6 @@
 // The simulator's public types: what a test scripts (replies and faults), what a policy is, and the
 // handle startSimulator returns. Other parts of hel code against these names; keep them stable.
-import type { ChatRequest, Usage } from "../wire/messages.js";
+import type { ChatRequest, Usage } from "../src/wire/messages.js";
 
 /** One model turn to play. */
 export interface SimReply {

@@ -2,7 +2,7 @@
 // ChatRequest plus the settings that shape the answer, or throws the ApiError DeepSeek would answer with.
 // Shape errors are 422 (DeepSeek's JSON extractor), semantic errors 400. The context-length check needs
 // the prompt's token count, so it is a separate function the server calls after serializing.
-import type { AssistantMessage, ChatRequest, Message, ToolCall, ToolDefinition } from "../wire/messages.js";
+import type { AssistantMessage, ChatRequest, Message, ToolCall, ToolDefinition } from "../src/wire/messages.js";
 import { ApiError, badShape, contextTooLong, missingReasoning, unknownModel } from "./errors.js";
 
 export const MODELS = ["deepseek-flash", "deepseek-v4-pro"] as const;

@@ -9,7 +9,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HEL_BIN, PROJECT_ROOT } from "../hel-bin.js";
+import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { startSimulator } from "../sim/index.js";
 import { runChild, schedTimes } from "./procs.js";
 

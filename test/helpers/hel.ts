@@ -4,7 +4,7 @@ import { cp, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { HEL_BIN, PROJECT_ROOT } from "../../src/hel-bin.js";
+import { HEL_BIN, PROJECT_ROOT } from "../../scripts/hel-bin.js";
 
 export const ROOT = PROJECT_ROOT;
 export const HEL = HEL_BIN;

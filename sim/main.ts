@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Standalone simulator for the offline demo, evals and manual runs:
-//   node dist/sim/main.js [--port 0] [--policy demo|h11|h9|echo] [--block 64] [--api-key K]...
+//   node out/sim/main.js [--port 0] [--policy demo|h11|h9|echo] [--block 64] [--api-key K]...
 //                         [--context-window N] [--no-enforce-reasoning] [--script steps.json]
 // Prints `listening http://127.0.0.1:PORT` on stdout once it accepts requests; SIGINT/SIGTERM close it.
 import { readFileSync } from "node:fs";

@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HEL_BIN, PROJECT_ROOT } from "./hel-bin.js";
-import { startSimulator } from "./sim/server.js";
+import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
+import { startSimulator } from "../sim/server.js";
 
 const INSTRUCTION = "The greeting in src/greet.js has a typo. Fix it, then check the file.";
 

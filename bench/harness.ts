@@ -17,14 +17,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { z } from "../zod.js";
-import type { AgentEvent } from "../agent/events.js";
-import { runTurn, type AgentRun } from "../agent/loop.js";
-import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";
-import { createModelClient } from "../model/client.js";
-import { CursorStore } from "../tools/cursors.js";
-import { readFileTool, searchReplaceTool, toolDefinitions } from "../tools/registry.js";
-import type { Tool } from "../tools/types.js";
+import { z } from "../src/zod.js";
+import type { AgentEvent } from "../src/agent/events.js";
+import { runTurn, type AgentRun } from "../src/agent/loop.js";
+import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
+import { createModelClient } from "../src/model/client.js";
+import { CursorStore } from "../src/tools/cursors.js";
+import { readFileTool, searchReplaceTool, toolDefinitions } from "../src/tools/registry.js";
+import type { Tool } from "../src/tools/types.js";
 import { exchange, historyOfCount, jsonBytes, rng } from "./history.js";
 
 export interface HarnessSize {

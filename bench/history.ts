@@ -3,7 +3,7 @@
 // reasoning_content and tool_calls, then one tool result per call) and a final answer — so the
 // simulator and saveSnapshot accept it. Sizes follow what read_file pages and answers weigh in
 // practice: user/assistant messages a few hundred bytes, tool results 1–4 KB.
-import type { Message } from "../wire/messages.js";
+import type { Message } from "../src/wire/messages.js";
 
 export type Rng = () => number;
 

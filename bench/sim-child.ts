@@ -3,9 +3,9 @@
 // bench_noop (one per request) and then a short final answer; exits on SIGTERM or when its parent goes.
 // It runs apart from the measured agent loop so that parsing and tokenizing megabyte requests never
 // shares the loop's event loop or heap, and cannot show up as hel's own time.
-//   node dist/bench/sim-child.js <steps>
+//   node out/bench/sim-child.js <steps>
 import { startSimulator } from "../sim/index.js";
-import type { ChatRequest } from "../wire/messages.js";
+import type { ChatRequest } from "../src/wire/messages.js";
 
 const steps = Number(process.argv[2] ?? "5");
 

@@ -9,7 +9,7 @@
 //     which is when DeepSeek keeps it in context), so one request's output unit is a prefix of the next.
 // Each segment is tokenized on its own and markers are single tokens, so appending messages never
 // changes the tokens of what came before.
-import type { ChatRequest, Message, ToolCall } from "../wire/messages.js";
+import type { ChatRequest, Message, ToolCall } from "../src/wire/messages.js";
 import { tokenEnds } from "./tokens.js";
 
 export const MARK = {

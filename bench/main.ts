@@ -35,7 +35,7 @@ function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nusage: node dist/bench/main.js [--json] [--only ${SECTIONS.join(",")}]\n`);
+  process.stderr.write(`bench: ${message}\nusage: node out/bench/main.js [--json] [--only ${SECTIONS.join(",")}]\n`);
   process.exit(2);
 }
 

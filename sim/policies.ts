@@ -8,7 +8,7 @@
 //         checks deploy/api.yaml, answers the port; a child ("You are a subagent") makes the edit.
 //   h9    memory: "Remember this identifier: <ID>. Reply with OK." → OK; "What identifier did I ask you
 //         to remember?" → the identifier if it is anywhere earlier in the conversation, else "I don't know".
-import type { ChatRequest, Message, ToolDefinition } from "../wire/messages.js";
+import type { ChatRequest, Message, ToolDefinition } from "../src/wire/messages.js";
 import type { Policy, PolicyName, SimReply } from "./types.js";
 
 /** One tool call made since the last user message, with its result. */

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Usage } from "../wire/messages.js";
+import type { Usage } from "../src/wire/messages.js";
 import { cacheSpace, PrefixCache } from "./cache.js";
 import { ApiError, type ApiErrorInfo, defaultStatusError, errorBody, missingAuth, unauthorized } from "./errors.js";
 import { argumentFragments, playReply, textDeltas, type Turn, turnSegments } from "./play.js";
