@@ -25,7 +25,7 @@ describe("usage errors exit 2", () => {
   it.each([
     [["--frobnicate", "hi"], /unknown option '--frobnicate'/],
     [["--delegate", "some", "hi"], /--delegate.*full, no-tools, task-only/],
-    [["--access", "root", "hi"], /--access.*read-only, edit/],
+    [["--access", "root", "hi"], /--access.*read-only, edit, full/],
     [["--max-steps", "zero", "hi"], /--max-steps takes a whole number/],
     [["--tools", "read_file,rm", "hi"], /--tools takes names from/],
     [["-C", "/nonexistent/dir", "hi"], /does not exist/],

@@ -2,7 +2,7 @@ import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BUILTIN_TOOLS, executeToolCall, readFileTool, searchReplaceTool, toolDefinitions } from "../src/tools/registry.js";
+import { BUILTIN_TOOLS, executeToolCall, readFileTool, runCommandTool, searchReplaceTool, toolDefinitions } from "../src/tools/registry.js";
 import { SPILL_LIMIT } from "../src/tools/spill.js";
 import { ToolError, type Tool } from "../src/tools/types.js";
 import type { ToolCall } from "../src/wire/messages.js";
@@ -21,7 +21,7 @@ function fakeTool(run: () => Promise<string>, spill = true): Tool {
 describe("toolDefinitions", () => {
   it("derives byte-stable function definitions from the zod schemas", () => {
     const defs = toolDefinitions(TOOLS);
-    expect(JSON.stringify(defs)).toBe(JSON.stringify(toolDefinitions([...BUILTIN_TOOLS.values()])));
+    expect(JSON.stringify(toolDefinitions([...TOOLS, runCommandTool as Tool]))).toBe(JSON.stringify(toolDefinitions([...BUILTIN_TOOLS.values()])));
     expect(defs.map((d) => d.function.name)).toEqual(["read_file", "search_replace"]);
     for (const def of defs) {
       expect(def.type).toBe("function");
@@ -38,8 +38,31 @@ describe("toolDefinitions", () => {
     expect(edit!.function.description).toMatch(/empty old_text creates a new file/);
   });
 
+  it("defines run_command in a few exact words: every request carries them", () => {
+    const [command] = toolDefinitions([runCommandTool as Tool]);
+    expect(command).toEqual({
+      type: "function",
+      function: {
+        name: "run_command",
+        description:
+          "Run a bash command in the project: returns exit code, time and output (stdout and stderr together). No stdin; background processes end with it. Long output keeps head and tail, the whole in a file. Unless access is full: writes only in the project and /tmp, no network.",
+        parameters: {
+          type: "object",
+          properties: {
+            command: { type: "string" },
+            timeout_s: { description: "Default 120, at most 600.", type: "number" },
+            workdir: { description: "Relative to the project.", type: "string" },
+          },
+          required: ["command"],
+          additionalProperties: false,
+        },
+      },
+    });
+    expect(JSON.stringify(command).length).toBeLessThan(640);
+  });
+
   it("maps the built-in tools by name", () => {
-    expect([...BUILTIN_TOOLS.keys()]).toEqual(["read_file", "search_replace"]);
+    expect([...BUILTIN_TOOLS.keys()]).toEqual(["read_file", "search_replace", "run_command"]);
     expect(BUILTIN_TOOLS.get("read_file")).toBe(readFileTool);
   });
 });

@@ -30,6 +30,8 @@ export type AgentEvent = AgentRef &
         error?: string;
       }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
+    /** Output of a running tool (a command's, cleaned and redacted) as it arrives; the result follows in tool_end. */
+    | { type: "tool_output"; callId: string; name: string; text: string }
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
     | { type: "delegation_start"; number: number; mode: string; task: string }
     | {

@@ -90,9 +90,11 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
       messages.push({ role: "tool", tool_call_id: call.id, content: ABORTED_RESULT });
       continue;
     }
-    run.emit({ ...run.ref, type: "tool_start", callId: call.id, name: call.function.name, arguments: call.function.arguments });
-    const result = await executeToolCall(call, run.tools, ctx);
+    const name = call.function.name;
+    run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
+    const onOutput = (text: string) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text });
+    const result = await executeToolCall(call, run.tools, { ...ctx, onOutput });
     messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
-    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content });
+    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name, isError: result.isError, result: result.content });
   }
 }

@@ -8,7 +8,9 @@ import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 
-export const KNOWN_TOOLS = ["read_file", "search_replace"] as const;
+export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command"] as const;
+/** What `--tools` offers when not given. */
+export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace"];
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 export const DEFAULT_EFFORT: Effort = "high";
@@ -30,6 +32,7 @@ const RunOptionsSchema = z.object({
   maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
   maxSteps: positiveInt("--max-steps"),
   access: z.enum(ACCESS_LEVELS),
+  network: z.boolean(),
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   json: z.boolean(),
@@ -59,7 +62,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
     .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
-    .option("--tools <names>", "comma-separated tools to offer; none = no tools", KNOWN_TOOLS.join(","))
+    .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
+    .option("--tools <names>", "comma-separated tools to offer; none = no tools", DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
     .option("--json", "print one JSON object per instruction on stdout", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
@@ -129,6 +133,7 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     maxOutputTokens: opts.maxOutputTokens ?? null,
     maxSteps: opts.maxSteps,
     access: opts.access,
+    network: Boolean(opts.network),
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,

@@ -4,10 +4,12 @@
 import type { AgentEvent } from "../agent/events.js";
 import { hitRatio, instructionUsage, type UsageTotals } from "../agent/usage.js";
 import { groupDigits } from "../tools/format.js";
+import { createCommandView } from "./command-view.js";
 
 export interface Output {
   write(text: string): void;
   isTTY?: boolean;
+  columns?: number;
 }
 
 export interface RendererOptions {
@@ -27,6 +29,7 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
   const usage = instructionUsage();
   let spinner: ReturnType<typeof setInterval> | undefined;
   let streamedText = false;
+  const commands = createCommandView(stderr);
 
   const stopSpinner = () => {
     if (!spinner) return;
@@ -70,10 +73,13 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
         break;
       case "tool_start":
         stopSpinner();
-        stderr.write(`${indent(event)}→ ${event.name} ${truncate(event.arguments, MAX_ARG_CHARS)}\n`);
+        if (!commands.start(event, indent(event))) stderr.write(`${indent(event)}→ ${event.name} ${truncate(event.arguments, MAX_ARG_CHARS)}\n`);
+        break;
+      case "tool_output":
+        commands.output(event);
         break;
       case "tool_end":
-        if (event.isError) stderr.write(`${indent(event)}  ✗ ${firstLine(event.result)}\n`);
+        if (!commands.end(event) && event.isError) stderr.write(`${indent(event)}  ✗ ${firstLine(event.result)}\n`);
         break;
       case "delegation_start":
         stderr.write(`⇢ delegating (${event.mode}) #${event.number}: ${firstLine(event.task)}\n`);

@@ -13,6 +13,8 @@ import { Recorder } from "../record/recorder.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../tools/redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
+import type { ProcessGroup } from "../tools/command/process-group.js";
+import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
 import { createJsonOutput } from "./json-output.js";
 import type { RunOptions } from "./options.js";
@@ -52,6 +54,9 @@ export async function runHel(options: RunOptions): Promise<number> {
   });
 
   const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
+  if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(projectDir) === null) {
+    process.stderr.write(`hel: no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}\n`);
+  }
   let session: ActiveSession | undefined;
   try {
     const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!);
@@ -82,7 +87,9 @@ export async function runHel(options: RunOptions): Promise<number> {
       },
       cursors: active.cursors,
       secrets: [apiKey],
+      network: options.network,
       claimSessionDir: () => active.claim(),
+      trackCommand: (group: ProcessGroup) => active.trackCommand(group),
     };
     if (options.delegate) {
       tools.push(

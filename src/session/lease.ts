@@ -1,11 +1,13 @@
 // One session, one process (design §4). A lease is proper-lockfile's lock directory `.active` inside
 // the session directory, taken without waiting and kept fresh by touching its mtime; a lease whose
-// mtime is older than `stale` belongs to a dead process and is taken over. The store lock
+// mtime is older than `stale` belongs to a dead process and is taken over — unless a command the
+// session started still runs (command-records.ts): that keeps it in use, lease or not. The store lock
 // (.hel/.sessions.lock) is separate and short: it makes "resolve, check, then act" atomic for resume
 // and delete, so `sessions rm` cannot remove a session that is being resumed at that moment.
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type ProperLockfile from "proper-lockfile";
+import { removeFinishedCommands, runningCommands } from "./command-records.js";
 import { SessionError } from "./errors.js";
 import { ensureHelDir, helDir, sessionPaths, storeLockPath } from "./paths.js";
 
@@ -92,6 +94,9 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
       await ensureHelDir(projectDir);
       await mkdir(dir, { recursive: true });
     }
+    // A command the session started may outlive the process that held the lease (see command-records).
+    const running = await runningCommands(dir);
+    if (running.length > 0) throw commandsRunning(id, running[0]!);
     unlock = await (await loadLockfile()).lock(dir, {
       lockfilePath: active,
       realpath: false,
@@ -102,9 +107,10 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
       onCompromised: (err) => markLost(err.message),
     });
   } catch (e) {
-    throw leaseError(e, id);
+    throw e instanceof SessionError ? e : leaseError(e, id);
   }
   held.set(dir, { dir, active });
+  await removeFinishedCommands(dir).catch(() => undefined);
   installExitHook();
 
   let released = false;
@@ -130,6 +136,13 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
   };
 }
 
+function commandsRunning(id: string, pgid: number): SessionError {
+  return new SessionError(
+    `session ${id} is in use: a command it started is still running (process group ${pgid}) — wait for it to end, or end it with \`kill -- -${pgid}\``,
+    3,
+  );
+}
+
 function leaseError(e: unknown, id: string): SessionError {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === "ELOCKED") {
@@ -142,10 +155,11 @@ function leaseError(e: unknown, id: string): SessionError {
   return new SessionError(`could not take the lease of session ${id}: ${(e as Error).message} — check that .hel/ is writable`, 1);
 }
 
-/** Whether a live process holds the session's lease (a stale lease counts as free). */
+/** Whether a live process holds the session's lease (a stale lease counts as free), or a command it started still runs. */
 export async function isLeased(projectDir: string, id: string, timing: LeaseTiming = LEASE_TIMING): Promise<boolean> {
   const { dir, active } = sessionPaths(projectDir, id);
-  return (await loadLockfile()).check(dir, { lockfilePath: active, realpath: false, stale: timing.stale });
+  if (await (await loadLockfile()).check(dir, { lockfilePath: active, realpath: false, stale: timing.stale })) return true;
+  return (await runningCommands(dir)).length > 0;
 }
 
 /**

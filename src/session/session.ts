@@ -14,6 +14,8 @@ import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
+import type { ProcessGroup } from "../tools/command/process-group.js";
+import { recordCommand } from "./command-records.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
@@ -49,6 +51,8 @@ export interface ActiveSession {
   saveChild(transcript: ChildTranscript): Promise<void>;
   /** Takes the session's lease before the first file is written into its directory (a spill, a save). */
   claim(): Promise<unknown>;
+  /** Records a running command's group, so the session stays in use while it runs; resolves to what forgets it. */
+  trackCommand(group: ProcessGroup): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -169,6 +173,11 @@ class Session implements ActiveSession {
       this.lease.onLost(() => this.warnLost());
     }
     return this.lease;
+  }
+
+  async trackCommand(group: ProcessGroup): Promise<() => Promise<void>> {
+    await this.claim();
+    return recordCommand(this.dir, group);
   }
 
   async close(): Promise<void> {

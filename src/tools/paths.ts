@@ -48,7 +48,7 @@ export async function resolveToolPath(ctx: ToolContext, p: string, intent: PathI
 const PATH_RULE =
   "Paths must be inside the project directory and are written relative to it, e.g. \"src/index.ts\" (\".\" is the project root).";
 
-function isInside(dir: string, p: string): boolean {
+export function isInside(dir: string, p: string): boolean {
   const rel = path.relative(dir, p);
   return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
 }

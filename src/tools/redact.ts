@@ -21,3 +21,44 @@ export function redactSecretTail(text: string, secrets: readonly string[] | unde
   }
   return text;
 }
+
+/**
+ * For text that arrives in pieces (a command's output): each piece comes out redacted, and a piece's
+ * end that could be the start of a secret is held back until the next piece shows whether it is one.
+ */
+export class SecretMasker {
+  private held = "";
+  private readonly secrets: readonly string[];
+
+  constructor(secrets: readonly string[] | undefined) {
+    this.secrets = (secrets ?? []).filter((s) => s.length >= MIN_SECRET_LENGTH);
+  }
+
+  push(text: string): string {
+    if (this.secrets.length === 0) return text;
+    const pending = redactSecrets(this.held + text, this.secrets);
+    const keep = this.possibleStart(pending);
+    this.held = pending.slice(pending.length - keep);
+    return pending.slice(0, pending.length - keep);
+  }
+
+  end(): string {
+    const rest = this.held;
+    this.held = "";
+    return rest;
+  }
+
+  /** Length of the longest end of `text` that is the beginning of a secret. */
+  private possibleStart(text: string): number {
+    let longest = 0;
+    for (const secret of this.secrets) {
+      for (let k = Math.min(secret.length - 1, text.length); k > longest; k--) {
+        if (text.endsWith(secret.slice(0, k))) {
+          longest = k;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+}

@@ -6,16 +6,17 @@ import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { formatSize } from "./format.js";
 import { readFileTool } from "./read-file.js";
+import { runCommandTool } from "./run-command.js";
 import { searchReplaceTool } from "./search-replace.js";
 import { oneLine as oneLineText } from "../errors.js";
 import { redactSecrets } from "./redact.js";
 import { spillIfLong } from "./spill.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
-export { readFileTool, searchReplaceTool };
+export { readFileTool, runCommandTool, searchReplaceTool };
 
 export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map<string, Tool>(
-  [readFileTool, searchReplaceTool].map((tool) => [tool.name, tool as Tool]),
+  [readFileTool, searchReplaceTool, runCommandTool].map((tool) => [tool.name, tool as Tool]),
 );
 
 export interface ToolResult {
