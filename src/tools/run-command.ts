@@ -57,7 +57,9 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   await ctx.claimSessionDir?.();
 
   const shell = shellFor(process.env);
-  const argv = [shell, "-c", args.command];
+  // One pipe for both streams keeps their lines in the order they were written; on the same line as
+  // the command, so line numbers in the shell's messages stay the model's.
+  const argv = [shell, "-c", `exec 2>&1; ${args.command}`];
   const launch: Launch =
     program === null || access === "full"
       ? { file: shell, args: argv.slice(1), env: {}, cleanup: async () => undefined }

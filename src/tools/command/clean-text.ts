@@ -17,6 +17,7 @@ const REPLACEMENTS = /\uFFFD+/g;
 export class TextCleaner {
   private readonly decoder = new StringDecoder("utf8");
   private held = "";
+  private afterReplacement = false;
   /** Characters that were not text: invalid UTF-8 and stray control characters. */
   nonText = 0;
 
@@ -30,25 +31,35 @@ export class TextCleaner {
 
   private clean(text: string, last: boolean): string {
     this.held = "";
-    if (!NEEDS_WORK.test(text)) return text;
+    if (!NEEDS_WORK.test(text)) {
+      if (text !== "") this.afterReplacement = false;
+      return text;
+    }
     if (!last) text = this.holdUnfinished(text);
     let out = text.replace(ESCAPE_SEQUENCE, "").replace(/\r\n?/g, "\n");
     out = out.replace(CONTROL, () => {
       this.nonText++;
       return "";
     });
-    return out.replace(REPLACEMENTS, (run) => {
+    out = out.replace(REPLACEMENTS, (run, offset: number) => {
       this.nonText += run.length;
-      return "\uFFFD";
+      // A run cut by a chunk boundary stays one character.
+      return offset === 0 && this.afterReplacement ? "" : "\uFFFD";
     });
+    if (out !== "") this.afterReplacement = out.endsWith("\uFFFD");
+    return out;
   }
 
   /** Moves an unfinished escape sequence or a final "\r" from the end of `text` into `held`. */
   private holdUnfinished(text: string): string {
-    const start = Math.max(text.lastIndexOf("\x1b"), text.lastIndexOf("\u009b"));
-    if (start >= 0 && text.length - start <= MAX_ESCAPE_CHARS && UNFINISHED_ESCAPE.test(text.slice(start))) {
-      this.held = text.slice(start);
-      return text.slice(0, start);
+    // The last ESC may be the first half of the ESC \ that ends a sequence begun at the one before.
+    const last = Math.max(text.lastIndexOf("\x1b"), text.lastIndexOf("\u009b"));
+    const before = last > 0 ? text.lastIndexOf("\x1b", last - 1) : -1;
+    for (const start of [before, last]) {
+      if (start >= 0 && text.length - start <= MAX_ESCAPE_CHARS && UNFINISHED_ESCAPE.test(text.slice(start))) {
+        this.held = text.slice(start);
+        return text.slice(0, start);
+      }
     }
     if (text.endsWith("\r")) {
       this.held = "\r";
