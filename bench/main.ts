@@ -1,11 +1,12 @@
 // `npm run bench`: hel's speed and memory table. Contract: prints medians and ratios next to their
 // targets (✓/✗ for the reader, never an assertion: a missed target does not fail the run), writes the
 // same numbers to bench-results.json in the current directory, and with --json prints that JSON on
-// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session`
+// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,commands`
 // runs a subset. It is not part of the tests. A section that cannot be measured is reported and
 // makes the exit status 1; the other sections still run.
 import { cpus, loadavg } from "node:os";
 import { writeFile } from "node:fs/promises";
+import { BIG_OUTPUT_BYTES, measureBigOutput, measureCommandOverhead } from "./commands.js";
 import { measureHarness, type HarnessSize } from "./harness.js";
 import { measureMachine } from "./machine.js";
 import { rssMethod } from "./procs.js";
@@ -14,7 +15,7 @@ import { measureSessions } from "./session.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "commands"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -255,6 +256,46 @@ async function main(): Promise<number> {
         "Steps below: each timed alone, repeatedly, on memory already touched, so they sum to less than the totals above; the rest is",
         "first-touch page faults on new heap and buffers (see the fresh-memory line at the top) and garbage collection.",
         ...breakdown,
+      ],
+    };
+  });
+
+  await attempt("commands", "7. run_command", async (): Promise<Section | Section[]> => {
+    const o = await measureCommandOverhead({ runs: 30, log });
+    const big = await measureBigOutput({ runs: 3, log });
+    const bash = median(o.bashMs);
+    const rows: Row[] = [
+      { key: "commands.bash", label: "`bash -c true` spawned directly", value: bash, unit: "ms", note: `${o.bashMs.length} runs` },
+      { key: "commands.full", label: "run_command `true`, --access full", value: median(o.fullMs), unit: "ms", note: `+${fmt(median(o.fullMs) - bash)} ms` },
+      { key: "commands.full.ratio", label: "  ratio to `bash -c true`", value: median(o.fullMs) / bash, unit: "x" },
+    ];
+    if (o.sandboxedMs.length > 0) {
+      const sandboxed = median(o.sandboxedMs);
+      rows.push(
+        { key: "commands.bwrap", label: "bubblewrap + `bash -c true` spawned directly (hel's bwrap arguments)", value: median(o.bwrapMs), unit: "ms", note: `+${fmt(median(o.bwrapMs) - bash)} ms` },
+        { key: "commands.sandboxed", label: "run_command `true`, sandboxed (--access edit)", value: sandboxed, unit: "ms", note: `hel's own part: ${fmt(sandboxed - median(o.bwrapMs))} ms` },
+        { key: "commands.sandboxed.added", label: "  added to `bash -c true`", value: sandboxed - bash, unit: "ms", target: { kind: "under", limit: 15, unit: "ms" } },
+        { key: "commands.sandboxed.ratio", label: "  ratio to `bash -c true`", value: sandboxed / bash, unit: "x" },
+      );
+    }
+    rows.push(
+      {
+        key: "commands.big.peak_rss",
+        label: `peak RSS of hel, a command printing ${BIG_OUTPUT_BYTES / 1e6} MB${big.sandboxed ? " (sandboxed)" : ""}`,
+        value: median(big.peakRssMb),
+        unit: "MB",
+        target: { kind: "under", limit: 100, unit: "MB" },
+        note: `max ${fmt(Math.max(...big.peakRssMb))} MB; spill file ${mb(big.spillBytes)}`,
+        extra: { spill_bytes: big.spillBytes },
+      },
+      { key: "commands.big.wall", label: "  whole run, spawn → exit", value: median(big.wallMs), unit: "ms", note: `${big.wallMs.length} runs` },
+    );
+    return {
+      title: "7. run_command: overhead of `true`, and a command printing 100 MB",
+      rows,
+      footnotes: [
+        "Overhead: in-process runCommandTool.run vs child_process spawns, interleaved, each timed from the call to its return / the close of the pipes.",
+        "100 MB: the built CLI against the simulator, one run_command call, then an answer; the whole output streams to spill/.",
       ],
     };
   });

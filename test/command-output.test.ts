@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TextCleaner } from "../src/tools/command/clean-text.js";
-import { HEAD_BYTES, KEEP_WHOLE_BYTES, OutputCapture, TAIL_BYTES } from "../src/tools/command/output.js";
+import { HEAD_BYTES, KEEP_WHOLE_BYTES, OutputCapture, PROGRESS_BYTES, TAIL_BYTES } from "../src/tools/command/output.js";
 import { SecretMasker } from "../src/tools/redact.js";
 import { tempProject } from "./helpers/tools.js";
 
@@ -73,13 +73,31 @@ describe("OutputCapture", () => {
 
   it("merges stdout and stderr in arrival order and keeps a short output whole", async () => {
     const seen: string[] = [];
-    const capture = new OutputCapture({ openSpill: noSpill, onText: (t) => seen.push(t) });
+    const capture = new OutputCapture({ openSpill: noSpill, onProgress: (text, skipped) => seen.push(`${skipped}:${text}`) });
     capture.write(Buffer.from("out 1\n"), 0);
     capture.write(Buffer.from("err 1\n"), 1);
     capture.write(Buffer.from("out 2"), 0);
     const out = await capture.finish();
     expect(out).toEqual({ head: "out 1\nerr 1\nout 2", omitted: null, spillPath: null, spillError: null, bytes: 17, lines: 3, nonText: 0 });
-    expect(seen.join("")).toBe(out.head);
+    // Progress comes at most every PROGRESS_MS; here all of it at the end.
+    expect(seen).toEqual([`0:${out.head}`]);
+  });
+
+  it("reports progress as the end of what came since the last report, from a line start", async () => {
+    const seen: [string, number][] = [];
+    const capture = new OutputCapture({ openSpill: async () => "/dev/null", onProgress: (text, skipped) => seen.push([text, skipped]) });
+    const lines = Array.from({ length: 1000 }, (_, i) => `progress line ${i + 1}\n`);
+    capture.write(Buffer.from(lines.slice(0, 999).join("")), 0);
+    capture.write(Buffer.from("é".repeat(10)), 1);
+    await capture.drained();
+    await capture.finish();
+    expect(seen).toHaveLength(1);
+    const [text, skipped] = seen[0]!;
+    const all = lines.slice(0, 999).join("") + "é".repeat(10);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(PROGRESS_BYTES);
+    expect(text.startsWith("progress line ")).toBe(true);
+    expect(all.endsWith(text)).toBe(true);
+    expect(skipped).toBe(Buffer.byteLength(all) - Buffer.byteLength(text));
   });
 
   it("keeps the head and tail of a long output, and writes the whole of it, redacted, to the spill file", async () => {

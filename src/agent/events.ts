@@ -30,8 +30,11 @@ export type AgentEvent = AgentRef &
         error?: string;
       }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
-    /** Output of a running tool (a command's, cleaned and redacted) as it arrives; the result follows in tool_end. */
-    | { type: "tool_output"; callId: string; name: string; text: string }
+    /**
+     * Output of a running tool (a command's, cleaned and redacted) for a live view, a few times a second:
+     * what came since the last one, or its last lines after `skippedBytes` left out. The result is in tool_end.
+     */
+    | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
     | { type: "delegation_start"; number: number; mode: string; task: string }
     | {

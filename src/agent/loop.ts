@@ -92,7 +92,7 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
     }
     const name = call.function.name;
     run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
-    const onOutput = (text: string) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text });
+    const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
     const result = await executeToolCall(call, run.tools, { ...ctx, onOutput });
     messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
     run.emit({ ...run.ref, type: "tool_end", callId: call.id, name, isError: result.isError, result: result.content });

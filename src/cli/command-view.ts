@@ -45,7 +45,7 @@ export function createCommandView(out: Output): CommandView {
     },
     output(event) {
       if (!current || current.callId !== event.callId || !out.isTTY) return;
-      const pieces = (current.partial + event.text).split("\n");
+      const pieces = ((event.skippedBytes > 0 ? "" : current.partial) + event.text).split("\n");
       current.partial = pieces.pop()!.slice(-MAX_LINE_CHARS);
       if (pieces.length > 0) current.lines = [...current.lines, ...pieces.slice(-TAIL_LINES).map((line) => line.slice(-MAX_LINE_CHARS))].slice(-TAIL_LINES);
       current.timer ??= setTimeout(draw, REDRAW_MS);

@@ -63,8 +63,8 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   const launch: Launch =
     program === null || access === "full"
       ? { file: shell, args: argv.slice(1), env: {}, cleanup: async () => undefined }
-      : await sandboxedLaunch(program, await sandboxPolicy(ctx.projectDir, access, ctx.network ?? false), cwd, argv);
-  const capture = new OutputCapture({ secrets: ctx.secrets, openSpill: () => newSpillFile(ctx), onText: ctx.onOutput });
+      : await sandboxedLaunch(program, sandboxPolicy(ctx.projectDir, access, ctx.network ?? false), cwd, argv);
+  const capture = new OutputCapture({ secrets: ctx.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.onOutput });
   try {
     let run;
     try {

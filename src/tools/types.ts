@@ -27,8 +27,11 @@ export interface ToolContext {
    * the group lives, even after hel is gone; the function it resolves to is called once the group is gone.
    */
   trackCommand?: (group: ProcessGroup) => Promise<(() => Promise<void>) | undefined>;
-  /** A running tool's output as it arrives, cleaned and redacted, for the terminal view. */
-  onOutput?: (text: string) => void;
+  /**
+   * A running tool's output for a live view, cleaned and redacted: what came since the last call, or,
+   * after `skippedBytes` left out, its last lines.
+   */
+  onOutput?: (text: string, skippedBytes: number) => void;
 }
 
 export interface Tool<Args = unknown> {

@@ -1,8 +1,9 @@
 // A command's output as it arrives, in bounded memory whatever its size. stdout and stderr are cleaned
 // separately (each may split a character anywhere), then merged in arrival order and redacted. Output up
 // to KEEP_WHOLE_BYTES is kept whole. Beyond that the whole of it streams to a spill file and memory keeps
-// only its head and a ring of its latest pieces, from which the tail is cut at the end. The caller pauses
+// only its head and a ring of its latest bytes, from which the tail is cut at the end. The caller pauses
 // its sources when write() returns false and resumes when drained() resolves: the spill file sets the pace.
+// Progress for a live view is reported at most every PROGRESS_MS: what came since, or its last lines.
 import { createWriteStream, type WriteStream } from "node:fs";
 import { SecretMasker } from "../redact.js";
 import { headOf } from "../spill.js";
@@ -13,13 +14,19 @@ export const TAIL_BYTES = 16 * 1024;
 export const KEEP_WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES;
 const SPILL_BUFFER_BYTES = 1024 * 1024;
 const CUT = " …";
+export const PROGRESS_MS = 100;
+/** Of more output than this since the last report, a report shows the end only. */
+export const PROGRESS_BYTES = 2048;
 
 export interface CaptureOptions {
   secrets?: readonly string[];
   /** Absolute path of a new file for the whole output; called once, when the output outgrows memory. */
   openSpill(): Promise<string>;
-  /** Each piece of cleaned, redacted text as it arrives. */
-  onText?(text: string): void;
+  /**
+   * The cleaned, redacted output that came since the last call, at most every PROGRESS_MS; when it was
+   * longer than PROGRESS_BYTES, its last lines, after `skippedBytes` left out.
+   */
+  onProgress?(text: string, skippedBytes: number): void;
 }
 
 export interface CapturedOutput {
@@ -50,16 +57,15 @@ export class OutputCapture {
   private readonly masker: SecretMasker;
   private whole: string[] | null = [];
   private head = { text: "", fullLines: 0 };
-  private readonly ring: string[] = [];
-  private readonly ringSizes: number[] = [];
-  private ringBytes = 0;
-  private ringStartsLine = true;
+  private readonly ring = new ByteRing(2 * TAIL_BYTES);
   private bytes = 0;
   private newlines = 0;
   private endsWithNewline = true;
   private spill: Spill | null = null;
   private blocked = false;
   private waiting: (() => void)[] = [];
+  private unreported = 0;
+  private progressTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: CaptureOptions) {
     this.masker = new SecretMasker(options.secrets);
@@ -78,6 +84,7 @@ export class OutputCapture {
   async finish(): Promise<CapturedOutput> {
     for (const cleaner of this.cleaners) this.accept(this.masker.push(cleaner.end()));
     this.accept(this.masker.end());
+    this.reportProgress();
     const lines = this.newlines + (this.endsWithNewline ? 0 : 1);
     const nonText = this.cleaners[0].nonText + this.cleaners[1].nonText;
     const spill = this.spill;
@@ -102,18 +109,13 @@ export class OutputCapture {
 
   private accept(text: string): void {
     if (text === "") return;
-    this.options.onText?.(text);
     const bytes = Buffer.byteLength(text);
+    this.unreported += bytes;
+    if (this.options.onProgress && this.progressTimer === undefined) this.progressTimer = setTimeout(() => this.reportProgress(), PROGRESS_MS).unref();
     this.bytes += bytes;
     this.newlines += countNewlines(text);
     this.endsWithNewline = text.endsWith("\n");
-    this.ring.push(text);
-    this.ringSizes.push(bytes);
-    this.ringBytes += bytes;
-    while (this.ringBytes - this.ringSizes[0]! >= TAIL_BYTES) {
-      this.ringBytes -= this.ringSizes.shift()!;
-      this.ringStartsLine = this.ring.shift()!.endsWith("\n");
-    }
+    this.ring.push(text, bytes);
 
     if (this.whole === null) return this.toSpill(text);
     this.whole.push(text);
@@ -122,6 +124,23 @@ export class OutputCapture {
     this.whole = null;
     this.head = headOf(all, HEAD_BYTES);
     this.startSpill(all);
+  }
+
+  private reportProgress(): void {
+    clearTimeout(this.progressTimer);
+    this.progressTimer = undefined;
+    if (this.unreported === 0 || !this.options.onProgress) return;
+    let latest = this.ring.latest(Math.min(this.unreported, PROGRESS_BYTES));
+    let skipped = this.unreported - latest.length;
+    this.unreported = 0;
+    if (skipped > 0) {
+      // What follows a gap starts at a line start, so a view never joins two unrelated pieces of lines.
+      const newline = latest.indexOf(0x0a);
+      const from = newline === -1 ? startOfCharacter(latest, 0) : newline + 1;
+      skipped += from;
+      latest = latest.subarray(from);
+    }
+    this.options.onProgress(latest.toString("utf8"), skipped);
   }
 
   private startSpill(first: string): void {
@@ -163,23 +182,64 @@ export class OutputCapture {
     for (const resolve of this.waiting.splice(0)) resolve();
   }
 
-  /** The ring's last TAIL_BYTES from a line start; a last line longer than that keeps its end, marked cut. */
+  /** The last TAIL_BYTES from a line start; a last line longer than that keeps its end, marked cut. */
   private tail(): { text: string; bytes: number; lines: number } {
-    const joined = Buffer.from(this.ring.join(""));
-    let from = Math.max(0, joined.length - TAIL_BYTES);
-    // Not inside a character: skip the continuation bytes of one cut in two.
-    while (from < joined.length && (joined[from]! & 0xc0) === 0x80) from++;
-    let startsLine = from === 0 ? this.ringStartsLine : joined[from - 1] === 0x0a;
+    // The ring holds more than TAIL_BYTES, so the byte before the cut is known.
+    const latest = this.ring.latest();
+    let from = startOfCharacter(latest, latest.length - TAIL_BYTES);
+    let startsLine = latest[from - 1] === 0x0a;
     if (!startsLine) {
-      const newline = joined.indexOf(0x0a, from);
-      if (newline !== -1 && newline < joined.length - 1) {
+      const newline = latest.indexOf(0x0a, from);
+      if (newline !== -1 && newline < latest.length - 1) {
         from = newline + 1;
         startsLine = true;
       }
     }
-    const text = joined.subarray(from).toString("utf8");
-    return { text: startsLine ? text : `${CUT.trim()} ${text}`, bytes: joined.length - from, lines: countNewlines(text) + (text.endsWith("\n") ? 0 : 1) };
+    const text = latest.subarray(from).toString("utf8");
+    return { text: startsLine ? text : `${CUT.trim()} ${text}`, bytes: latest.length - from, lines: countNewlines(text) + (text.endsWith("\n") ? 0 : 1) };
   }
+}
+
+/**
+ * The latest bytes of a stream of text, in memory allocated once. Strings that stayed referenced
+ * until the next garbage collection would be copied into older memory; at a gigabyte of output
+ * that alone grew the process by tens of megabytes.
+ */
+class ByteRing {
+  private readonly ring: Buffer;
+  /** Room to encode the end of one piece of text: up to 3 bytes per UTF-16 unit. */
+  private readonly scratch: Buffer;
+  private end = 0;
+  private filled = 0;
+
+  constructor(private readonly capacity: number) {
+    this.ring = Buffer.alloc(capacity);
+    this.scratch = Buffer.alloc(3 * capacity);
+  }
+
+  push(text: string, bytes: number): void {
+    // Only the last `capacity` bytes of a long piece can stay; no more than that many units hold them.
+    const n = this.scratch.write(bytes > this.capacity ? text.slice(-this.capacity) : text);
+    const kept = this.scratch.subarray(Math.max(0, n - this.capacity), n);
+    const first = Math.min(kept.length, this.capacity - this.end);
+    kept.copy(this.ring, this.end, 0, first);
+    kept.copy(this.ring, 0, first);
+    this.end = (this.end + kept.length) % this.capacity;
+    this.filled = Math.min(this.capacity, this.filled + kept.length);
+  }
+
+  /** The latest `n` bytes held (all of them by default), oldest first, copied. */
+  latest(n = this.filled): Buffer {
+    const start = (this.end - Math.min(n, this.filled) + this.capacity) % this.capacity;
+    if (start < this.end || n === 0) return Buffer.from(this.ring.subarray(start, this.end));
+    return Buffer.concat([this.ring.subarray(start), this.ring.subarray(0, this.end)]);
+  }
+}
+
+/** The first index at or after `i` that starts a character, not one of its continuation bytes. */
+function startOfCharacter(bytes: Buffer, i: number): number {
+  while (i < bytes.length && (bytes[i]! & 0xc0) === 0x80) i++;
+  return i;
 }
 
 function countNewlines(text: string): number {

@@ -50,6 +50,9 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 export function groupHasLiveMembers(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
   if (!HAS_PROC) return true;
+  // The leader, while it runs, is a member: no need to look through every process.
+  const leader = procStat(pgid);
+  if (leader !== null && leader.pgrp === pgid && !isGone(leader)) return true;
   let pids: string[];
   try {
     pids = readdirSync("/proc");
@@ -59,9 +62,14 @@ export function groupHasLiveMembers(pgid: number): boolean {
   for (const pid of pids) {
     if (!/^\d+$/.test(pid)) continue;
     const stat = procStat(pid);
-    if (stat !== null && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") return true;
+    if (stat !== null && stat.pgrp === pgid && !isGone(stat)) return true;
   }
   return false;
+}
+
+/** Exited: a zombie waiting to be reaped, or dead. */
+function isGone(stat: ProcStat): boolean {
+  return stat.state === "Z" || stat.state === "X";
 }
 
 /**

@@ -3,7 +3,8 @@
 // `core.hooksPath` planted there would run outside the sandbox at the user's next commit); `.git`
 // itself becomes an anchor, a mount point that cannot be renamed, so the protected paths inside it
 // cannot be moved aside. Paths are real paths; whatever lies outside the project is read-only anyway.
-import { lstat, realpath } from "node:fs/promises";
+// The few lookups are synchronous: each takes microseconds, a round trip through the thread pool more.
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../paths.js";
 
@@ -22,33 +23,37 @@ export interface SandboxPolicy {
   protected: ProtectedPath[];
 }
 
-export async function sandboxPolicy(projectDir: string, access: "read-only" | "edit", network: boolean): Promise<SandboxPolicy> {
+export function sandboxPolicy(projectDir: string, access: "read-only" | "edit", network: boolean): SandboxPolicy {
   if (access === "read-only") return { projectDir, writable: false, network: false, protected: [] };
   const found: ProtectedPath[] = [];
   const helPath = path.join(projectDir, ".hel");
-  const hel = await inside(projectDir, helPath);
-  if (hel && (await kindOf(hel)) === "dir") found.push({ path: hel, kind: "dir" });
-  else if ((await kindOf(helPath)) === null) found.push({ path: helPath, kind: "missing" });
-  const git = await inside(projectDir, path.join(projectDir, ".git"));
-  if (git && (await kindOf(git)) === "dir") {
+  const hel = inside(projectDir, helPath);
+  if (hel && (kindOf(hel)) === "dir") found.push({ path: hel, kind: "dir" });
+  else if ((kindOf(helPath)) === null) found.push({ path: helPath, kind: "missing" });
+  const git = inside(projectDir, path.join(projectDir, ".git"));
+  if (git && (kindOf(git)) === "dir") {
     found.push({ path: git, kind: "anchor" });
     const hooks = path.join(git, "hooks");
-    found.push({ path: hooks, kind: (await kindOf(hooks)) === "dir" ? "dir" : "missing" });
+    found.push({ path: hooks, kind: (kindOf(hooks)) === "dir" ? "dir" : "missing" });
     const config = path.join(git, "config");
-    if ((await kindOf(config)) === "file") found.push({ path: config, kind: "file" });
+    if ((kindOf(config)) === "file") found.push({ path: config, kind: "file" });
   }
   return { projectDir, writable: true, network, protected: found };
 }
 
 /** The real path of `p` when it exists inside the project; null when missing or outside. */
-async function inside(projectDir: string, p: string): Promise<string | null> {
-  const real = await realpath(p).catch(() => null);
-  if (real === null) return null;
+function inside(projectDir: string, p: string): string | null {
+  let real: string;
+  try {
+    real = realpathSync(p);
+  } catch {
+    return null;
+  }
   return real !== projectDir && isInside(projectDir, real) ? real : null;
 }
 
-async function kindOf(p: string): Promise<"dir" | "file" | "other" | null> {
-  const info = await lstat(p).catch(() => null);
-  if (info === null) return null;
+function kindOf(p: string): "dir" | "file" | "other" | null {
+  const info = lstatSync(p, { throwIfNoEntry: false });
+  if (info === undefined) return null;
   return info.isDirectory() ? "dir" : info.isFile() ? "file" : "other";
 }
