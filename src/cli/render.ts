@@ -2,7 +2,8 @@
 // a spinner while waiting, token figures); the answer goes to stdout — streamed as it arrives in the
 // interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer.
 import type { AgentEvent } from "../agent/events.js";
-import { hitRatio, instructionUsage, type UsageTotals } from "../agent/usage.js";
+import { instructionUsage } from "../agent/instruction-usage.js";
+import { hitRatio, type UsageTotals } from "../agent/usage.js";
 import { groupDigits } from "../tools/format.js";
 
 export interface Output {

@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type ProperLockfile from "proper-lockfile";
 import { SessionError } from "./errors.js";
-import { ensureHelDir, helDir, sessionPaths, storeLockPath } from "./paths.js";
+import { ensureHelDir, helDir } from "../fs/hel-dir.js";
+import { sessionPaths, storeLockPath } from "./paths.js";
 
 // Loaded on first use: a new session takes its lease only at its first save, so the library stays
 // off the path to the first request.

@@ -5,7 +5,7 @@
 // first save; a resumed session takes it at once, without waiting, and a held one ends the run (exit 3).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { ChildTranscript } from "./child-transcript.js";
+import type { ChildTranscript } from "../agent/child-transcript.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { TurnOutcome } from "../agent/loop.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";

@@ -14,7 +14,8 @@ import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
-import { ensureHelDir, isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
+import { ensureHelDir } from "../fs/hel-dir.js";
+import { isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
 import { encodeSnapshot, headerOfFirstLine, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
 
 export interface SaveOptions {

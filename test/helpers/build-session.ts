@@ -12,6 +12,7 @@ export function buildSessionModules(): string {
   const sources = [
     ...readdirSync(join(root, "src/session")).filter((f) => f.endsWith(".ts")).map((f) => `src/session/${f}`),
     "src/errors.ts",
+    "src/fs/hel-dir.ts",
     "src/wire/messages.ts",
     "src/tools/cursors.ts",
     "src/agent/usage.ts",
