@@ -6,7 +6,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
-import { loadSnapshot } from "../src/session/store.js";
+import { loadSnapshot } from "../src/session/snapshot-file.js";
 import { HEL, helEnv, tempProject } from "./helpers/hel.js";
 
 const RUNS = 50;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { saveSnapshot } from "../src/session/store.js";
+import { saveSnapshot } from "../src/session/snapshot-file.js";
 import { collect, HEL, helEnv, runHel, tempProject } from "./helpers/hel.js";
 import { makeSnapshot } from "./helpers/session-fixtures.js";
 

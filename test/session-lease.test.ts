@@ -5,7 +5,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../src/session/errors.js";
 import { acquireLease, isLeased, LEASE_TIMING, withStoreLock } from "../src/session/lease.js";
 import { sessionPaths } from "../src/session/paths.js";
-import { loadSnapshot, removeSessions, saveSnapshot } from "../src/session/store.js";
+import { removeSessions } from "../src/session/catalog.js";
+import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { buildSessionModules } from "./helpers/build-session.js";
 import { ID_A, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
 

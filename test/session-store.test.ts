@@ -11,15 +11,9 @@ import { newSessionId, sessionPaths } from "../src/session/paths.js";
 import { ByteWriter } from "../src/wire/byte-writer.js";
 import { storedJson } from "../src/wire/stored-message.js";
 import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "../src/session/snapshot.js";
-import {
-  findToolPairingError,
-  latestSessionId,
-  listSessions,
-  loadSnapshot,
-  removeSessions,
-  resolveSessionId,
-  saveSnapshot,
-} from "../src/session/store.js";
+import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../src/session/catalog.js";
+import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
+import { findToolPairingError } from "../src/wire/tool-pairing.js";
 import { buildSessionModules } from "./helpers/build-session.js";
 import { ID_A, ID_B, ID_C, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
 

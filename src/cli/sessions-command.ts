@@ -4,7 +4,8 @@ import { HelError } from "../errors.js";
 import { join } from "node:path";
 import { ChildTranscriptSchema, type ChildTranscript } from "../agent/child-transcript.js";
 import { sessionPaths } from "../session/paths.js";
-import { listSessions, loadSnapshot, removeSessions, resolveSessionId } from "../session/store.js";
+import { listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
+import { loadSnapshot } from "../session/snapshot-file.js";
 import { formatChildTranscript, formatSessionList, formatTranscript } from "./transcript.js";
 import type { Invocation } from "./options.js";
 

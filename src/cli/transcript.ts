@@ -2,7 +2,7 @@
 // parameter), so the output is tested byte for byte. A transcript is for reading what happened:
 // instructions and final answers in full, each tool call on one line, tool results cut to a glimpse.
 import type { ChildTranscript } from "../agent/child-transcript.js";
-import type { SessionSummary } from "../session/store.js";
+import type { SessionSummary } from "../session/catalog.js";
 import type { Snapshot } from "../session/snapshot.js";
 import { groupDigits } from "../tools/format.js";
 import type { Message, ToolCall } from "../wire/messages.js";

@@ -19,7 +19,8 @@ import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { RequestConfig, Snapshot } from "./snapshot.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
-import { latestSessionId, loadSnapshot, resolveSessionId, saveSnapshot } from "./store.js";
+import { latestSessionId, resolveSessionId } from "./catalog.js";
+import { loadSnapshot, saveSnapshot } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
 
 export interface StartOptions {

@@ -14,6 +14,7 @@ export function buildSessionModules(): string {
     "src/errors.ts",
     "src/fs/hel-dir.ts",
     "src/wire/messages.ts",
+    "src/wire/tool-pairing.ts",
     "src/tools/cursors.ts",
     "src/agent/usage.ts",
   ].filter((f) => existsSync(join(root, f)));
