@@ -44,7 +44,7 @@ function layoutOf(bytes: Buffer): { header: Record<string, unknown>; messages: u
 }
 
 describe("paths", () => {
-  it("lay out .hel/sessions/<id>/ as design §1 Files says", () => {
+  it("lay out .hel/sessions/<id>/ as the design's Files section says", () => {
     const dir = join(project, ".hel/sessions", ID_A);
     expect(sessionPaths(project, ID_A)).toEqual({
       dir,
@@ -52,6 +52,7 @@ describe("paths", () => {
       spill: join(dir, "spill"),
       children: join(dir, "children"),
       active: join(dir, ".active"),
+      holder: join(dir, ".active.holder"),
     });
     expect(helDir(project)).toBe(join(project, ".hel"));
   });

@@ -40,6 +40,12 @@ export interface AtomicWriteOptions {
   writeData?: WriteData;
   /** Permission bits of the new file; applied exactly, whatever the umask (an edited file keeps its mode). */
   mode?: number;
+  /**
+   * Runs the rename that puts the file in place, once the data is on disk: a caller that must check,
+   * under a lock, that it may still replace the file wraps it here. Not calling `rename` (throwing)
+   * leaves the target untouched and the temporary file removed.
+   */
+  commit?: (rename: () => Promise<void>) => Promise<void>;
 }
 
 /** `data` is the file's bytes, whole or in pieces written one after another. */
@@ -61,8 +67,11 @@ export async function writeFileAtomic(path: string, data: Uint8Array | readonly 
     await file.sync();
     await file.close();
     file = undefined;
-    await rename(tmp, path);
-    renamed = true;
+    const renameIntoPlace = async (): Promise<void> => {
+      await rename(tmp, path);
+      renamed = true;
+    };
+    await (options.commit ? options.commit(renameIntoPlace) : renameIntoPlace());
   } finally {
     if (file) await file.close().catch(() => undefined);
     if (!renamed) await unlink(tmp).catch(() => undefined);

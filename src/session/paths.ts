@@ -12,6 +12,8 @@ export interface SessionPaths {
   children: string;
   /** The lease: a directory proper-lockfile creates while a process uses the session. */
   active: string;
+  /** Which process took the lease last: a token it checks before each save replaces the snapshot. */
+  holder: string;
 }
 
 export const sessionsDir = (projectDir: string): string => join(helDir(projectDir), "sessions");
@@ -32,6 +34,7 @@ export function sessionPaths(projectDir: string, id: string): SessionPaths {
     spill: join(dir, "spill"),
     children: join(dir, "children"),
     active: join(dir, ".active"),
+    holder: join(dir, ".active.holder"),
   };
 }
 

@@ -15,13 +15,29 @@ import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { ensureHelDir } from "../fs/hel-dir.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError } from "./errors.js";
-import type { Lease } from "./lease.js";
+import { withStoreLock, type Lease } from "./lease.js";
 import { sessionPaths } from "./paths.js";
 import { encodeSnapshot, headerOfFirstLine, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
 
+/**
+ * Which snapshot.json a process last read or wrote (every save is a new file, renamed into place), or
+ * null for none yet. A save given one replaces the file only while it is still that one: a process
+ * never writes a conversation over a newer one that another process saved.
+ */
+export interface SnapshotIdentity {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
 export interface SaveOptions {
-  /** The lease the caller holds; a lost lease means another process may own the session now. */
+  /**
+   * The lease the caller holds. With one, the rename happens under the store lock and only while the
+   * lease is still this process's (see lease.ts) and the file on disk is still `expected`.
+   */
   lease?: Lease;
+  /** What the caller last saw on disk; null: it expects no snapshot yet. */
+  expected?: SnapshotIdentity | null;
   /** Test seam: the step that writes the bytes into the temporary file. */
   writeData?: WriteData;
 }
@@ -35,11 +51,14 @@ const saving = new Map<string, Promise<unknown>>();
 // single cost of a save. A save running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
 
-export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<void> {
+const lostLease = (id: string): SessionError =>
+  new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);
+
+/** Returns what is on disk now: the file this save wrote. */
+export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<SnapshotIdentity | null> {
   const id = snapshot.session_id;
-  if (options.lease?.lost) {
-    throw new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);
-  }
+  const { lease } = options;
+  if (lease?.lost) throw lostLease(id);
   // The header is validated whole; messages only the first time a save sees them, since a message
   // never changes once it is in the conversation. What gets written is the header's parsed output
   // (fixed key order, defaults filled) and the messages' cached JSON.
@@ -64,12 +83,29 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   spareBuffer = null;
   const data = encodeSnapshot(parsedHeader.data, messages, writer);
 
+  // Checked and renamed under the store lock, where leases are taken over: between the check and the
+  // rename no other process can take the session and save.
+  let written: SnapshotIdentity | null = null;
+  const fenced = async (rename: () => Promise<void>): Promise<void> =>
+    withStoreLock(projectDir, async () => {
+      if (!(await lease!.holds())) {
+        lease!.markLost("another process took the session over");
+        throw lostLease(id);
+      }
+      if (options.expected !== undefined && !sameIdentity(await identityOf(paths.snapshot), options.expected)) {
+        lease!.markLost("another process saved the session");
+        throw new SessionError(`session ${id} was not saved: another hel process saved it since this one read it — resume it again to continue from there`, 1);
+      }
+      await rename();
+      written = await identityOf(paths.snapshot);
+    });
   const previous = saving.get(paths.snapshot) ?? Promise.resolve();
   const run = previous.then(async () => {
     try {
       await ensureHelDir(projectDir);
       await mkdir(paths.dir, { recursive: true });
-      await writeFileAtomic(paths.snapshot, data, options.writeData ? { writeData: options.writeData } : {});
+      await writeFileAtomic(paths.snapshot, data, { ...(options.writeData ? { writeData: options.writeData } : {}), ...(lease ? { commit: fenced } : {}) });
+      if (!lease) written = await identityOf(paths.snapshot);
     } catch (e) {
       throw saveError(e, id, paths.dir);
     }
@@ -83,7 +119,21 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
     // Grown while encoding, it is the larger one, with room for the next answer.
     keepSpare(writer.memory);
   }
+  return written;
 }
+
+async function identityOf(file: string): Promise<SnapshotIdentity | null> {
+  try {
+    const s = await stat(file, { bigint: true });
+    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+const sameIdentity = (a: SnapshotIdentity | null, b: SnapshotIdentity | null): boolean =>
+  a === b || (a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs);
 
 function keepSpare(buffer: Buffer): void {
   if (!spareBuffer || spareBuffer.length < buffer.length) spareBuffer = buffer;
@@ -109,6 +159,11 @@ function saveError(e: unknown, id: string, dir: string): SessionError {
 
 /** Reads and checks a session's snapshot; never writes. Every refusal is a SessionError with exit 2. */
 export async function loadSnapshot(projectDir: string, id: string): Promise<Snapshot> {
+  return (await loadSnapshotFile(projectDir, id)).snapshot;
+}
+
+/** loadSnapshot, and which file it read: a later save checks that the file is still that one. */
+export async function loadSnapshotFile(projectDir: string, id: string): Promise<{ snapshot: Snapshot; identity: SnapshotIdentity }> {
   const paths = sessionPaths(projectDir, id);
   let read: SnapshotBytes;
   try {
@@ -120,7 +175,7 @@ export async function loadSnapshot(projectDir: string, id: string): Promise<Snap
   try {
     const snapshot = parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
     holdsBytes = snapshot.messages.some((m) => storedJson(m) !== undefined);
-    return snapshot;
+    return { snapshot, identity: read.identity };
   } finally {
     // Messages kept as bytes hold the buffer; it returns to the store once they are all gone.
     if (holdsBytes) heldBuffers.register(read.bytes, read.buffer);
@@ -135,6 +190,7 @@ interface SnapshotBytes {
   bytes: Buffer;
   /** Given back to the store (keepSpare) once nothing holds `bytes`: the next read or save uses it. */
   buffer: Buffer;
+  identity: SnapshotIdentity;
 }
 
 // The file is read into the store's one buffer, the one saves encode into: memory a process touches
@@ -143,7 +199,8 @@ interface SnapshotBytes {
 async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
   const handle = await open(file, "r");
   try {
-    const { size } = await handle.stat();
+    const info = await handle.stat({ bigint: true });
+    const size = Number(info.size);
     let buffer: Buffer;
     if (spareBuffer && spareBuffer.length > size) {
       buffer = spareBuffer;
@@ -159,7 +216,7 @@ async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return { bytes: buffer.subarray(0, length), buffer };
+    return { bytes: buffer.subarray(0, length), buffer, identity: { ino: info.ino, size: info.size, mtimeNs: info.mtimeNs } };
   } finally {
     await handle.close();
   }
