@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type SimFault, type Simulator } from "../sim/index.js";
-import { collect, runHel, startHel, tempProject } from "./helpers/hel.js";
+import { collect, runHel, startHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {

@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { HEL, helEnv, tempProject } from "./helpers/hel.js";
+import { HEL, helEnv } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let sim: Simulator;
 let screenText = () => "";

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import { loadSnapshot } from "../src/session/snapshot-file.js";
-import { HEL, helEnv, tempProject } from "./helpers/hel.js";
+import { HEL, helEnv } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 const RUNS = 50;
 const LINES = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);

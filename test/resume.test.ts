@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
 import { saveSnapshot } from "../src/session/snapshot-file.js";
-import { collect, HEL, helEnv, runHel, tempProject } from "./helpers/hel.js";
+import { collect, HEL, helEnv, runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 import { makeSnapshot } from "./helpers/session-fixtures.js";
 
 let sims: Simulator[] = [];

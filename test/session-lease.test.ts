@@ -8,23 +8,22 @@ import { sessionPaths } from "../src/session/paths.js";
 import { removeSessions } from "../src/session/catalog.js";
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { buildSessionModules } from "./helpers/build-session.js";
-import { ID_A, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
+import { ID_A, makeSnapshot, sessionError } from "./helpers/session-fixtures.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let modules: string;
 let project: string;
-let cleanup: () => void;
 const children: ChildProcess[] = [];
 
 beforeAll(() => {
   modules = buildSessionModules();
 });
 beforeEach(async () => {
-  ({ dir: project, cleanup } = tempProject());
+  project = await tempProject();
   await saveSnapshot(project, makeSnapshot(project, ID_A));
 });
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  cleanup();
 });
 
 /** Starts a second process holding the lease (or the store lock); resolves once it says "held". */
