@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../src/session/errors.js";
 import { acquireLease, withStoreLock } from "../src/session/lease.js";
 import { ensureHelDir, helDir } from "../src/fs/hel-dir.js";
@@ -15,14 +15,13 @@ import { latestSessionId, listSessions, removeSessions, resolveSessionId } from 
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { findToolPairingError } from "../src/wire/tool-pairing.js";
 import { buildSessionModules } from "./helpers/build-session.js";
-import { ID_A, ID_B, ID_C, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
+import { ID_A, ID_B, ID_C, makeSnapshot, sessionError } from "./helpers/session-fixtures.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let project: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir: project, cleanup } = tempProject());
+beforeEach(async () => {
+  project = await tempProject();
 });
-afterEach(() => cleanup());
 
 
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;

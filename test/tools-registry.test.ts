@@ -6,7 +6,7 @@ import { BUILTIN_TOOLS, executeToolCall, readFileTool, searchReplaceTool, toolDe
 import { SPILL_LIMIT } from "../src/tools/spill.js";
 import { ToolError, type Tool } from "../src/tools/types.js";
 import type { ToolCall } from "../src/wire/messages.js";
-import { tempProject } from "./helpers/tools.js";
+import { toolProject } from "./helpers/tools.js";
 
 const TOOLS = [readFileTool, searchReplaceTool] as Tool[];
 
@@ -46,13 +46,13 @@ describe("toolDefinitions", () => {
 
 describe("executeToolCall", () => {
   it("runs a call and returns its content", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "a.txt"), "hello\n");
     expect(await executeToolCall(call("read_file", '{"path":"a.txt"}'), TOOLS, ctx)).toEqual({ content: "     1\thello", isError: false });
   });
 
   it("names the available tools for an unknown tool", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     expect(await executeToolCall(call("write_file", "{}"), TOOLS, ctx)).toEqual({
       content: 'Error: unknown tool "write_file". Available tools: read_file, search_replace',
       isError: true,
@@ -60,14 +60,14 @@ describe("executeToolCall", () => {
   });
 
   it("quotes the parse error of arguments that are not JSON and asks for valid JSON", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const result = await executeToolCall(call("read_file", '{"path": "a.txt"'), TOOLS, ctx);
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/^Error: the arguments of read_file are not valid JSON \(.*JSON.*\)\. Resend the call with its arguments as one JSON object with the fields path, offset, limit, cursor$/);
   });
 
   it("lists what is wrong with arguments that do not fit the schema", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const result = await executeToolCall(call("read_file", '{"path": 3, "offset": 0}'), TOOLS, ctx);
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/^Error: invalid arguments for read_file:\n- path: .*expected string.*\n- offset: .*>=1.*\nResend the call/);
@@ -84,7 +84,7 @@ describe("executeToolCall", () => {
   });
 
   it("turns a ToolError into an error result with its message", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const result = await executeToolCall(call("read_file", '{"path": "../x"}'), TOOLS, ctx);
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/^Error: "\.\.\/x" is outside the project directory/);
@@ -93,7 +93,7 @@ describe("executeToolCall", () => {
   });
 
   it("turns any other exception into a one-line error result", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await symlink(path.join(dir, "loop-b"), path.join(dir, "loop-a"));
     await symlink(path.join(dir, "loop-a"), path.join(dir, "loop-b"));
     const loop = await executeToolCall(call("read_file", '{"path": "loop-a"}'), TOOLS, ctx);
@@ -105,7 +105,7 @@ describe("executeToolCall", () => {
   });
 
   it("spills a long result of a spilling tool, never a read_file page", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const long = "z".repeat(SPILL_LIMIT + 1);
     const spilled = await executeToolCall(call("fake", "{}"), [fakeTool(() => Promise.resolve(long))], ctx);
     expect(spilled.isError).toBe(false);

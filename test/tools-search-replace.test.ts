@@ -6,13 +6,13 @@ import { searchReplaceTool, type SearchReplaceArgs } from "../src/tools/search-r
 import { loadTextFile, saveTextFile } from "../src/tools/text-file.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./helpers/tools.js";
+import { toolProject } from "./helpers/tools.js";
 
 const edit = (ctx: ToolContext, args: SearchReplaceArgs) => searchReplaceTool.run(args, ctx);
 
 describe("search_replace", () => {
   it("replaces the one exact occurrence and says which lines changed", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "app.ts");
     await writeFile(file, "const a = 1;\nconst port = 80;\nconst b = 2;\n");
     const result = await edit(ctx, { path: "app.ts", old_text: "const port = 80;", new_text: "const port = 8143;\n// changed" });
@@ -21,14 +21,14 @@ describe("search_replace", () => {
   });
 
   it("reports a removal", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "keep\ndrop 1\ndrop 2\nkeep\n");
     expect(await edit(ctx, { path: "f.txt", old_text: "drop 1\ndrop 2\n", new_text: "" })).toBe("Edited f.txt: removed lines 2-3.");
     expect(await readFile(path.join(dir, "f.txt"), "utf8")).toBe("keep\nkeep\n");
   });
 
   it("says when old_text is not found, and suggests reading the file again", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "function f() {\n\treturn 1;\n}\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "return 2;", new_text: "x" })).rejects.toThrow(
       /^old_text was not found in f\.txt\. Read f\.txt again with read_file and copy the text exactly/,
@@ -41,7 +41,7 @@ describe("search_replace", () => {
   });
 
   it("refuses several occurrences with their count and lines", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "x = 1\ny = 2\nx = 1\nz\nx = 1\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "x = 1", new_text: "x = 3" })).rejects.toThrow(
       "old_text occurs 3 times in f.txt (at lines 1, 3, 5); it must occur exactly once. Add surrounding lines to old_text",
@@ -51,26 +51,26 @@ describe("search_replace", () => {
   });
 
   it("refuses identical old_text and new_text", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "same\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "same", new_text: "same" })).rejects.toThrow(/identical/);
   });
 
   it("creates a missing file, parent directories too, when old_text is empty", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     expect(await edit(ctx, { path: "pkg/deep/new.txt", old_text: "", new_text: "one\ntwo\n" })).toBe("Created pkg/deep/new.txt (2 lines).");
     expect(await readFile(path.join(dir, "pkg", "deep", "new.txt"), "utf8")).toBe("one\ntwo\n");
   });
 
   it("tells how to create a missing file when old_text is not empty", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     await expect(edit(ctx, { path: "src/none.ts", old_text: "x", new_text: "y" })).rejects.toThrow(
       /src\/none\.ts does not exist\. To create it, call search_replace with old_text ""/,
     );
   });
 
   it("refuses an empty old_text on an existing non-empty file, and fills an empty one", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "full.txt"), "content\n");
     await writeFile(path.join(dir, "empty.txt"), "");
     await expect(edit(ctx, { path: "full.txt", old_text: "", new_text: "new" })).rejects.toThrow(/already exists and is not empty/);
@@ -79,7 +79,7 @@ describe("search_replace", () => {
   });
 
   it("matches a CRLF file with \\n and writes CRLF back", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "win.txt");
     await writeFile(file, "one\r\ntwo\r\nthree\r\n");
     await edit(ctx, { path: "win.txt", old_text: "one\ntwo\n", new_text: "uno\ndos\n" });
@@ -89,7 +89,7 @@ describe("search_replace", () => {
   });
 
   it("leaves the other lines of a mixed-ending file byte for byte", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "mixed.txt");
     await writeFile(file, "a\r\nb\nc\r\nd\n");
     await edit(ctx, { path: "mixed.txt", old_text: "c\n", new_text: "C1\nC2\n" });
@@ -97,7 +97,7 @@ describe("search_replace", () => {
   });
 
   it("keeps a UTF-8 BOM", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "bom.cs");
     await writeFile(file, "\uFEFFclass A {}\n");
     await edit(ctx, { path: "bom.cs", old_text: "class A {}", new_text: "class B {}" });
@@ -107,7 +107,7 @@ describe("search_replace", () => {
   });
 
   it("keeps the file's mode", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "run.sh");
     await writeFile(file, "echo hi\n");
     await chmod(file, 0o751);
@@ -116,7 +116,7 @@ describe("search_replace", () => {
   });
 
   it("refuses files that are not UTF-8 text", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"));
     await writeFile(path.join(dir, "bin.dat"), Buffer.from([1, 0, 2]));
     await expect(edit(ctx, { path: "latin1.txt", old_text: "caf", new_text: "bar" })).rejects.toThrow(/latin1\.txt is not valid UTF-8 text/);
@@ -124,7 +124,7 @@ describe("search_replace", () => {
   });
 
   it("refuses edits with read-only access", async () => {
-    const { ctx, dir } = await tempProject("read-only");
+    const { ctx, dir } = await toolProject("read-only");
     await writeFile(path.join(dir, "f.txt"), "a\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "a", new_text: "b" })).rejects.toThrow(
       "read-only access: edits are refused; report the change needed instead",
@@ -134,20 +134,20 @@ describe("search_replace", () => {
   });
 
   it("refuses paths outside the project and under .hel/", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, ".hel"));
     await expect(edit(ctx, { path: "../outside/x.txt", old_text: "", new_text: "x" })).rejects.toThrow(ToolError);
     await expect(edit(ctx, { path: ".hel/x.txt", old_text: "", new_text: "x" })).rejects.toThrow(ToolError);
   });
 
   it("refuses a FIFO without waiting for a writer", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     execFileSync("mkfifo", [path.join(dir, "pipe")]);
     await expect(edit(ctx, { path: "pipe", old_text: "a", new_text: "b" })).rejects.toThrow(/pipe is not a regular file/);
   });
 
   it("refuses a directory", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "src"));
     await expect(edit(ctx, { path: "src", old_text: "a", new_text: "b" })).rejects.toThrow(/src is a directory/);
   });
@@ -155,7 +155,7 @@ describe("search_replace", () => {
 
 describe("saving an edit", () => {
   it("refuses when the file vanished between read and write", async () => {
-    const { dir } = await tempProject();
+    const { dir } = await toolProject();
     const file = path.join(dir, "f.txt");
     await writeFile(file, "a\n");
     const loaded = (await loadTextFile(file, "f.txt"))!;
@@ -165,7 +165,7 @@ describe("saving an edit", () => {
   });
 
   it("refuses when the file changed between read and write", async () => {
-    const { dir } = await tempProject();
+    const { dir } = await toolProject();
     const file = path.join(dir, "f.txt");
     await writeFile(file, "a\n");
     const loaded = (await loadTextFile(file, "f.txt"))!;
