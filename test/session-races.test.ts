@@ -7,9 +7,11 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { LEASE_TIMING } from "../src/session/lease.js";
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import type { Snapshot } from "../src/session/snapshot.js";
-import { collect, runHel, startHel, tempProject } from "./helpers/hel.js";
+import { collect, runHel, startHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 import { makeSnapshot } from "./helpers/session-fixtures.js";
 import { startStubModel, type StubModel } from "./helpers/stub-model.js";
+import { waitFor } from "./helpers/wait.js";
 
 let stub: StubModel;
 beforeEach(async () => {
@@ -70,7 +72,7 @@ it(
     };
     const a = startHel({ args: ["-C", project, "--resume", id, ...ARGS, "turn A"], baseUrl: stub.url });
     const aDone = collect(a);
-    while (!stub.requests.some((r) => r.instruction === "turn A")) await sleep(20);
+    await waitFor(() => stub.requests.some((r) => r.instruction === "turn A"), "A's request");
     a.kill("SIGSTOP");
     // The lease's expiry is what lets B in; hel's own timing, so this waits it out.
     await sleep(LEASE_TIMING.stale + 2_000);
