@@ -6,7 +6,7 @@ import { setImmediate as nextTick } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentEvent } from "../src/agent/events.js";
-import { runTurn, type AgentRun } from "../src/agent/loop.js";
+import { beginTurn, runTurn, type AgentRun } from "../src/agent/loop.js";
 import { estimateTokens } from "../src/agent/meter.js";
 import { createModelClient, type ModelClient } from "../src/model/client.js";
 import { ModelError } from "../src/model/errors.js";
@@ -124,7 +124,7 @@ describe("an abort", () => {
     expect(messages.slice(3)).toEqual([result("a"), result("b", expect.stringMatching(INTERRUPTED)), result("c", expect.stringMatching(INTERRUPTED))]);
     expect(outcome).toMatchObject({ answer: null, exitReason: "aborted" });
     expect(outcome.error).toBeUndefined();
-    expect(types(events)).toEqual(["request", "reasoning_delta", "response", "tool_start", "tool_end", "turn_end"]);
+    expect(types(events)).toEqual(["request", "reasoning_delta", "response", "message", "tool_start", "tool_end", "message", "message", "message", "turn_end"]);
     expect(model.bodies).toHaveLength(1);
   });
 
@@ -136,7 +136,7 @@ describe("an abort", () => {
     expect(log).toEqual(["start a", "end a"]);
     expect(messages.slice(3)).toEqual([result("a"), result("b", expect.stringMatching(INTERRUPTED)), result("c", expect.stringMatching(INTERRUPTED))]);
     expect(outcome.exitReason).toBe("aborted");
-    expect(types(events)).toEqual(["request", "response", "tool_start", "tool_end", "turn_end"]);
+    expect(types(events)).toEqual(["request", "response", "message", "tool_start", "tool_end", "message", "message", "message", "turn_end"]);
     expect(sim.requests).toHaveLength(1);
   });
 
@@ -207,11 +207,14 @@ it("the events: each request, its deltas and response, each call's start and end
     { ...REF, type: "request", step: 1, body: null, attempt: 1 },
     { ...REF, type: "reasoning_delta", text: "note a" },
     { ...REF, type: "response", step: 1, status: 200, usage: u1, finishReason: "tool_calls", durationMs: 0 },
+    { ...REF, type: "message", message: notes("a") },
     { ...REF, type: "tool_start", callId: "call_a", name: "note", arguments: '{"text":"a"}' },
     { ...REF, type: "tool_end", callId: "call_a", name: "note", isError: false, result: "noted a" },
+    { ...REF, type: "message", message: result("a") },
     { ...REF, type: "request", step: 2, body: null, attempt: 1 },
     { ...REF, type: "text_delta", text: "done" },
     { ...REF, type: "response", step: 2, status: 200, usage: u2, finishReason: "stop", durationMs: 0 },
+    { ...REF, type: "message", message: answer("done") },
     {
       ...REF,
       type: "turn_end",
@@ -220,6 +223,7 @@ it("the events: each request, its deltas and response, each call's start and end
       usage: outcome.usage,
       // Measured up to the last request, estimated for the answer added after it.
       contextTokens: 130 + estimateTokens(JSON.stringify(answer("done"))),
+      meter: { message_count: 4, input_tokens: 130 },
     },
   ]);
   // Each request event carries the body that was sent.
@@ -234,5 +238,19 @@ it("usage is summed over the turn's requests, one without usage counted as a req
   expect(outcome.usage).toEqual({ requests: 3, prompt_tokens: 400, completion_tokens: 40, prompt_cache_hit_tokens: 256, prompt_cache_miss_tokens: 144 });
   // The second request, the last with usage, sent four messages: system, user, a call and its result.
   expect(outcome.meter).toEqual({ message_count: 4, input_tokens: 300 });
-  expect(events.at(-1)).toMatchObject({ type: "turn_end", usage: outcome.usage });
+  expect(events.at(-1)).toMatchObject({ type: "turn_end", usage: outcome.usage, meter: outcome.meter });
+});
+
+it("every message that joins the conversation is reported, in order, by a message event", async () => {
+  const messages: Message[] = [SYSTEM];
+  const events: AgentEvent[] = [];
+  const run = { ref: REF, emit: (e: AgentEvent) => void events.push(e) };
+  beginTurn(messages, "go", run);
+  expect(messages).toEqual([SYSTEM, { role: "user", content: "go" }]);
+  expect(events).toEqual([
+    { ...REF, type: "turn_start", instruction: "go" },
+    { ...REF, type: "message", message: { role: "user", content: "go" } },
+  ]);
+  const { messages: after, events: more } = await turn(fakeModel([{ message: notes("a") }, { message: answer("done") }]));
+  expect(more.flatMap((e) => (e.type === "message" ? [e.message] : []))).toEqual(after.slice(2));
 });

@@ -2,8 +2,9 @@
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
 import { realpath, stat } from "node:fs/promises";
-import type { AgentEvent, ExitReason } from "../agent/events.js";
-import { runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
+import { createEventBus } from "../agent/event-bus.js";
+import type { ExitReason } from "../agent/events.js";
+import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
@@ -30,19 +31,10 @@ export async function runHel(options: RunOptions): Promise<number> {
   const maxTokens = options.maxOutputTokens ?? defaultMaxTokens(options.effort);
   const request = { model: options.model, maxTokens, effort: options.effort };
 
-  const listeners: ((event: AgentEvent) => void)[] = [];
-  // A reader that fails (say, --record on a full disk) is dropped with a warning: it must not break
-  // the loop halfway through a step and leave a tool call without its result.
-  const emit = (event: AgentEvent) => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        listeners.splice(listeners.indexOf(listener), 1);
-        process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`);
-      }
-    }
-  };
+  const bus = createEventBus((error) =>
+    process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
+  );
+  const emit = bus.emit;
 
   const client = createModelClient({
     baseURL: options.baseUrl,
@@ -102,19 +94,20 @@ export async function runHel(options: RunOptions): Promise<number> {
     const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
 
     const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });
-    listeners.push((event) => active.observe(event), renderer.observe);
-    if (options.json) listeners.push(createJsonOutput((line) => process.stdout.write(line), () => active.id));
+    bus.subscribe((event) => active.observe(event));
+    bus.subscribe(renderer.observe);
+    if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id));
     if (options.record) {
       const recorder = new Recorder(options.record);
       recorder.setSessionId(active.id);
-      listeners.push(recorder.observe);
+      bus.subscribe(recorder.observe);
     }
 
     const instruct = async (text: string, signal: AbortSignal): Promise<TurnOutcome> => {
-      active.messages.push({ role: "user", content: text });
-      emit({ agent: "parent", type: "turn_start", instruction: text });
+      beginTurn(active.messages, text, parentRun);
       const outcome = await runTurn(active.messages, parentRun, signal);
-      if (outcome.exitReason === "completed") await active.saveAfterAnswer(outcome);
+      // The session saves from the turn's end; the next instruction waits for that save.
+      await bus.settle();
       return outcome;
     };
 

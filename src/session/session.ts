@@ -7,7 +7,6 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChildTranscript } from "../agent/child-transcript.js";
 import type { AgentEvent } from "../agent/events.js";
-import type { TurnOutcome } from "../agent/loop.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
@@ -45,8 +44,8 @@ export interface ActiveSession {
   readonly lastSaveFailed: boolean;
   /** The tool list this run sends; compared with the snapshot's to decide whether its meter still holds. */
   setTools(tools: ToolDefinition[]): void;
-  observe(event: AgentEvent): void;
-  saveAfterAnswer(outcome: TurnOutcome): Promise<void>;
+  /** Reads the run's event stream; the promise it may return is a save in progress. */
+  observe(event: AgentEvent): Promise<void> | void;
   saveChild(transcript: ChildTranscript): Promise<void>;
   /** Takes the session's lease before the first file is written into its directory (a spill, a save). */
   claim(): Promise<unknown>;
@@ -147,12 +146,14 @@ class Session implements ActiveSession {
     if (modelChanged || toolsChanged || promptChanged) this.meter = { message_count: 0, input_tokens: 0 };
   }
 
-  observe(event: AgentEvent): void {
+  /** A reader of the run's event stream: it totals usage, and saves when a parent turn is answered. */
+  observe(event: AgentEvent): Promise<void> | void {
     if (event.type === "response" && event.usage) this.usage = addUsage(this.usage, event.usage);
+    if (event.type === "turn_end" && event.agent === "parent" && event.exitReason === "completed") return this.saveAfterAnswer(event.meter);
   }
 
-  async saveAfterAnswer(outcome: TurnOutcome): Promise<void> {
-    if (outcome.meter) this.meter = outcome.meter;
+  private async saveAfterAnswer(meter: Meter | null): Promise<void> {
+    if (meter) this.meter = meter;
     this.lastSaveFailed = true;
     if (this.lease?.lost) return this.warnLost();
     try {
