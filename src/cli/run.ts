@@ -12,7 +12,7 @@ import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
 import { startSession, type ActiveSession } from "../session/session.js";
-import { redactSecrets } from "../tools/redact.js";
+import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import type { Tool } from "../tools/types.js";
 import { createJsonOutput } from "./json-output.js";

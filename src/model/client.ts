@@ -14,6 +14,7 @@ import { connectionError, ModelError, statusError } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
 import { requestBytes } from "../wire/serialize.js";
+import { redactSecrets } from "../redact.js";
 import { monotonicMs } from "../clock.js";
 
 export interface ModelClientOptions {
@@ -113,9 +114,10 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           return { message, finishReason, usage, status: 200, durationMs: monotonicMs() - started, attempts: attempt };
         }
         const failure = outcome.failure;
+        const said = whatWasSaid(outcome.error, options.apiKey);
         const delay = retryDelay(failure, attempt, baseMs);
-        if (delay === null) throw finalError(failure, outcome.error, options.baseURL, attempt);
-        handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, outcome.error), status: failure.kind === "status" ? failure.status : 0 });
+        if (delay === null) throw finalError(failure, said, options.baseURL, attempt);
+        handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, said), status: failure.kind === "status" ? failure.status : 0 });
         await sleep(delay, signal).catch(() => {
           throw new ModelError("aborted", "the request was aborted");
         });
@@ -144,12 +146,23 @@ function classify(error: unknown, answerStarted: boolean): Failure {
   return { kind: "dropped" };
 }
 
-function finalError(failure: Failure, error: unknown, baseURL: string, attempts: number): ModelError {
+/** The texts of a failure that come from outside hel: the server's error message and the network's cause. */
+interface Said {
+  apiMessage: string;
+  cause: string;
+}
+
+/** A proxy may quote the request's Authorization header in its error body, so the key is taken out here. */
+function whatWasSaid(error: unknown, apiKey: string): Said {
+  return { apiMessage: redactSecrets(apiMessage(error), [apiKey]), cause: redactSecrets(causeText(error), [apiKey]) };
+}
+
+function finalError(failure: Failure, said: Said, baseURL: string, attempts: number): ModelError {
   switch (failure.kind) {
     case "status":
-      return statusError(failure.status, apiMessage(error), baseURL, attempts);
+      return statusError(failure.status, said.apiMessage, baseURL, attempts);
     case "connection":
-      return connectionError(baseURL, causeText(error), attempts);
+      return connectionError(baseURL, said.cause, attempts);
     case "idle":
       return new ModelError("stream", `the answer stream from ${baseURL} sent nothing for too long and was abandoned — try again; the conversation is kept`);
     case "dropped":
@@ -162,12 +175,12 @@ function finalError(failure: Failure, error: unknown, baseURL: string, attempts:
   }
 }
 
-function describe(failure: Failure, error: unknown): string {
+function describe(failure: Failure, said: Said): string {
   switch (failure.kind) {
     case "status":
       return `HTTP ${failure.status}`;
     case "connection":
-      return `connection failed (${causeText(error)})`;
+      return `connection failed (${said.cause})`;
     case "idle":
       return "no data from the server";
     case "dropped":

@@ -11,7 +11,7 @@ import type { CursorState } from "./cursors.js";
 import { formatSize, groupDigits, plural } from "./format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
 import { isMissing, projectRelative, resolveToolPath } from "./paths.js";
-import { redactSecrets, redactSecretTail } from "./redact.js";
+import { redactSecrets, redactSecretTail } from "../redact.js";
 import { BINARY_SNIFF_BYTES, identityOf, looksBinary, openForReading, sameIdentity, type FileIdentity } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
