@@ -4,8 +4,8 @@
 // without its result), with one line saying what is wrong and where. Listing (catalog.ts) looks at
 // snapshots through the same checks, so `ls` shows the line resume would print.
 import { isUtf8 } from "node:buffer";
-import { realpathSync } from "node:fs";
-import { mkdir, open, stat } from "node:fs/promises";
+import { constants, realpathSync } from "node:fs";
+import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
@@ -197,7 +197,7 @@ interface SnapshotBytes {
 // for the first time is slow to fault in. A loaded session's messages then stay in it as bytes (see
 // wire/stored-message.ts) until they are gone.
 async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
-  const handle = await open(file, "r");
+  const handle = await openRegularFile(file);
   try {
     const info = await handle.stat({ bigint: true });
     const size = Number(info.size);
@@ -222,8 +222,28 @@ async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
   }
 }
 
+/**
+ * Opens a file for reading without ever waiting on it: a FIFO in a snapshot's place would block
+ * open() until some process wrote to it, and a device would never end. Anything but a regular file
+ * is refused with the code ENOTREG.
+ */
+async function openRegularFile(file: string): Promise<FileHandle> {
+  // O_NONBLOCK changes nothing for a regular file; for a FIFO it makes open() return at once.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const info = await handle.stat().catch(async (e: unknown) => {
+    await handle.close();
+    throw e;
+  });
+  if (info.isFile()) return handle;
+  await handle.close();
+  throw Object.assign(new Error(`${file} is not a regular file`), { code: "ENOTREG" });
+}
+
 async function readError(e: unknown, id: string, dir: string, file: string): Promise<SessionError> {
   const code = (e as NodeJS.ErrnoException).code;
+  if (code === "ENOTREG") {
+    return new SessionError(`session ${id}: snapshot.json is not a regular file (${file}) — delete the session with \`hel sessions rm ${id}\``, 2);
+  }
   if (code === "ENOENT") {
     const dirExists = await stat(dir).then(
       () => true,
@@ -445,7 +465,7 @@ function rawUpdatedAt(bytes: Buffer): string | null {
 
 /** A file's first line, without its line break, read no further than it ends. */
 async function firstLine(file: string): Promise<string> {
-  const handle = await open(file, "r");
+  const handle = await openRegularFile(file);
   try {
     const parts: Buffer[] = [];
     for (let at = 0; ; ) {
