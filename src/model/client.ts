@@ -6,12 +6,12 @@
 // keep-alive comments included, reset it, so a queued request survives but a stream that sends
 // nothing at all for 5 minutes is abandoned.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import type { Stream } from "openai/streaming";
 import { Agent, interceptors } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
-import { dispatcherFetch } from "./dispatcher-fetch.js";
+import { dispatcherFetch, type FetchResponse } from "./dispatcher-fetch.js";
 import { connectionError, ModelError, statusError } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
+import { sseData } from "./sse-decoder.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
 import { requestBytes } from "../wire/serialize.js";
 import { redactSecrets } from "../redact.js";
@@ -78,18 +78,27 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as sent.
       // They are a view of serialize's one buffer, sent uncopied: safe because a run's requests are
       // sequential, each answered (or its socket destroyed) before the next body is serialized.
-      const stream = await sdk.post<Stream<ChunkLike>>("/chat/completions", {
-        body: requestBytes(body),
-        headers: { "content-type": "application/json" },
-        stream: true,
-        signal,
-      });
-      for await (const chunk of stream) {
+      // The SDK sends the request and turns an error status into an APIError; the answer's events
+      // are read here (sse-decoder.ts), in work linear in their size.
+      const response = (await sdk
+        .post("/chat/completions", { body: requestBytes(body), headers: { "content-type": "application/json" }, signal })
+        .asResponse()) as unknown as FetchResponse;
+      let done = false;
+      for await (const data of sseData(response.body)) {
+        // What follows [DONE] is read, so the connection can serve the next request, but not used.
+        if (done) continue;
+        if (data.startsWith("[DONE]")) {
+          done = true;
+          continue;
+        }
+        const chunk = JSON.parse(data) as ChunkLike & { error?: unknown };
+        // An error sent after the answer began: the stream broke off.
+        if (chunk.error) throw new Error("the server sent an error inside the answer stream");
         const { text, reasoning } = acc.push(chunk);
         if (reasoning) handlers.onReasoning?.(reasoning);
         if (text) handlers.onText?.(text);
       }
-      // The SDK ends the iteration quietly when the request is aborted mid-stream.
+      // An abort just as the last event arrived ends the loop as if the answer were complete.
       if (signal.aborted) throw new ModelError("aborted", "the request was aborted");
       const result = acc.result();
       if (result.finishReason === null) return { failure: { kind: "dropped" } as Failure, acc };
