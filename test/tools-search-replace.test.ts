@@ -160,41 +160,37 @@ describe("saving an edit", () => {
   afterEach(async () => {
     await Promise.all(openedDirs.splice(0).map((d) => d.close()));
   });
-  /** The project's directory opened as the tools open it, and `name` loaded from it. */
-  async function load(dir: string, name: string) {
+  /** A project holding `name`, its directory opened as the tools open it, and the file loaded from it. */
+  async function loadFresh(name: string, content: string, mtime?: number) {
+    const { dir } = await toolProject();
+    const file = path.join(dir, name);
+    await writeFile(file, content);
+    if (mtime !== undefined) await utimes(file, mtime, mtime);
     const opened = await openBeneath(dir, []);
     openedDirs.push(opened);
-    return { opened, loaded: (await loadTextFile(opened, name, name))! };
+    const loaded = (await loadTextFile(opened, name, name))!;
+    return { dir, file, save: (text: string, beforeCheck?: () => Promise<unknown>) => saveTextFile(opened, name, name, loaded, text, beforeCheck) };
   }
 
   it("refuses when the file vanished between read and write", async () => {
-    const { dir } = await toolProject();
-    const file = path.join(dir, "f.txt");
-    await writeFile(file, "a\n");
-    const { opened, loaded } = await load(dir, "f.txt");
+    const { file, save } = await loadFresh("f.txt", "a\n");
     await unlink(file);
-    await expect(saveTextFile(opened, "f.txt", "f.txt", loaded, "b\n")).rejects.toThrow(/f\.txt was deleted or moved while it was being edited; nothing was written/);
+    await expect(save("b\n")).rejects.toThrow(/f\.txt was deleted or moved while it was being edited; nothing was written/);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
   });
 
   it("refuses when the file changed between read and write", async () => {
-    const { dir } = await toolProject();
-    const file = path.join(dir, "f.txt");
-    await writeFile(file, "a\n");
-    const { opened, loaded } = await load(dir, "f.txt");
+    const { file, save } = await loadFresh("f.txt", "a\n");
     await writeFile(file, "someone else's\n");
-    await expect(saveTextFile(opened, "f.txt", "f.txt", loaded, "b\n")).rejects.toThrow(/f\.txt changed while it was being edited/);
+    await expect(save("b\n")).rejects.toThrow(/f\.txt changed while it was being edited/);
     expect(await readFile(file, "utf8")).toBe("someone else's\n");
   });
 
   it("keeps what another process appends while the new content is being written, refusing the edit", async () => {
-    const { dir } = await toolProject();
-    const file = path.join(dir, "log.txt");
-    await writeFile(file, "line 1\nline 2\n");
-    const { opened, loaded } = await load(dir, "log.txt");
+    const { dir, file, save } = await loadFresh("log.txt", "line 1\nline 2\n");
     // The other writer appends once hel's new content is written and synced, just before the rename.
     const appendByAnotherProcess = () => run("sh", ["-c", 'printf "appended\\n" >> "$1"', "sh", file]);
-    await expect(saveTextFile(opened, "log.txt", "log.txt", loaded, "line 1\nLINE 2\n", appendByAnotherProcess)).rejects.toThrow(
+    await expect(save("line 1\nLINE 2\n", appendByAnotherProcess)).rejects.toThrow(
       "log.txt changed while it was being edited; nothing was written. Read it again and make the edit on its current content",
     );
     expect(await readFile(file, "utf8")).toBe("line 1\nline 2\nappended\n");
@@ -202,27 +198,20 @@ describe("saving an edit", () => {
   });
 
   it("refuses a rewrite of the same size and time, told by the content", async () => {
-    const { dir } = await toolProject();
-    const file = path.join(dir, "f.txt");
     // Whole seconds, so that the time set again after the rewrite is exactly the time loaded.
     const second = 1_700_000_000;
-    await writeFile(file, "abc\n");
-    await utimes(file, second, second);
-    const { opened, loaded } = await load(dir, "f.txt");
+    const { file, save } = await loadFresh("f.txt", "abc\n", second);
     const rewriteInPlace = async () => {
       await writeFile(file, "xyz\n");
       await utimes(file, second, second);
     };
-    await expect(saveTextFile(opened, "f.txt", "f.txt", loaded, "abd\n", rewriteInPlace)).rejects.toThrow(/f\.txt changed while it was being edited/);
+    await expect(save("abd\n", rewriteInPlace)).rejects.toThrow(/f\.txt changed while it was being edited/);
     expect(await readFile(file, "utf8")).toBe("xyz\n");
   });
 
   it("refuses when the file is made read-only meanwhile", async () => {
-    const { dir } = await toolProject();
-    const file = path.join(dir, "f.txt");
-    await writeFile(file, "a\n");
-    const { opened, loaded } = await load(dir, "f.txt");
-    await expect(saveTextFile(opened, "f.txt", "f.txt", loaded, "b\n", () => chmod(file, 0o444))).rejects.toThrow(/f\.txt is read-only/);
+    const { file, save } = await loadFresh("f.txt", "a\n");
+    await expect(save("b\n", () => chmod(file, 0o444))).rejects.toThrow(/f\.txt is read-only/);
     expect(await readFile(file, "utf8")).toBe("a\n");
   });
 });

@@ -15,7 +15,7 @@ import { isMissing } from "./paths.js";
 import { ToolError } from "./types.js";
 
 export const BINARY_SNIFF_BYTES = 8 * 1024;
-/** search_replace holds the whole file in memory, twice; beyond this it refuses. */
+/** search_replace holds the whole file in memory several times over (bytes, text, new text); beyond this it refuses. */
 export const MAX_EDIT_BYTES = 16 * 1024 * 1024;
 export const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const COMPARE_CHUNK_BYTES = 64 * 1024;
