@@ -20,10 +20,13 @@ describe("system prompt", () => {
 
   it("reads HEL.md, else AGENTS.md, else nothing", async () => {
     const dir = await tempProject();
-    expect(await loadProjectRules(dir)).toBeNull();
+    const warnings: string[] = [];
+    const warn = (line: string) => warnings.push(line);
+    expect(await loadProjectRules(dir, warn)).toBeNull();
     await writeFile(join(dir, "AGENTS.md"), "agents");
-    expect(await loadProjectRules(dir)).toEqual({ file: "AGENTS.md", text: "agents" });
+    expect(await loadProjectRules(dir, warn)).toEqual({ file: "AGENTS.md", text: "agents" });
     await writeFile(join(dir, "HEL.md"), "hel");
-    expect(await loadProjectRules(dir)).toEqual({ file: "HEL.md", text: "hel" });
+    expect(await loadProjectRules(dir, warn)).toEqual({ file: "HEL.md", text: "hel" });
+    expect(warnings).toEqual([]);
   });
 });

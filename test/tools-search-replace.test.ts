@@ -1,11 +1,13 @@
-import { execFileSync } from "node:child_process";
-import { chmod, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { execFile, execFileSync } from "node:child_process";
+import { chmod, chown, mkdir, readdir, readFile, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { openBeneath, type OpenDir } from "../src/fs/beneath.js";
 import { searchReplaceTool, type SearchReplaceArgs } from "../src/tools/search-replace.js";
 import { loadTextFile, saveTextFile } from "../src/tools/text-file.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { ToolError } from "../src/tools/types.js";
+import { ROOT } from "./helpers/hel.js";
 import { toolProject } from "./helpers/tools.js";
 
 const edit = (ctx: ToolContext, args: SearchReplaceArgs) => searchReplaceTool.run(args, ctx);
@@ -154,23 +156,133 @@ describe("search_replace", () => {
 });
 
 describe("saving an edit", () => {
-  it("refuses when the file vanished between read and write", async () => {
+  const openedDirs: OpenDir[] = [];
+  afterEach(async () => {
+    await Promise.all(openedDirs.splice(0).map((d) => d.close()));
+  });
+  /** A project holding `name`, its directory opened as the tools open it, and the file loaded from it. */
+  async function loadFresh(name: string, content: string, mtime?: number) {
     const { dir } = await toolProject();
-    const file = path.join(dir, "f.txt");
-    await writeFile(file, "a\n");
-    const loaded = (await loadTextFile(file, "f.txt"))!;
+    const file = path.join(dir, name);
+    await writeFile(file, content);
+    if (mtime !== undefined) await utimes(file, mtime, mtime);
+    const opened = await openBeneath(dir, []);
+    openedDirs.push(opened);
+    const loaded = (await loadTextFile(opened, name, name))!;
+    return { dir, file, save: (text: string, beforeCheck?: () => Promise<unknown>) => saveTextFile(opened, name, name, loaded, text, beforeCheck) };
+  }
+
+  it("refuses when the file vanished between read and write", async () => {
+    const { file, save } = await loadFresh("f.txt", "a\n");
     await unlink(file);
-    await expect(saveTextFile(file, "f.txt", loaded, "b\n")).rejects.toThrow(/f\.txt was deleted or moved while it was being edited; nothing was written/);
+    await expect(save("b\n")).rejects.toThrow(/f\.txt was deleted or moved while it was being edited; nothing was written/);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
   });
 
   it("refuses when the file changed between read and write", async () => {
-    const { dir } = await toolProject();
-    const file = path.join(dir, "f.txt");
-    await writeFile(file, "a\n");
-    const loaded = (await loadTextFile(file, "f.txt"))!;
+    const { file, save } = await loadFresh("f.txt", "a\n");
     await writeFile(file, "someone else's\n");
-    await expect(saveTextFile(file, "f.txt", loaded, "b\n")).rejects.toThrow(/f\.txt changed while it was being edited/);
+    await expect(save("b\n")).rejects.toThrow(/f\.txt changed while it was being edited/);
     expect(await readFile(file, "utf8")).toBe("someone else's\n");
   });
+
+  it("keeps what another process appends while the new content is being written, refusing the edit", async () => {
+    const { dir, file, save } = await loadFresh("log.txt", "line 1\nline 2\n");
+    // The other writer appends once hel's new content is written and synced, just before the rename.
+    const appendByAnotherProcess = () => run("sh", ["-c", 'printf "appended\\n" >> "$1"', "sh", file]);
+    await expect(save("line 1\nLINE 2\n", appendByAnotherProcess)).rejects.toThrow(
+      "log.txt changed while it was being edited; nothing was written. Read it again and make the edit on its current content",
+    );
+    expect(await readFile(file, "utf8")).toBe("line 1\nline 2\nappended\n");
+    expect(await readdir(dir)).toEqual(["log.txt"]);
+  });
+
+  it("refuses a rewrite of the same size and time, told by the content", async () => {
+    // Whole seconds, so that the time set again after the rewrite is exactly the time loaded.
+    const second = 1_700_000_000;
+    const { file, save } = await loadFresh("f.txt", "abc\n", second);
+    const rewriteInPlace = async () => {
+      await writeFile(file, "xyz\n");
+      await utimes(file, second, second);
+    };
+    await expect(save("abd\n", rewriteInPlace)).rejects.toThrow(/f\.txt changed while it was being edited/);
+    expect(await readFile(file, "utf8")).toBe("xyz\n");
+  });
+
+  it("refuses when the file is made read-only meanwhile", async () => {
+    const { file, save } = await loadFresh("f.txt", "a\n");
+    await expect(save("b\n", () => chmod(file, 0o444))).rejects.toThrow(/f\.txt is read-only/);
+    expect(await readFile(file, "utf8")).toBe("a\n");
+  });
 });
+
+describe("a read-only file", () => {
+  it("is refused, whoever runs hel (root included), and left as it is", async () => {
+    const { ctx, dir } = await toolProject();
+    for (const [name, mode] of [["ro.txt", 0o444], ["ro.sh", 0o555], ["none.txt", 0o000]] as const) {
+      const file = path.join(dir, name);
+      await writeFile(file, "keep me\n");
+      await chmod(file, mode);
+      await expect(edit(ctx, { path: name, old_text: "keep me", new_text: "changed" })).rejects.toThrow(
+        `${name} is read-only (mode ${mode.toString(8).padStart(4, "0")}: no write permission), so hel does not edit it; nothing was written. Report the change needed instead`,
+      );
+      expect(await readFile(file, "utf8")).toBe("keep me\n");
+      expect((await stat(file)).mode & 0o7777).toBe(mode);
+    }
+    await writeFile(path.join(dir, "empty.txt"), "");
+    await chmod(path.join(dir, "empty.txt"), 0o444);
+    await expect(edit(ctx, { path: "empty.txt", old_text: "", new_text: "x" })).rejects.toThrow(/empty\.txt is read-only/);
+  });
+
+  it("is still edited when anyone may write it", async () => {
+    const { ctx, dir } = await toolProject();
+    await writeFile(path.join(dir, "group.txt"), "a\n");
+    await chmod(path.join(dir, "group.txt"), 0o464);
+    await edit(ctx, { path: "group.txt", old_text: "a", new_text: "b" });
+    expect(await readFile(path.join(dir, "group.txt"), "utf8")).toBe("b\n");
+  });
+});
+
+describe("owner and group", () => {
+  const asRoot = process.getuid?.() === 0;
+
+  it.runIf(asRoot)("are kept by an edit, set-user-ID bit included", async () => {
+    const { ctx, dir } = await toolProject();
+    const file = path.join(dir, "tool.sh");
+    await writeFile(file, "echo hi\n");
+    await chown(file, 1234, 5678);
+    await chmod(file, 0o4755);
+    await edit(ctx, { path: "tool.sh", old_text: "hi", new_text: "hello" });
+    const st = await stat(file);
+    expect({ uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 }).toEqual({ uid: 1234, gid: 5678, mode: 0o4755 });
+    expect(await readFile(file, "utf8")).toBe("echo hello\n");
+  });
+
+  it.runIf(asRoot)("are kept as far as the process may: a user who may not set the group still edits", async () => {
+    const { ctx, dir } = await toolProject();
+    await chmod(path.dirname(dir), 0o755);
+    await chown(dir, 65534, 65534);
+    const file = path.join(dir, "f.txt");
+    await writeFile(file, "a\n");
+    await chown(file, 65534, 0);
+    await chmod(file, 0o664);
+    const script = `
+      const [modules, project] = process.argv.slice(1);
+      const { searchReplaceTool } = await import(modules + "/tools/search-replace.js");
+      const { CursorStore } = await import(modules + "/tools/cursors.js");
+      const ctx = { projectDir: project, access: "edit", sessionDir: project + "/.hel/sessions/s1", cursors: new CursorStore(), signal: new AbortController().signal };
+      console.log(await searchReplaceTool.run({ path: "f.txt", old_text: "a", new_text: "b" }, ctx));`;
+    const out = await run(process.execPath, ["--input-type=module", "-e", script, path.join(ROOT, "out", "src"), ctx.projectDir], { uid: 65534, gid: 65534 });
+    expect(out).toBe("Edited f.txt: replaced line 1; the new text is at line 1.\n");
+    const st = await stat(file);
+    expect({ uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 }).toEqual({ uid: 65534, gid: 65534, mode: 0o664 });
+    expect(await readFile(file, "utf8")).toBe("b\n");
+  });
+});
+
+/** Runs a real process to its end and gives its stdout; fails with its stderr. */
+function run(cmd: string, args: string[], ids: { uid?: number; gid?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, ids, (error, stdout, stderr) => (error ? reject(new Error(`${cmd} failed: ${stderr}`)) : resolve(stdout)));
+  });
+}

@@ -24,7 +24,8 @@ export async function runHel(options: RunOptions): Promise<number> {
   if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
   const projectDir = await realProjectDir(options.cwd);
 
-  const loaded = await loadProjectRules(projectDir);
+  const warn = (line: string) => process.stderr.write(`hel: ${line}\n`);
+  const loaded = await loadProjectRules(projectDir, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded && { ...loaded, text: redactSecrets(loaded.text, [apiKey]) };
   const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
@@ -62,7 +63,7 @@ export async function runHel(options: RunOptions): Promise<number> {
         delegate: options.delegate,
         compaction: { enabled: false, threshold_tokens: null },
       },
-      warn: (line) => process.stderr.write(`hel: ${line}\n`),
+      warn,
     });
     const active = session;
     const toolContext = {

@@ -1,7 +1,8 @@
 // The tools as the request offers them, and the one place a model's tool call is run. Definitions are
 // derived from the zod schemas and are byte-stable for the same tools, since DeepSeek's prefix cache
 // only hits on an identical prefix. Running a call never throws: every failure, from unparsable
-// arguments to EACCES, becomes an error result ("Error: …") the model can act on.
+// arguments to EACCES, becomes an error result ("Error: …") the model can act on, redacted and cut to
+// the conversation's bound like any result.
 import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { formatSize } from "./format.js";
@@ -9,7 +10,7 @@ import { readFileTool } from "./read-file.js";
 import { searchReplaceTool } from "./search-replace.js";
 import { oneLine as oneLineText } from "../errors.js";
 import { redactSecrets } from "../redact.js";
-import { spillIfLong } from "./spill.js";
+import { cutLongError, spillIfLong } from "./spill.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
 export { readFileTool, searchReplaceTool };
@@ -76,9 +77,9 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
   }
 }
 
-/** Error texts quote the model's call (its tool name, its argument keys, its JSON): redacted like results. */
+/** Error texts quote the model's call (its tool name, its argument keys, its JSON, a path): redacted, then cut, like results. */
 function failure(message: string, ctx: ToolContext): ToolResult {
-  return { content: `Error: ${redactSecrets(message, ctx.secrets)}`, isError: true };
+  return { content: cutLongError(`Error: ${redactSecrets(message, ctx.secrets)}`), isError: true };
 }
 
 /**
