@@ -9,8 +9,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { HEL, helEnv, runHel, startHel, tempProject } from "./helpers/hel.js";
-import { running, until } from "./helpers/processes.js";
+import { HEL, helEnv, runHel, startHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
+import { running } from "./helpers/processes.js";
+import { waitFor } from "./helpers/wait.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
@@ -97,7 +99,7 @@ describe("a command outlives a killed hel", () => {
     const id = /resume with: hel --resume (\S+)/.exec(first.stderr)![1]!;
 
     const hel = startHel({ args: ["-C", project, "--tools", "run_command", "--access", "full", "--resume", id, "run it"], baseUrl: sim.url });
-    await until(() => existsSync(join(project, "started")), "the command to start");
+    await waitFor(() => existsSync(join(project, "started")), "the command to start");
     const records = await readdir(join(project, ".hel", "sessions", id, "commands"));
     expect(records).toHaveLength(1);
     const pgid = Number(records[0]!.replace(".json", ""));
@@ -129,18 +131,18 @@ describe("the interactive prompt", () => {
     child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
 
-    await until(() => screen.includes("›"), "the prompt");
+    await waitFor(() => screen.includes("›"), "the prompt");
     child.stdin.write("run the server\r");
-    await until(() => screen.includes("│ ready"), "the live output");
+    await waitFor(() => screen.includes("│ ready"), "the live output");
     expect(screen).toContain("$ echo ready; sleep 3060");
     expect(running("sleep 3060")).not.toEqual([]);
     child.stdin.write("\x03");
-    await until(() => screen.includes("(interrupted — the conversation is kept"), "the interruption note");
+    await waitFor(() => screen.includes("(interrupted — the conversation is kept"), "the interruption note");
     expect(screen).toMatch(/✗ interrupted after \d+\.\d\d s: the command and every process it started were ended/);
     expect(running("sleep 3060")).toEqual([]);
 
     child.stdin.write("what happened\r");
-    await until(() => screen.includes("echo: what happened"), "the next answer");
+    await waitFor(() => screen.includes("echo: what happened"), "the next answer");
     child.stdin.write("\x04");
     expect(await exited).toBe(0);
     const messages = (sim.requests.at(-1)!.body as ChatRequest).messages;

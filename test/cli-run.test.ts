@@ -8,7 +8,8 @@ import { createGzip } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest, Message } from "../src/wire/messages.js";
-import { runHel, tempProject } from "./helpers/hel.js";
+import { runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());

@@ -7,8 +7,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TextCleaner } from "../src/tools/command/clean-text.js";
 import { HEAD_BYTES, KEEP_WHOLE_BYTES, OutputCapture, PROGRESS_BYTES, TAIL_BYTES } from "../src/tools/command/output.js";
-import { SecretMasker } from "../src/tools/redact.js";
-import { tempProject } from "./helpers/tools.js";
+import { SecretMasker } from "../src/redact.js";
+import { toolProject } from "./helpers/tools.js";
 
 /** Feeds `bytes` to a cleaner cut at every position in turn, and checks each cut gives `expected`. */
 function cleanAtEveryCut(bytes: Buffer, expected: string): void {
@@ -101,7 +101,7 @@ describe("OutputCapture", () => {
   });
 
   it("keeps the head and tail of a long output, and writes the whole of it, redacted, to the spill file", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const KEY = "sk-the-api-key-0000";
     const lines = Array.from({ length: 5000 }, (_, i) => `line ${i + 1} ${i === 2500 ? KEY : "x".repeat(i % 50)}\n`);
     const all = lines.join("");
@@ -131,7 +131,7 @@ describe("OutputCapture", () => {
   });
 
   it("keeps the ends of one huge line, marked as cut", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const capture = new OutputCapture({ openSpill: async () => path.join(ctx.projectDir, "line.txt") });
     capture.write(Buffer.from("a".repeat(KEEP_WHOLE_BYTES) + "b".repeat(KEEP_WHOLE_BYTES)), 0);
     await capture.drained();

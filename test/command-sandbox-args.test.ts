@@ -7,11 +7,11 @@ import { bwrapArgs } from "../src/tools/command/bwrap.js";
 import { findSandboxProgram } from "../src/tools/command/sandbox.js";
 import { sandboxPolicy } from "../src/tools/command/sandbox-policy.js";
 import { seatbeltProfile } from "../src/tools/command/seatbelt.js";
-import { tempProject } from "./helpers/tools.js";
+import { toolProject } from "./helpers/tools.js";
 
 describe("sandboxPolicy", () => {
   it("protects .hel/, pins .git in place, and keeps its hooks and config read-only", async () => {
-    const { dir } = await tempProject();
+    const { dir } = await toolProject();
     await mkdir(path.join(dir, ".hel"));
     await mkdir(path.join(dir, ".git", "hooks"), { recursive: true });
     await writeFile(path.join(dir, ".git", "config"), "[core]\n");
@@ -29,7 +29,7 @@ describe("sandboxPolicy", () => {
   });
 
   it("keeps .hel/ and .git/hooks from being created where they do not exist yet", async () => {
-    const { dir } = await tempProject();
+    const { dir } = await toolProject();
     await mkdir(path.join(dir, ".git"));
     expect(sandboxPolicy(dir, "edit", true).protected).toEqual([
       { path: path.join(dir, ".hel"), kind: "missing" },
@@ -39,7 +39,7 @@ describe("sandboxPolicy", () => {
   });
 
   it("gives read-only access nothing writable and no network, --network or not", async () => {
-    const { dir } = await tempProject();
+    const { dir } = await toolProject();
     expect(sandboxPolicy(dir, "read-only", true)).toEqual({ projectDir: dir, writable: false, network: false, protected: [] });
   });
 });
@@ -97,7 +97,7 @@ describe("seatbeltProfile", () => {
 
 describe("findSandboxProgram", () => {
   it("never trusts a bwrap inside the project, which the project could have planted", async () => {
-    const { dir, outside } = await tempProject();
+    const { dir, outside } = await toolProject();
     for (const d of [path.join(dir, "bin"), outside]) {
       await mkdir(d, { recursive: true });
       await writeFile(path.join(d, "bwrap"), "#!/bin/sh\nexec \"$@\"\n");

@@ -11,7 +11,7 @@ import { findSandboxProgram } from "../src/tools/command/sandbox.js";
 import { runCommandTool } from "../src/tools/run-command.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { running } from "./helpers/processes.js";
-import { tempProject } from "./helpers/tools.js";
+import { toolProject } from "./helpers/tools.js";
 
 const run = (ctx: ToolContext, command: string) => runCommandTool.run({ command }, ctx);
 const lines = (out: string) => out.split("\n").slice(1);
@@ -23,7 +23,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
 
   describe("edit", () => {
     it("writes in the project and a private /tmp only; outside the project the same write works under full", async () => {
-      const { ctx, dir } = await tempProject("edit");
+      const { ctx, dir } = await toolProject("edit");
       // Not under /tmp, which the sandbox replaces with its own.
       const outside = await mkdtemp("/var/tmp/hel-outside-");
       onTestFinished(() => rm(outside, { recursive: true, force: true }));
@@ -42,7 +42,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
     });
 
     it("keeps .hel/ read-only and in place; under full the same write works", async () => {
-      const { ctx, dir } = await tempProject("edit");
+      const { ctx, dir } = await toolProject("edit");
       await mkdir(path.join(dir, ".hel", "sessions"), { recursive: true });
       const out = await run(ctx, "echo x > .hel/sessions/planted || echo write refused; mv .hel moved || echo move refused; rm -rf .hel 2>/dev/null || echo remove refused; ls -a .hel");
       expect(lines(out)).toEqual([
@@ -61,13 +61,13 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
     });
 
     it("keeps a .hel/ that does not exist yet from being created", async () => {
-      const { ctx } = await tempProject("edit");
+      const { ctx } = await toolProject("edit");
       const out = await run(ctx, "mkdir -p .hel/sessions/x && echo created || echo refused");
       expect(lines(out).at(-1)).toBe("refused");
     });
 
     it("keeps git's hooks and config read-only and .git in place, while git itself still commits", async () => {
-      const { ctx, dir } = await tempProject("edit");
+      const { ctx, dir } = await toolProject("edit");
       execFileSync("git", ["init", "-q", dir]);
       await writeFile(path.join(dir, "a.txt"), "a\n");
       const out = await run(
@@ -94,14 +94,14 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
     });
 
     it("ends the sandboxed group on timeout", async () => {
-      const { ctx } = await tempProject("edit");
+      const { ctx } = await toolProject("edit");
       const out = await runCommandTool.run({ command: "sleep 3010 & sleep 3011", timeout_s: 0.5 }, ctx);
       expect(out.split("\n")[0]).toBe("timed out after 0.5 s: the command and every process it started were ended");
       expect(running("sleep 301")).toEqual([]);
     });
 
     it.runIf(process.getuid?.() === 0)("gives a command no capabilities even when hel runs as root", async () => {
-      const { ctx } = await tempProject("edit");
+      const { ctx } = await toolProject("edit");
       const out = await run(ctx, "mount -o remount,rw / 2>/dev/null && echo remounted || echo refused; echo x > /etc/hel-sandbox-test || echo etc refused");
       expect(lines(out)).toEqual(["refused", "/bin/bash: line 1: /etc/hel-sandbox-test: Read-only file system", "etc refused"]);
     });
@@ -124,7 +124,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
     const connect = () => `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo no connection`;
 
     it("reaches no server on 127.0.0.1 without --network, and says so in a failed command's result", async () => {
-      const { ctx } = await tempProject("edit");
+      const { ctx } = await toolProject("edit");
       const before = connections;
       const out = await run(ctx, `${connect()}; exit 1`);
       expect(lines(out).at(-1)).toBe("no connection");
@@ -135,15 +135,15 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
     });
 
     it("reaches it with --network, and under full", async () => {
-      const { ctx } = await tempProject("edit");
+      const { ctx } = await toolProject("edit");
       ctx.network = true;
       expect(lines(await run(ctx, connect()))).toEqual(["hello from the host"]);
-      const full = await tempProject("full");
+      const full = await toolProject("full");
       expect(lines(await run(full.ctx, connect()))).toEqual(["hello from the host"]);
     });
 
     it("reaches nothing under read-only, even with --network", async () => {
-      const { ctx } = await tempProject("read-only");
+      const { ctx } = await toolProject("read-only");
       ctx.network = true;
       expect(lines(await run(ctx, connect())).at(-1)).toBe("no connection");
     });
@@ -151,7 +151,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
 
   describe("read-only", () => {
     it("writes nothing but a private /tmp", async () => {
-      const { ctx, dir } = await tempProject("read-only");
+      const { ctx, dir } = await toolProject("read-only");
       await writeFile(path.join(dir, "a.txt"), "a\n");
       const out = await run(ctx, "cat a.txt; echo b >> a.txt || echo project refused; echo t > /tmp/t && cat /tmp/t");
       expect(lines(out)).toEqual(["a", "/bin/bash: line 1: a.txt: Read-only file system", "project refused", "t"]);

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { childTask } from "../src/agent/child-messages.js";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { runHel, tempProject } from "./helpers/hel.js";
+import { runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 const INSTRUCTION =
   "Read services.ini to find the api service's port. Then delegate to a subagent, with delegate_task, the job of changing the port in deploy/api.yaml to that value. After the subagent's result, read deploy/api.yaml yourself to check the changed line, and give only the changed port number as your final answer.";

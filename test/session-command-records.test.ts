@@ -8,17 +8,17 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { recordCommand } from "../src/session/command-records.js";
 import { acquireLease, isLeased } from "../src/session/lease.js";
 import { sessionPaths } from "../src/session/paths.js";
-import { saveSnapshot } from "../src/session/store.js";
+import { saveSnapshot } from "../src/session/snapshot-file.js";
 import { groupHasLiveMembers, groupOf } from "../src/tools/command/process-group.js";
-import { until } from "./helpers/processes.js";
-import { ID_A, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
+import { ID_A, makeSnapshot, sessionError } from "./helpers/session-fixtures.js";
+import { tempProject } from "./helpers/temp-project.js";
+import { waitFor } from "./helpers/wait.js";
 
 let project: string;
-let cleanup: () => void;
 const groups: ChildProcess[] = [];
 
 beforeEach(async () => {
-  ({ dir: project, cleanup } = tempProject());
+  project = await tempProject();
   await saveSnapshot(project, makeSnapshot(project, ID_A));
 });
 afterEach(() => {
@@ -29,7 +29,6 @@ afterEach(() => {
       // Already gone.
     }
   }
-  cleanup();
 });
 
 /** A process group of its own, as run_command starts one: a shell with a child. */
@@ -54,7 +53,7 @@ it("refuses the session while a recorded command's group runs, and frees it once
   });
 
   process.kill(-pgid, "SIGKILL");
-  await until(() => !groupHasLiveMembers(pgid), "the group to end");
+  await waitFor(() => !groupHasLiveMembers(pgid), "the group to end");
   expect(await isLeased(project, ID_A)).toBe(false);
   const lease = await acquireLease(project, ID_A);
   expect(await records()).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ChildTranscript } from "../src/session/child-transcript.js";
-import type { SessionSummary } from "../src/session/store.js";
-import { formatChildTranscript, formatSessionList, formatTranscript } from "../src/session/transcript.js";
+import type { ChildTranscript } from "../src/agent/child-transcript.js";
+import { formatChildTranscript, formatSessionList, formatTranscript } from "../src/cli/transcript.js";
+import type { SessionSummary } from "../src/session/catalog.js";
 import { ID_A, ID_B, ID_C, makeSnapshot } from "./helpers/session-fixtures.js";
 
 describe("formatTranscript", () => {

@@ -8,13 +8,14 @@ import { readFileTool } from "../src/tools/read-file.js";
 import { executeToolCall } from "../src/tools/registry.js";
 import { runCommandTool, type RunCommandArgs } from "../src/tools/run-command.js";
 import type { ToolContext } from "../src/tools/types.js";
-import { running, until } from "./helpers/processes.js";
-import { tempProject } from "./helpers/tools.js";
+import { running } from "./helpers/processes.js";
+import { waitFor } from "./helpers/wait.js";
+import { toolProject } from "./helpers/tools.js";
 
 const KEY = "sk-test-key-7f3a9c21";
 
 async function project(access: ToolContext["access"] = "full") {
-  const p = await tempProject(access);
+  const p = await toolProject(access);
   p.ctx.secrets = [KEY];
   return p;
 }
@@ -229,6 +230,6 @@ describe("run_command: bad input", () => {
 
   it("keeps working after each of those", async () => {
     const { ctx } = await project();
-    await until(async () => (await run(ctx, { command: "echo fine" })).endsWith("\nfine"), "a plain command");
+    await waitFor(async () => (await run(ctx, { command: "echo fine" })).endsWith("\nfine"), "a plain command");
   });
 });

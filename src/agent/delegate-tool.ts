@@ -7,8 +7,8 @@ import { ToolError, type Tool } from "../tools/types.js";
 import type { Message } from "../wire/messages.js";
 import { childMessages, delegateDescription, type DelegateMode } from "./child-messages.js";
 import type { AgentEvent, EventSink } from "./events.js";
+import type { ChildTranscript } from "./child-transcript.js";
 import { runTurn, type AgentRun } from "./loop.js";
-import type { ChildTranscript } from "../session/child-transcript.js";
 
 const DelegateArgs = z.object({
   task: z.string().min(1).describe("The complete, self-contained task for the subagent, naming the exact output you need back."),

@@ -1,6 +1,8 @@
 // The one stream of events the agent loop emits. The terminal renderer, `--json` output, the run
-// records and the session saver all read this stream; nothing else reports what the loop did.
-import type { ChatRequest, FinishReason, Usage } from "../wire/messages.js";
+// records and the session saver all read this stream (event-bus.ts); nothing else reports what the
+// loop did.
+import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
+import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 
 export type AgentRole = "parent" | "child";
@@ -16,6 +18,8 @@ export interface AgentRef {
 export type AgentEvent = AgentRef &
   (
     | { type: "turn_start"; instruction: string }
+    /** A message joined the agent's conversation: the instruction, an answer, a tool result. */
+    | { type: "message"; message: Message }
     | { type: "request"; step: number; body: ChatRequest; attempt: number }
     | { type: "retry"; attempt: number; delayMs: number; reason: string; status: number }
     | { type: "reasoning_delta"; text: string }
@@ -55,6 +59,8 @@ export type AgentEvent = AgentRef &
         usage: UsageTotals;
         /** The conversation's size in input tokens: measured by the last request, estimated since. */
         contextTokens: number;
+        /** What the last answered request measured, for the next turn's estimate; null if none was. */
+        meter: Meter | null;
       }
   );
 

@@ -35,7 +35,19 @@ export interface TurnOutcome {
 
 const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. Ask whether to continue before repeating it.";
 
-/** Runs one instruction; the caller has already appended the user message to `messages`. */
+/** Starts an instruction: reports it, and adds it to the conversation as a user message. */
+export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit">): void {
+  run.emit({ ...run.ref, type: "turn_start", instruction });
+  append(messages, { role: "user", content: instruction }, run);
+}
+
+/** Every message joins a conversation through here, so the event stream sees each one. */
+function append(messages: Message[], message: Message, run: Pick<AgentRun, "ref" | "emit">): void {
+  messages.push(message);
+  run.emit({ ...run.ref, type: "message", message });
+}
+
+/** Runs one instruction; the caller has already added the user message (beginTurn, or a child's). */
 export async function runTurn(messages: Message[], run: AgentRun, signal: AbortSignal): Promise<TurnOutcome> {
   const { ref, emit } = run;
   let usage = emptyTotals();
@@ -43,7 +55,7 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
   const end = (exitReason: ExitReason, answer: string | null, error?: string): TurnOutcome => {
     const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}) };
     const contextTokens = estimateInputTokens(meter, messages);
-    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, ...(error ? { error } : {}) });
+    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, meter, ...(error ? { error } : {}) });
     return outcome;
   };
 
@@ -70,10 +82,10 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     const message = turn.message;
     if (turn.finishReason === "length") {
       // Cut-off tool calls cannot be run or answered, so only the text is kept.
-      if (message.content) messages.push({ role: "assistant", content: message.content });
+      if (message.content) append(messages, { role: "assistant", content: message.content }, run);
       return end("length", message.content || null, "the answer reached the output limit (max_tokens)");
     }
-    messages.push(message);
+    append(messages, message, run);
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) return end("completed", message.content ?? "");
 
@@ -87,14 +99,14 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
   const ctx: ToolContext = { ...run.toolContext, signal };
   for (const call of calls) {
     if (signal.aborted) {
-      messages.push({ role: "tool", tool_call_id: call.id, content: ABORTED_RESULT });
+      append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
       continue;
     }
     const name = call.function.name;
     run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
     const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
     const result = await executeToolCall(call, run.tools, { ...ctx, onOutput });
-    messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
     run.emit({ ...run.ref, type: "tool_end", callId: call.id, name, isError: result.isError, result: result.content });
+    append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
   }
 }

@@ -2,7 +2,7 @@
 // runs, when stderr is a terminal, the last few lines of its output redrawn in place; when it ends,
 // those lines give way to one line saying how it ended and how long it took.
 import type { AgentEvent } from "../agent/events.js";
-import type { Output } from "./render.js";
+import type { Output } from "./output.js";
 
 type ToolEvent<T extends string> = Extract<AgentEvent, { type: T }>;
 

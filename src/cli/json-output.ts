@@ -1,6 +1,6 @@
 // `--json`: one JSON object per instruction on stdout (design §1), built from the event stream.
 import type { AgentEvent } from "../agent/events.js";
-import { instructionUsage } from "../agent/usage.js";
+import { instructionUsage } from "../agent/instruction-usage.js";
 
 export function createJsonOutput(write: (line: string) => void, sessionId: () => string): (event: AgentEvent) => void {
   const usage = instructionUsage();

@@ -2,15 +2,12 @@
 // a spinner while waiting, token figures); the answer goes to stdout — streamed as it arrives in the
 // interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer.
 import type { AgentEvent } from "../agent/events.js";
-import { hitRatio, instructionUsage, type UsageTotals } from "../agent/usage.js";
+import { instructionUsage } from "../agent/instruction-usage.js";
+import { hitRatio, type UsageTotals } from "../agent/usage.js";
 import { groupDigits } from "../tools/format.js";
 import { createCommandView } from "./command-view.js";
+import type { Output } from "./output.js";
 
-export interface Output {
-  write(text: string): void;
-  isTTY?: boolean;
-  columns?: number;
-}
 
 export interface RendererOptions {
   stdout: Output;

@@ -2,8 +2,9 @@
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
 import { realpath, stat } from "node:fs/promises";
-import type { AgentEvent, ExitReason } from "../agent/events.js";
-import { runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
+import { createEventBus } from "../agent/event-bus.js";
+import type { ExitReason } from "../agent/events.js";
+import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
@@ -11,7 +12,7 @@ import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
 import { startSession, type ActiveSession } from "../session/session.js";
-import { redactSecrets } from "../tools/redact.js";
+import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
@@ -25,26 +26,18 @@ export async function runHel(options: RunOptions): Promise<number> {
   if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
   const projectDir = await realProjectDir(options.cwd);
 
-  const loaded = await loadProjectRules(projectDir);
+  const warn = (line: string) => process.stderr.write(`hel: ${line}\n`);
+  const loaded = await loadProjectRules(projectDir, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded && { ...loaded, text: redactSecrets(loaded.text, [apiKey]) };
   const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
   const maxTokens = options.maxOutputTokens ?? defaultMaxTokens(options.effort);
   const request = { model: options.model, maxTokens, effort: options.effort };
 
-  const listeners: ((event: AgentEvent) => void)[] = [];
-  // A reader that fails (say, --record on a full disk) is dropped with a warning: it must not break
-  // the loop halfway through a step and leave a tool call without its result.
-  const emit = (event: AgentEvent) => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        listeners.splice(listeners.indexOf(listener), 1);
-        process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`);
-      }
-    }
-  };
+  const bus = createEventBus((error) =>
+    process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
+  );
+  const emit = bus.emit;
 
   const client = createModelClient({
     baseURL: options.baseUrl,
@@ -55,7 +48,7 @@ export async function runHel(options: RunOptions): Promise<number> {
 
   const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
   if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(projectDir) === null) {
-    process.stderr.write(`hel: no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}\n`);
+    warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
   let session: ActiveSession | undefined;
   try {
@@ -75,7 +68,7 @@ export async function runHel(options: RunOptions): Promise<number> {
         delegate: options.delegate,
         compaction: { enabled: false, threshold_tokens: null },
       },
-      warn: (line) => process.stderr.write(`hel: ${line}\n`),
+      warn,
     });
     const active = session;
     const toolContext = {
@@ -109,19 +102,20 @@ export async function runHel(options: RunOptions): Promise<number> {
     const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
 
     const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });
-    listeners.push((event) => active.observe(event), renderer.observe);
-    if (options.json) listeners.push(createJsonOutput((line) => process.stdout.write(line), () => active.id));
+    bus.subscribe((event) => active.observe(event));
+    bus.subscribe(renderer.observe);
+    if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id));
     if (options.record) {
       const recorder = new Recorder(options.record);
       recorder.setSessionId(active.id);
-      listeners.push(recorder.observe);
+      bus.subscribe(recorder.observe);
     }
 
     const instruct = async (text: string, signal: AbortSignal): Promise<TurnOutcome> => {
-      active.messages.push({ role: "user", content: text });
-      emit({ agent: "parent", type: "turn_start", instruction: text });
+      beginTurn(active.messages, text, parentRun);
       const outcome = await runTurn(active.messages, parentRun, signal);
-      if (outcome.exitReason === "completed") await active.saveAfterAnswer(outcome);
+      // The session saves from the turn's end; the next instruction waits for that save.
+      await bus.settle();
       return outcome;
     };
 

@@ -2,7 +2,7 @@
 // evals read them back with the same schemas.
 import { z } from "../zod.js";
 import { EXIT_REASONS } from "../agent/events.js";
-import { UsageTotalsSchema } from "../session/snapshot.js";
+import { UsageTotalsSchema } from "../agent/usage.js";
 import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";
 
 const AgentSchema = z.enum(["parent", "child"]);

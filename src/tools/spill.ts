@@ -1,11 +1,13 @@
 // Tool results too long for the conversation: the whole text goes to a file in the session's spill/
 // directory and the conversation keeps its first lines, the file's project-relative path, its size, and
 // the read_file call that reads on from the first line not shown. Spill files live and die with the
-// session, so a resumed session can still read them.
+// session, so a resumed session can still read them. Errors are bounded by the same limit but never
+// spilled: what makes one long is the model's own input echoed back (a path, a tool name), nothing to
+// read on, so its middle is left out and its end, which says what call to make next, is kept.
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ensureHelDir } from "../session/paths.js";
+import { ensureHelDir } from "../fs/hel-dir.js";
 import { formatSize } from "./format.js";
 import { projectRelative } from "./paths.js";
 import type { ToolContext } from "./types.js";
@@ -56,6 +58,21 @@ export function headOf(result: string, maxBytes: number): { text: string; fullLi
     bytes += cost;
   }
   if (kept.length > 0) return { text: kept.join("\n"), fullLines: kept.length };
-  const start = Buffer.from(result).subarray(0, maxBytes).toString("utf8").replace(/\uFFFD+$/, "");
-  return { text: `${start} …`, fullLines: 0 };
+  return { text: `${wholeChars(Buffer.from(result).subarray(0, maxBytes))} …`, fullLines: 0 };
+}
+
+/**
+ * An error result within SPILL_LIMIT: a longer one keeps its first and last SPILL_HEAD_BYTES / 2 bytes.
+ * Redact before cutting: a secret cut in two would no longer be recognised.
+ */
+export function cutLongError(error: string): string {
+  const bytes = Buffer.from(error);
+  if (bytes.length <= SPILL_LIMIT) return error;
+  const keep = SPILL_HEAD_BYTES / 2;
+  return `${wholeChars(bytes.subarray(0, keep))} … [${formatSize(bytes.length - 2 * keep)} of this error left out] … ${wholeChars(bytes.subarray(bytes.length - keep))}`;
+}
+
+/** UTF-8 bytes cut out of a text, without the characters the cuts split. */
+function wholeChars(bytes: Buffer): string {
+  return bytes.toString("utf8").replace(/^\uFFFD+|\uFFFD+$/g, "");
 }

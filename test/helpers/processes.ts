@@ -9,11 +9,3 @@ export function running(marker: string): string[] {
     .map((line) => line.trim())
     .filter((line) => line !== "" && !line.startsWith("Z") && line.includes(marker));
 }
-
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

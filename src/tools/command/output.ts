@@ -5,7 +5,7 @@
 // its sources when write() returns false and resumes when drained() resolves: the spill file sets the pace.
 // Progress for a live view is reported at most every PROGRESS_MS: what came since, or its last lines.
 import { createWriteStream, type WriteStream } from "node:fs";
-import { SecretMasker } from "../redact.js";
+import { SecretMasker } from "../../redact.js";
 import { headOf } from "../spill.js";
 import { TextCleaner } from "./clean-text.js";
 

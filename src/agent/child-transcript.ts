@@ -1,10 +1,11 @@
-// `children/<n>.json`: one subagent's transcript, saved atomically beside its parent's snapshot and
-// read back by `hel sessions show`. One schema for writing and reading.
+// One subagent's transcript: what delegate_task hands the session when a child ends, saved atomically
+// as `children/<n>.json` beside its parent's snapshot and read back by `hel sessions show`. One schema
+// for writing and reading.
 import { z } from "../zod.js";
-import { DELEGATE_MODES } from "../agent/child-messages.js";
-import { EXIT_REASONS } from "../agent/events.js";
 import { MessageSchema } from "../wire/messages.js";
-import { UsageTotalsSchema } from "./snapshot.js";
+import { DELEGATE_MODES } from "./child-messages.js";
+import { EXIT_REASONS } from "./events.js";
+import { UsageTotalsSchema } from "./usage.js";
 
 export const ChildTranscriptSchema = z.object({
   number: z.number().int().positive(),

@@ -1,11 +1,11 @@
 // What `hel sessions show` and `hel sessions ls` print. Pure functions of their input (the clock is a
 // parameter), so the output is tested byte for byte. A transcript is for reading what happened:
 // instructions and final answers in full, each tool call on one line, tool results cut to a glimpse.
-import type { Message, ToolCall } from "../wire/messages.js";
-import type { ChildTranscript } from "./child-transcript.js";
-import type { Snapshot } from "./snapshot.js";
-import type { SessionSummary } from "./store.js";
+import type { ChildTranscript } from "../agent/child-transcript.js";
+import type { SessionSummary } from "../session/catalog.js";
+import type { Snapshot } from "../session/snapshot.js";
 import { groupDigits } from "../tools/format.js";
+import type { Message, ToolCall } from "../wire/messages.js";
 
 export function formatTranscript(snapshot: Snapshot): string {
   const { usage, request_config: config } = snapshot;

@@ -1,5 +1,7 @@
-// Secret values — the API key — never reach the model or a spill file, even when a project file
-// holds them (a `.env`, a shell history): every tool result passes through here first.
+// Secret values — the API key — never reach the model, a spill file, the terminal or a record, even
+// when a project file holds them (a `.env`, a shell history) or a server echoes them back (a proxy
+// quoting the Authorization header): every tool result, tool error and text a server sent passes
+// through here first.
 const MIN_SECRET_LENGTH = 8;
 
 export function redactSecrets(text: string, secrets: readonly string[] | undefined): string {
