@@ -100,9 +100,9 @@ describe("a command outlives a killed hel", () => {
 
     const hel = startHel({ args: ["-C", project, "--tools", "run_command", "--access", "full", "--resume", id, "run it"], baseUrl: sim.url });
     await waitFor(() => existsSync(join(project, "started")), "the command to start");
-    const records = await readdir(join(project, ".hel", "sessions", id, "commands"));
-    expect(records).toHaveLength(1);
-    const pgid = Number(records[0]!.replace(".json", ""));
+    const recorded = async () => (await readdir(join(project, ".hel", "sessions", id, "commands")).catch(() => [])).filter((f) => f.endsWith(".json"));
+    await waitFor(async () => (await recorded()).length === 1, "the command's record");
+    const pgid = Number((await recorded())[0]!.replace(".json", ""));
     hel.kill("SIGKILL");
     await new Promise((resolve) => hel.on("close", resolve));
     try {

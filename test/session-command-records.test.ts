@@ -69,9 +69,10 @@ it("does not count a group whose id now leads another process", async () => {
   await lease.release();
 });
 
-it("does not count a record it cannot read", async () => {
+it("does not count a record it cannot read, nor one never renamed into place", async () => {
   await recordCommand(dir(), { pgid: 999_999, leaderStart: null });
   await writeFile(join(dir(), "commands", "123.json"), '{"pgid": 12');
+  await writeFile(join(dir(), "commands", "456.json.tmp"), "");
   const lease = await acquireLease(project, ID_A);
   expect(await records()).toEqual([]);
   await lease.release();

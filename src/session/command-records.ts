@@ -2,7 +2,7 @@
 // commands/ directory. A command can outlive the hel that started it (under `full` access nothing ties
 // it to hel), and while it runs the session counts as in use: it may still be changing the project
 // that session is working on. A record whose group is gone is just history, removed by the next holder.
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "../zod.js";
 import { recordedGroupAlive, type ProcessGroup } from "../tools/command/process-group.js";
@@ -22,7 +22,10 @@ export async function recordCommand(sessionDir: string, group: ProcessGroup): Pr
   await mkdir(dir, { recursive: true });
   const file = join(dir, `${group.pgid}.json`);
   const record: CommandRecord = { pgid: group.pgid, leader_start: group.leaderStart, started_at: new Date().toISOString() };
-  await writeFile(file, JSON.stringify(record) + "\n");
+  // Renamed into place whole: a hel killed halfway must not leave an empty record, which counts for nothing.
+  const tmp = `${file}.tmp`;
+  await writeFile(tmp, JSON.stringify(record) + "\n");
+  await rename(tmp, file);
   return () => rm(file, { force: true });
 }
 
@@ -46,16 +49,20 @@ async function readRecords(sessionDir: string): Promise<{ file: string; group: P
   const dir = recordsDir(sessionDir);
   const names = await readdir(dir).catch(() => [] as string[]);
   const records = [];
-  for (const name of names.filter((n) => n.endsWith(".json"))) {
+  for (const name of names) {
     const file = join(dir, name);
-    let group: ProcessGroup | null = null;
-    try {
-      const record = CommandRecordSchema.parse(JSON.parse(await readFile(file, "utf8")));
-      group = { pgid: record.pgid, leaderStart: record.leader_start };
-    } catch {
-      // Gone since the listing, or cut short: no group to wait for.
-    }
-    records.push({ file, group });
+    // Any other name is a record its writer never renamed into place: it counts for nothing.
+    records.push({ file, group: name.endsWith(".json") ? await readGroup(file) : null });
   }
   return records;
+}
+
+async function readGroup(file: string): Promise<ProcessGroup | null> {
+  try {
+    const record = CommandRecordSchema.parse(JSON.parse(await readFile(file, "utf8")));
+    return { pgid: record.pgid, leaderStart: record.leader_start };
+  } catch {
+    // Gone since the listing, or not a record hel wrote: no group to wait for.
+    return null;
+  }
 }
