@@ -1,5 +1,6 @@
 // find_files on real temporary trees: the same exclusions as grep, newest first, bounded with a count
 // of the rest, and the result the model gets for bad input.
+import { execFileSync } from "node:child_process";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -34,6 +35,45 @@ describe("find_files", () => {
     expect(await find(ctx, { pattern: "**/*.ts", path: "src" })).toBe("src/deep/c.ts\nsrc/b.ts\nsrc/a.ts\n[3 files, newest first]");
     expect(await find(ctx, { pattern: "src/*.ts" })).toBe("src/b.ts\nsrc/a.ts\n[2 files, newest first]");
     expect(await find(ctx, { pattern: "*.js", path: "node_modules" })).toBe("node_modules/pkg/index.js\n[1 file, newest first]");
+  });
+
+  it("leaves out exactly the files git ignores, nested .gitignore files and negations included", async () => {
+    const { ctx, dir } = await tempProject();
+    const files: Record<string, string> = {
+      ".gitignore": "*.log\n!important.log\n/build\ndocs/**/*.tmp\ntmp/\nfoo/*\n!foo/keep\ncache/\n\\#hash\n",
+      "a.log": "",
+      "important.log": "",
+      "sub/important.log": "",
+      "sub/b.log": "",
+      "build/x.js": "",
+      "sub/build/y.js": "",
+      "docs/a/b/c.tmp": "",
+      "docs/a/b/c.md": "",
+      "tmp/t.txt": "",
+      "sub/tmp/t.txt": "",
+      "foo/drop": "",
+      "foo/keep": "",
+      "cache": "a file, not a directory",
+      "sub/cache/z": "",
+      "#hash": "",
+      "pkg/.gitignore": "*.gen.ts\n!special.gen.ts\n/local\n",
+      "pkg/a.gen.ts": "",
+      "pkg/special.gen.ts": "",
+      "pkg/local/l.txt": "",
+      "pkg/deep/local/l.txt": "",
+      "pkg/deep/x.gen.ts": "",
+      "Upper.TXT": "",
+    };
+    for (const [rel, content] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+      await writeFile(path.join(dir, rel), content);
+    }
+    const git = (args: string[]) => execFileSync("git", ["-c", "core.excludesFile=/dev/null", ...args], { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null" } });
+    git(["init", "-q"]);
+    const kept = git(["ls-files", "--others", "--exclude-standard"]).trim().split("\n").sort();
+    expect(kept).toContain("pkg/deep/local/l.txt");
+    const listed = (await find(ctx, { pattern: "**" })).split("\n").slice(0, -1).sort();
+    expect(listed).toEqual(kept);
   });
 
   it("orders files with the same modification time by path", async () => {

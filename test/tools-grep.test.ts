@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_SHOWN_CHARS, SCAN_BUFFER_BYTES } from "../src/tools/file-matches.js";
 import { grepTool, type GrepArgs } from "../src/tools/grep.js";
 import { executeToolCall } from "../src/tools/registry.js";
-import { GREP_PAGE_LINES, PATHS_PER_PAGE } from "../src/tools/search-format.js";
+import { GREP_PAGE_LINES, PATHS_PER_PAGE, searchSummary } from "../src/tools/search-format.js";
 import type { Tool, ToolContext } from "../src/tools/types.js";
 import { FOUND, TREE, writeSearchTree } from "./helpers/search-tree.js";
 import { tempProject } from "./helpers/tools.js";
@@ -108,7 +108,8 @@ describe("grep: matching lines", () => {
       size += Buffer.byteLength(line) + 1;
     }
     await writeFile(path.join(dir, "big.txt"), lines.join("\n"));
-    for (const pattern of ["needle", "^need", "le\\s*$", "😀.*é", "^$"]) {
+    // Patterns that start with plain text are first looked for as bytes; the others are not.
+    for (const pattern of ["needle", "^need", "needles?", "x need\\b", "le\\s*$", "😀.*é", "^$"]) {
       const re = new RegExp(pattern, "u");
       const expected = lines.flatMap((line, i) => (re.test(line.replace(/\r$/, "")) ? [`big.txt:${i + 1}: ${line.replace(/\r$/, "")}`] : []));
       const found = (await allPages(ctx, { pattern })).flatMap((p) => p.rows);
@@ -175,6 +176,10 @@ describe("grep: pages and cursors", () => {
     expect(pages[0]!.tally).toMatch(/^\[100 matches in 1 file shown; more follow: continue with grep \{"cursor":"grep1\.[\w-]+"\}\]$/);
     expect(pages[1]!.tally).toMatch(/^\[100 matches in 2 files shown; more follow/);
     expect(pages[4]!.tally).toBe("[50 matches in 1 file]");
+    // The terminal shows each page as one line.
+    const first = [...pages[0]!.rows, pages[0]!.tally].join("\n");
+    expect(searchSummary("grep", JSON.stringify({ pattern: "^hit" }), { isError: false, result: first })).toBe('grep "^hit" — 100 matches in 1 file shown, more follow');
+    expect(searchSummary("grep", JSON.stringify({ cursor: pages[0]!.cursor }), { isError: false, result: "p/f3.txt:299: hit 150\n[50 matches in 1 file]" })).toBe("grep (continued) — 50 matches in 1 file");
   });
 
   it("pages through files_only lists", async () => {

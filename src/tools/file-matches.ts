@@ -8,12 +8,13 @@ import { redactSecrets } from "./redact.js";
 import type { LinePattern } from "./line-pattern.js";
 import { looksBinary } from "./text-file.js";
 
-export const SCAN_BUFFER_BYTES = 256 * 1024;
+export const SCAN_BUFFER_BYTES = 1024 * 1024;
 /** Characters of a matching line that are shown; a longer line is cut around its first match. */
 export const MAX_SHOWN_CHARS = 300;
 const SHOWN_BEFORE_MATCH = 60;
+const FIRST_READ_BYTES = 64 * 1024;
 /** Buffers of a big file searched between two turns of the event loop. */
-const BLOCKS_PER_BREAK = 32;
+const BLOCKS_PER_BREAK = 8;
 
 export interface LineMatch {
   /** 1-based line number. */
@@ -38,34 +39,29 @@ export interface ScanOptions {
  */
 export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineMatch) => boolean): Promise<"eof" | "binary" | "stopped"> {
   const { buffer, pattern } = options;
-  let filled = 0;
+  // A first read of a few blocks: all that most source files need, and all a binary file costs.
+  let { filled, eof } = fill(fd, buffer, 0, Math.min(FIRST_READ_BYTES, buffer.length));
+  if (looksBinary(buffer.subarray(0, filled))) return "binary";
   let lineNumber = 1;
   let lastReported = 0;
-  let atStart = true;
   let blocks = 0;
   for (;;) {
-    const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, null);
-    filled += bytesRead;
-    const eof = bytesRead === 0;
-    if (atStart) {
-      if (looksBinary(buffer.subarray(0, filled))) return "binary";
-      atStart = false;
-    }
-    let end: number;
-    if (eof) end = filled;
-    else {
+    if (!eof) ({ filled, eof } = fill(fd, buffer, filled, buffer.length));
+    // Not at the end, the buffer is full: search up to its last line end, or all of it when one line
+    // fills it.
+    let end = filled;
+    if (!eof) {
       const newline = buffer.lastIndexOf(10, filled - 1);
-      if (newline !== -1) end = newline + 1;
-      else if (filled === buffer.length) end = utf8Boundary(buffer, filled);
-      else continue;
+      end = newline !== -1 ? newline + 1 : utf8Boundary(buffer, filled);
     }
 
-    const text = redactSecrets(buffer.toString("utf8", 0, end), options.secrets);
+    const candidate = pattern.required === null || buffer.subarray(0, end).includes(pattern.required);
+    const text = candidate ? redactSecrets(buffer.toString("utf8", 0, end), options.secrets) : "";
     const block = pattern.block;
     block.lastIndex = 0;
     let countedTo = 0;
     let countedLine = lineNumber;
-    for (let m = block.exec(text); m !== null; m = block.exec(text)) {
+    for (let m = candidate ? block.exec(text) : null; m !== null; m = block.exec(text)) {
       // After a block's last "\n" comes the next block's first line, or at the end nothing at all.
       if (m.index === text.length && (text === "" || text.endsWith("\n"))) break;
       const start = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
@@ -93,6 +89,12 @@ export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m:
       options.signal.throwIfAborted();
     }
   }
+}
+
+/** Reads into buffer[from, to); a regular file reads short only at its end, so a short read is the end. */
+function fill(fd: number, buffer: Buffer, from: number, to: number): { filled: number; eof: boolean } {
+  const filled = from + readSync(fd, buffer, from, to - from, null);
+  return { filled, eof: filled < to };
 }
 
 function endOfLine(text: string, from: number): number {

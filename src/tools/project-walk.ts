@@ -1,16 +1,18 @@
 // The files grep and find_files look at: a depth-first walk of one directory of the project (or one
 // file), in a fixed order (each directory's entries sorted by name), that leaves out what the project
 // does not count as its own: what .gitignore files ignore, `.git`, `node_modules` (unless the walk
-// starts inside one), hel's `.hel`, symlinks (never followed, so the walk cannot leave the project or
-// loop), and anything that is not a regular file or directory. An explicitly given start is walked even
-// when it is ignored. The fixed order lets a search resume at a path: everything before it in the
+// starts inside one), hel's `.hel`, symlinks, and anything that is not a regular file or directory.
+// The start is checked with the file tools' path rules; below it, symlinks are never followed (a
+// directory is checked again just before it is listed, and files are opened with O_NOFOLLOW), so the
+// walk can neither leave the project nor loop. An explicitly given start is walked even when it is
+// ignored. The fixed order lets a search resume at a path: everything before it in the
 // order is skipped without being read.
 //
 // Memory stays flat in the tree's size: only the entries of the directories on the current path are
 // held. Directory listings and file reads are synchronous (the walk does many small ones, and each
 // asynchronous call costs a trip through the thread pool); the walk gives the event loop a turn at
 // every directory and every few hundred files, so Ctrl-C and timers still get through.
-import { closeSync, constants, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { IgnoreRules } from "./ignore-rules.js";
@@ -136,11 +138,10 @@ export class ProjectWalk {
 
   private async open(abs: string, rel: string, from: string[] | null): Promise<Frame | null> {
     await this.breather();
-    // Still the directory the walk met, not a symlink swapped in since it was listed.
-    const real = await resolveToolPath(this.ctx, rel === "" ? "." : rel, "read").catch(() => null);
-    if (real !== abs) return null;
     let entries: Dirent[];
     try {
+      // Still the directory the walk met, not a symlink swapped in since its parent was listed.
+      if (!lstatSync(abs).isDirectory()) return null;
       entries = readdirSync(abs, { withFileTypes: true });
     } catch {
       this.unreadable++;
