@@ -5,20 +5,13 @@
 // i.e. what the search itself cost in memory, apart from Node and the loaded modules. A result with a
 // cursor (more than one page) is a failure: the rows compare whole searches.
 //   node out/bench/grep-probe.js <projectDir> <pattern> [<path>]
-import { join } from "node:path";
-import { CursorStore } from "../src/tools/cursors.js";
 import { executeToolCall, grepTool } from "../src/tools/registry.js";
 import type { Tool } from "../src/tools/types.js";
+import { probeContext } from "./probe-context.js";
 import { resetPeakRss, selfRss } from "./procs.js";
 
 const [projectDir, pattern, path] = process.argv.slice(2) as [string, string, string | undefined];
-const ctx = {
-  projectDir,
-  access: "read-only" as const,
-  sessionDir: join(projectDir, ".hel", "sessions", "probe"),
-  cursors: new CursorStore(),
-  signal: new AbortController().signal,
-};
+const ctx = probeContext(projectDir);
 const args = JSON.stringify(path === undefined ? { pattern } : { pattern, path });
 const call = { id: "call_probe", type: "function" as const, function: { name: "grep", arguments: args } };
 

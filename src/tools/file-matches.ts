@@ -3,6 +3,8 @@
 // NUL byte in its first block is binary and is not searched. A line longer than the buffer is searched
 // in buffer-sized pieces (a match straddling two pieces is missed) and reported once. Secret values are
 // masked before the search, so a search can neither show a secret nor tell, by matching, what it holds.
+// A scan can start at any line whose byte offset an earlier scan gave, so a search continued page by
+// page reads each part of a file once, not once per page.
 import { readSync } from "node:fs";
 import { redactSecrets } from "./redact.js";
 import type { LinePattern } from "./line-pattern.js";
@@ -12,12 +14,17 @@ export const SCAN_BUFFER_BYTES = 1024 * 1024;
 /** Characters of a matching line that are shown; a longer line is cut around its first match. */
 export const MAX_SHOWN_CHARS = 300;
 const SHOWN_BEFORE_MATCH = 60;
-const FIRST_READ_BYTES = 64 * 1024;
+const FIRST_BLOCK_BYTES = 64 * 1024;
 /** Buffers of a big file searched between two turns of the event loop. */
 const BLOCKS_PER_BREAK = 8;
 
+/** A line of a file: its 1-based number and the byte offset where it starts. */
+export interface LineStart {
+  line: number;
+  byte: number;
+}
+
 export interface LineMatch {
-  /** 1-based line number. */
   line: number;
   /** The line, its line ending removed, cut to about MAX_SHOWN_CHARS around the match. */
   text: string;
@@ -25,35 +32,47 @@ export interface LineMatch {
 
 export interface ScanOptions {
   pattern: LinePattern;
-  /** Lines before this one are not reported (a resumed search). */
-  fromLine: number;
+  /** Where to start: the file's first line, or a line an earlier scan stopped at. */
+  from: LineStart;
   secrets: readonly string[] | undefined;
   signal: AbortSignal;
   /** A buffer of SCAN_BUFFER_BYTES, reused from file to file. */
   buffer: Buffer;
 }
 
+export type ScanEnd = { end: "eof" } | { end: "binary" } | { end: "stopped"; at: LineStart };
+
 /**
- * Calls `onMatch` with each matching line in order, until it returns false ("stopped") or the file ends
- * ("eof"); "binary" when the file is not text.
+ * Calls `onMatch` with each matching line in order, until the file ends or `onMatch` returns false;
+ * then the scan is "stopped" at the line it was called with.
  */
-export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineMatch) => boolean): Promise<"eof" | "binary" | "stopped"> {
+export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineMatch) => boolean): Promise<ScanEnd> {
   const { buffer, pattern } = options;
-  // A first read of a few blocks: all that most source files need, and all a binary file costs.
-  let { filled, eof } = fill(fd, buffer, 0, Math.min(FIRST_READ_BYTES, buffer.length));
-  if (looksBinary(buffer.subarray(0, filled))) return "binary";
-  let lineNumber = 1;
+  /** File offset of buffer[0], and the number of the line that starts there. */
+  let base = options.from.byte;
+  let lineNumber = options.from.line;
+  // The first block is small: all that most source files need, all a binary file costs, and all a page
+  // that fills early reads. Later blocks fill the buffer.
+  let want = Math.min(FIRST_BLOCK_BYTES, buffer.length);
+  let { filled, eof } = fill(fd, buffer, 0, want, base);
+  // A file resumed in was text where it started.
+  if (base === 0 && looksBinary(buffer.subarray(0, filled))) return { end: "binary" };
   let lastReported = 0;
   let blocks = 0;
   for (;;) {
-    if (!eof) ({ filled, eof } = fill(fd, buffer, filled, buffer.length));
-    // Not at the end, the buffer is full: search up to its last line end, or all of it when one line
-    // fills it.
+    if (!eof && filled < want) ({ filled, eof } = fill(fd, buffer, filled, want, base + filled));
+    // Not at the end, `want` bytes were read: search up to the last line end, or all of them when one
+    // line fills the whole buffer.
     let end = filled;
     if (!eof) {
       const newline = buffer.lastIndexOf(10, filled - 1);
+      if (newline === -1 && want < buffer.length) {
+        want = buffer.length;
+        continue;
+      }
       end = newline !== -1 ? newline + 1 : utf8Boundary(buffer, filled);
     }
+    want = buffer.length;
 
     const candidate = pattern.required === null || buffer.subarray(0, end).includes(pattern.required);
     const text = candidate ? redactSecrets(buffer.toString("utf8", 0, end), options.secrets) : "";
@@ -68,21 +87,24 @@ export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m:
       const stop = endOfLine(text, m.index);
       countedLine += countNewlines(text, countedTo, start);
       countedTo = start;
-      if (countedLine >= options.fromLine && countedLine !== lastReported) {
+      if (countedLine !== lastReported) {
         const line = text.charCodeAt(stop - 1) === 13 ? text.slice(start, stop - 1) : text.slice(start, stop);
         const at = pattern.line.exec(line)?.index;
         if (at !== undefined) {
           lastReported = countedLine;
-          if (!onMatch({ line: countedLine, text: shown(line, at) })) return "stopped";
+          if (!onMatch({ line: countedLine, text: shown(line, at) })) {
+            return { end: "stopped", at: { line: countedLine, byte: base + afterNewlines(buffer, countedLine - lineNumber) } };
+          }
         }
       }
       if (stop >= text.length) break;
       block.lastIndex = stop + 1;
     }
-    if (eof) return "eof";
+    if (eof) return { end: "eof" };
 
     lineNumber += countNewlineBytes(buffer, end);
     buffer.copy(buffer, 0, end, filled);
+    base += end;
     filled -= end;
     if (++blocks % BLOCKS_PER_BREAK === 0) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -91,9 +113,9 @@ export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m:
   }
 }
 
-/** Reads into buffer[from, to); a regular file reads short only at its end, so a short read is the end. */
-function fill(fd: number, buffer: Buffer, from: number, to: number): { filled: number; eof: boolean } {
-  const filled = from + readSync(fd, buffer, from, to - from, null);
+/** Reads file bytes from `position` into buffer[from, to); a regular file reads short only at its end. */
+function fill(fd: number, buffer: Buffer, from: number, to: number, position: number): { filled: number; eof: boolean } {
+  const filled = from + readSync(fd, buffer, from, to - from, position);
   return { filled, eof: filled < to };
 }
 
@@ -113,6 +135,13 @@ function countNewlineBytes(buffer: Buffer, end: number): number {
   const data = buffer.subarray(0, end);
   for (let i = data.indexOf(10); i !== -1; i = data.indexOf(10, i + 1)) count++;
   return count;
+}
+
+/** The offset in `buffer` just past its `n`-th "\n" (0 for n = 0): where line `n` of the block starts. */
+function afterNewlines(buffer: Buffer, n: number): number {
+  let offset = 0;
+  for (let i = 0; i < n; i++) offset = buffer.indexOf(10, offset) + 1;
+  return offset;
 }
 
 /** The largest length up to `end` that does not cut a UTF-8 character in two. */

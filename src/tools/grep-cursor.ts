@@ -1,10 +1,11 @@
 // grep's cursor: an opaque string that carries the whole search (pattern, path, glob, flags) and where the
-// next page starts (the file holding the first result not shown, and its line), so the model sends it
+// next page starts (the file holding the first result not shown, its line and that line's byte
+// offset), so the model sends it
 // alone and a resumed session can still use it. Files are searched in a fixed order (see
 // project-walk.ts), so files before that one are skipped without being read, and files added or removed
 // elsewhere since do not shift the position. The starting file's identity (inode, size, modification
-// time) is in the cursor too: if that file changed, its line numbers may have moved, and the cursor is
-// refused with a message that says so.
+// time) is in the cursor too: if that file changed, its lines may have moved, and the cursor is refused
+// with a message that says so.
 import { z } from "../zod.js";
 import { GrepQuerySchema } from "./grep.js";
 import { ToolError } from "./types.js";
@@ -16,6 +17,7 @@ const CursorSchema = z.strictObject({
   /** Project-relative path of the file to start in. */
   file: z.string().min(1),
   line: z.int().positive(),
+  byte: z.int().nonnegative(),
   ino: z.number(),
   size: z.number(),
   mtimeMs: z.number(),

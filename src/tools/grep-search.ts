@@ -43,18 +43,20 @@ export async function runGrep(args: GrepArgs, ctx: ToolContext): Promise<string>
       continue;
     }
     try {
-      const fromLine = resumed !== null && file.rel === resumed.file ? resumed.line : 1;
-      const scan = { pattern, fromLine, secrets: ctx.secrets, signal: ctx.signal, buffer };
+      const from = resumed !== null && file.rel === resumed.file ? { line: resumed.line, byte: resumed.byte } : { line: 1, byte: 0 };
+      const scan = { pattern, from, secrets: ctx.secrets, signal: ctx.signal, buffer };
+      let full = false;
       const outcome = await scanMatches(fd, scan, (match) => {
-        if (!page.add(file.rel, match)) {
-          next = { query, file: file.rel, line: match.line, ...identityOf(fstatSync(fd)) };
-          return false;
-        }
+        full = !page.add(file.rel, match);
         // Listing files, one matching line settles the file.
-        return !query.files_only;
+        return !full && !query.files_only;
       });
-      if (outcome === "binary") seen.binary++;
+      if (outcome.end === "binary") seen.binary++;
       else seen.searched++;
+      if (full && outcome.end === "stopped") {
+        const at = query.files_only ? { line: 1, byte: 0 } : outcome.at;
+        next = { query, file: file.rel, ...at, ...identityOf(fstatSync(fd)) };
+      }
     } catch (e) {
       if (ctx.signal.aborted) throw e;
       walk.unreadable++;

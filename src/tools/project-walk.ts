@@ -119,19 +119,18 @@ export class ProjectWalk {
   }
 
   /**
-   * The rules of the .gitignore files from the project root down to the walk's root, and whether the
-   * walk starts inside `.git` or `node_modules`. Where the model pointed into an ignored directory,
-   * the rules that ignored it are dropped, so it is searched.
+   * The rules of the .gitignore files above the walk's root, from the project's own down, and whether
+   * the walk starts inside `.git` or `node_modules`. Where the model pointed into an ignored directory,
+   * the rules that ignored it are dropped, so it is searched. The root's own .gitignore comes with it.
    */
   private loadAncestors(rootRel: string): boolean {
     let inside = false;
     let rel = "";
-    this.pushGitignore(this.ctx.projectDir, "");
     for (const segment of rootRel === "" ? [] : rootRel.split("/")) {
+      this.pushGitignore(path.join(this.ctx.projectDir, rel), rel);
       rel = rel === "" ? segment : `${rel}/${segment}`;
       if (VENDORED.has(segment)) inside = true;
       if (this.rules.ignores(rel, true)) this.rules.clear();
-      this.pushGitignore(path.join(this.ctx.projectDir, rel), rel);
     }
     return inside;
   }

@@ -17,6 +17,7 @@ export const TREE: Record<string, string | Buffer> = {
   // A deeper .gitignore adds its own rules and re-includes what the root's excluded.
   "sub/.gitignore": "local.txt\n!keep.log\n",
   "sub/keep.log": "needle kept\n",
+  "sub/other.log": "needle other log\n",
   "sub/local.txt": "needle local\n",
   "sub/ok.txt": "needle ok\n",
   // The root's "/secret.txt" is anchored to the root.
