@@ -4,7 +4,8 @@
 // in buffer-sized pieces (a match straddling two pieces is missed) and reported once. Secret values are
 // masked before the search, so a search can neither show a secret nor tell, by matching, what it holds.
 // A scan can start at any line whose byte offset an earlier scan gave, so a search continued page by
-// page reads each part of a file once, not once per page.
+// page reads each part of a file once, not once per page, and a scan of a big file pauses every few
+// blocks so its caller can give the event loop a turn, then goes on from where it paused.
 import { readSync } from "node:fs";
 import { redactSecrets } from "./redact.js";
 import type { LinePattern } from "./line-pattern.js";
@@ -15,8 +16,8 @@ export const SCAN_BUFFER_BYTES = 1024 * 1024;
 export const MAX_SHOWN_CHARS = 300;
 const SHOWN_BEFORE_MATCH = 60;
 const FIRST_BLOCK_BYTES = 64 * 1024;
-/** Buffers of a big file searched between two turns of the event loop. */
-const BLOCKS_PER_BREAK = 8;
+/** Buffers of a big file searched before the scan pauses. */
+const BLOCKS_PER_PAUSE = 8;
 
 /** A line of a file: its 1-based number and the byte offset where it starts. */
 export interface LineStart {
@@ -35,18 +36,17 @@ export interface ScanOptions {
   /** Where to start: the file's first line, or a line an earlier scan stopped at. */
   from: LineStart;
   secrets: readonly string[] | undefined;
-  signal: AbortSignal;
   /** A buffer of SCAN_BUFFER_BYTES, reused from file to file. */
   buffer: Buffer;
 }
 
-export type ScanEnd = { end: "eof" } | { end: "binary" } | { end: "stopped"; at: LineStart };
+export type ScanEnd = { end: "eof" } | { end: "binary" } | { end: "stopped" | "paused"; at: LineStart };
 
 /**
  * Calls `onMatch` with each matching line in order, until the file ends or `onMatch` returns false;
- * then the scan is "stopped" at the line it was called with.
+ * then the scan is "stopped" at the line it was called with. "paused": scan again from `at`.
  */
-export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineMatch) => boolean): Promise<ScanEnd> {
+export function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineMatch) => boolean): ScanEnd {
   const { buffer, pattern } = options;
   /** File offset of buffer[0], and the number of the line that starts there. */
   let base = options.from.byte;
@@ -102,14 +102,13 @@ export async function scanMatches(fd: number, options: ScanOptions, onMatch: (m:
     }
     if (eof) return { end: "eof" };
 
+    const atLineStart = buffer[end - 1] === 10;
     lineNumber += countNewlineBytes(buffer, end);
     buffer.copy(buffer, 0, end, filled);
     base += end;
     filled -= end;
-    if (++blocks % BLOCKS_PER_BREAK === 0) {
-      await new Promise((resolve) => setImmediate(resolve));
-      options.signal.throwIfAborted();
-    }
+    // Only where a line starts: a line cut in pieces is reported once because one scan sees it all.
+    if (++blocks >= BLOCKS_PER_PAUSE && atLineStart) return { end: "paused", at: { line: lineNumber, byte: base } };
   }
 }
 

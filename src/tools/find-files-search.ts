@@ -20,19 +20,21 @@ export async function runFindFiles(args: FindFilesArgs, ctx: ToolContext): Promi
   let kept: Found[] = [];
   let total = 0;
   let looked = 0;
-  for await (const file of walk.files()) {
-    looked++;
-    if (!matches(file.rel)) continue;
-    let mtimeMs: number;
-    try {
-      mtimeMs = lstatSync(file.abs).mtimeMs;
-    } catch {
-      walk.unreadable++;
-      continue;
+  for await (const batch of walk.batches()) {
+    for (const file of batch) {
+      looked++;
+      if (!matches(file.rel)) continue;
+      let mtimeMs: number;
+      try {
+        mtimeMs = lstatSync(file.abs).mtimeMs;
+      } catch {
+        walk.unreadable++;
+        continue;
+      }
+      total++;
+      kept.push({ rel: file.rel, mtimeMs });
+      if (kept.length >= 2 * PATHS_PER_PAGE) kept = newestFirst(kept).slice(0, PATHS_PER_PAGE);
     }
-    total++;
-    kept.push({ rel: file.rel, mtimeMs });
-    if (kept.length >= 2 * PATHS_PER_PAGE) kept = newestFirst(kept).slice(0, PATHS_PER_PAGE);
   }
 
   const unreadable = walk.unreadableNote();

@@ -4,13 +4,13 @@
 // it looked at, so "no matches" and "nothing searched" read differently.
 import { closeSync, fstatSync } from "node:fs";
 import { lstat } from "node:fs/promises";
-import { SCAN_BUFFER_BYTES, scanMatches, type LineMatch } from "./file-matches.js";
+import { SCAN_BUFFER_BYTES, scanMatches, type LineMatch, type LineStart, type ScanEnd } from "./file-matches.js";
 import { GLOB_FORMS, globMatcher } from "./glob.js";
 import type { GrepArgs } from "./grep.js";
 import { decodeCursor, encodeCursor, type GrepCursor, type GrepQuery } from "./grep-cursor.js";
-import { compileLinePattern } from "./line-pattern.js";
+import { compileLinePattern, type LinePattern } from "./line-pattern.js";
 import { resolveToolPath } from "./paths.js";
-import { openWalkedFile, ProjectWalk, resolveWalkRoot, type WalkRoot } from "./project-walk.js";
+import { breather, openWalkedFile, ProjectWalk, resolveWalkRoot, type WalkedFile, type WalkRoot } from "./project-walk.js";
 import { count, GREP_PAGE_LINES, PAGE_BYTES, PATHS_PER_PAGE, tally } from "./search-format.js";
 import { identityOf, sameIdentity } from "./text-file.js";
 import { ToolError, type ToolContext } from "./types.js";
@@ -25,54 +25,82 @@ export async function runGrep(args: GrepArgs, ctx: ToolContext): Promise<string>
   const glob = query.glob === undefined ? null : globMatcher(query.glob, root.rel);
   if (resumed !== null) await checkStillApplies(ctx, resumed, root);
 
-  const page = new Page(query.files_only === true);
-  const seen = { searched: 0, binary: 0, outsideGlob: 0 };
+  const run = new GrepRun(query, pattern, ctx.secrets);
   const walk = new ProjectWalk(ctx, root);
-  const buffer = Buffer.allocUnsafe(SCAN_BUFFER_BYTES);
-  let next: GrepCursor | null = null;
-  for await (const file of walk.files(resumed?.file)) {
-    if (glob !== null && !glob(file.rel)) {
-      seen.outsideGlob++;
-      continue;
-    }
-    let fd: number;
-    try {
-      fd = openWalkedFile(file.abs);
-    } catch {
-      walk.unreadable++;
-      continue;
-    }
-    try {
-      const from = resumed !== null && file.rel === resumed.file ? { line: resumed.line, byte: resumed.byte } : { line: 1, byte: 0 };
-      const scan = { pattern, from, secrets: ctx.secrets, signal: ctx.signal, buffer };
-      let full = false;
-      const outcome = await scanMatches(fd, scan, (match) => {
-        full = !page.add(file.rel, match);
-        // Listing files, one matching line settles the file.
-        return !full && !query.files_only;
-      });
-      if (outcome.end === "binary") seen.binary++;
-      else seen.searched++;
-      if (full && outcome.end === "stopped") {
-        const at = query.files_only ? { line: 1, byte: 0 } : outcome.at;
-        next = { query, file: file.rel, ...at, ...identityOf(fstatSync(fd)) };
+  search: for await (const batch of walk.batches(resumed?.file)) {
+    for (const file of batch) {
+      if (glob !== null && !glob(file.rel)) {
+        run.seen.outsideGlob++;
+        continue;
       }
-    } catch (e) {
-      if (ctx.signal.aborted) throw e;
-      walk.unreadable++;
-    } finally {
-      closeSync(fd);
+      let outcome = run.searchFile(file, resumed !== null && file.rel === resumed.file ? { line: resumed.line, byte: resumed.byte } : FILE_START);
+      while (outcome?.end === "paused") {
+        await breather(ctx.signal);
+        outcome = run.searchFile(file, outcome.at);
+      }
+      if (outcome === null) walk.unreadable++;
+      else if (outcome.end === "binary") run.seen.binary++;
+      else run.seen.searched++;
+      if (run.next !== null) break search;
     }
-    if (next !== null) break;
   }
 
   const unreadable = walk.unreadableNote();
+  const { page, next } = run;
   if (!page.isEmpty()) {
     const more = next === null ? undefined : `more follow: continue with grep ${JSON.stringify({ cursor: encodeCursor(next) })}`;
     const notes = [unreadable, more].filter((n) => n !== undefined);
     return `${page.text()}\n${tally(page.tally(next !== null), ...notes)}`;
   }
-  return nothingFound(query, root, seen, unreadable, resumed !== null);
+  return nothingFound(query, root, run.seen, unreadable, resumed !== null);
+}
+
+const FILE_START: LineStart = { line: 1, byte: 0 };
+
+/** One search's state: the page being filled, what was looked at, and where the next page starts. */
+class GrepRun {
+  readonly page: Page;
+  readonly seen = { searched: 0, binary: 0, outsideGlob: 0 };
+  next: GrepCursor | null = null;
+  private readonly buffer = Buffer.allocUnsafe(SCAN_BUFFER_BYTES);
+
+  constructor(
+    private readonly query: GrepQuery,
+    private readonly pattern: LinePattern,
+    private readonly secrets: readonly string[] | undefined,
+  ) {
+    this.page = new Page(query.files_only === true);
+  }
+
+  /**
+   * Adds the file's matches from `from` on to the page; null when it cannot be read. When the page is
+   * full, `next` says where the next one starts.
+   */
+  searchFile(file: WalkedFile, from: LineStart): ScanEnd | null {
+    let fd: number;
+    try {
+      fd = openWalkedFile(file.abs);
+    } catch {
+      return null;
+    }
+    try {
+      let full = false;
+      const outcome = scanMatches(fd, { pattern: this.pattern, from, secrets: this.secrets, buffer: this.buffer }, (match) => {
+        full = !this.page.add(file.rel, match);
+        // Listing files, one matching line settles the file.
+        return !full && this.query.files_only !== true;
+      });
+      if (full && outcome.end === "stopped") {
+        const at = this.query.files_only === true ? FILE_START : outcome.at;
+        this.next = { query: this.query, file: file.rel, ...at, ...identityOf(fstatSync(fd)) };
+      }
+      return outcome;
+    } catch {
+      return null;
+    } finally {
+      closeSync(fd);
+    }
+  }
 }
 
 /** The cursor's search; the other arguments, when given, must be that search's. */

@@ -10,8 +10,10 @@
 //
 // Memory stays flat in the tree's size: only the entries of the directories on the current path are
 // held. Directory listings and file reads are synchronous (the walk does many small ones, and each
-// asynchronous call costs a trip through the thread pool); the walk gives the event loop a turn at
-// every directory and every few hundred files, so Ctrl-C and timers still get through.
+// asynchronous call costs a trip through the thread pool), and files come in batches (a directory's
+// run of files, at most a few hundred), so a search pays for one await per batch, not per file; the
+// walk gives the event loop a turn at every directory and every batch, so Ctrl-C and timers still get
+// through.
 import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
@@ -49,7 +51,7 @@ export async function resolveWalkRoot(ctx: ToolContext, given = "."): Promise<Wa
 /** Skipped wherever they are met; `.git` and `node_modules` are walked when the walk starts inside one. */
 const HEL_DIR = ".hel";
 const VENDORED = new Set([".git", "node_modules"]);
-const FILES_PER_BREAK = 256;
+const FILES_PER_BATCH = 256;
 const NO_FOLLOW_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 interface Frame {
@@ -67,7 +69,8 @@ export class ProjectWalk {
   /** Directories that could not be listed and files that could not be opened (permissions, races). */
   unreadable = 0;
   private readonly rules = new IgnoreRules();
-  private sinceBreak = 0;
+  /** Whether the walk started inside `.git` or `node_modules`, which it then walks. */
+  private inside = false;
 
   constructor(
     private readonly ctx: ToolContext,
@@ -79,41 +82,62 @@ export class ProjectWalk {
     return this.unreadable === 0 ? undefined : `${count(this.unreadable, "file or directory", "files or directories")} could not be read`;
   }
 
-  /** The walk's files in order; with `from` (project-relative), those from that path on. */
-  async *files(from?: string): AsyncGenerator<WalkedFile> {
+  /** The walk's files in order, in batches; with `from` (project-relative), those from that path on. */
+  async *batches(from?: string): AsyncGenerator<WalkedFile[]> {
     const rootRel = this.root.rel === "." ? "" : this.root.rel;
     if (!this.root.isDirectory) {
-      if (from === undefined || from === rootRel) yield { abs: this.root.abs, rel: rootRel };
+      if (from === undefined || from === rootRel) yield [{ abs: this.root.abs, rel: rootRel }];
       return;
     }
-    const inside = this.loadAncestors(rootRel);
+    this.inside = this.loadAncestors(rootRel);
     const fromSegments = from === undefined ? null : relativeSegments(rootRel, from);
-    const start = fromSegments !== null && fromSegments.length > 0 ? fromSegments : null;
     const stack: Frame[] = [];
-    const first = await this.open(this.root.abs, rootRel, start);
+    const first = await this.open(this.root.abs, rootRel, fromSegments !== null && fromSegments.length > 0 ? fromSegments : null);
     if (first) stack.push(first);
+    let batch: WalkedFile[] = [];
     while (stack.length > 0) {
       const frame = stack[stack.length - 1]!;
-      const entry = frame.entries[frame.next++];
-      if (entry === undefined) {
+      const step = this.advance(frame, batch);
+      if (step === "end") {
         stack.pop();
         if (frame.pushed) this.rules.pop();
-        continue;
+      } else if (step === "full") {
+        yield batch;
+        batch = [];
+        await breather(this.ctx.signal);
+      } else {
+        if (batch.length > 0) {
+          yield batch;
+          batch = [];
+        }
+        const child = await this.open(step.abs, step.rel, step.from);
+        if (child) stack.push(child);
       }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /**
+   * Moves through the frame's entries, adding its files to the batch, until the frame ends, the batch is
+   * full, or a directory to enter comes. Kept apart from the generator: V8 optimizes a plain function's
+   * loop while it runs, not a generator's.
+   */
+  private advance(frame: Frame, batch: WalkedFile[]): "end" | "full" | { abs: string; rel: string; from: string[] | null } {
+    for (;;) {
+      const entry = frame.entries[frame.next++];
+      if (entry === undefined) return "end";
       const name = entry.name;
-      if (name === HEL_DIR || (!inside && VENDORED.has(name))) continue;
+      if (name === HEL_DIR || (!this.inside && VENDORED.has(name))) continue;
       const rel = frame.rel === "" ? name : `${frame.rel}/${name}`;
       const abs = `${frame.abs}${path.sep}${name}`;
       const at = frame.from !== null && frame.from[0] === name ? frame.from.slice(1) : null;
       if (entry.isDirectory()) {
-        if (this.rules.ignores(rel, true)) continue;
-        const child = await this.open(abs, rel, at !== null && at.length > 0 ? at : null);
-        if (child) stack.push(child);
+        if (!this.rules.ignores(rel, true)) return { abs, rel, from: at !== null && at.length > 0 ? at : null };
       } else if (entry.isFile()) {
         // A resume path that went through a directory of this name does not point at this file.
         if ((at !== null && at.length > 0) || this.rules.ignores(rel, false)) continue;
-        yield { abs, rel };
-        if (++this.sinceBreak >= FILES_PER_BREAK) await this.breather();
+        batch.push({ abs, rel });
+        if (batch.length >= FILES_PER_BATCH) return "full";
       }
     }
   }
@@ -136,7 +160,7 @@ export class ProjectWalk {
   }
 
   private async open(abs: string, rel: string, from: string[] | null): Promise<Frame | null> {
-    await this.breather();
+    await breather(this.ctx.signal);
     let entries: Dirent[];
     try {
       // Still the directory the walk met, not a symlink swapped in since its parent was listed.
@@ -168,11 +192,12 @@ export class ProjectWalk {
     return true;
   }
 
-  private async breather(): Promise<void> {
-    this.sinceBreak = 0;
-    await new Promise((resolve) => setImmediate(resolve));
-    this.ctx.signal.throwIfAborted();
-  }
+}
+
+/** A turn of the event loop for whatever waits (Ctrl-C's handler among them); throws once cancelled. */
+export async function breather(signal: AbortSignal): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
 }
 
 /** Opens a walked file for reading without following a symlink put in its place since the listing. */
