@@ -48,9 +48,13 @@ export type ScanEnd = { end: "eof" } | { end: "binary" } | { end: "stopped" | "p
  */
 export function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineMatch) => boolean): ScanEnd {
   const { buffer, pattern } = options;
-  /** File offset of buffer[0], and the number of the line that starts there. */
+  /** File offset of buffer[0]. */
   let base = options.from.byte;
-  let lineNumber = options.from.line;
+  // Line numbers are counted only when a match needs one: most blocks of most files match nothing, and
+  // counting a block's lines costs more than searching it. `known` is the last line start counted to.
+  let known = options.from;
+  let baseLine: number | null = options.from.line;
+  const lineAtBase = (): number => (baseLine ??= known.line + countNewlines(fd, known.byte, base));
   // The first block is small: all that most source files need, all a binary file costs, and all a page
   // that fills early reads. Later blocks fill the buffer.
   let want = Math.min(FIRST_BLOCK_BYTES, buffer.length);
@@ -79,22 +83,22 @@ export function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineM
     const block = pattern.block;
     block.lastIndex = 0;
     let countedTo = 0;
-    let countedLine = lineNumber;
+    /** Lines between the block's start and the candidate's. */
+    let linesIn = 0;
     for (let m = candidate ? block.exec(text) : null; m !== null; m = block.exec(text)) {
       // After a block's last "\n" comes the next block's first line, or at the end nothing at all.
       if (m.index === text.length && (text === "" || text.endsWith("\n"))) break;
       const start = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
       const stop = endOfLine(text, m.index);
-      countedLine += countNewlines(text, countedTo, start);
+      linesIn += countNewlinesInText(text, countedTo, start);
       countedTo = start;
-      if (countedLine !== lastReported) {
-        const line = text.charCodeAt(stop - 1) === 13 ? text.slice(start, stop - 1) : text.slice(start, stop);
-        const at = pattern.line.exec(line)?.index;
-        if (at !== undefined) {
-          lastReported = countedLine;
-          if (!onMatch({ line: countedLine, text: shown(line, at) })) {
-            return { end: "stopped", at: { line: countedLine, byte: base + afterNewlines(buffer, countedLine - lineNumber) } };
-          }
+      const line = text.charCodeAt(stop - 1) === 13 ? text.slice(start, stop - 1) : text.slice(start, stop);
+      const at = pattern.line.exec(line)?.index;
+      const number = at === undefined ? 0 : lineAtBase() + linesIn;
+      if (at !== undefined && number !== lastReported) {
+        lastReported = number;
+        if (!onMatch({ line: number, text: shown(line, at) })) {
+          return { end: "stopped", at: { line: number, byte: base + afterNewlines(buffer, linesIn) } };
         }
       }
       if (stop >= text.length) break;
@@ -103,12 +107,13 @@ export function scanMatches(fd: number, options: ScanOptions, onMatch: (m: LineM
     if (eof) return { end: "eof" };
 
     const atLineStart = buffer[end - 1] === 10;
-    lineNumber += countNewlineBytes(buffer, end);
+    if (baseLine !== null) known = { line: baseLine, byte: base };
+    baseLine = null;
     buffer.copy(buffer, 0, end, filled);
     base += end;
     filled -= end;
     // Only where a line starts: a line cut in pieces is reported once because one scan sees it all.
-    if (++blocks >= BLOCKS_PER_PAUSE && atLineStart) return { end: "paused", at: { line: lineNumber, byte: base } };
+    if (++blocks >= BLOCKS_PER_PAUSE && atLineStart) return { end: "paused", at: { line: lineAtBase(), byte: base } };
   }
 }
 
@@ -123,16 +128,23 @@ function endOfLine(text: string, from: number): number {
   return newline === -1 ? text.length : newline;
 }
 
-function countNewlines(text: string, from: number, to: number): number {
+function countNewlinesInText(text: string, from: number, to: number): number {
   let count = 0;
   for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) count++;
   return count;
 }
 
-function countNewlineBytes(buffer: Buffer, end: number): number {
+/** The "\n" bytes of the file between offsets `from` and `to`, read again in small pieces. */
+function countNewlines(fd: number, from: number, to: number): number {
+  const piece = Buffer.allocUnsafe(Math.min(FIRST_BLOCK_BYTES, Math.max(1, to - from)));
   let count = 0;
-  const data = buffer.subarray(0, end);
-  for (let i = data.indexOf(10); i !== -1; i = data.indexOf(10, i + 1)) count++;
+  for (let position = from; position < to; ) {
+    const bytesRead = readSync(fd, piece, 0, Math.min(piece.length, to - position), position);
+    if (bytesRead === 0) break;
+    const data = piece.subarray(0, bytesRead);
+    for (let i = data.indexOf(10); i !== -1; i = data.indexOf(10, i + 1)) count++;
+    position += bytesRead;
+  }
   return count;
 }
 
