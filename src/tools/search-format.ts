@@ -32,7 +32,7 @@ export function searchSummary(name: string, argumentsJson: string, outcome: { is
     const parsed: unknown = JSON.parse(argumentsJson);
     if (typeof parsed === "object" && parsed !== null) args = parsed as Record<string, unknown>;
   } catch {
-    // the call ran, so its arguments parsed; a summary without them is still a summary
+    // arguments that are not JSON (the call failed): the line names the tool alone
   }
   const what = typeof args.pattern === "string" ? ` ${JSON.stringify(args.pattern)}` : typeof args.cursor === "string" ? " (continued)" : "";
   const where = typeof args.path === "string" && args.path !== "." ? ` in ${args.path}` : "";
