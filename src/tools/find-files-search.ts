@@ -2,7 +2,7 @@
 // (latest modification) first, ties by path. Only the newest PATHS_PER_PAGE are kept while walking,
 // so memory does not grow with the number of matches; the rest are counted.
 import { lstatSync } from "node:fs";
-import type { FindFilesArgs } from "./find-files.js";
+import type { FindFilesArgs } from "./search-args.js";
 import { GLOB_FORMS, globMatcher } from "./glob.js";
 import { ProjectWalk, resolveWalkRoot } from "./project-walk.js";
 import { count, PAGE_BYTES, PATHS_PER_PAGE, tally } from "./search-format.js";

@@ -1,13 +1,9 @@
 // find_files: the tool as the model sees it (description and arguments). The listing itself
 // (find-files-search.ts, with the .gitignore and glob libraries) is loaded on the first call, so a run
 // that never searches does not pay for loading it.
-import { z } from "../zod.js";
 import { PATHS_PER_PAGE } from "./search-format.js";
+import { FindFilesArgsSchema, type FindFilesArgs } from "./search-args.js";
 import type { Tool } from "./types.js";
-
-// Every request carries the definition, so the fields have no descriptions of their own.
-const FindFilesArgsSchema = z.strictObject({ pattern: z.string(), path: z.string().optional() });
-export type FindFilesArgs = z.infer<typeof FindFilesArgsSchema>;
 
 export const findFilesTool: Tool<FindFilesArgs> = {
   name: "find_files",

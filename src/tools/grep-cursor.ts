@@ -7,7 +7,7 @@
 // time) is in the cursor too: if that file changed, its lines may have moved, and the cursor is refused
 // with a message that says so.
 import { z } from "../zod.js";
-import { GrepQuerySchema } from "./grep.js";
+import { GrepQuerySchema } from "./search-args.js";
 import { ToolError } from "./types.js";
 
 const PREFIX = "grep1.";

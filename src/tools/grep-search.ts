@@ -6,7 +6,7 @@ import { closeSync, fstatSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { SCAN_BUFFER_BYTES, scanMatches, type LineMatch, type LineStart, type ScanEnd } from "./file-matches.js";
 import { GLOB_FORMS, globMatcher } from "./glob.js";
-import type { GrepArgs } from "./grep.js";
+import type { GrepArgs } from "./search-args.js";
 import { decodeCursor, encodeCursor, type GrepCursor, type GrepQuery } from "./grep-cursor.js";
 import { compileLinePattern, type LinePattern } from "./line-pattern.js";
 import { resolveToolPath } from "./paths.js";
