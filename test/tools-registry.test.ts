@@ -2,7 +2,7 @@ import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BUILTIN_TOOLS, executeToolCall, readFileTool, runCommandTool, searchReplaceTool, toolDefinitions } from "../src/tools/registry.js";
+import { BUILTIN_TOOLS, executeToolCall, findFilesTool, grepTool, readFileTool, runCommandTool, searchReplaceTool, toolDefinitions } from "../src/tools/registry.js";
 import { SPILL_HEAD_BYTES, SPILL_LIMIT } from "../src/tools/spill.js";
 import { ToolError, type Tool } from "../src/tools/types.js";
 import type { ToolCall } from "../src/wire/messages.js";
@@ -21,7 +21,7 @@ function fakeTool(run: () => Promise<string>, spill = true): Tool {
 describe("toolDefinitions", () => {
   it("derives byte-stable function definitions from the zod schemas", () => {
     const defs = toolDefinitions(TOOLS);
-    expect(JSON.stringify(toolDefinitions([...TOOLS, runCommandTool as Tool]))).toBe(JSON.stringify(toolDefinitions([...BUILTIN_TOOLS.values()])));
+    expect(JSON.stringify(defs)).toBe(JSON.stringify(toolDefinitions([BUILTIN_TOOLS.get("read_file")!, BUILTIN_TOOLS.get("search_replace")!])));
     expect(defs.map((d) => d.function.name)).toEqual(["read_file", "search_replace"]);
     for (const def of defs) {
       expect(def.type).toBe("function");
@@ -61,9 +61,28 @@ describe("toolDefinitions", () => {
     expect(JSON.stringify(command).length).toBeLessThan(640);
   });
 
+  it("defines grep and find_files in few tokens: the fields carry no descriptions of their own", () => {
+    const [grep, find] = toolDefinitions([grepTool, findFilesTool] as Tool[]);
+    expect(grep!.function.parameters).toEqual({
+      type: "object",
+      properties: { pattern: { type: "string" }, path: { type: "string" }, glob: { type: "string" }, ignore_case: { type: "boolean" }, files_only: { type: "boolean" }, cursor: { type: "string" } },
+      additionalProperties: false,
+    });
+    expect(grep!.function.description).toBe(
+      "Search file contents for a JavaScript regex, per line; skips .gitignore'd, .git, node_modules and binary files. Returns path:line: text, 100 per call, then a cursor (send it alone to go on).",
+    );
+    expect(find!.function.parameters).toEqual({ type: "object", properties: { pattern: { type: "string" }, path: { type: "string" } }, required: ["pattern"], additionalProperties: false });
+    expect(find!.function.description).toBe(
+      "Find files whose path matches a glob (src/**/*.ts; *.ts matches names anywhere), newest first, 100 at most; skips .gitignore'd, .git and node_modules.",
+    );
+  });
+
   it("maps the built-in tools by name", () => {
-    expect([...BUILTIN_TOOLS.keys()]).toEqual(["read_file", "search_replace", "run_command"]);
+    expect([...BUILTIN_TOOLS.keys()]).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
     expect(BUILTIN_TOOLS.get("read_file")).toBe(readFileTool);
+    expect(BUILTIN_TOOLS.get("grep")).toBe(grepTool);
+    expect(BUILTIN_TOOLS.get("find_files")).toBe(findFilesTool);
+    expect(BUILTIN_TOOLS.get("run_command")).toBe(runCommandTool);
   });
 });
 

@@ -5,9 +5,9 @@ import type { AgentEvent } from "../agent/events.js";
 import { instructionUsage } from "../agent/instruction-usage.js";
 import { hitRatio, type UsageTotals } from "../agent/usage.js";
 import { groupDigits } from "../tools/format.js";
+import { isSearchTool, searchSummary } from "../tools/search-format.js";
 import { createCommandView } from "./command-view.js";
 import type { Output } from "./output.js";
-
 
 export interface RendererOptions {
   stdout: Output;
@@ -20,6 +20,7 @@ export interface RendererOptions {
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const MAX_ARG_CHARS = 100;
+const MAX_SUMMARY_CHARS = 160;
 
 export function createRenderer(options: RendererOptions): { observe(event: AgentEvent): void; stop(): void } {
   const { stdout, stderr } = options;
@@ -27,6 +28,8 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
   let spinner: ReturnType<typeof setInterval> | undefined;
   let streamedText = false;
   const commands = createCommandView(stderr);
+  /** Arguments of the searches under way, by call id: their line is written when they end. */
+  const searches = new Map<string, string>();
 
   const stopSpinner = () => {
     if (!spinner) return;
@@ -70,14 +73,23 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
         break;
       case "tool_start":
         stopSpinner();
-        if (!commands.start(event, indent(event))) stderr.write(`${indent(event)}→ ${event.name} ${truncate(event.arguments, MAX_ARG_CHARS)}\n`);
+        // A search is shown once it is done, as one line with its count; a command as it runs.
+        if (isSearchTool(event.name)) searches.set(event.callId, event.arguments);
+        else if (!commands.start(event, indent(event))) stderr.write(`${indent(event)}→ ${event.name} ${truncate(event.arguments, MAX_ARG_CHARS)}\n`);
         break;
       case "tool_output":
         commands.output(event);
         break;
-      case "tool_end":
-        if (!commands.end(event) && event.isError) stderr.write(`${indent(event)}  ✗ ${firstLine(event.result)}\n`);
+      case "tool_end": {
+        if (commands.end(event)) break;
+        const args = searches.get(event.callId);
+        if (args !== undefined) {
+          searches.delete(event.callId);
+          stderr.write(`${indent(event)}→ ${truncate(searchSummary(event.name, args, event), MAX_SUMMARY_CHARS)}\n`);
+        }
+        if (event.isError) stderr.write(`${indent(event)}  ✗ ${firstLine(event.result)}\n`);
         break;
+      }
       case "delegation_start":
         stderr.write(`⇢ delegating (${event.mode}) #${event.number}: ${firstLine(event.task)}\n`);
         break;

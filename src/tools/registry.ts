@@ -6,6 +6,8 @@
 import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { formatSize } from "./format.js";
+import { findFilesTool } from "./find-files.js";
+import { grepTool } from "./grep.js";
 import { readFileTool } from "./read-file.js";
 import { runCommandTool } from "./run-command.js";
 import { searchReplaceTool } from "./search-replace.js";
@@ -14,10 +16,10 @@ import { redactSecrets } from "../redact.js";
 import { cutLongError, spillIfLong } from "./spill.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
-export { readFileTool, runCommandTool, searchReplaceTool };
+export { findFilesTool, grepTool, readFileTool, runCommandTool, searchReplaceTool };
 
 export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map<string, Tool>(
-  [readFileTool, searchReplaceTool, runCommandTool].map((tool) => [tool.name, tool as Tool]),
+  [readFileTool, searchReplaceTool, runCommandTool, grepTool, findFilesTool].map((tool) => [tool.name, tool as Tool]),
 );
 
 export interface ToolResult {
