@@ -3,6 +3,7 @@
 import { Command, Option } from "commander";
 import { resolve } from "node:path";
 import { z } from "../zod.js";
+import { DEFAULT_CHILD_MAX_STEPS } from "../agent/child-budget.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
@@ -29,6 +30,8 @@ const RunOptionsSchema = z.object({
   baseUrl: z.url({ error: "--base-url must be a URL such as https://api.deepseek.com" }),
   maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
   maxSteps: positiveInt("--max-steps"),
+  childMaxSteps: positiveInt("--child-max-steps"),
+  childMaxTokens: positiveInt("--child-max-tokens").nullable(),
   access: z.enum(ACCESS_LEVELS),
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
@@ -58,6 +61,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--base-url <url>", "the API base URL (env HEL_BASE_URL)", env.HEL_BASE_URL || DEFAULT_BASE_URL)
     .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
     .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
+    .option("--child-max-steps <n>", "model requests allowed per subagent (delegation or review)", String(DEFAULT_CHILD_MAX_STEPS))
+    .option("--child-max-tokens <n>", "prompt + completion tokens allowed per subagent (default: no limit)")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--tools <names>", "comma-separated tools to offer; none = no tools", KNOWN_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
@@ -69,6 +74,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
 Environment:
   DEEPSEEK_API_KEY   your DeepSeek API key (required; never written to disk)
   HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url
+  HEL_PRICES         a JSON price table replacing the built-in one (for the cost estimates)
   HEL_DEBUG=1        show stack traces
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
@@ -128,6 +134,8 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     baseUrl: opts.baseUrl,
     maxOutputTokens: opts.maxOutputTokens ?? null,
     maxSteps: opts.maxSteps,
+    childMaxSteps: opts.childMaxSteps,
+    childMaxTokens: opts.childMaxTokens ?? null,
     access: opts.access,
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],

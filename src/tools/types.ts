@@ -19,6 +19,11 @@ export interface ToolContext {
   claimSessionDir?: () => Promise<unknown>;
   /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
   secrets?: readonly string[];
+  /**
+   * Told a file's content (null: the file does not exist) before a tool writes it, so a review can
+   * show what the session changed. `path` is relative to the project directory, with `/`.
+   */
+  beforeWrite?: (path: string, content: string | null) => void;
 }
 
 export interface Tool<Args = unknown> {
