@@ -147,17 +147,22 @@ describe("unifiedDiff", () => {
     { path: "logo.png", summary: "a binary file changed: not shown" },
   ];
 
+  // The first two files in path order: 66 and 91 characters.
+  const FIRST_TWO = [
+    "diff --git a/logo.png b/logo.png",
+    "a binary file changed: not shown",
+    "diff --git a/new.txt b/new.txt",
+    "new file",
+    "--- /dev/null",
+    "+++ b/new.txt",
+    "@@ -0,0 +1,1 @@",
+    "+hello",
+  ];
+
   it("one file after another in path order, with git's headers and three lines of context", () => {
     expect(unifiedDiff(changed, 10_000)).toBe(
       [
-        "diff --git a/logo.png b/logo.png",
-        "a binary file changed: not shown",
-        "diff --git a/new.txt b/new.txt",
-        "new file",
-        "--- /dev/null",
-        "+++ b/new.txt",
-        "@@ -0,0 +1,1 @@",
-        "+hello",
+        ...FIRST_TWO,
         "diff --git a/old.txt b/old.txt",
         "deleted file",
         "--- a/old.txt",
@@ -177,18 +182,11 @@ describe("unifiedDiff", () => {
     );
   });
 
-  it("stops at its size limit and names the files it leaves out", () => {
+  it("stops at its size limit (here after the first two) and names the files it leaves out", () => {
     const text = unifiedDiff(changed, 160);
     expect(text).toBe(
       [
-        "diff --git a/logo.png b/logo.png",
-        "a binary file changed: not shown",
-        "diff --git a/new.txt b/new.txt",
-        "new file",
-        "--- /dev/null",
-        "+++ b/new.txt",
-        "@@ -0,0 +1,1 @@",
-        "+hello",
+        ...FIRST_TWO,
         "(The diff stops here, at its size limit. Also changed, not shown: old.txt, src/z.ts. Read them with your tools.)",
         "",
       ].join("\n"),
