@@ -123,6 +123,16 @@ describe("a review", () => {
     expect(delegations[0]).toMatchObject({ kind: "review", exit_reason: "completed", usage: { requests: 2 } });
   });
 
+  it("a reviewer that, asked again, reads on instead of answering gets no further request: an error result", async () => {
+    const { result } = await run([fix, review(), { content: "Fine." }, { tool_calls: [call("read_file", { path: "calc.py" })] }, { content: "done" }]);
+    expect(result.code).toBe(0);
+    expect(sim!.requests).toHaveLength(5);
+    expect(lastMessage(4)).toMatchObject({
+      role: "tool",
+      content: expect.stringMatching(/^Error: the reviewer's answer was not the review JSON, even when asked again \(asked again, it called tools instead of answering\)\./),
+    });
+  });
+
   it("with no changes yet: a clear result and no reviewer started, even after an edit that failed", async () => {
     const failed = { tool_calls: [call("search_replace", { path: "calc.py", old_text: "no such text", new_text: "x" })] };
     const { result, delegations } = await run([failed, review(), { content: "Nothing to review." }]);

@@ -9,6 +9,7 @@ import { ToolError, type Tool } from "../tools/types.js";
 import type { Message } from "../wire/messages.js";
 import { budgetStopLine } from "./child-budget.js";
 import type { Children } from "./child-run.js";
+import type { TurnOutcome } from "./loop.js";
 import { REVIEW_TOOL_NAME } from "./child-tools.js";
 import { parseReview, retryMessage, REVIEW_DESCRIPTION, reviewMessage } from "./review.js";
 import type { FileChange } from "./unified-diff.js";
@@ -61,11 +62,11 @@ export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs> {
       const child = deps.children.start({ kind: "review", mode: null, task: focus ?? "the changes since the session began", messages });
 
       let outcome = await child.turn(ctx.signal);
-      let verdict = outcome.exitReason === "completed" ? parseReview(outcome.answer ?? "") : null;
+      let verdict = verdictOf(outcome);
       if (verdict && "problem" in verdict) {
         // One more request: an answer, not more reading.
         outcome = await child.turn(ctx.signal, { instruction: retryMessage(verdict.problem), steps: 1 });
-        verdict = outcome.exitReason === "completed" ? parseReview(outcome.answer ?? "") : { problem: `asked again, it ${outcome.exitReason === "max_steps" ? "called tools instead of answering" : `ended with ${outcome.exitReason}`}` };
+        verdict = verdictOf(outcome) ?? (outcome.exitReason === "max_steps" ? { problem: "asked again, it called tools instead of answering" } : null);
       }
       await child.end(outcome.answer, outcome.exitReason);
       if (verdict && "review" in verdict) return JSON.stringify(verdict.review);
@@ -86,4 +87,9 @@ export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs> {
       throw new ToolError(`the reviewer did not finish (${outcome.exitReason}: ${outcome.error ?? outcome.exitReason}). Call review_changes again, or review the changes yourself.`);
     },
   };
+}
+
+/** The review in a finished answer, or what is wrong with the answer; null when there is no answer. */
+function verdictOf(outcome: TurnOutcome): ReturnType<typeof parseReview> | null {
+  return outcome.exitReason === "completed" ? parseReview(outcome.answer ?? "") : null;
 }

@@ -11,6 +11,7 @@ import { createReviewTool } from "../agent/review-tool.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
+import { totalsOf } from "../agent/usage.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
@@ -93,9 +94,10 @@ export async function runHel(options: RunOptions): Promise<number> {
         emit,
         settings: () => childSettings,
         firstNumber: active.childCount,
+        // What the child used and cost, as the ledger totalled it.
         saveTranscript: (transcript) => {
           const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
-          return active.saveChild({ ...transcript, cost_usd: spent?.cost_usd ?? null });
+          return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
         },
       });
       const parentMessages = () => active.messages;
