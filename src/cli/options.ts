@@ -53,7 +53,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     // Options after `sessions ls` belong to it: `hel sessions ls --json` is the subcommand's --json.
     .enablePositionalOptions()
     .argument("[prompt...]", "the instruction; without one, instructions are read from stdin, one per line")
-    .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context").choices(DELEGATE_MODES))
+    .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context, and review_changes").choices(DELEGATE_MODES))
     .option("--resume <id>", "continue a saved session (full id or a unique prefix)")
     .option("-c, --continue", "continue the most recently updated session of this project", false)
     .option("-C, --cwd <dir>", "the project directory", ".")
