@@ -116,13 +116,16 @@ describe("stdin and --json", () => {
     expect(a).toMatchObject({ answer: "first answer", exit_reason: "completed", usage: { requests: 1 } });
     expect(b.session_id).toBe(a.session_id);
     const usage = sim.requests[1]!.usage!;
-    expect(b.usage).toEqual({
+    const figures = {
       requests: 1,
       prompt_tokens: usage.prompt_tokens,
       completion_tokens: usage.completion_tokens,
       prompt_cache_hit_tokens: usage.prompt_cache_hit_tokens,
       prompt_cache_miss_tokens: usage.prompt_cache_miss_tokens,
-    });
+      cost_usd: b.usage.cost_usd,
+    };
+    expect(b.usage.cost_usd).toBeGreaterThan(0);
+    expect(b.usage).toEqual({ ...figures, by_agent: [{ agent: "parent", ...figures }] });
     const second = bodies()[1]!;
     expect(second.messages.slice(1)).toEqual([
       { role: "user", content: "first question" },

@@ -2,12 +2,17 @@
 // records and the session saver all read this stream (event-bus.ts); nothing else reports what the
 // loop did.
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
+import type { DelegateMode } from "./child-messages.js";
 import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 
 export type AgentRole = "parent" | "child";
-export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted"] as const;
+/** `token_budget` ends only a child: the parent has no token budget. */
+export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted", "token_budget"] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
+/** What a child was started for: a delegate_task call, or a review_changes call. */
+export const CHILD_KINDS = ["delegate", "review"] as const;
+export type ChildKind = (typeof CHILD_KINDS)[number];
 
 /** Which agent an event comes from: the parent, or the child of delegation number n. */
 export interface AgentRef {
@@ -40,11 +45,13 @@ export type AgentEvent = AgentRef &
      */
     | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
-    | { type: "delegation_start"; number: number; mode: string; task: string }
+    | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
     | {
         type: "delegation_end";
         number: number;
-        mode: string;
+        kind: ChildKind;
+        /** How the child's messages were built from the parent's; null for a review, which gets none of them. */
+        mode: DelegateMode | null;
         task: string;
         answer: string | null;
         exitReason: ExitReason;

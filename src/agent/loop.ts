@@ -1,6 +1,6 @@
 // The agent loop, shared by parent and child: send the conversation, append the assistant message,
-// run its tool calls, append their results, repeat until a final answer, the step limit, the output
-// limit, an error or an abort. Everything it does is reported on one event stream.
+// run its tool calls, append their results, repeat until a final answer, the step limit, the token
+// budget, the output limit, an error or an abort. Everything it does is reported on one event stream.
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
@@ -22,6 +22,11 @@ export interface AgentRun {
   toolContext: Omit<ToolContext, "signal">;
   request: RequestConfig;
   maxSteps: number;
+  /**
+   * Prompt plus completion tokens this turn may use (a child's budget). Checked before each request,
+   * so a turn overshoots it by at most the request that crossed it.
+   */
+  maxTokens?: number | null;
   emit: EventSink;
 }
 
@@ -60,6 +65,10 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
   };
 
   for (let step = 1; step <= run.maxSteps; step++) {
+    const spent = usage.prompt_tokens + usage.completion_tokens;
+    if (run.maxTokens != null && spent >= run.maxTokens) {
+      return end("token_budget", null, `stopped after ${spent} tokens, at the budget of ${run.maxTokens}`);
+    }
     const body = buildRequest(messages, run.toolDefinitions, run.request);
     let turn;
     try {

@@ -1,5 +1,5 @@
-// Usage totals: the five figures `--json`, records and snapshots report, summed over requests. One
-// schema for every file that stores them.
+// Usage totals: the five figures `--json`, records and snapshots report, summed over requests, and
+// with a cost beside them (Spend). One schema for every file that stores them.
 import { z } from "../zod.js";
 import type { Usage } from "../wire/messages.js";
 
@@ -13,6 +13,10 @@ export const UsageTotalsSchema = z.object({
   prompt_cache_miss_tokens: count,
 });
 export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
+
+/** Totals and their cost in US dollars; null when a request's model has no price. */
+export const SpendSchema = UsageTotalsSchema.extend({ cost_usd: z.number().nonnegative().nullable() });
+export type Spend = z.infer<typeof SpendSchema>;
 
 export const emptyTotals = (): UsageTotals => ({
   requests: 0,
@@ -31,6 +35,9 @@ export function addUsage(totals: UsageTotals, usage: Usage | undefined): UsageTo
     prompt_cache_miss_tokens: totals.prompt_cache_miss_tokens + (usage?.prompt_cache_miss_tokens ?? 0),
   };
 }
+
+/** Just the five figures of anything that carries them (a Spend, say). */
+export const totalsOf = (u: UsageTotals): UsageTotals => sumTotals(emptyTotals(), u);
 
 export function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   return {

@@ -3,6 +3,7 @@
 import { Command, Option } from "commander";
 import { resolve } from "node:path";
 import { z } from "../zod.js";
+import { DEFAULT_CHILD_MAX_STEPS } from "../agent/child-budget.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
@@ -31,6 +32,8 @@ const RunOptionsSchema = z.object({
   baseUrl: z.url({ error: "--base-url must be a URL such as https://api.deepseek.com" }),
   maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
   maxSteps: positiveInt("--max-steps"),
+  childMaxSteps: positiveInt("--child-max-steps"),
+  childMaxTokens: positiveInt("--child-max-tokens").nullable(),
   access: z.enum(ACCESS_LEVELS),
   network: z.boolean(),
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
@@ -53,7 +56,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     // Options after `sessions ls` belong to it: `hel sessions ls --json` is the subcommand's --json.
     .enablePositionalOptions()
     .argument("[prompt...]", "the instruction; without one, instructions are read from stdin, one per line")
-    .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context").choices(DELEGATE_MODES))
+    .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context, and review_changes").choices(DELEGATE_MODES))
     .option("--resume <id>", "continue a saved session (full id or a unique prefix)")
     .option("-c, --continue", "continue the most recently updated session of this project", false)
     .option("-C, --cwd <dir>", "the project directory", ".")
@@ -61,6 +64,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--base-url <url>", "the API base URL (env HEL_BASE_URL)", env.HEL_BASE_URL || DEFAULT_BASE_URL)
     .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
     .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
+    .option("--child-max-steps <n>", "model requests allowed per subagent (delegation or review)", String(DEFAULT_CHILD_MAX_STEPS))
+    .option("--child-max-tokens <n>", "prompt + completion tokens allowed per subagent (default: no limit)")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
@@ -73,6 +78,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
 Environment:
   DEEPSEEK_API_KEY   your DeepSeek API key (required; never written to disk)
   HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url
+  HEL_PRICES         a JSON price table replacing the built-in one (for the cost estimates)
   HEL_DEBUG=1        show stack traces
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
@@ -132,6 +138,8 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     baseUrl: opts.baseUrl,
     maxOutputTokens: opts.maxOutputTokens ?? null,
     maxSteps: opts.maxSteps,
+    childMaxSteps: opts.childMaxSteps,
+    childMaxTokens: opts.childMaxTokens ?? null,
     access: opts.access,
     network: Boolean(opts.network),
     // Each tool once: a repeated name would send the model two identical definitions.

@@ -2,15 +2,20 @@
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
 import { realpath, stat } from "node:fs/promises";
+import { createChildren, type ChildSettings } from "../agent/child-run.js";
 import { createEventBus } from "../agent/event-bus.js";
 import type { ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
 import { defaultMaxTokens } from "../agent/request.js";
+import { createReviewTool } from "../agent/review-tool.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
+import { createUsageLedger } from "../agent/usage-ledger.js";
+import { totalsOf } from "../agent/usage.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
+import { startBaseline } from "../session/baseline.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
@@ -19,12 +24,17 @@ import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
 import { createJsonOutput } from "./json-output.js";
 import type { RunOptions } from "./options.js";
+import { loadPriceTable } from "./price-table.js";
 import { createRenderer } from "./render.js";
 
 export async function runHel(options: RunOptions): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;
   if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
   const projectDir = await realProjectDir(options.cwd);
+  // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
+  const ledger = createUsageLedger({ table: await loadPriceTable(process.env), now: () => new Date() });
+  // What the project looked like at the start, for review_changes.
+  const baseline = options.delegate ? startBaseline(projectDir) : null;
 
   const warn = (line: string) => process.stderr.write(`hel: ${line}\n`);
   const loaded = await loadProjectRules(projectDir, warn);
@@ -69,6 +79,7 @@ export async function runHel(options: RunOptions): Promise<number> {
         compaction: { enabled: false, threshold_tokens: null },
       },
       warn,
+      usage: () => ledger.run().total,
     });
     const active = session;
     const toolContext = {
@@ -83,30 +94,45 @@ export async function runHel(options: RunOptions): Promise<number> {
       network: options.network,
       claimSessionDir: () => active.claim(),
       trackCommand: (group: ProcessGroup) => active.trackCommand(group),
+      ...(baseline ? { beforeWrite: baseline.keep } : {}),
     };
-    if (options.delegate) {
+    if (options.delegate && baseline) {
+      const children = createChildren({
+        emit,
+        settings: () => childSettings,
+        firstNumber: active.childCount,
+        // What the child used and cost, as the ledger totalled it.
+        saveTranscript: (transcript) => {
+          const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
+          return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
+        },
+      });
+      const parentMessages = () => active.messages;
       tools.push(
-        createDelegateTool({
-          mode: options.delegate,
-          parentMessages: () => active.messages,
-          emit,
-          childRun: () => childRun,
-          firstNumber: active.childCount,
-          saveTranscript: (transcript) => active.saveChild(transcript),
-        }),
+        createDelegateTool({ mode: options.delegate, parentMessages, children }),
+        createReviewTool({ parentMessages, children, changes: () => baseline.changes() }),
       );
     }
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
     const parentRun: AgentRun = { ref: { agent: "parent" }, client, tools, toolDefinitions: definitions, toolContext, request, maxSteps: options.maxSteps, emit };
-    const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
+    const childSettings: ChildSettings = {
+      client,
+      tools,
+      toolDefinitions: definitions,
+      toolContext,
+      request,
+      budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
+    };
 
-    const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });
+    const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json, usage: ledger });
+    // The ledger first: the readers after it (the session's save included) ask it about the event they read.
+    bus.subscribe(ledger.observe);
     bus.subscribe((event) => active.observe(event));
     bus.subscribe(renderer.observe);
-    if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id));
+    if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id, ledger));
     if (options.record) {
-      const recorder = new Recorder(options.record);
+      const recorder = new Recorder(options.record, ledger);
       recorder.setSessionId(active.id);
       bus.subscribe(recorder.observe);
     }

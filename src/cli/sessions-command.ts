@@ -6,7 +6,7 @@ import { ChildTranscriptSchema, type ChildTranscript } from "../agent/child-tran
 import { sessionPaths } from "../session/paths.js";
 import { listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
 import { loadSnapshot } from "../session/snapshot-file.js";
-import { formatChildTranscript, formatSessionList, formatTranscript } from "./transcript.js";
+import { formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./transcript.js";
 import type { Invocation } from "./options.js";
 
 type SessionsInvocation = Extract<Invocation, { kind: "sessions" }>;
@@ -30,7 +30,7 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
       if (invocation.json) {
         out(JSON.stringify({ ...snapshot, child_transcripts: children }));
       } else {
-        out([formatTranscript(snapshot), ...children.map(formatChildTranscript)].join("\n\n"));
+        out([formatTranscript(snapshot), formatDelegations(children), ...children.map(formatChildTranscript)].filter((b) => b !== "").join("\n\n"));
       }
       return 0;
     }

@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChildTranscript } from "../agent/child-transcript.js";
 import type { AgentEvent } from "../agent/events.js";
-import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
+import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
@@ -31,6 +31,8 @@ export interface StartOptions {
   systemPrompt: string;
   requestConfig: RequestConfig;
   warn(line: string): void;
+  /** What this process has used so far (the usage ledger's figures), added to the stored session's. */
+  usage(): UsageTotals;
 }
 
 export interface ActiveSession {
@@ -90,7 +92,8 @@ class Session implements ActiveSession {
   saved: boolean;
   lastSaveFailed = false;
   private meter: Meter;
-  private usage: UsageTotals;
+  /** The usage of the processes before this one. */
+  private readonly storedUsage: UsageTotals;
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
@@ -117,7 +120,7 @@ class Session implements ActiveSession {
     this.childCount = stored?.children ?? 0;
     this.saved = stored !== null;
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
-    this.usage = stored?.usage ?? emptyTotals();
+    this.storedUsage = stored?.usage ?? emptyTotals();
     this.createdAt = stored?.created_at ?? new Date().toISOString();
     lease?.onLost(() => this.warnLost());
   }
@@ -150,9 +153,8 @@ class Session implements ActiveSession {
     if (modelChanged || toolsChanged || promptChanged) this.meter = { message_count: 0, input_tokens: 0 };
   }
 
-  /** A reader of the run's event stream: it totals usage, and saves when a parent turn is answered. */
+  /** A reader of the run's event stream: it saves when a parent turn is answered. Usage it asks the ledger. */
   observe(event: AgentEvent): Promise<void> | void {
-    if (event.type === "response" && event.usage) this.usage = addUsage(this.usage, event.usage);
     if (event.type === "turn_end" && event.agent === "parent" && event.exitReason === "completed") return this.saveAfterAnswer(event.meter);
   }
 
@@ -221,7 +223,7 @@ class Session implements ActiveSession {
       updated_at: new Date().toISOString(),
       request_config: this.options.requestConfig,
       meter: this.meter,
-      usage: this.usage,
+      usage: sumTotals(this.storedUsage, this.options.usage()),
       children: this.childCount,
       compaction: null,
       cursors: this.cursors.toJSON(),

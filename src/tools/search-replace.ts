@@ -45,6 +45,7 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
   // is a missing file.
   const edited = withProjectEntry(ctx, args.path, "write", oldText === "", async ({ dir, name }) => {
     const loaded = await loadTextFile(dir, name, display);
+    ctx.beforeWrite?.(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
     if (loaded === null) return createFile(dir, name, display, oldText, newText);
     if (oldText === "") {
       if (loaded.text !== "") {

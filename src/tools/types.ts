@@ -32,6 +32,11 @@ export interface ToolContext {
    * after `skippedBytes` left out, its last lines.
    */
   onOutput?: (text: string, skippedBytes: number) => void;
+  /**
+   * Told a file's content (null: the file does not exist) before a tool writes it, so a review can
+   * show what the session changed. `path` is relative to the project directory, with `/`.
+   */
+  beforeWrite?: (path: string, content: string | null) => void;
 }
 
 export interface Tool<Args = unknown> {
