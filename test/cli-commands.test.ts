@@ -38,11 +38,11 @@ describe("the one-shot view and the run's readers", () => {
     expect(lastToolResult()).toMatch(/^exit code 3 · \d+\.\d\d s; sandbox: .*\nbuilt$/);
   });
 
-  it("offers run_command only when asked: the default tools are unchanged", async () => {
+  it("offers run_command by default, with the file and search tools", async () => {
     sim = await startSimulator({ script: [{ content: "ok" }] });
     const project = await tempProject();
     expect((await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url })).code).toBe(0);
-    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace"]);
+    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
   });
 });
 
@@ -65,7 +65,7 @@ describe("without a sandbox program", () => {
     sim = await startSimulator({ script: [{ content: "ok" }, runCommand({ command: "echo ran" }), { content: "ran" }] });
     const project = await tempProject();
     const env = { PATH: join(project, "no-programs") };
-    expect((await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url, env })).stderr).not.toMatch(/hel: /);
+    expect((await runHel({ args: ["-C", project, "--tools", "read_file,grep", "hi"], baseUrl: sim.url, env })).stderr).not.toMatch(/hel: /);
     const full = await runHel({ args: ["-C", project, "--tools", "run_command", "--access", "full", "run"], baseUrl: sim.url, env });
     expect(full.stderr).not.toMatch(/hel: /);
     expect(lastToolResult()).toMatch(/^exit code 0 · \d+\.\d\d s\nran$/);

@@ -57,7 +57,7 @@ describe("a one-shot edit", () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    expect(first!.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace"]);
+    expect(first!.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
 
     const assistant1 = second!.messages[2] as Extract<Message, { role: "assistant" }>;
     expect(assistant1).toMatchObject({ role: "assistant", reasoning_content: "read first", tool_calls: [{ type: "function", function: { name: "read_file", arguments: '{"path":"a.txt"}' } }] });

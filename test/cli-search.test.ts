@@ -82,11 +82,12 @@ describe("grep through the CLI", () => {
     expect(result.stderr.split("\n")).toContain('→ find_files "**/*.ts" — 2 files, newest first');
   });
 
-  it("keeps a plain instruction's first request under 1,300 tokens with grep and find_files next to read_file and search_replace", async () => {
+  it("keeps a plain instruction's first request under 1,300 tokens with all the default tools", async () => {
     sim = await startSimulator({ script: [{ content: "hello" }] });
     const dir = await tempProject();
-    const result = await runHel({ args: ["-C", dir, "--tools", "read_file,search_replace,grep,find_files", "hi"], baseUrl: sim.url });
+    const result = await runHel({ args: ["-C", dir, "hi"], baseUrl: sim.url });
     expect(result.code).toBe(0);
+    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
     // The simulator's count, which follows DeepSeek's published characters-per-token rule.
     expect(sim.requests[0]!.usage!.prompt_tokens).toBeLessThan(1300);
   });

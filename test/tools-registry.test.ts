@@ -34,8 +34,11 @@ describe("toolDefinitions", () => {
     expect(read!.function.description).toMatch(/2,000 lines or 50 KB/);
     expect(read!.function.description).toMatch(/cursor/);
     expect(edit!.function.parameters).toMatchObject({ required: ["path", "old_text", "new_text"] });
-    expect(edit!.function.description).toMatch(/exactly once/);
+    expect(edit!.function.description).toMatch(/one exact occurrence/);
     expect(edit!.function.description).toMatch(/empty old_text creates a new file/);
+    // zod's bound on every integer says nothing to the model: left out of what each request carries.
+    expect(read!.function.parameters).toMatchObject({ properties: { offset: { type: "integer", minimum: 1 } } });
+    expect(JSON.stringify(defs)).not.toContain(String(Number.MAX_SAFE_INTEGER));
   });
 
   it("defines run_command in a few exact words: every request carries them", () => {

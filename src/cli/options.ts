@@ -11,7 +11,7 @@ import { EFFORTS, type Effort } from "../wire/messages.js";
 
 export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files"] as const;
 /** What --tools offers when not given. */
-export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace"];
+export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace", "run_command", "grep", "find_files"];
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 export const DEFAULT_EFFORT: Effort = "high";

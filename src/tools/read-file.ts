@@ -22,10 +22,11 @@ export const MAX_DIR_ENTRIES = 1000;
 
 const ReadFileArgsSchema = z
   .strictObject({
-    path: z.string().optional().describe("File or directory, relative to the project directory."),
-    offset: z.int().min(1).optional().describe("1-based line number to start at (default 1)."),
-    limit: z.int().min(1).optional().describe("How many lines to read (default: to the end of the file, page by page)."),
-    cursor: z.string().optional().describe("The cursor a previous page ended with; continues exactly where that page stopped."),
+    // Every request carries the definition: the description says what the fields are.
+    path: z.string().optional(),
+    offset: z.int().min(1).optional(),
+    limit: z.int().min(1).optional(),
+    cursor: z.string().optional(),
   })
   .superRefine((args, issues) => {
     if (args.path === undefined && args.cursor === undefined) {
@@ -44,11 +45,9 @@ export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
 export const readFileTool: Tool<ReadFileArgs> = {
   name: "read_file",
   description: [
-    "Read a text file of the project as numbered lines (\"<line number>\\t<text>\"), or list a directory's entries (directories end with \"/\").",
-    `One call returns a page of at most ${groupDigits(MAX_PAGE_LINES)} lines or ${MAX_PAGE_BYTES / 1024} KB; lines longer than ${groupDigits(MAX_LINE_CHARS)} characters are cut.`,
-    "When more remains, the page ends with a cursor: call read_file with {\"cursor\": \"<id>\"} alone to continue exactly where it stopped.",
-    "To start elsewhere, give offset (1-based line); to read only part, give limit (number of lines).",
-    "Paths are relative to the project directory.",
+    `Read a project file as numbered lines ("N\\ttext"), a page of up to ${groupDigits(MAX_PAGE_LINES)} lines or ${MAX_PAGE_BYTES / 1024} KB, or list a directory.`,
+    "offset: first line (1-based); limit: lines to read.",
+    "A page that stops early ends with a cursor: send {cursor} alone to go on.",
   ].join(" "),
   schema: ReadFileArgsSchema,
   spill: false,

@@ -35,7 +35,13 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
 }
 
 function parametersOf(tool: Tool): Record<string, unknown> {
-  const { $schema: _, ...schema } = z.toJSONSchema(tool.schema, { io: "input" });
+  const { $schema: _, ...schema } = z.toJSONSchema(tool.schema, {
+    io: "input",
+    // zod bounds every integer by the largest safe one; said in every request, it tells the model nothing.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    },
+  });
   return schema;
 }
 

@@ -13,20 +13,19 @@ import { loadTextFile, saveTextFile } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
 const SearchReplaceArgsSchema = z.strictObject({
-  path: z.string().describe("The file to edit, relative to the project directory."),
-  old_text: z.string().describe("The exact text to replace; it must occur exactly once. Empty to create a new file."),
-  new_text: z.string().describe("The text to put in its place."),
+  // Every request carries the definition: the description says what the fields are.
+  path: z.string(),
+  old_text: z.string(),
+  new_text: z.string(),
 });
 export type SearchReplaceArgs = z.infer<typeof SearchReplaceArgsSchema>;
 
 export const searchReplaceTool: Tool<SearchReplaceArgs> = {
   name: "search_replace",
   description: [
-    "Edit a file: replace the one exact occurrence of old_text with new_text.",
-    "old_text must match the file exactly, indentation and whitespace included, and occur exactly once: include enough surrounding lines to make it unique.",
-    "Copy it from read_file output without the line-number prefixes.",
-    "An empty old_text creates a new file (parent directories too) with new_text as its content; it is refused for an existing non-empty file.",
-    "The file's line endings and encoding are kept.",
+    "Replace the one exact occurrence of old_text in a file with new_text.",
+    "old_text must match exactly, whitespace included, without read_file's line numbers, and be unique: add surrounding lines.",
+    "An empty old_text creates a new file. Line endings and encoding are kept.",
   ].join(" "),
   schema: SearchReplaceArgsSchema,
   spill: true,
