@@ -1,5 +1,6 @@
 // The one stream of events the agent loop emits. The terminal renderer, `--json` output, the run
 // records and the session saver all read this stream; nothing else reports what the loop did.
+import type { FileEdit } from "../tools/file-edit.js";
 import type { ChatRequest, FinishReason, Usage } from "../wire/messages.js";
 import type { UsageTotals } from "./usage.js";
 
@@ -30,7 +31,7 @@ export type AgentEvent = AgentRef &
         error?: string;
       }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
-    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
+    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit }
     | { type: "delegation_start"; number: number; mode: string; task: string }
     | {
         type: "delegation_end";

@@ -93,6 +93,7 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
     run.emit({ ...run.ref, type: "tool_start", callId: call.id, name: call.function.name, arguments: call.function.arguments });
     const result = await executeToolCall(call, run.tools, ctx);
     messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
-    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content });
+    const edit = result.edit ? { edit: result.edit } : {};
+    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit });
   }
 }

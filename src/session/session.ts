@@ -17,7 +17,7 @@ import { jsonWithMessages } from "../wire/serialize.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
-import type { RequestConfig, Snapshot } from "./snapshot.js";
+import type { RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -91,6 +91,7 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
+  private readonly edits: StoredEdit[];
   private lostWarned = false;
   private readonly stored: Snapshot | null;
   /** The snapshot file this process last read or wrote; a save replaces only that one. */
@@ -112,6 +113,7 @@ class Session implements ActiveSession {
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
     this.childCount = stored?.children ?? 0;
+    this.edits = stored?.edits ?? [];
     this.saved = stored !== null;
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
     this.usage = stored?.usage ?? emptyTotals();
@@ -149,6 +151,9 @@ class Session implements ActiveSession {
 
   observe(event: AgentEvent): void {
     if (event.type === "response" && event.usage) this.usage = addUsage(this.usage, event.usage);
+    if (event.type === "tool_end" && event.edit) {
+      this.edits.push({ call_id: event.callId, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}), edit: event.edit });
+    }
   }
 
   async saveAfterAnswer(outcome: TurnOutcome): Promise<void> {
@@ -216,6 +221,7 @@ class Session implements ActiveSession {
       compaction: null,
       cursors: this.cursors.toJSON(),
       tools: this.tools,
+      ...(this.edits.length > 0 ? { edits: this.edits } : {}),
       messages: this.messages,
     };
   }

@@ -4,6 +4,7 @@
 // arguments to EACCES, becomes an error result ("Error: …") the model can act on.
 import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
+import { mapEditLines, type FileEdit } from "./file-edit.js";
 import { formatSize } from "./format.js";
 import { readFileTool } from "./read-file.js";
 import { searchReplaceTool } from "./search-replace.js";
@@ -21,6 +22,8 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map<string, Tool>(
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** What the call changed in a file, for people; not part of the content the model gets. */
+  edit?: FileEdit;
 }
 
 export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
@@ -58,9 +61,20 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
     return failure(`invalid arguments for ${name}:\n${problems.join("\n")}\nResend the call with arguments that fix this (fields: ${fieldsOf(tool)})`);
   }
 
+  let edit: FileEdit | undefined;
+  const recordEdit = (made: FileEdit) => {
+    edit = mapEditLines(made, (line) => redactSecrets(line, ctx.secrets));
+  };
+  const result = await runParsed(tool, parsed.data, { ...ctx, recordEdit });
+  // An edit made before a later failure (its result could not be spilled) still changed the file.
+  return edit ? { ...result, edit } : result;
+}
+
+async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
+  const name = tool.name;
   let content: string;
   try {
-    content = redactSecrets(await tool.run(parsed.data, ctx), ctx.secrets);
+    content = redactSecrets(await tool.run(args, ctx), ctx.secrets);
   } catch (e) {
     return failure(redactSecrets(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx.secrets));
   }

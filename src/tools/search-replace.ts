@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "../zod.js";
+import { describeEdit } from "./file-edit.js";
 import { plural } from "./format.js";
 import { projectRelative, resolveToolPath } from "./paths.js";
 import { loadTextFile, saveTextFile } from "./text-file.js";
@@ -41,7 +42,11 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
   const display = projectRelative(ctx, args.path);
   const abs = await resolveToolPath(ctx, args.path, "write");
   const loaded = await loadTextFile(abs, display);
-  if (loaded === null) return createFile(abs, display, oldText, newText);
+  if (loaded === null) {
+    const created = await createFile(abs, display, oldText, newText);
+    ctx.recordEdit?.(describeEdit(display, "", 0, "", newText, true));
+    return created;
+  }
   if (oldText === "") {
     if (loaded.text !== "") {
       throw new ToolError(
@@ -49,10 +54,12 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
       );
     }
     await saveTextFile(abs, display, loaded, newText);
+    ctx.recordEdit?.(describeEdit(display, "", 0, "", newText));
     return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
   }
   const edit = replaceOnce(loaded.text, oldText, newText, display);
   await saveTextFile(abs, display, loaded, edit.text);
+  ctx.recordEdit?.(describeEdit(display, edit.before, edit.at, oldText, newText));
   const removed = spanOf(edit.line, oldText);
   return newText === ""
     ? `Edited ${display}: removed ${removed}.`
@@ -75,8 +82,11 @@ async function createFile(abs: string, display: string, oldText: string, newText
   return `Created ${display} (${plural(countLines(newText), "line")}).`;
 }
 
-/** `raw` with the one occurrence of `oldText` replaced, and the 1-based line where it started. */
-export function replaceOnce(raw: string, oldText: string, newText: string, display: string): { text: string; line: number } {
+/**
+ * `raw` with the one occurrence of `oldText` replaced, the 1-based line where it started, and where it
+ * was (`at`) in `before`, the file's text with "\n" line endings.
+ */
+export function replaceOnce(raw: string, oldText: string, newText: string, display: string): { text: string; line: number; before: string; at: number } {
   const text = toLf(raw);
   const at = occurrences(text, oldText);
   const first = at[0];
@@ -93,7 +103,7 @@ export function replaceOnce(raw: string, oldText: string, newText: string, displ
   const inserted = crlf ? newText.replaceAll("\n", "\r\n") : newText;
   const start = rawIndex(raw, first);
   const end = rawIndex(raw, first + oldText.length);
-  return { text: raw.slice(0, start) + inserted + raw.slice(end), line: lineAt(text, first) };
+  return { text: raw.slice(0, start) + inserted + raw.slice(end), line: lineAt(text, first), before: text, at: first };
 }
 
 function noMatchMessage(text: string, oldText: string, display: string): string {

@@ -3,6 +3,7 @@
 // A tool reports a failure the model can act on by throwing ToolError; its message is written for the model.
 import type { z } from "zod";
 import type { CursorStore } from "./cursors.js";
+import type { FileEdit } from "./file-edit.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
@@ -19,6 +20,8 @@ export interface ToolContext {
   claimSessionDir?: () => Promise<unknown>;
   /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
   secrets?: readonly string[];
+  /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
+  recordEdit?(edit: FileEdit): void;
 }
 
 export interface Tool<Args = unknown> {
