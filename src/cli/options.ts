@@ -33,6 +33,8 @@ const RunOptionsSchema = z.object({
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   json: z.boolean(),
+  jsonEvents: z.boolean(),
+  showReasoning: z.boolean(),
   record: z.string().nullable(),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
@@ -62,6 +64,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--tools <names>", "comma-separated tools to offer; none = no tools", KNOWN_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
     .option("--json", "print one JSON object per instruction on stdout", false)
+    .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
+    .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
     .addHelpText(
       "after",
@@ -133,6 +137,8 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,
     json: Boolean(opts.json),
+    jsonEvents: Boolean(opts.jsonEvents),
+    showReasoning: Boolean(opts.showReasoning),
     record: opts.record ? resolve(String(opts.record)) : null,
   });
   if (!parsed.success) {
@@ -140,5 +146,6 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     throw new HelError(`${issue?.message ?? "invalid option"} — see hel --help`, 2);
   }
   if (parsed.data.resume && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
+  if (parsed.data.json && parsed.data.jsonEvents) throw new HelError("--json and --json-events cannot be used together — pick one", 2);
   return parsed.data;
 }

@@ -1,103 +1,252 @@
-// The terminal view of the event stream. Progress goes to stderr (one line per tool call, retries,
-// a spinner while waiting, token figures); the answer goes to stdout — streamed as it arrives in the
-// interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer.
+// The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
+// edit's diff), retries, token figures, and — when stderr is a terminal — a spinner saying what hel
+// is doing, with reasoning folded to its last lines while it streams. The answer goes to stdout:
+// streamed as it arrives in the interactive mode, printed whole at the end otherwise, so
+// `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a terminal, the
+// model's text as it is otherwise.
 import type { AgentEvent } from "../agent/events.js";
 import { instructionUsage } from "../agent/instruction-usage.js";
 import { hitRatio, type UsageTotals } from "../agent/usage.js";
+import { monotonicMs } from "../clock.js";
 import { groupDigits } from "../tools/format.js";
+import { splitCompleteBlocks } from "./answer-blocks.js";
+import { ChangedFiles } from "./changed-files.js";
+import { LiveRegion } from "./live-region.js";
+import { Progress } from "./progress.js";
+import { styleFor, terminalSafe } from "./style.js";
+import { firstLine, toolCallLabel, toolEndLines } from "./tool-views.js";
 
 export interface Output {
   write(text: string): void;
   isTTY?: boolean;
+  columns?: number;
 }
 
 export interface RendererOptions {
   stdout: Output;
   stderr: Output;
-  /** Stream the answer and show a spinner (interactive mode). */
+  /** Stream the answer as it arrives (interactive mode). */
   live: boolean;
   /** Print the final answer on stdout (off with --json, which prints its own object). */
   printAnswer: boolean;
+  /** Print all of the reasoning on stderr instead of folding it. */
+  showReasoning: boolean;
+  /** For NO_COLOR. */
+  env: NodeJS.ProcessEnv;
+  now?: () => number;
 }
 
-const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-const MAX_ARG_CHARS = 100;
+export interface Renderer {
+  observe(event: AgentEvent): void;
+  /** Clears the spinner, so a prompt is drawn on a clean line. */
+  stop(): void;
+  /** Resolves once everything observed so far is on screen (an answer may wait for the markdown renderer to load). */
+  flush(): Promise<void>;
+  /** The run's closing lines: the files it changed. */
+  finish(): void;
+}
 
-export function createRenderer(options: RendererOptions): { observe(event: AgentEvent): void; stop(): void } {
+const SPIN_MS = 80;
+/** Reasoning lines shown while it streams, without --show-reasoning. */
+const FOLDED_REASONING_LINES = 3;
+
+type Markdown = typeof import("./markdown.js");
+
+export function createRenderer(options: RendererOptions): Renderer {
   const { stdout, stderr } = options;
+  const now = options.now ?? monotonicMs;
+  const errStyle = styleFor(stderr, options.env);
+  const outStyle = styleFor(stdout, options.env);
   const usage = instructionUsage();
-  let spinner: ReturnType<typeof setInterval> | undefined;
+  const progress = new Progress();
+  const changed = new ChangedFiles();
+  const region = stderr.isTTY ? new LiveRegion(stderr) : null;
+  // The answer is rendered when it goes to a terminal; the renderer is loaded when first needed.
+  const wantMarkdown = options.printAnswer && Boolean(stdout.isTTY);
+  let markdown: Markdown | null = null;
+  let pending: Promise<void> | null = null;
+
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  let frame = 0;
   let streamedText = false;
+  /** The parent's answer text not yet printed (markdown mode prints it a block at a time). */
+  let answer = "";
+  let answerBlocks = 0;
+  /** Whether this turn printed anything yet: a rendered answer is set off from the lines above it. */
+  let printedInTurn = false;
+  /** The parent's reasoning in the current step; `thinking` while it is the latest thing streamed. */
+  let reasoning = "";
+  let thinking = false;
+  let reasoningPrinted = 0;
 
-  const stopSpinner = () => {
-    if (!spinner) return;
-    clearInterval(spinner);
-    spinner = undefined;
-    stderr.write("\r\x1b[K");
+  /** Writes above the spinner, which is drawn again after. */
+  const above = (out: Output, text: string) => {
+    printedInTurn = true;
+    if (region) region.print(() => out.write(text));
+    else out.write(text);
   };
-  const startSpinner = () => {
-    if (!options.live || !stderr.isTTY || spinner) return;
-    let frame = 0;
-    spinner = setInterval(() => stderr.write(`\r${SPINNER[frame++ % SPINNER.length]} thinking…`), 80);
-  };
+  const printErr = (...lines: string[]) => lines.length > 0 && above(stderr, lines.map((l) => l + "\n").join(""));
   const indent = (event: AgentEvent) => (event.agent === "child" ? "    " : "");
+  /** The answer as a terminal shows it, a blank line above when lines came before it. */
+  const rendered = (text: string, first: boolean) =>
+    `${printedInTurn || !first ? "\n" : ""}${markdown ? markdown.renderMarkdown(text, { style: outStyle, width: stdout.columns || 80 }) : text}\n`;
 
-  function observe(event: AgentEvent): void {
+  const regionLines = (): string[] => {
+    const status = progress.line(now(), frame);
+    if (status === null) return [];
+    const folded = thinking && !options.showReasoning ? reasoningTail(reasoning, FOLDED_REASONING_LINES).map((l) => errStyle.dim(`  ${l}`)) : [];
+    return [...folded, errStyle.dim(status)];
+  };
+  const startTicker = () => {
+    if (!region || ticker) return;
+    ticker = setInterval(() => {
+      frame++;
+      region.set(regionLines());
+    }, SPIN_MS);
+    ticker.unref();
+    region.set(regionLines());
+  };
+  const stopTicker = () => {
+    clearInterval(ticker);
+    ticker = undefined;
+    region?.clear();
+  };
+
+  /** --show-reasoning: the reasoning's complete lines, dimmed; the rest once it ends. */
+  const printReasoning = (final: boolean) => {
+    const unprinted = reasoning.slice(reasoningPrinted);
+    const upTo = final ? unprinted.length : unprinted.lastIndexOf("\n") + 1;
+    if (upTo === 0) return;
+    const text = unprinted.slice(0, upTo).replace(/\n$/, "");
+    reasoningPrinted += upTo;
+    if (text !== "") printErr(errStyle.dim(terminalSafe(text)));
+  };
+  const endReasoning = () => {
+    if (!thinking) return;
+    thinking = false;
+    if (options.showReasoning) printReasoning(true);
+    region?.set(regionLines());
+  };
+
+  /** Prints the answer's complete blocks (all of it when `final`), a blank line between blocks. */
+  const printAnswerBlocks = (final: boolean) => {
+    const { complete, rest } = final ? { complete: answer, rest: "" } : splitCompleteBlocks(answer);
+    answer = rest;
+    if (complete.trim() === "") return;
+    above(stdout, rendered(complete, answerBlocks++ === 0));
+  };
+
+  function handle(event: AgentEvent): void {
     usage.observe(event);
+    progress.observe(event, now());
+    const parent = event.agent === "parent";
     switch (event.type) {
       case "turn_start":
-        if (event.agent === "parent") streamedText = false;
+        if (!parent) break;
+        streamedText = false;
+        printedInTurn = false;
+        startTicker();
         break;
       case "request":
-        startSpinner();
+        if (!parent) break;
+        reasoning = "";
+        reasoningPrinted = 0;
+        answerBlocks = 0;
         break;
       case "retry":
-        stopSpinner();
-        stderr.write(`${indent(event)}… ${event.reason}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})\n`);
+        printErr(`${indent(event)}… ${event.reason}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`);
+        break;
+      case "reasoning_delta":
+        if (!parent) break;
+        thinking = true;
+        reasoning += event.text;
+        if (options.showReasoning) printReasoning(false);
         break;
       case "text_delta":
-        if (options.live && event.agent === "parent") {
-          stopSpinner();
+        if (!parent) break;
+        endReasoning();
+        if (!options.live) break;
+        if (wantMarkdown) {
+          answer += event.text;
+          printAnswerBlocks(false);
+        } else {
           stdout.write(event.text);
           streamedText = true;
         }
         break;
       case "response":
-        stopSpinner();
-        if (streamedText && event.agent === "parent") {
+        if (!parent) break;
+        endReasoning();
+        if (answer !== "") printAnswerBlocks(true);
+        if (streamedText) {
           stdout.write("\n");
           streamedText = false;
         }
         break;
       case "tool_start":
-        stopSpinner();
-        stderr.write(`${indent(event)}→ ${event.name} ${truncate(event.arguments, MAX_ARG_CHARS)}\n`);
+        if (parent) endReasoning();
+        printErr(`${indent(event)}→ ${toolCallLabel(event.name, event.arguments)}`);
         break;
       case "tool_end":
-        if (event.isError) stderr.write(`${indent(event)}  ✗ ${firstLine(event.result)}\n`);
+        printErr(...toolEndLines(event, errStyle, indent(event)));
+        if (event.edit) changed.add(event.edit);
         break;
       case "delegation_start":
-        stderr.write(`⇢ delegating (${event.mode}) #${event.number}: ${firstLine(event.task)}\n`);
+        printErr(`⇢ delegating (${event.mode}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
         break;
       case "delegation_end":
-        stderr.write(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}\n`);
+        printErr(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`);
         break;
       case "turn_end":
-        if (event.agent !== "parent") break;
-        stopSpinner();
+        if (!parent) break;
+        stopTicker();
         if (event.error) stderr.write(`hel: ${event.error}\n`);
-        if (options.printAnswer && event.answer !== null && !options.live) stdout.write(event.answer + "\n");
+        if (options.printAnswer && event.answer !== null && !options.live) stdout.write(wantMarkdown ? rendered(event.answer, true) : event.answer + "\n");
         if (usage.totals().requests > 0) stderr.write(`${formatUsage(usage.totals())} · context ~${groupDigits(event.contextTokens)} tokens\n`);
         break;
     }
   }
-  return { observe, stop: stopSpinner };
+
+  /** Events that print the answer: the markdown renderer must be loaded before they are handled. */
+  const needsMarkdown = (event: AgentEvent) =>
+    wantMarkdown && event.agent === "parent" && ((options.live && event.type === "text_delta") || (!options.live && event.type === "turn_end" && event.answer !== null));
+
+  function observe(event: AgentEvent): void {
+    if (!markdown && !pending && needsMarkdown(event)) {
+      // Until it is loaded, events wait their turn, so what is printed keeps its order.
+      pending = import("./markdown.js").then((module) => {
+        markdown = module;
+      });
+    }
+    if (!pending) return handle(event);
+    const next: Promise<void> = pending.then(() => handle(event));
+    pending = next;
+    void next
+      .catch((error: unknown) => stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — the terminal view stops here; the run goes on\n`))
+      .finally(() => {
+        if (pending === next) pending = null;
+      });
+  }
+
+  return {
+    observe,
+    stop: stopTicker,
+    flush: () => pending?.catch(() => undefined) ?? Promise.resolve(),
+    finish: () => {
+      for (const line of changed.lines(errStyle)) stderr.write(line + "\n");
+    },
+  };
+}
+
+/** The last `count` non-empty lines of the reasoning so far, made safe for the terminal. */
+function reasoningTail(text: string, count: number): string[] {
+  return terminalSafe(text)
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(-count);
 }
 
 export function formatUsage(u: UsageTotals): string {
   const ratio = Math.round(hitRatio(u) * 100);
   return `${u.requests} request${u.requests === 1 ? "" : "s"} · ${groupDigits(u.prompt_tokens)} input tokens (${groupDigits(u.prompt_cache_hit_tokens)} cached, ${ratio}%) · ${groupDigits(u.completion_tokens)} output`;
 }
-
-const firstLine = (text: string) => truncate(text.split("\n", 1)[0] ?? "", 160);
-const truncate = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1) + "…" : text);

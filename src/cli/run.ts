@@ -101,9 +101,22 @@ export async function runHel(options: RunOptions): Promise<number> {
     const parentRun: AgentRun = { ref: { agent: "parent" }, client, tools, toolDefinitions: definitions, toolContext, request, maxSteps: options.maxSteps, emit };
     const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
 
-    const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });
+    // stdout carries JSON instead of the answer with --json and --json-events.
+    const structured = options.json || options.jsonEvents;
+    const renderer = createRenderer({
+      stdout: process.stdout,
+      stderr: process.stderr,
+      live: interactive && !structured,
+      printAnswer: !structured,
+      showReasoning: options.showReasoning,
+      env: process.env,
+    });
     listeners.push((event) => active.observe(event), renderer.observe);
     if (options.json) listeners.push(createJsonOutput((line) => process.stdout.write(line), () => active.id));
+    if (options.jsonEvents) {
+      const { createJsonEvents } = await import("./json-events.js");
+      listeners.push(createJsonEvents((line) => process.stdout.write(line), () => active.id));
+    }
     if (options.record) {
       const recorder = new Recorder(options.record);
       recorder.setSessionId(active.id);
@@ -114,6 +127,7 @@ export async function runHel(options: RunOptions): Promise<number> {
       active.messages.push({ role: "user", content: text });
       emit({ agent: "parent", type: "turn_start", instruction: text });
       const outcome = await runTurn(active.messages, parentRun, signal);
+      await renderer.flush();
       if (outcome.exitReason === "completed") await active.saveAfterAnswer(outcome);
       return outcome;
     };
@@ -138,6 +152,8 @@ export async function runHel(options: RunOptions): Promise<number> {
       process.stdin.destroy();
     }
     renderer.stop();
+    await renderer.flush();
+    renderer.finish();
     if (active.saved) {
       const lost = active.lastSaveFailed ? " (without the last answer, which could not be saved)" : "";
       process.stderr.write(`session ${active.id} — resume with: hel --resume ${active.id}${lost}\n`);
