@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChildTranscript } from "../src/agent/child-transcript.js";
-import { formatChildTranscript, formatSessionList, formatTranscript } from "../src/cli/transcript.js";
+import { ANSI } from "../src/cli/style.js";
+import { editsOf, formatChildTranscript, formatSessionList, formatTranscript } from "../src/cli/transcript.js";
+import { describeEdit } from "../src/tools/file-edit.js";
 import type { SessionSummary } from "../src/session/catalog.js";
 import { ID_A, ID_B, ID_C, makeSnapshot } from "./helpers/session-fixtures.js";
 
@@ -68,6 +70,59 @@ describe("formatTranscript", () => {
     const line = formatTranscript(snapshot).split("\n").find((l) => l.startsWith("→"))!;
     expect(Array.from(line).length).toBeLessThanOrEqual(2 + "search_replace ".length + 160);
     expect(line.endsWith("…")).toBe(true);
+  });
+});
+
+describe("the diffs of a session's edits", () => {
+  const before = "export const a = 1;\nexport const b = 2;\n";
+  const parentEdit = describeEdit("src/a.ts", before, before.indexOf("2;"), "2", "3");
+  const childEdit = describeEdit("notes.md", "", 0, "", "hi\n", true);
+  const snapshot = makeSnapshot("/p", ID_A, {
+    edits: [
+      { call_id: "call_9", edit: parentEdit },
+      { call_id: "call_9", delegation: 1, edit: childEdit },
+    ],
+  });
+  const args = JSON.stringify({ path: "src/a.ts", old_text: "2", new_text: "3" });
+  snapshot.messages.push(
+    { role: "user", content: "Make b 3." },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: args } }] },
+    { role: "tool", tool_call_id: "call_9", content: "Edited src/a.ts: replaced line 2; the new text is at line 2." },
+  );
+
+  it("shows each edit under its call, numbered like the file, instead of the call's arguments", () => {
+    expect(formatTranscript(snapshot)).toContain(
+      [
+        "── instruction 2 ──",
+        "Make b 3.",
+        "",
+        "→ search_replace src/a.ts",
+        "  1   export const a = 1;",
+        "  2 - export const b = 2;",
+        "  2 + export const b = 3;",
+        "  ← Edited src/a.ts: replaced line 2; the new text is at line 2. (1 line, 60 B)",
+      ].join("\n"),
+    );
+    expect(formatTranscript(snapshot, ANSI)).toContain("  \x1b[2m2\x1b[22m \x1b[31m- export const b = 2;\x1b[39m");
+  });
+
+  it("gives a subagent's transcript its own edits, though call ids repeat across agents", () => {
+    const child: ChildTranscript = {
+      number: 1,
+      mode: "task-only",
+      task: "Write notes.",
+      messages: [
+        { role: "system", content: "You are hel." },
+        { role: "user", content: "You are a subagent…\n\nWrite notes." },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: '{"path":"notes.md","old_text":"","new_text":"hi\\n"}' } }] },
+        { role: "tool", tool_call_id: "call_9", content: "Created notes.md (1 line)." },
+        { role: "assistant", content: "Written." },
+      ],
+      answer: "Written.",
+      exit_reason: "completed",
+      usage: { requests: 2, prompt_tokens: 10, completion_tokens: 5, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 10 },
+    };
+    expect(formatChildTranscript(child, editsOf(snapshot.edits, 1))).toContain(["→ search_replace notes.md", "  1 + hi", "  ← Created notes.md (1 line). (1 line, 26 B)"].join("\n"));
   });
 });
 
