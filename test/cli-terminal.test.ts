@@ -97,7 +97,7 @@ describe("an edit in the terminal", () => {
         "  ← Edited greet.js: replaced line 4; the new text is at line 4. (1 line, 60 B)",
         "→ search_replace NOTES.md",
         "  1 + # Notes",
-        "  2 + ",
+        "  2 +",
         "  3 + - fixed the greeting",
         "  ← Created NOTES.md (3 lines). (1 line, 27 B)",
       ].join("\n"),

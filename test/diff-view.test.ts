@@ -5,7 +5,7 @@ import { ChangedFiles } from "../src/cli/changed-files.js";
 import { formatEdit } from "../src/cli/diff-view.js";
 import { ANSI, PLAIN } from "../src/cli/style.js";
 import { toolCallLabel, toolEndLines } from "../src/cli/tool-views.js";
-import { describeEdit } from "../src/tools/file-edit.js";
+import { describeEdit } from "../src/tools/edit-diff.js";
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join("");
 const text = numbered(120);

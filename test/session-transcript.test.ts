@@ -2,9 +2,24 @@ import { describe, expect, it } from "vitest";
 import type { ChildTranscript } from "../src/agent/child-transcript.js";
 import { ANSI } from "../src/cli/style.js";
 import { editsOf, formatChildTranscript, formatSessionList, formatTranscript } from "../src/cli/transcript.js";
-import { describeEdit } from "../src/tools/file-edit.js";
+import { describeEdit } from "../src/tools/edit-diff.js";
+import type { Message } from "../src/wire/messages.js";
 import type { SessionSummary } from "../src/session/catalog.js";
 import { ID_A, ID_B, ID_C, makeSnapshot } from "./helpers/session-fixtures.js";
+
+/** A subagent's transcript: the conversation it was handed, its task, then its own messages, the last its answer. */
+function childTranscript(task: string, inherited: Message[], own: Message[]): ChildTranscript {
+  const last = own.at(-1);
+  return {
+    number: 1,
+    mode: "full",
+    task,
+    messages: [...inherited, { role: "user", content: `You are a subagent…\n\n${task}` }, ...own],
+    answer: last?.role === "assistant" ? (last.content ?? null) : null,
+    exit_reason: "completed",
+    usage: { requests: 2, prompt_tokens: 1000, completion_tokens: 50, prompt_cache_hit_tokens: 900, prompt_cache_miss_tokens: 100 },
+  };
+}
 
 describe("formatTranscript", () => {
   it("prints the header, instructions and answers in full, one line per tool call with a glimpse of its result", () => {
@@ -107,43 +122,22 @@ describe("the diffs of a session's edits", () => {
   });
 
   it("gives a subagent's transcript its own edits, though call ids repeat across agents", () => {
-    const child: ChildTranscript = {
-      number: 1,
-      mode: "task-only",
-      task: "Write notes.",
-      messages: [
-        { role: "system", content: "You are hel." },
-        { role: "user", content: "You are a subagent…\n\nWrite notes." },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: '{"path":"notes.md","old_text":"","new_text":"hi\\n"}' } }] },
-        { role: "tool", tool_call_id: "call_9", content: "Created notes.md (1 line)." },
-        { role: "assistant", content: "Written." },
-      ],
-      answer: "Written.",
-      exit_reason: "completed",
-      usage: { requests: 2, prompt_tokens: 10, completion_tokens: 5, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 10 },
-    };
+    const child = childTranscript("Write notes.", [{ role: "system", content: "You are hel." }], [
+      { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: '{"path":"notes.md","old_text":"","new_text":"hi\\n"}' } }] },
+      { role: "tool", tool_call_id: "call_9", content: "Created notes.md (1 line)." },
+      { role: "assistant", content: "Written." },
+    ]);
     expect(formatChildTranscript(child, editsOf(snapshot.edits, 1))).toContain(["→ search_replace notes.md", "  1 + hi", "  ← Created notes.md (1 line). (1 line, 26 B)"].join("\n"));
   });
 });
 
 describe("formatChildTranscript", () => {
   it("shows the task and the child's own work, not the conversation it inherited", () => {
-    const parent = makeSnapshot("/p", ID_A).messages;
-    const child: ChildTranscript = {
-      number: 1,
-      mode: "full",
-      task: "Find where b is used.",
-      messages: [
-        ...parent,
-        { role: "user", content: "You are a subagent…\n\nFind where b is used." },
-        { role: "assistant", content: null, tool_calls: [{ id: "k1", type: "function", function: { name: "read_file", arguments: '{"path":"src"}' } }] },
-        { role: "tool", tool_call_id: "k1", content: "a.ts\nb.ts\n" },
-        { role: "assistant", content: "Only in src/a.ts." },
-      ],
-      answer: "Only in src/a.ts.",
-      exit_reason: "completed",
-      usage: { requests: 2, prompt_tokens: 1000, completion_tokens: 50, prompt_cache_hit_tokens: 900, prompt_cache_miss_tokens: 100 },
-    };
+    const child = childTranscript("Find where b is used.", makeSnapshot("/p", ID_A).messages, [
+      { role: "assistant", content: null, tool_calls: [{ id: "k1", type: "function", function: { name: "read_file", arguments: '{"path":"src"}' } }] },
+      { role: "tool", tool_call_id: "k1", content: "a.ts\nb.ts\n" },
+      { role: "assistant", content: "Only in src/a.ts." },
+    ]);
     expect(formatChildTranscript(child)).toBe(
       [
         "── subagent 1 (full) ── completed, 2 requests, 1,050 tokens",

@@ -2,7 +2,7 @@
 // with the lines added and removed by all of its edits (children's included).
 import type { FileEdit } from "../tools/file-edit.js";
 import { changeCounts } from "./diff-view.js";
-import type { Style } from "./style.js";
+import { terminalSafe, type Style } from "./style.js";
 
 interface FileChange {
   added: number;
@@ -22,7 +22,7 @@ export class ChangedFiles {
   lines(style: Style): string[] {
     if (this.files.size === 0) return [];
     const width = Math.max(...[...this.files.keys()].map((p) => p.length));
-    const rows = [...this.files].map(([path, c]) => `  ${path.padEnd(width)}  ${changeCounts(c.added, c.removed, style)}${c.created ? style.dim(" (new)") : ""}`);
+    const rows = [...this.files].map(([path, c]) => `  ${terminalSafe(path).padEnd(width)}  ${changeCounts(c.added, c.removed, style)}${c.created ? style.dim(" (new)") : ""}`);
     return [`changed ${this.files.size} ${this.files.size === 1 ? "file" : "files"}:`, ...rows];
   }
 }

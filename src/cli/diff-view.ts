@@ -12,11 +12,7 @@ export interface DiffViewOptions {
   maxLines?: number;
 }
 
-/** "a.txt +2 -1", "new.txt (new) +12". */
-export function editTitle(edit: FileEdit, style: Style): string {
-  return `${edit.path}${edit.created ? " (new)" : ""} ${changeCounts(edit.added, edit.removed, style)}`;
-}
-
+/** "+2 -1", green and red. */
 export function changeCounts(added: number, removed: number, style: Style): string {
   return [style.green(`+${added}`), style.red(`-${removed}`)].join(" ");
 }
@@ -41,9 +37,11 @@ export function formatEdit(edit: FileEdit, options: DiffViewOptions): string[] {
       if (shown >= (options.maxLines ?? Infinity)) continue;
       shown++;
       const num = style.dim(String(number).padStart(width));
-      if (mark === "+") out.push(`${indent}${num} ${style.green(`+ ${text}`)}`);
-      else if (mark === "-") out.push(`${indent}${num} ${style.red(`- ${text}`)}`);
-      else out.push(`${indent}${num}   ${text}`);
+      // An empty line ends at its mark: nothing trails it.
+      const body = `${mark === " " ? " " : mark}${text === "" ? "" : ` ${text}`}`;
+      if (mark === "+") out.push(`${indent}${num} ${style.green(body)}`);
+      else if (mark === "-") out.push(`${indent}${num} ${style.red(body)}`);
+      else out.push(`${indent}${num}${text === "" ? "" : ` ${body}`}`);
     }
   });
   if (total > shown) out.push(`${indent}${style.dim(`… ${total - shown} more diff lines`)}`);

@@ -11,15 +11,13 @@ import { monotonicMs } from "../clock.js";
 import { groupDigits } from "../tools/format.js";
 import { splitCompleteBlocks } from "./answer-blocks.js";
 import { ChangedFiles } from "./changed-files.js";
-import { LiveRegion } from "./live-region.js";
+import { LiveRegion, type TerminalOutput } from "./live-region.js";
 import { Progress } from "./progress.js";
 import { styleFor, terminalSafe } from "./style.js";
 import { firstLine, toolCallLabel, toolEndLines } from "./tool-views.js";
 
-export interface Output {
-  write(text: string): void;
+export interface Output extends TerminalOutput {
   isTTY?: boolean;
-  columns?: number;
 }
 
 export interface RendererOptions {
@@ -85,7 +83,9 @@ export function createRenderer(options: RendererOptions): Renderer {
     if (region) region.print(() => out.write(text));
     else out.write(text);
   };
-  const printErr = (...lines: string[]) => lines.length > 0 && above(stderr, lines.map((l) => l + "\n").join(""));
+  const printErr = (...lines: string[]) => {
+    if (lines.length > 0) above(stderr, lines.map((l) => l + "\n").join(""));
+  };
   const indent = (event: AgentEvent) => (event.agent === "child" ? "    " : "");
   /** The answer as a terminal shows it, a blank line above when lines came before it. */
   const rendered = (text: string, first: boolean) =>

@@ -5,7 +5,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "../zod.js";
-import { describeEdit } from "./file-edit.js";
 import { plural } from "./format.js";
 import { projectRelative, resolveToolPath } from "./paths.js";
 import { loadTextFile, saveTextFile } from "./text-file.js";
@@ -44,7 +43,7 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
   const loaded = await loadTextFile(abs, display);
   if (loaded === null) {
     const created = await createFile(abs, display, oldText, newText);
-    ctx.recordEdit?.(describeEdit(display, "", 0, "", newText, true));
+    await recordEdit(ctx, display, "", 0, "", newText, true);
     return created;
   }
   if (oldText === "") {
@@ -54,12 +53,12 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
       );
     }
     await saveTextFile(abs, display, loaded, newText);
-    ctx.recordEdit?.(describeEdit(display, "", 0, "", newText));
+    await recordEdit(ctx, display, "", 0, "", newText);
     return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
   }
   const edit = replaceOnce(loaded.text, oldText, newText, display);
   await saveTextFile(abs, display, loaded, edit.text);
-  ctx.recordEdit?.(describeEdit(display, edit.before, edit.at, oldText, newText));
+  await recordEdit(ctx, display, edit.before, edit.at, oldText, newText);
   const removed = spanOf(edit.line, oldText);
   return newText === ""
     ? `Edited ${display}: removed ${removed}.`
@@ -80,6 +79,13 @@ async function createFile(abs: string, display: string, oldText: string, newText
     throw new ToolError(`${display} was created by someone else meanwhile; nothing was written. Read it and edit it with a non-empty old_text`);
   }
   return `Created ${display} (${plural(countLines(newText), "line")}).`;
+}
+
+/** Tells the context what the edit changed; the diff code is loaded with the first edit. */
+async function recordEdit(ctx: ToolContext, ...edit: Parameters<typeof import("./edit-diff.js").describeEdit>): Promise<void> {
+  if (!ctx.recordEdit) return;
+  const { describeEdit } = await import("./edit-diff.js");
+  ctx.recordEdit(describeEdit(...edit));
 }
 
 /**

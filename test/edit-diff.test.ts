@@ -1,7 +1,7 @@
 // The diff of one edit as the tools describe it: hunks numbered like the file, three lines of
 // context, computed from the replaced text and the lines around it.
 import { describe, expect, it } from "vitest";
-import { describeEdit, MAX_DIFF_EDIT_LENGTH } from "../src/tools/file-edit.js";
+import { describeEdit, MAX_DIFF_EDIT_LENGTH } from "../src/tools/edit-diff.js";
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join("");
 
