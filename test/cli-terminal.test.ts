@@ -166,6 +166,17 @@ it("shows a spinner with the current step and the time spent on a terminal, in o
   expect(hel.screen()).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
 });
 
+it("shows the whole reasoning on stderr with --show-reasoning, and none of it in a pipe without", async () => {
+  const reply = { reasoning: "First I check the file.\nThen I answer.", content: "ok" };
+  sim = await startSimulator({ script: [reply, reply] });
+  const project = await tempProject();
+  const shown = await runHel({ args: ["-C", project, "--show-reasoning", "think"], baseUrl: sim.url });
+  expect(shown.stdout).toBe("ok\n");
+  expect(shown.stderr.startsWith("First I check the file.\nThen I answer.\n1 request")).toBe(true);
+  const quiet = await runHel({ args: ["-C", project, "think"], baseUrl: sim.url });
+  expect(quiet.stderr).not.toContain("First I check");
+});
+
 describe("--json-events", () => {
   it("streams every event as one JSON line, a subagent's tagged with its delegation", async () => {
     sim = await startSimulator({

@@ -74,6 +74,7 @@ Environment:
   DEEPSEEK_API_KEY   your DeepSeek API key (required; never written to disk)
   HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url
   HEL_DEBUG=1        show stack traces
+  NO_COLOR           no colours in the terminal
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
     )

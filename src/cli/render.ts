@@ -1,9 +1,9 @@
 // The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
-// edit's diff), retries, token figures, and — when stderr is a terminal — a spinner saying what hel
-// is doing, with reasoning folded to its last lines while it streams. The answer goes to stdout:
-// streamed as it arrives in the interactive mode, printed whole at the end otherwise, so
-// `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a terminal, the
-// model's text as it is otherwise.
+// edit's diff; each tool's look is in tool-views.ts), retries, token figures, and — when stderr is a
+// terminal — a spinner saying what hel is doing, with reasoning folded to its last lines while it
+// streams. The answer goes to stdout: streamed as it arrives in the interactive mode, printed whole
+// at the end otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when
+// stdout is a terminal, the model's text as it is otherwise.
 import type { AgentEvent } from "../agent/events.js";
 import { instructionUsage } from "../agent/instruction-usage.js";
 import { hitRatio, type UsageTotals } from "../agent/usage.js";

@@ -12,7 +12,7 @@ import { formatEdit } from "./diff-view.js";
 import { PLAIN, type Style } from "./style.js";
 import { toolCallLabel } from "./tool-views.js";
 
-/** The edits of one agent (the parent's, or one subagent's), by tool call id, and how to colour them. */
+/** What a transcript shows under an agent's calls: their edits by call id, and the colours to use. */
 interface EditView {
   edits: ReadonlyMap<string, FileEdit>;
   style: Style;

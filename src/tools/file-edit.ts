@@ -5,12 +5,13 @@ import { z } from "../zod.js";
 
 const count = z.number().int().nonnegative();
 
+/** Line numbers are the file's, from 1; an empty range's start is the line where it would begin. */
 export const DiffHunkSchema = z.object({
   old_start: count,
   old_lines: count,
   new_start: count,
   new_lines: count,
-  /** Each line with its mark: " " context, "-" removed, "+" added; no line break. A range of no lines starts where it would be. */
+  /** Each line with its mark: " " context, "-" removed, "+" added; no line break. */
   lines: z.array(z.string()),
 });
 export type DiffHunk = z.infer<typeof DiffHunkSchema>;
