@@ -72,7 +72,7 @@ function activity(event: AgentEvent): string | null {
 }
 
 /** "4.2s" under a minute, then "3m 07s". */
-export function elapsed(ms: number): string {
+function elapsed(ms: number): string {
   const seconds = Math.max(0, ms) / 1000;
   if (seconds < 60) return `${seconds.toFixed(1)}s`;
   const whole = Math.floor(seconds);

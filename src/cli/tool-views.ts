@@ -9,7 +9,7 @@ type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;
 
 const MAX_ARG_CHARS = 100;
 /** An edit's diff in the live view stops here; `hel sessions show` shows all of it. */
-export const LIVE_DIFF_LINES = 40;
+const LIVE_DIFF_LINES = 40;
 
 /** What the call does, in a few words: "search_replace src/a.ts", or the name and its arguments. */
 export function toolCallLabel(name: string, args: string): string {

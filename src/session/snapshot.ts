@@ -36,7 +36,7 @@ export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 const isoTime = z.iso.datetime({ offset: true });
 
 /** A file edit a tool call made, kept so `hel sessions show` can show its diff; `delegation` for a subagent's call. */
-export const StoredEditSchema = z.object({
+const StoredEditSchema = z.object({
   call_id: z.string(),
   delegation: z.number().int().positive().optional(),
   edit: FileEditSchema,

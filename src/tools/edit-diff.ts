@@ -6,7 +6,7 @@
 import { structuredPatch } from "diff";
 import type { DiffHunk, FileEdit } from "./file-edit.js";
 
-export const EDIT_CONTEXT_LINES = 3;
+const EDIT_CONTEXT_LINES = 3;
 /**
  * Beyond this many changed lines, finding the smallest diff costs more than it tells: the hunk then
  * shows every old line removed and every new line added.

@@ -6,7 +6,7 @@ import { z } from "../zod.js";
 const count = z.number().int().nonnegative();
 
 /** Line numbers are the file's, from 1; an empty range's start is the line where it would begin. */
-export const DiffHunkSchema = z.object({
+const DiffHunkSchema = z.object({
   old_start: count,
   old_lines: count,
   new_start: count,
