@@ -1,8 +1,27 @@
 import { describe, expect, it } from "vitest";
 import type { ChildTranscript } from "../src/agent/child-transcript.js";
-import { formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "../src/cli/transcript.js";
+import { ANSI } from "../src/cli/style.js";
+import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "../src/cli/transcript.js";
+import { describeEdit } from "../src/tools/edit-diff.js";
+import type { Message } from "../src/wire/messages.js";
 import type { SessionSummary } from "../src/session/catalog.js";
 import { ID_A, ID_B, ID_C, makeSnapshot } from "./helpers/session-fixtures.js";
+
+/** A subagent's transcript: the conversation it was handed, its task, then its own messages, the last its answer. */
+function childTranscript(task: string, inherited: Message[], own: Message[]): ChildTranscript {
+  const last = own.at(-1);
+  return {
+    number: 1,
+    kind: "delegate",
+    mode: "full",
+    task,
+    messages: [...inherited, { role: "user", content: `You are a subagent…\n\n${task}` }, ...own],
+    answer: last?.role === "assistant" ? (last.content ?? null) : null,
+    exit_reason: "completed",
+    usage: { requests: 2, prompt_tokens: 1000, completion_tokens: 50, prompt_cache_hit_tokens: 900, prompt_cache_miss_tokens: 100 },
+    cost_usd: 0.0012345,
+  };
+}
 
 describe("formatTranscript", () => {
   it("prints the header, instructions and answers in full, one line per tool call with a glimpse of its result", () => {
@@ -71,26 +90,56 @@ describe("formatTranscript", () => {
   });
 });
 
+describe("the diffs of a session's edits", () => {
+  const before = "export const a = 1;\nexport const b = 2;\n";
+  const parentEdit = describeEdit("src/a.ts", before, before.indexOf("2;"), "2", "3");
+  const childEdit = describeEdit("notes.md", "", 0, "", "hi\n", true);
+  const snapshot = makeSnapshot("/p", ID_A, {
+    edits: [
+      { call_id: "call_9", edit: parentEdit },
+      { call_id: "call_9", delegation: 1, edit: childEdit },
+    ],
+  });
+  const args = JSON.stringify({ path: "src/a.ts", old_text: "2", new_text: "3" });
+  snapshot.messages.push(
+    { role: "user", content: "Make b 3." },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: args } }] },
+    { role: "tool", tool_call_id: "call_9", content: "Edited src/a.ts: replaced line 2; the new text is at line 2." },
+  );
+
+  it("shows each edit under its call, numbered like the file, instead of the call's arguments", () => {
+    expect(formatTranscript(snapshot)).toContain(
+      [
+        "── instruction 2 ──",
+        "Make b 3.",
+        "",
+        "→ search_replace src/a.ts",
+        "  1   export const a = 1;",
+        "  2 - export const b = 2;",
+        "  2 + export const b = 3;",
+        "  ← Edited src/a.ts: replaced line 2; the new text is at line 2. (1 line, 60 B)",
+      ].join("\n"),
+    );
+    expect(formatTranscript(snapshot, ANSI)).toContain("  \x1b[2m2\x1b[22m \x1b[31m- export const b = 2;\x1b[39m");
+  });
+
+  it("gives a subagent's transcript its own edits, though call ids repeat across agents", () => {
+    const child = childTranscript("Write notes.", [{ role: "system", content: "You are hel." }], [
+      { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: '{"path":"notes.md","old_text":"","new_text":"hi\\n"}' } }] },
+      { role: "tool", tool_call_id: "call_9", content: "Created notes.md (1 line)." },
+      { role: "assistant", content: "Written." },
+    ]);
+    expect(formatChildTranscript(child, editsOf(snapshot.edits, 1))).toContain(["→ search_replace notes.md", "  1 + hi", "  ← Created notes.md (1 line). (1 line, 26 B)"].join("\n"));
+  });
+});
+
 describe("formatChildTranscript", () => {
   it("shows the task and the child's own work, not the conversation it inherited", () => {
-    const parent = makeSnapshot("/p", ID_A).messages;
-    const child: ChildTranscript = {
-      number: 1,
-      kind: "delegate",
-      mode: "full",
-      task: "Find where b is used.",
-      messages: [
-        ...parent,
-        { role: "user", content: "You are a subagent…\n\nFind where b is used." },
-        { role: "assistant", content: null, tool_calls: [{ id: "k1", type: "function", function: { name: "read_file", arguments: '{"path":"src"}' } }] },
-        { role: "tool", tool_call_id: "k1", content: "a.ts\nb.ts\n" },
-        { role: "assistant", content: "Only in src/a.ts." },
-      ],
-      answer: "Only in src/a.ts.",
-      exit_reason: "completed",
-      usage: { requests: 2, prompt_tokens: 1000, completion_tokens: 50, prompt_cache_hit_tokens: 900, prompt_cache_miss_tokens: 100 },
-      cost_usd: 0.0012345,
-    };
+    const child = childTranscript("Find where b is used.", makeSnapshot("/p", ID_A).messages, [
+      { role: "assistant", content: null, tool_calls: [{ id: "k1", type: "function", function: { name: "read_file", arguments: '{"path":"src"}' } }] },
+      { role: "tool", tool_call_id: "k1", content: "a.ts\nb.ts\n" },
+      { role: "assistant", content: "Only in src/a.ts." },
+    ]);
     expect(formatChildTranscript(child)).toBe(
       [
         "── subagent 1 (full) ── completed, 2 requests, 1,050 tokens, $0.0012",

@@ -149,6 +149,27 @@ describe("executeToolCall", () => {
     expect(crash).toEqual({ content: "Error: fake failed: first second", isError: true });
   });
 
+  it("returns what an edit changed beside its content, with the secrets in the file's lines redacted", async () => {
+    const { ctx, dir } = await toolProject();
+    const secret = "sk-live-0123456789";
+    await writeFile(path.join(dir, ".env"), `KEY=${secret}\nPORT=80\n`);
+    const result = await executeToolCall(call("search_replace", '{"path":".env","old_text":"PORT=80","new_text":"PORT=8143"}'), TOOLS, { ...ctx, secrets: [secret] });
+    expect(result).toEqual({
+      content: "Edited .env: replaced line 2; the new text is at line 2.",
+      isError: false,
+      edit: {
+        path: ".env",
+        created: false,
+        added: 1,
+        removed: 1,
+        hunks: [{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [" KEY=[redacted secret]", "-PORT=80", "+PORT=8143"] }],
+      },
+    });
+    const failed = await executeToolCall(call("search_replace", '{"path":".env","old_text":"nowhere","new_text":"x"}'), TOOLS, ctx);
+    expect(failed.isError).toBe(true);
+    expect(failed.edit).toBeUndefined();
+  });
+
   it("spills a long result of a spilling tool, never a read_file page", async () => {
     const { ctx, dir } = await toolProject();
     const long = "z".repeat(SPILL_LIMIT + 1);

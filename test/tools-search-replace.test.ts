@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openBeneath, type OpenDir } from "../src/fs/beneath.js";
 import { searchReplaceTool, type SearchReplaceArgs } from "../src/tools/search-replace.js";
 import { loadTextFile, saveTextFile } from "../src/tools/text-file.js";
+import type { FileEdit } from "../src/tools/file-edit.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { ToolError } from "../src/tools/types.js";
 import { ROOT } from "./helpers/hel.js";
@@ -88,6 +89,19 @@ describe("search_replace", () => {
     expect(await readFile(file, "utf8")).toBe("uno\r\ndos\r\nthree\r\n");
     await edit(ctx, { path: "win.txt", old_text: "dos\r\nthree", new_text: "tres" });
     expect(await readFile(file, "utf8")).toBe("uno\r\ntres\r\n");
+  });
+
+  it("tells what it changed, numbered like the file, for a CRLF file and a new one", async () => {
+    const { ctx, dir } = await toolProject();
+    const edits: FileEdit[] = [];
+    const recording = { ...ctx, recordEdit: (e: FileEdit) => void edits.push(e) };
+    await writeFile(path.join(dir, "win.txt"), "one\r\ntwo\r\nthree\r\n");
+    await edit(recording, { path: "win.txt", old_text: "two", new_text: "2\n2b" });
+    await edit(recording, { path: "new/a.txt", old_text: "", new_text: "x\n" });
+    expect(edits).toEqual([
+      { path: "win.txt", created: false, added: 2, removed: 1, hunks: [{ old_start: 1, old_lines: 3, new_start: 1, new_lines: 4, lines: [" one", "-two", "+2", "+2b", " three"] }] },
+      { path: "new/a.txt", created: true, added: 1, removed: 0, hunks: [{ old_start: 1, old_lines: 0, new_start: 1, new_lines: 1, lines: ["+x"] }] },
+    ]);
   });
 
   it("leaves the other lines of a mixed-ending file byte for byte", async () => {

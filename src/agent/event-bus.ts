@@ -35,7 +35,8 @@ export function createEventBus(onReaderFailure: (error: unknown) => void): Event
         drop(reader, error);
         continue;
       }
-      if (!work) continue;
+      // Only a promise is work to wait for; a reader that happens to return a value has none.
+      if (!(work instanceof Promise)) continue;
       const tracked: Promise<void> = work.catch((error: unknown) => drop(reader, error)).finally(() => pending.delete(tracked));
       pending.add(tracked);
     }

@@ -1,6 +1,7 @@
 // The one stream of events the agent loop emits. The terminal renderer, `--json` output, the run
 // records and the session saver all read this stream (event-bus.ts); nothing else reports what the
 // loop did.
+import type { FileEdit } from "../tools/file-edit.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
 import type { DelegateMode } from "./child-messages.js";
 import type { Meter } from "./meter.js";
@@ -44,7 +45,7 @@ export type AgentEvent = AgentRef &
      * what came since the last one, or its last lines after `skippedBytes` left out. The result is in tool_end.
      */
     | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
-    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
+    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit }
     | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
     | {
         type: "delegation_end";

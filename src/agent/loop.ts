@@ -115,7 +115,8 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
     run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
     const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
     const result = await executeToolCall(call, run.tools, { ...ctx, onOutput });
-    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name, isError: result.isError, result: result.content });
+    const edit = result.edit ? { edit: result.edit } : {};
+    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name, isError: result.isError, result: result.content, ...edit });
     append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
   }
 }

@@ -39,6 +39,8 @@ const RunOptionsSchema = z.object({
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   json: z.boolean(),
+  jsonEvents: z.boolean(),
+  showReasoning: z.boolean(),
   record: z.string().nullable(),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
@@ -71,6 +73,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
     .option("--json", "print one JSON object per instruction on stdout", false)
+    .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
+    .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
     .addHelpText(
       "after",
@@ -80,6 +84,7 @@ Environment:
   HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url
   HEL_PRICES         a JSON price table replacing the built-in one (for the cost estimates)
   HEL_DEBUG=1        show stack traces
+  NO_COLOR           no colours in the terminal
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
     )
@@ -146,6 +151,8 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,
     json: Boolean(opts.json),
+    jsonEvents: Boolean(opts.jsonEvents),
+    showReasoning: Boolean(opts.showReasoning),
     record: opts.record ? resolve(String(opts.record)) : null,
   });
   if (!parsed.success) {
@@ -153,5 +160,6 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     throw new HelError(`${issue?.message ?? "invalid option"} — see hel --help`, 2);
   }
   if (parsed.data.resume && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
+  if (parsed.data.json && parsed.data.jsonEvents) throw new HelError("--json and --json-events cannot be used together — pick one", 2);
   return parsed.data;
 }

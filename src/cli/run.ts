@@ -125,12 +125,26 @@ export async function runHel(options: RunOptions): Promise<number> {
       budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
     };
 
-    const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json, usage: ledger });
+    // stdout carries JSON instead of the answer with --json and --json-events.
+    const structured = options.json || options.jsonEvents;
+    const renderer = createRenderer({
+      stdout: process.stdout,
+      stderr: process.stderr,
+      live: interactive && !structured,
+      printAnswer: !structured,
+      showReasoning: options.showReasoning,
+      env: process.env,
+      usage: ledger,
+    });
     // The ledger first: the readers after it (the session's save included) ask it about the event they read.
     bus.subscribe(ledger.observe);
     bus.subscribe((event) => active.observe(event));
     bus.subscribe(renderer.observe);
     if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id, ledger));
+    if (options.jsonEvents) {
+      const { createJsonEvents } = await import("./json-events.js");
+      bus.subscribe(createJsonEvents((line) => process.stdout.write(line), () => active.id, ledger));
+    }
     if (options.record) {
       const recorder = new Recorder(options.record, ledger);
       recorder.setSessionId(active.id);
@@ -140,6 +154,7 @@ export async function runHel(options: RunOptions): Promise<number> {
     const instruct = async (text: string, signal: AbortSignal): Promise<TurnOutcome> => {
       beginTurn(active.messages, text, parentRun);
       const outcome = await runTurn(active.messages, parentRun, signal);
+      await renderer.flush();
       // The session saves from the turn's end; the next instruction waits for that save.
       await bus.settle();
       return outcome;
@@ -165,6 +180,8 @@ export async function runHel(options: RunOptions): Promise<number> {
       process.stdin.destroy();
     }
     renderer.stop();
+    await renderer.flush();
+    renderer.finish();
     if (active.saved) {
       const lost = active.lastSaveFailed ? " (without the last answer, which could not be saved)" : "";
       process.stderr.write(`session ${active.id} — resume with: hel --resume ${active.id}${lost}\n`);

@@ -6,7 +6,8 @@ import { ChildTranscriptSchema, type ChildTranscript } from "../agent/child-tran
 import { sessionPaths } from "../session/paths.js";
 import { listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
 import { loadSnapshot } from "../session/snapshot-file.js";
-import { formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./transcript.js";
+import { styleFor } from "./style.js";
+import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./transcript.js";
 import type { Invocation } from "./options.js";
 
 type SessionsInvocation = Extract<Invocation, { kind: "sessions" }>;
@@ -30,7 +31,9 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
       if (invocation.json) {
         out(JSON.stringify({ ...snapshot, child_transcripts: children }));
       } else {
-        out([formatTranscript(snapshot), formatDelegations(children), ...children.map(formatChildTranscript)].filter((b) => b !== "").join("\n\n"));
+        const style = styleFor(process.stdout, process.env);
+        const childViews = children.map((child) => formatChildTranscript(child, editsOf(snapshot.edits, child.number), style));
+        out([formatTranscript(snapshot, style), formatDelegations(children), ...childViews].filter((b) => b !== "").join("\n\n"));
       }
       return 0;
     }

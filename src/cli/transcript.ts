@@ -1,14 +1,30 @@
-// What `hel sessions show` and `hel sessions ls` print. Pure functions of their input (the clock is a
-// parameter), so the output is tested byte for byte. A transcript is for reading what happened:
-// instructions and final answers in full, each tool call on one line, tool results cut to a glimpse.
+// What `hel sessions show` and `hel sessions ls` print. Pure functions of their input (the clock and
+// the style are parameters), so the output is tested byte for byte. A transcript is for reading what
+// happened: instructions and final answers in full, each tool call on one line with the diff of the
+// edit it made, tool results cut to a glimpse.
 import type { ChildTranscript } from "../agent/child-transcript.js";
 import type { SessionSummary } from "../session/catalog.js";
-import type { Snapshot } from "../session/snapshot.js";
+import type { Snapshot, StoredEdit } from "../session/snapshot.js";
+import type { FileEdit } from "../tools/file-edit.js";
 import { formatUsd } from "../model/prices.js";
 import { groupDigits, plural } from "../tools/format.js";
 import type { Message, ToolCall } from "../wire/messages.js";
+import { formatEdit } from "./diff-view.js";
+import { PLAIN, type Style } from "./style.js";
+import { toolCallLabel } from "./tool-views.js";
 
-export function formatTranscript(snapshot: Snapshot): string {
+/** What a transcript shows under an agent's calls: their edits by call id, and the colours to use. */
+interface EditView {
+  edits: ReadonlyMap<string, FileEdit>;
+  style: Style;
+}
+
+/** The edits the calls of one agent made: the parent's (`delegation` undefined) or one subagent's. */
+export function editsOf(stored: readonly StoredEdit[] | undefined, delegation?: number): Map<string, FileEdit> {
+  return new Map((stored ?? []).filter((e) => e.delegation === delegation).map((e) => [e.call_id, e.edit]));
+}
+
+export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): string {
   const { usage, request_config: config } = snapshot;
   const turns = snapshot.messages.filter((m) => m.role === "user").length;
   const header = [
@@ -24,7 +40,8 @@ export function formatTranscript(snapshot: Snapshot): string {
 
   const blocks: string[] = [header.join("\n")];
   let turn = 0;
-  blocks.push(...formatMessages(snapshot.messages, (content) => `── instruction ${++turn} ──\n${content}`));
+  const view = { edits: editsOf(snapshot.edits), style };
+  blocks.push(...formatMessages(snapshot.messages, (content) => `── instruction ${++turn} ──\n${content}`, view));
   return blocks.join("\n\n") + "\n";
 }
 
@@ -32,13 +49,13 @@ export function formatTranscript(snapshot: Snapshot): string {
  * A subagent's transcript. Its messages begin with whatever the parent's conversation handed it (in
  * `full` mode, all of it); only what follows its task, the last user message, is the child's own work.
  */
-export function formatChildTranscript(child: ChildTranscript): string {
+export function formatChildTranscript(child: ChildTranscript, edits: ReadonlyMap<string, FileEdit> = new Map(), style: Style = PLAIN): string {
   const header = `── subagent ${child.number} (${child.mode ?? child.kind}) ── ${child.exit_reason}, ${childFigures(child).join(", ")}`;
   let start = 0;
   child.messages.forEach((m, i) => {
     if (m.role === "user") start = i + 1;
   });
-  const blocks = [`${header}\ntask: ${child.task}`, ...formatMessages(child.messages.slice(start), () => "")];
+  const blocks = [`${header}\ntask: ${child.task}`, ...formatMessages(child.messages.slice(start), () => "", { edits, style })];
   // A child stopped early (max steps, error) has no final answer among its messages; say so.
   if (child.answer === null) blocks.push(`── no answer (${child.exit_reason}) ──`);
   return blocks.filter((b) => b !== "").join("\n\n") + "\n";
@@ -67,24 +84,26 @@ function childFigures(child: ChildTranscript): string[] {
   ];
 }
 
-function formatMessages(messages: readonly Message[], user: (content: string) => string): string[] {
+function formatMessages(messages: readonly Message[], user: (content: string) => string, view: EditView): string[] {
   const results = new Map<string, string>();
   for (const m of messages) if (m.role === "tool") results.set(m.tool_call_id, m.content);
   const blocks: string[] = [];
   for (const m of messages) {
     if (m.role === "user") blocks.push(user(m.content));
-    else if (m.role === "assistant") blocks.push(formatAssistant(m, results));
+    else if (m.role === "assistant") blocks.push(formatAssistant(m, results, view));
     // System messages are rebuilt on resume and tool results are shown under their calls.
   }
   return blocks;
 }
 
-function formatAssistant(m: Extract<Message, { role: "assistant" }>, results: ReadonlyMap<string, string>): string {
+function formatAssistant(m: Extract<Message, { role: "assistant" }>, results: ReadonlyMap<string, string>, view: EditView): string {
   const content = m.content?.trim() ?? "";
   if (!m.tool_calls) return `── answer ──\n${content}`;
   const lines = content ? [content] : [];
   for (const call of m.tool_calls) {
-    lines.push(`→ ${call.function.name} ${formatArguments(call)}`);
+    const edit = view.edits.get(call.id);
+    if (edit) lines.push(`→ ${toolCallLabel(call.function.name, call.function.arguments)}`, ...formatEdit(edit, { style: view.style, indent: "  " }));
+    else lines.push(`→ ${call.function.name} ${formatArguments(call)}`);
     const result = results.get(call.id);
     lines.push(result === undefined ? "  ← (no result)" : `  ← ${glimpse(result)}`);
   }

@@ -18,7 +18,7 @@ import { recordCommand } from "./command-records.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
-import type { RequestConfig, Snapshot } from "./snapshot.js";
+import type { RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -97,6 +97,7 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
+  private readonly edits: StoredEdit[];
   private lostWarned = false;
   private readonly stored: Snapshot | null;
   /** The snapshot file this process last read or wrote; a save replaces only that one. */
@@ -118,6 +119,7 @@ class Session implements ActiveSession {
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
     this.childCount = stored?.children ?? 0;
+    this.edits = stored?.edits ?? [];
     this.saved = stored !== null;
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
     this.storedUsage = stored?.usage ?? emptyTotals();
@@ -153,8 +155,14 @@ class Session implements ActiveSession {
     if (modelChanged || toolsChanged || promptChanged) this.meter = { message_count: 0, input_tokens: 0 };
   }
 
-  /** A reader of the run's event stream: it saves when a parent turn is answered. Usage it asks the ledger. */
+  /**
+   * A reader of the run's event stream: it keeps what each edit changed (for `sessions show`), and
+   * saves when a parent turn is answered. Usage it asks the ledger.
+   */
   observe(event: AgentEvent): Promise<void> | void {
+    if (event.type === "tool_end" && event.edit) {
+      this.edits.push({ call_id: event.callId, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}), edit: event.edit });
+    }
     if (event.type === "turn_end" && event.agent === "parent" && event.exitReason === "completed") return this.saveAfterAnswer(event.meter);
   }
 
@@ -228,6 +236,7 @@ class Session implements ActiveSession {
       compaction: null,
       cursors: this.cursors.toJSON(),
       tools: this.tools,
+      ...(this.edits.length > 0 ? { edits: this.edits } : {}),
       messages: this.messages,
     };
   }

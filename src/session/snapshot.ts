@@ -9,6 +9,7 @@ import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
+import { FileEditSchema } from "../tools/file-edit.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { writeMessage } from "../wire/serialize.js";
@@ -34,6 +35,14 @@ export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 
 const isoTime = z.iso.datetime({ offset: true });
 
+/** A file edit a tool call made, kept so `hel sessions show` can show its diff; `delegation` for a subagent's call. */
+const StoredEditSchema = z.object({
+  call_id: z.string(),
+  delegation: z.number().int().positive().optional(),
+  edit: FileEditSchema,
+});
+export type StoredEdit = z.infer<typeof StoredEditSchema>;
+
 export const SnapshotSchema = z.object({
   schema_version: z.literal(SCHEMA_VERSION),
   session_id: z.string().min(1),
@@ -48,6 +57,8 @@ export const SnapshotSchema = z.object({
   compaction: z.null().or(z.record(z.string(), z.unknown())),
   cursors: CursorMapSchema,
   tools: z.array(ToolDefinitionSchema),
+  // Absent until the session edits a file; older snapshots have none.
+  edits: z.array(StoredEditSchema).optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;

@@ -5,6 +5,7 @@
 // the conversation's bound like any result.
 import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
+import { mapEditLines, type FileEdit } from "./file-edit.js";
 import { formatSize } from "./format.js";
 import { findFilesTool } from "./find-files.js";
 import { grepTool } from "./grep.js";
@@ -25,6 +26,8 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map<string, Tool>(
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** What the call changed in a file, for people; not part of the content the model gets. */
+  edit?: FileEdit;
 }
 
 export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
@@ -69,9 +72,20 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
     return failure(`invalid arguments for ${name}:\n${problems.join("\n")}\nResend the call with arguments that fix this (fields: ${fieldsOf(tool)})`, ctx);
   }
 
+  let edit: FileEdit | undefined;
+  const recordEdit = (made: FileEdit) => {
+    edit = mapEditLines(made, (line) => redactSecrets(line, ctx.secrets));
+  };
+  const result = await runParsed(tool, parsed.data, { ...ctx, recordEdit });
+  // An edit made before a later failure (its result could not be spilled) still changed the file.
+  return edit ? { ...result, edit } : result;
+}
+
+async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
+  const name = tool.name;
   let content: string;
   try {
-    content = redactSecrets(await tool.run(parsed.data, ctx), ctx.secrets);
+    content = redactSecrets(await tool.run(args, ctx), ctx.secrets);
   } catch (e) {
     return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx);
   }

@@ -45,7 +45,11 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
   const edited = withProjectEntry(ctx, args.path, "write", oldText === "", async ({ dir, name }) => {
     const loaded = await loadTextFile(dir, name, display);
     ctx.beforeWrite?.(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
-    if (loaded === null) return createFile(dir, name, display, oldText, newText);
+    if (loaded === null) {
+      const created = await createFile(dir, name, display, oldText, newText);
+      await recordEdit(ctx, display, "", 0, "", newText, true);
+      return created;
+    }
     if (oldText === "") {
       if (loaded.text !== "") {
         throw new ToolError(
@@ -53,10 +57,12 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
         );
       }
       await saveTextFile(dir, name, display, loaded, newText);
+      await recordEdit(ctx, display, "", 0, "", newText);
       return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
     }
     const edit = replaceOnce(loaded.text, oldText, newText, display);
     await saveTextFile(dir, name, display, loaded, edit.text);
+    await recordEdit(ctx, display, edit.before, edit.at, oldText, newText);
     const removed = spanOf(edit.line, oldText);
     return newText === ""
       ? `Edited ${display}: removed ${removed}.`
@@ -90,8 +96,18 @@ function missingFile(display: string): ToolError {
   );
 }
 
-/** `raw` with the one occurrence of `oldText` replaced, and the 1-based line where it started. */
-export function replaceOnce(raw: string, oldText: string, newText: string, display: string): { text: string; line: number } {
+/** Tells the context what the edit changed; the diff code is loaded with the first edit. */
+async function recordEdit(ctx: ToolContext, ...edit: Parameters<typeof import("./edit-diff.js").describeEdit>): Promise<void> {
+  if (!ctx.recordEdit) return;
+  const { describeEdit } = await import("./edit-diff.js");
+  ctx.recordEdit(describeEdit(...edit));
+}
+
+/**
+ * `raw` with the one occurrence of `oldText` replaced, the 1-based line where it started, and where it
+ * was (`at`) in `before`, the file's text with "\n" line endings.
+ */
+export function replaceOnce(raw: string, oldText: string, newText: string, display: string): { text: string; line: number; before: string; at: number } {
   const text = toLf(raw);
   const at = occurrences(text, oldText);
   const first = at[0];
@@ -108,7 +124,7 @@ export function replaceOnce(raw: string, oldText: string, newText: string, displ
   const inserted = crlf ? newText.replaceAll("\n", "\r\n") : newText;
   const start = rawIndex(raw, first);
   const end = rawIndex(raw, first + oldText.length);
-  return { text: raw.slice(0, start) + inserted + raw.slice(end), line: lineAt(text, first) };
+  return { text: raw.slice(0, start) + inserted + raw.slice(end), line: lineAt(text, first), before: text, at: first };
 }
 
 function noMatchMessage(text: string, oldText: string, display: string): string {

@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import type { ProcessGroup } from "./command/process-group.js";
 import type { CursorStore } from "./cursors.js";
+import type { FileEdit } from "./file-edit.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
@@ -37,6 +38,8 @@ export interface ToolContext {
    * show what the session changed. `path` is relative to the project directory, with `/`.
    */
   beforeWrite?: (path: string, content: string | null) => void;
+  /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
+  recordEdit?(edit: FileEdit): void;
 }
 
 export interface Tool<Args = unknown> {

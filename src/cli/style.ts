@@ -1,0 +1,76 @@
+// Colours and text attributes for the terminal, as plain functions: ANSI when the stream is a
+// terminal and NO_COLOR is not set, the identity otherwise, so every view is written once and
+// tested as plain text. Also what makes model and file text safe to print on a terminal.
+export interface Style {
+  readonly color: boolean;
+  bold(text: string): string;
+  dim(text: string): string;
+  italic(text: string): string;
+  underline(text: string): string;
+  strike(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  blue(text: string): string;
+  magenta(text: string): string;
+  cyan(text: string): string;
+}
+
+const sgr = (open: number, close: number) => (text: string) => (text === "" ? "" : `\x1b[${open}m${text}\x1b[${close}m`);
+
+export const ANSI: Style = {
+  color: true,
+  bold: sgr(1, 22),
+  dim: sgr(2, 22),
+  italic: sgr(3, 23),
+  underline: sgr(4, 24),
+  strike: sgr(9, 29),
+  red: sgr(31, 39),
+  green: sgr(32, 39),
+  yellow: sgr(33, 39),
+  blue: sgr(34, 39),
+  magenta: sgr(35, 39),
+  cyan: sgr(36, 39),
+};
+
+const same = (text: string) => text;
+export const PLAIN: Style = { color: false, bold: same, dim: same, italic: same, underline: same, strike: same, red: same, green: same, yellow: same, blue: same, magenta: same, cyan: same };
+
+/** ANSI for a terminal, unless NO_COLOR is set (https://no-color.org); plain for a file or a pipe. */
+export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Style {
+  return stream.isTTY && !env.NO_COLOR ? ANSI : PLAIN;
+}
+
+const ANSI_SEQUENCE = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
+
+/** The columns `text` takes on screen: its characters without ANSI sequences. */
+export function visibleWidth(text: string): number {
+  return Array.from(text.replace(ANSI_SEQUENCE, "")).length;
+}
+
+/** `text` cut to `width` columns with "…", counting only visible characters; styles are closed. */
+export function fitWidth(text: string, width: number): string {
+  if (visibleWidth(text) <= width) return text;
+  let out = "";
+  let used = 0;
+  for (const part of text.split(/(\x1b\[[0-9;?]*[ -/]*[@-~])/)) {
+    if (part.startsWith("\x1b[")) {
+      out += part;
+      continue;
+    }
+    for (const ch of part) {
+      if (used >= width - 1) return `${out}…${out.includes("\x1b[") ? "\x1b[0m" : ""}`;
+      out += ch;
+      used++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Text from the model or a file, made safe to show: control characters (escape sequences above all,
+ * which could move the cursor or retitle the window) become visible "?", tabs become spaces.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(/\r\n/g, "\n").replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, "?");
+}
