@@ -10,8 +10,8 @@ import { ensureHelDir, helDir, newSessionId, sessionPaths } from "../src/session
 import { ByteWriter } from "../src/wire/byte-writer.js";
 import { storedJson } from "../src/wire/stored-message.js";
 import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "../src/session/snapshot.js";
+import { findToolPairingError } from "../src/wire/tool-pairing.js";
 import {
-  findToolPairingError,
   latestSessionId,
   listSessions,
   loadSnapshot,

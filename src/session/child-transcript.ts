@@ -3,7 +3,7 @@
 import { z } from "../zod.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { EXIT_REASONS } from "../agent/events.js";
-import { MessageSchema } from "../wire/messages.js";
+import { MessageSchema, type WithMessages } from "../wire/messages.js";
 import { UsageTotalsSchema } from "./snapshot.js";
 
 export const ChildTranscriptSchema = z.object({
@@ -15,4 +15,4 @@ export const ChildTranscriptSchema = z.object({
   exit_reason: z.enum(EXIT_REASONS),
   usage: UsageTotalsSchema,
 });
-export type ChildTranscript = z.infer<typeof ChildTranscriptSchema>;
+export type ChildTranscript = WithMessages<z.infer<typeof ChildTranscriptSchema>>;

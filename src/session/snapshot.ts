@@ -9,7 +9,7 @@ import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import type { UsageTotals } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
-import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
+import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message, type WithMessages } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { writeMessage } from "../wire/serialize.js";
 import { storedJson } from "../wire/stored-message.js";
@@ -59,9 +59,9 @@ export const SnapshotSchema = z.object({
   tools: z.array(ToolDefinitionSchema),
   messages: z.array(MessageSchema),
 });
-export type Snapshot = z.infer<typeof SnapshotSchema>;
+export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;
 /** What a caller may hand to saveSnapshot: defaults (children) may be left out. */
-export type SnapshotInput = z.input<typeof SnapshotSchema>;
+export type SnapshotInput = WithMessages<z.input<typeof SnapshotSchema>>;
 
 /** Everything but the messages, which are checked one by one (see saveSnapshot). */
 export const SnapshotHeaderSchema = SnapshotSchema.omit({ messages: true });

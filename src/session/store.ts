@@ -9,7 +9,8 @@ import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
-import { storedJson, storedMessage, toolCallsOf } from "../wire/stored-message.js";
+import { storedJson, storedMessage } from "../wire/stored-message.js";
+import { findToolPairingError } from "../wire/tool-pairing.js";
 import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError } from "./errors.js";
@@ -315,34 +316,6 @@ function sameKeys(raw: unknown, message: Message): boolean {
   if (message.role !== "assistant" || !message.tool_calls) return true;
   const calls = (raw as { tool_calls: { function: unknown }[] }).tool_calls;
   return message.tool_calls.every((c, i) => keys(calls[i]) === keys(c) && keys(calls[i]!.function) === keys(c.function));
-}
-
-/**
- * The request DeepSeek accepts: each assistant message with tool calls is followed directly by one
- * tool message per call, and no tool message answers anything else. Returns what is wrong, or null.
- */
-export function findToolPairingError(messages: readonly Message[]): string | null {
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (m.role === "tool") return `the tool result in messages[${i}] answers no tool call (tool_call_id ${m.tool_call_id})`;
-    // A resumed message is not parsed for this: its role, tool_call_id and call ids are kept aside.
-    const calls = toolCallsOf(m);
-    if (!calls) continue;
-    const pending = new Map(calls.map((c) => [c.id, c]));
-    if (pending.size !== calls.length) return `messages[${i}] uses the same tool call id twice`;
-    let j = i + 1;
-    for (; j < messages.length; j++) {
-      const t = messages[j]!;
-      if (t.role !== "tool") break;
-      if (!pending.delete(t.tool_call_id)) {
-        return `the tool result in messages[${j}] answers no tool call of messages[${i}] (tool_call_id ${t.tool_call_id})`;
-      }
-    }
-    const missing = pending.values().next();
-    if (!missing.done) return `tool call ${missing.value.id} (${missing.value.function.name}) in messages[${i}] has no result`;
-    i = j - 1;
-  }
-  return null;
 }
 
 /** The ids of the session directories of this project, unsorted; none when .hel does not exist. */

@@ -4,9 +4,9 @@
 // (storedJson) and the pairing checks read its role and tool call ids (toolCallsOf), which are kept
 // aside. Setting or deleting one of its properties drops the bytes; a change inside a nested object
 // (a tool call) goes unseen, as it would by the serializer's cache: messages do not change once in a
-// conversation. Two things see through the proxy: structuredClone refuses it (hel never clones
-// messages), and Node's util.inspect prints its target, so console.log of one not yet parsed shows
-// only its role.
+// conversation, and their type is read-only (messages.ts). Two things see through the proxy:
+// structuredClone refuses it (hel never clones messages), and Node's util.inspect prints its target,
+// so console.log of one not yet parsed shows only its role.
 //
 // Why: loading a session used to build every message as objects and strings on the JS heap, about a
 // byte of heap per byte of file. That heap is new memory each load, slow to fault in, and the

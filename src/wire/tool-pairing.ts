@@ -1,0 +1,33 @@
+// The pairing rule of tool calls and results, which DeepSeek enforces on every request: a saved
+// conversation is checked with it before it is written and after it is read, and a change to a
+// conversation (conversation.ts) is checked with it before it is made.
+import type { Message } from "./messages.js";
+import { toolCallsOf } from "./stored-message.js";
+
+/**
+ * The request DeepSeek accepts: each assistant message with tool calls is followed directly by one
+ * tool message per call, and no tool message answers anything else. Returns what is wrong, or null.
+ */
+export function findToolPairingError(messages: readonly Message[]): string | null {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === "tool") return `the tool result in messages[${i}] answers no tool call (tool_call_id ${m.tool_call_id})`;
+    // A resumed message is not parsed for this: its role, tool_call_id and call ids are kept aside.
+    const calls = toolCallsOf(m);
+    if (!calls) continue;
+    const pending = new Map(calls.map((c) => [c.id, c]));
+    if (pending.size !== calls.length) return `messages[${i}] uses the same tool call id twice`;
+    let j = i + 1;
+    for (; j < messages.length; j++) {
+      const t = messages[j]!;
+      if (t.role !== "tool") break;
+      if (!pending.delete(t.tool_call_id)) {
+        return `the tool result in messages[${j}] answers no tool call of messages[${i}] (tool_call_id ${t.tool_call_id})`;
+      }
+    }
+    const missing = pending.values().next();
+    if (!missing.done) return `tool call ${missing.value.id} (${missing.value.function.name}) in messages[${i}] has no result`;
+    i = j - 1;
+  }
+  return null;
+}
