@@ -70,15 +70,11 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const sleep = options.sleep ?? abortableSleep;
   const baseMs = options.retryBaseMs ?? 1000;
 
-  async function attemptOnce(body: ChatRequest, signal: AbortSignal, handlers: StreamHandlers) {
+  async function attemptOnce(body: Buffer, signal: AbortSignal, handlers: StreamHandlers) {
     const acc = new StreamAccumulator();
     try {
-      // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
-      // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as sent.
-      // They are a view of serialize's one buffer, sent uncopied: safe because a run's requests are
-      // sequential, each answered (or its socket destroyed) before the next body is serialized.
       const stream = await sdk.post<Stream<ChunkLike>>("/chat/completions", {
-        body: requestBytes(body),
+        body,
         headers: { "content-type": "application/json" },
         stream: true,
         signal,
@@ -105,9 +101,14 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     baseURL: options.baseURL,
     async complete(body, signal, handlers = {}) {
       const started = monotonicMs();
+      let bytes: Buffer | undefined;
       for (let attempt = 1; ; attempt++) {
         handlers.onAttempt?.(attempt);
-        const outcome = await attemptOnce(body, signal, handlers);
+        // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
+        // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as
+        // sent. The bytes are this call's own, so every attempt sends them uncopied.
+        bytes ??= requestBytes(body);
+        const outcome = await attemptOnce(bytes, signal, handlers);
         if (outcome.result) {
           const { message, finishReason, usage } = outcome.result;
           return { message, finishReason, usage, status: 200, durationMs: monotonicMs() - started, attempts: attempt };
