@@ -48,6 +48,12 @@ const DEFERRED_BUILTINS = [
     importers: [/[\\/]commander[\\/]lib[\\/]command\.js$/],
     code: onFirstUse("node:child_process"),
   },
+  {
+    // hel starts a process only when the model runs a command.
+    builtin: "node:child_process",
+    importers: [helModule],
+    code: onFirstUse("node:child_process"),
+  },
 ];
 
 const deferBuiltins = {

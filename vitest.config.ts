@@ -27,6 +27,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Refuses to run when dist/ or out/ is older than its sources (see the file).
+    globalSetup: ["test/helpers/build-is-current.ts"],
     reporters: ["default", closingLine],
   },
 });

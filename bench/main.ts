@@ -1,20 +1,23 @@
 // `npm run bench`: hel's speed and memory table. Contract: prints medians and ratios next to their
 // targets (✓/✗ for the reader, never an assertion: a missed target does not fail the run), writes the
 // same numbers to bench-results.json in the current directory, and with --json prints that JSON on
-// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session`
+// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,grep,commands`
 // runs a subset. It is not part of the tests. A section that cannot be measured is reported and
 // makes the exit status 1; the other sections still run.
 import { cpus, loadavg } from "node:os";
 import { writeFile } from "node:fs/promises";
+import { BIG_OUTPUT_BYTES, measureBigOutput, measureCommandOverhead } from "./commands.js";
+import { measureGrep } from "./grep.js";
 import { measureHarness, type HarnessSize } from "./harness.js";
 import { measureMachine } from "./machine.js";
 import { rssMethod } from "./procs.js";
 import { measureReadFile } from "./read-file.js";
+import { PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { measureSessions } from "./session.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "grep", "commands"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -255,6 +258,104 @@ async function main(): Promise<number> {
         "Steps below: each timed alone, repeatedly, on memory already touched, so they sum to less than the totals above; the rest is",
         "first-touch page faults on new heap and buffers (see the fresh-memory line at the top) and garbage collection.",
         ...breakdown,
+      ],
+    };
+  });
+
+  await attempt("grep", "7. grep over large trees", async (): Promise<Section | Section[]> => {
+    const trees = await measureGrep({ runs: 5, projectRoot: PROJECT_ROOT, log });
+    const rows: Row[] = [];
+    for (const t of trees) {
+      const key = t.key;
+      const call = median(t.helCallMs);
+      const grep = median(t.grepWallMs);
+      const what = `${t.label}, ${t.matches} matches`;
+      const callCpu = median(t.helCallCpuMs);
+      const grepCpu = median(t.grepCpuMs);
+      rows.push({
+        key: `grep.${key}.hel_call`,
+        label: `${what}: hel grep, the call`,
+        value: call,
+        unit: "ms",
+        note: `${t.helCallMs.length} runs; CPU ${fmt(callCpu, 0)} ms; whole process ${fmt(median(t.helWallMs), 0)} ms`,
+        extra: { cpu_ms: callCpu, hel_wall_ms: median(t.helWallMs) },
+      });
+      rows.push({ key: `grep.${key}.grep`, label: `${what}: grep -rnI, spawn → exit`, value: grep, unit: "ms", note: `${t.grepWallMs.length} runs; CPU ${fmt(grepCpu, 0)} ms`, extra: { cpu_ms: grepCpu } });
+      rows.push({
+        key: `grep.${key}.ratio`,
+        label: "  ratio hel's call / grep -rnI",
+        value: call / grep,
+        unit: "x",
+        target: { kind: "under", limit: 2, unit: "x" },
+        note: `CPU ${fmt(callCpu / grepCpu, 2)}×; whole hel process / grep ${fmt(median(t.helWallMs) / grep, 2)}×`,
+        extra: { cpu_ratio: callCpu / grepCpu, wall_ratio: median(t.helWallMs) / grep },
+      });
+      rows.push({
+        key: `grep.${key}.rss`,
+        label: "  peak RSS: hel process (grep -rnI)",
+        value: median(t.helPeakRssMb),
+        unit: "MB",
+        note: `grep ${fmt(median(t.grepPeakRssMb))} MB; the search itself +${fmt(median(t.helSearchPeakMb), 2)} MB`,
+        extra: { grep_peak_rss_mb: median(t.grepPeakRssMb), search_peak_mb: median(t.helSearchPeakMb) },
+      });
+    }
+    const [small, big] = trees;
+    rows.push({
+      key: "grep.rss.ratio",
+      label: "peak RSS of hel, 50,000 / 5,000 files",
+      value: median(big!.helPeakRssMb) / median(small!.helPeakRssMb),
+      unit: "x",
+      target: { kind: "about", value: 1, tolerance: 0.1 },
+    });
+    return {
+      title: "7. grep over large trees: hel's grep tool (fresh child process each) vs GNU grep -rnI on the same files",
+      rows,
+      footnotes: [
+        "Generated trees: ~2 KB files of 43 lines, 100 per directory; pattern /needle_[0-9]+/ matches in 1 file of 997, so both read every file.",
+        "node_modules: hel's grep given path node_modules (so it walks it; .gitignore files inside packages still apply), grep -rnI on the same directory.",
+        "The call = executeToolCall alone, the search modules already loaded; whole process adds Node's start-up and loading hel's modules.",
+        "CPU = process.cpuUsage() over the call for hel, time(1) %U+%S (10 ms steps) for grep: on a shared machine, the fairer comparison.",
+        "The search itself = VmHWM after the call − VmRSS before it, with the peak reset (/proc/self/clear_refs) just before.",
+      ],
+    };
+  });
+
+  await attempt("commands", "8. run_command", async (): Promise<Section | Section[]> => {
+    const o = await measureCommandOverhead({ runs: 30, log });
+    const big = await measureBigOutput({ runs: 3, log });
+    const bash = median(o.bashMs);
+    const rows: Row[] = [
+      { key: "commands.bash", label: "`bash -c true` spawned directly", value: bash, unit: "ms", note: `${o.bashMs.length} runs` },
+      { key: "commands.full", label: "run_command `true`, --access full", value: median(o.fullMs), unit: "ms", note: `+${fmt(median(o.fullMs) - bash)} ms` },
+      { key: "commands.full.ratio", label: "  ratio to `bash -c true`", value: median(o.fullMs) / bash, unit: "x" },
+    ];
+    if (o.sandboxedMs.length > 0) {
+      const sandboxed = median(o.sandboxedMs);
+      rows.push(
+        { key: "commands.bwrap", label: "bubblewrap + `bash -c true` spawned directly (hel's bwrap arguments)", value: median(o.bwrapMs), unit: "ms", note: `+${fmt(median(o.bwrapMs) - bash)} ms` },
+        { key: "commands.sandboxed", label: "run_command `true`, sandboxed (--access edit)", value: sandboxed, unit: "ms", note: `hel's own part: ${fmt(sandboxed - median(o.bwrapMs))} ms` },
+        { key: "commands.sandboxed.added", label: "  added to `bash -c true`", value: sandboxed - bash, unit: "ms", target: { kind: "under", limit: 15, unit: "ms" } },
+        { key: "commands.sandboxed.ratio", label: "  ratio to `bash -c true`", value: sandboxed / bash, unit: "x" },
+      );
+    }
+    rows.push(
+      {
+        key: "commands.big.peak_rss",
+        label: `peak RSS of hel, a command printing ${BIG_OUTPUT_BYTES / 1e6} MB${big.sandboxed ? " (sandboxed)" : ""}`,
+        value: median(big.peakRssMb),
+        unit: "MB",
+        target: { kind: "under", limit: 100, unit: "MB" },
+        note: `max ${fmt(Math.max(...big.peakRssMb))} MB; spill file ${mb(big.spillBytes)}`,
+        extra: { spill_bytes: big.spillBytes },
+      },
+      { key: "commands.big.wall", label: "  whole run, spawn → exit", value: median(big.wallMs), unit: "ms", note: `${big.wallMs.length} runs` },
+    );
+    return {
+      title: "8. run_command: overhead of `true`, and a command printing 100 MB",
+      rows,
+      footnotes: [
+        "Overhead: in-process runCommandTool.run vs child_process spawns, interleaved, each timed from the call to its return / the close of the pipes.",
+        "100 MB: the built CLI against the simulator, one run_command call, then an answer; the whole output streams to spill/.",
       ],
     };
   });

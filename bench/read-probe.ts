@@ -3,20 +3,13 @@
 // `readPeakMb` is how far VmHWM rose above the RSS just before the call (the peak is reset first),
 // i.e. what the read itself cost in memory, apart from Node and the loaded modules.
 //   node out/bench/read-probe.js <projectDir> <relative file>
-import { join } from "node:path";
-import { CursorStore } from "../src/tools/cursors.js";
 import { executeToolCall, readFileTool } from "../src/tools/registry.js";
 import type { Tool } from "../src/tools/types.js";
+import { probeContext } from "./probe-context.js";
 import { resetPeakRss, selfRss } from "./procs.js";
 
 const [projectDir, file] = process.argv.slice(2) as [string, string];
-const ctx = {
-  projectDir,
-  access: "read-only" as const,
-  sessionDir: join(projectDir, ".hel", "sessions", "probe"),
-  cursors: new CursorStore(),
-  signal: new AbortController().signal,
-};
+const ctx = probeContext(projectDir);
 const call = { id: "call_probe", type: "function" as const, function: { name: "read_file", arguments: JSON.stringify({ path: file }) } };
 
 const canReset = resetPeakRss();

@@ -17,7 +17,7 @@ import { writeFileAtomic } from "../src/fs/atomic-write.js";
 import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { sessionPaths } from "../src/session/paths.js";
 import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type SnapshotInput } from "../src/session/snapshot.js";
-import { loadSnapshot, saveSnapshot } from "../src/session/store.js";
+import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { findToolPairingError } from "../src/wire/tool-pairing.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../src/tools/registry.js";
 import { MessageSchema } from "../src/wire/messages.js";

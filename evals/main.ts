@@ -2,6 +2,7 @@
 // `evals`: rerun the seeds' experiments with the real hel CLI, offline on the simulator by default.
 //   evals run <suite> [--conditions a,b] [--repeat N] [--model M] [--out DIR] [--build] [--timeout S]
 //   evals demo        h11 with all four conditions, offline, printed as a comparison table
+//   evals cost-model  the seed article's fork vs fresh-child cost table, from its assumptions or yours
 // stdout: the summary (Markdown); stderr: progress. Exit 0 when the suite ran (judges may fail: they
 // are results), 1 when it could not run, 2 on a usage error.
 import { Command, InvalidArgumentError } from "commander";
@@ -9,6 +10,7 @@ import { UsageError, runEvals } from "./evals.js";
 import { H11_INSTRUCTION } from "./suites/h11.js";
 import { SUITES } from "./suites/index.js";
 import { conditionTable, keyRequestTable, modeLine } from "./summary.js";
+import { ARTICLE_PARAMS, costModel, costTable, type CostParams } from "./cost-model.js";
 
 const wholeNumber = (flag: string) => (v: string) => {
   const n = Number(v);
@@ -108,6 +110,39 @@ program
         `Full summary: ${result.dir}/summary.md — each run's record.json and raw/requests.jsonl are beside it.\n`,
     );
   });
+
+const nonNegative = (flag: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} takes a number ≥ 0`);
+  return n;
+};
+const costFlags: [keyof CostParams, string, string][] = [
+  ["prefix", "--prefix <tokens>", "the parent's prefix a fork inherits"],
+  ["system", "--system <tokens>", "a fresh child's system prompt"],
+  ["turns", "--turns <n>", "requests in the child's loop"],
+  ["added", "--added <tokens>", "tokens the loop adds over all its turns"],
+  ["reread", "--reread <tokens>", "parent material a fresh child must read again"],
+  ["read", "--read <factor>", "price factor of a cached token read"],
+  ["write", "--write <factor>", "price factor of a token written into the cache"],
+  ["foldedPrefix", "--folded-prefix <tokens>", "the parent's prefix after folding"],
+  ["price", "--price <dollars>", "dollars per million fresh tokens"],
+];
+const costCommand = program
+  .command("cost-model")
+  .description("print the seed article's table: a forked child against a fresh one, and a fork from the folded view");
+for (const [key, flag, description] of costFlags) costCommand.option(flag, `${description} (article: ${ARTICLE_PARAMS[key]})`, nonNegative(flag.split(" ")[0]!), ARTICLE_PARAMS[key]);
+costCommand.action((opts: CostParams) => {
+  const model = costModel(opts);
+  process.stdout.write(
+    `${costTable(model, opts)}
+
+` +
+      `fork / fresh child: ${model.forkToFresh.toFixed(2)}× · the folded fork costs ${(model.foldedFork.total / model.fresh.total).toFixed(2)}× a fresh child
+` +
+      `Units: fresh-token equivalents (a cached read counts ${opts.read}, a cache write ${opts.write}); lines are rounded to thousands before they are added, as the article adds them.
+`,
+  );
+});
 
 for (const command of [program, ...program.commands]) command.exitOverride();
 

@@ -71,6 +71,13 @@ function isFaultsStep(step: SimStep): step is { faults: SimFault[]; reply?: SimR
   return typeof step === "object" && step !== null && "faults" in step;
 }
 
+/** The error, its message followed by the request's headers when `req` is given. */
+function echoed(info: ApiErrorInfo, req: IncomingMessage | undefined): ApiErrorInfo {
+  if (!req) return info;
+  const headers = Object.entries(req.headers).map(([name, value]) => `${name}: ${String(value)}`);
+  return { ...info, message: `${info.message} (request headers: ${headers.join("; ")})` };
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -225,7 +232,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
           ex.reset();
           return;
         case "status": {
-          const info = defaultStatusError(fault.status);
+          const info = echoed(defaultStatusError(fault.status), fault.echoHeaders ? ex.req : undefined);
           const headers: Record<string, string> = fault.retryAfter !== undefined ? { "Retry-After": fault.retryAfter } : {};
           const payload = fault.body !== undefined ? fault.body : errorBody(info);
           if (!ex.res.headersSent) return ex.json(fault.status, payload, headers);

@@ -14,8 +14,11 @@ export interface SimReply {
 }
 
 export type SimFault =
-  /** An error response, e.g. 429/500/502/503/504/400/401/402/422; `body` replaces DeepSeek's error body. */
-  | { kind: "status"; status: number; body?: unknown; retryAfter?: string }
+  /**
+   * An error response, e.g. 429/500/502/503/504/400/401/402/422; `body` replaces DeepSeek's error body.
+   * `echoHeaders`: its message quotes the request's headers, Authorization included, as some proxies do.
+   */
+  | { kind: "status"; status: number; body?: unknown; retryAfter?: string; echoHeaders?: boolean }
   /** The stream starts (200 + `afterChunks` data chunks), then the socket is destroyed: no [DONE]. */
   | { kind: "drop"; afterChunks: number }
   /** 200 headers, then nothing at all for `ms`; the answer follows if the client is still there. */

@@ -1,15 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { writeAll, writeFileAtomic } from "../src/fs/atomic-write.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "hel-atomic-"));
+beforeEach(async () => {
+  dir = await tempProject();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const pieces = [Buffer.from("header,"), Buffer.alloc(0), Buffer.from("a long middle piece,"), Buffer.from("x"), Buffer.from("the end\n")];
 

@@ -5,7 +5,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type SimFault, type Simulator } from "../sim/index.js";
-import { collect, runHel, startHel, tempProject } from "./helpers/hel.js";
+import { collect, runHel, startHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
+import { waitFor } from "./helpers/wait.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -25,7 +27,7 @@ describe("usage errors exit 2", () => {
   it.each([
     [["--frobnicate", "hi"], /unknown option '--frobnicate'/],
     [["--delegate", "some", "hi"], /--delegate.*full, no-tools, task-only/],
-    [["--access", "root", "hi"], /--access.*read-only, edit/],
+    [["--access", "root", "hi"], /--access.*read-only, edit, full/],
     [["--max-steps", "zero", "hi"], /--max-steps takes a whole number/],
     [["--tools", "read_file,rm", "hi"], /--tools takes names from/],
     [["-C", "/nonexistent/dir", "hi"], /does not exist/],
@@ -158,13 +160,12 @@ describe("retries", () => {
 
 describe("interruptions", () => {
   it("SIGINT while the answer streams ends the instruction as aborted, not as an error", async () => {
-    sim = await startSimulator({ script: [{ faults: [{ kind: "stall", ms: 20_000 }], reply: { content: "late" } }] });
+    const stalled = (sim = await startSimulator({ script: [{ faults: [{ kind: "stall", ms: 20_000 }], reply: { content: "late" } }] }));
     const project = await tempProject();
-    const child = startHel({ args: ["-C", project, "--json", "hi"], baseUrl: sim.url });
+    const child = startHel({ args: ["-C", project, "--json", "hi"], baseUrl: stalled.url });
     const done = collect(child);
-    while (sim.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
-    // The response has begun (headers sent, stream open) when the signal comes.
-    await new Promise((r) => setTimeout(r, 300));
+    // The response has begun (200 headers sent, stream open and silent) when the signal comes.
+    await waitFor(() => stalled.requests[0]?.status === 200, "the simulator to open the stalled stream");
     child.kill("SIGINT");
     const result = await done;
     expect(result.code).toBe(1);

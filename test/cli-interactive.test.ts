@@ -5,19 +5,15 @@ import { spawn } from "node:child_process";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { HEL, helEnv, tempProject } from "./helpers/hel.js";
+import { HEL, helEnv } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
+import { waitFor } from "./helpers/wait.js";
 
 let sim: Simulator;
 let screenText = () => "";
 afterEach(async () => sim?.close());
 
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen so far:\n${screenText()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (check: () => boolean, what: string): Promise<void> => waitFor(check, () => `${what}; screen so far:\n${screenText()}`);
 
 it("Ctrl-C aborts the request in flight, the conversation stays valid, Ctrl-D exits", async () => {
   sim = await startSimulator({

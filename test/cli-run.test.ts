@@ -8,7 +8,8 @@ import { createGzip } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest, Message } from "../src/wire/messages.js";
-import { runHel, tempProject } from "./helpers/hel.js";
+import { runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
@@ -115,13 +116,16 @@ describe("stdin and --json", () => {
     expect(a).toMatchObject({ answer: "first answer", exit_reason: "completed", usage: { requests: 1 } });
     expect(b.session_id).toBe(a.session_id);
     const usage = sim.requests[1]!.usage!;
-    expect(b.usage).toEqual({
+    const figures = {
       requests: 1,
       prompt_tokens: usage.prompt_tokens,
       completion_tokens: usage.completion_tokens,
       prompt_cache_hit_tokens: usage.prompt_cache_hit_tokens,
       prompt_cache_miss_tokens: usage.prompt_cache_miss_tokens,
-    });
+      cost_usd: b.usage.cost_usd,
+    };
+    expect(b.usage.cost_usd).toBeGreaterThan(0);
+    expect(b.usage).toEqual({ ...figures, by_agent: [{ agent: "parent", ...figures }] });
     const second = bodies()[1]!;
     expect(second.messages.slice(1)).toEqual([
       { role: "user", content: "first question" },

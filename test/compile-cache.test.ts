@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { cacheDirectory, cacheFileName } from "../src/bin/compile-cache.cjs";
-import { ROOT, runHel, tempProject } from "./helpers/hel.js";
+import { ROOT, runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 const LOADER = join(ROOT, "dist", "bin", "compile-cache.cjs");
 

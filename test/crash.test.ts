@@ -6,8 +6,10 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
-import { loadSnapshot } from "../src/session/store.js";
-import { HEL, helEnv, tempProject } from "./helpers/hel.js";
+import { loadSnapshot } from "../src/session/snapshot-file.js";
+import { HEL, helEnv } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
+import { waitFor } from "./helpers/wait.js";
 
 const RUNS = 50;
 const LINES = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
@@ -32,7 +34,7 @@ it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { t
     const child = spawn(process.execPath, [HEL, "-C", project, "--tools", "none", "--effort", "none"], { env: helEnv(sim.url), stdio: ["pipe", "ignore", "ignore"] });
     child.stdin.on("error", () => {});
     child.stdin.write(LINES.join("\n") + "\n");
-    while (sim.requests.length - before < afterRequests && child.exitCode === null) await new Promise((r) => setTimeout(r, 1));
+    await waitFor(() => sim.requests.length - before >= afterRequests || child.exitCode !== null, `request ${afterRequests} of the run`, { everyMs: 1, timeoutMs: 60_000 });
     await new Promise((r) => setTimeout(r, extraMs));
     child.kill("SIGKILL");
     await new Promise((r) => child.on("close", r));
@@ -55,7 +57,8 @@ it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { t
     withSnapshot++;
     longest = Math.max(longest, turns);
   }
-  // The kills must have landed both before and after saves for the test to mean anything.
-  expect(withSnapshot).toBeGreaterThanOrEqual(RUNS * 0.8);
+  // The kills must have landed both before and after saves for the test to mean anything: a tenth
+  // of them come before the first request, and about as many before its answer is saved.
+  expect(withSnapshot).toBeGreaterThanOrEqual(RUNS * 0.7);
   expect(longest).toBeGreaterThan(1);
 });

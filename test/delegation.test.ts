@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { childTask } from "../src/agent/child-messages.js";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { runHel, tempProject } from "./helpers/hel.js";
+import { runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 const INSTRUCTION =
   "Read services.ini to find the api service's port. Then delegate to a subagent, with delegate_task, the job of changing the port in deploy/api.yaml to that value. After the subagent's result, read deploy/api.yaml yourself to check the changed line, and give only the changed port number as your final answer.";
@@ -61,12 +62,12 @@ describe.each(["full", "no-tools", "task-only"] as const)("--delegate %s", (mode
     // Same model, settings and tool list (delegate_task included), byte for byte; only the messages differ.
     expect(childFirst.body).toEqual({ ...parentBeforeDelegation, messages: expectedMessages });
     expect(JSON.stringify(childFirst.body.tools)).toBe(JSON.stringify(parentBeforeDelegation.tools));
-    expect(childFirst.body.tools!.at(-1)!.function.name).toBe("delegate_task");
+    expect(childFirst.body.tools!.slice(-2).map((t) => t.function.name)).toEqual(["delegate_task", "review_changes"]);
 
     // One delegation line: mode, the parent's words, the child's tool calls, its answer and usage.
     expect(delegations).toHaveLength(1);
     const childLines = lines.filter((l) => l.agent === "child");
-    expect(delegations[0]).toMatchObject({ delegation: 1, mode, task, exit_reason: "completed" });
+    expect(delegations[0]).toMatchObject({ delegation: 1, kind: "delegate", mode, task, exit_reason: "completed" });
     expect(delegations[0].tool_calls.map((c: { name: string }) => c.name)).toContain("search_replace");
     expect(delegations[0].usage.prompt_tokens).toBe(childLines.reduce((s, l) => s + l.usage.prompt_tokens, 0));
 
@@ -133,30 +134,31 @@ describe("a child that misbehaves", () => {
   it("a child that fails returns an error result and the parent carries on", async () => {
     sim = await startSimulator({
       script: [
-        { tool_calls: [call("delegate_task", { task: "loop forever" })] },
+        { tool_calls: [call("delegate_task", { task: "read the project" })] },
         { tool_calls: [call("read_file", { path: "." })] },
-        { tool_calls: [call("read_file", { path: "." })] },
+        { fault: { kind: "status", status: 400 } },
         { content: "the subagent failed; I stopped" },
       ],
     });
     const project = await tempProject();
-    const result = await runHel({ args: ["-C", project, "--delegate", "full", "--max-steps", "2", "go"], baseUrl: sim.url });
+    const result = await runHel({ args: ["-C", project, "--delegate", "full", "go"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const parentAfter = sim.requests[3]!.body as ChatRequest;
-    expect(parentAfter.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^Error: the subagent did not finish \(max_steps/) });
+    expect(parentAfter.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^Error: the subagent did not finish \(error: .*400/) });
     // Only the child's outcome entered the parent's conversation, never its messages.
     expect(parentAfter.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(result.stdout).toBe("the subagent failed; I stopped\n");
   });
 
-  it("delegate_task is offered last, with a description of what the child sees", async () => {
+  it("delegate_task and then review_changes are offered last, with descriptions of what the children see", async () => {
     sim = await startSimulator({ script: [{ content: "ok" }] });
     const project = await tempProject();
     await runHel({ args: ["-C", project, "--delegate", "no-tools", "go"], baseUrl: sim.url });
     const tools = (sim.requests[0]!.body as ChatRequest).tools!;
-    expect(tools.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "delegate_task"]);
+    expect(tools.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "delegate_task", "review_changes"]);
     expect(tools[2]!.function.description).toMatch(/without tool calls and tool results/);
     expect(tools[2]!.function.description).toMatch(/final answer is all that comes back/);
     expect(tools[2]!.function.description).toMatch(/exact output/);
+    expect(tools[3]!.function.description).toMatch(/only the user's instructions of this session \(verbatim\) and a unified diff/);
   });
 });

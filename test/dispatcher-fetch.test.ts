@@ -8,6 +8,7 @@ import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { dispatcherFetch } from "../src/model/dispatcher-fetch.js";
 import { HttpHeaders } from "../src/model/http-headers.js";
+import { waitFor } from "./helpers/wait.js";
 
 interface Seen {
   method: string;
@@ -132,7 +133,7 @@ describe("dispatcherFetch", () => {
   });
 
   it("ends with an AbortError when the signal fires, before the answer or during it", async () => {
-    const { url } = await serve((req, res) => {
+    const { url, seen } = await serve((req, res) => {
       if (req.url === "/never") return;
       res.writeHead(200);
       res.write("data: first\n\n");
@@ -140,12 +141,14 @@ describe("dispatcherFetch", () => {
     const fetch = fetchOver();
     const early = new AbortController();
     const waiting = fetch(`${url}/never`, { signal: early.signal });
-    setTimeout(() => early.abort(), 50);
+    await waitFor(() => seen.length === 1, "the server to have the request");
+    early.abort();
     await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
     const late = new AbortController();
     const response = await fetch(`${url}/stream`, { signal: late.signal });
-    const reading = bytesOf(response.body);
-    setTimeout(() => late.abort(), 50);
-    await expect(reading).rejects.toMatchObject({ name: "AbortError" });
+    const chunks = response.body[Symbol.asyncIterator]();
+    expect((await chunks.next()).done).toBe(false); // the answer has begun
+    late.abort();
+    await expect(chunks.next()).rejects.toMatchObject({ name: "AbortError" });
   });
 });

@@ -12,7 +12,7 @@ import {
 } from "../evals/judges.js";
 import type { RecordDir, RecordJson, RecordedToolCall } from "../evals/records.js";
 
-const totals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0 };
+const totals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0, cost_usd: 0 };
 function recordDir(over: Partial<RecordJson> | null, dir = "/runs/r"): RecordDir {
   const record: RecordJson | null =
     over === null
@@ -22,7 +22,7 @@ function recordDir(over: Partial<RecordJson> | null, dir = "/runs/r"): RecordDir
           answer: "8143",
           exit_reason: "completed",
           requests: 0,
-          usage: { total: totals, parent: totals, child: totals },
+          usage: { total: totals, parent: totals, child: totals, by_agent: [] },
           tool_calls: [],
           instructions: [],
           ...over,

@@ -3,27 +3,18 @@
 // in the summary is the sum (= mean, with one repetition) over the per-run record files.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { emptyTotals, sumTotals, type UsageTotals as Totals } from "../src/agent/usage.js";
 import { runEvals } from "../evals/evals.js";
 import type { RunResult } from "../evals/runner.js";
 import type { Summary } from "../evals/summary.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const EVALS = join(ROOT, "out", "evals", "main.js");
 
-const outs: string[] = [];
-async function outDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "hel-evals-test-"));
-  outs.push(dir);
-  return dir;
-}
-afterAll(async () => {
-  for (const dir of outs) await rm(dir, { recursive: true, force: true });
-});
 
 interface Done {
   code: number | null;
@@ -105,7 +96,7 @@ describe("evals run, offline, --repeat 1", () => {
   let s11: Summary;
   let s9: Summary;
   beforeAll(async () => {
-    out = await outDir();
+    out = await tempProject();
     // A real key in the environment must not turn the default run online.
     const env = { ...process.env, DEEPSEEK_API_KEY: "sk-must-not-be-used", HEL_BASE_URL: "http://127.0.0.1:9" };
     [h11, h9] = await Promise.all([evals(["run", "h11", "--repeat", "1", "--out", out], env), evals(["run", "h9", "--repeat", "1", "--out", out], env)]);
@@ -198,7 +189,7 @@ describe("evals run, offline, --repeat 1", () => {
 
 describe("evals run, repetitions and limits", () => {
   it("--repeat 2: a new identifier per repetition, shared by its conditions; the summary holds means", async () => {
-    const out = await outDir();
+    const out = await tempProject();
     const { summary, runs } = await runEvals({ suite: "h9", conditions: ["continuous", "resume"], repeat: 2, out });
     const ids = runs.map((r) => `${r.repetition}:${r.params.identifier}`);
     expect(new Set(ids).size).toBe(2);
@@ -214,7 +205,7 @@ describe("evals run, repetitions and limits", () => {
   });
 
   it("a run over its time limit is killed, makes no further requests, and fails its judges", async () => {
-    const out = await outDir();
+    const out = await tempProject();
     // The first answer takes 30 s; the run's limit is 1.5 s.
     const { summary, runs } = await runEvals({
       suite: "h9",

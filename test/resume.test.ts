@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { saveSnapshot } from "../src/session/store.js";
-import { collect, HEL, helEnv, runHel, tempProject } from "./helpers/hel.js";
+import { saveSnapshot } from "../src/session/snapshot-file.js";
+import { collect, HEL, helEnv, runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
+import { waitFor } from "./helpers/wait.js";
 import { makeSnapshot } from "./helpers/session-fixtures.js";
 
 let sims: Simulator[] = [];
@@ -151,7 +153,7 @@ it("a spill before the first answer leases the session, so it cannot be deleted 
   const project = await tempProject();
   const child = spawn(process.execPath, [HEL, "-C", project, "--delegate", "task-only", "go"], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
   const done = collect(child);
-  while (s.requests.length < 3) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => s.requests.length === 3, "the request after the spill");
   const [id] = await readdir(join(project, ".hel", "sessions"));
   expect((await readdir(join(project, ".hel", "sessions", id!, "spill"))).length).toBe(1);
   expect(existsSync(join(project, ".hel", "sessions", id!, "snapshot.json"))).toBe(false);
@@ -193,9 +195,8 @@ describe("what is saved", () => {
     let stdout = "";
     child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stdin!.write("one\n");
-    while (!stdout.includes("a1")) await new Promise((r) => setTimeout(r, 25));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(stderr).toMatch(/hel: could not .*session .* kept in memory/);
+    await waitFor(() => stdout.includes("a1"), "the first answer");
+    await waitFor(() => /hel: could not .*session .* kept in memory/.test(stderr), () => `the warning that the save failed; stderr so far: ${stderr}`);
     await rm(join(project, ".hel"));
     child.stdin!.end("two\n");
     const code = await new Promise((r) => child.on("close", r));
@@ -275,7 +276,7 @@ async function liveSession() {
   first.stdin!.write("hello\n");
   const sessions = join(project, ".hel", "sessions");
   const saved = async () => existsSync(sessions) && (await readdir(sessions)).some((id) => existsSync(join(sessions, id, "snapshot.json")));
-  while (!(await saved())) await new Promise((r) => setTimeout(r, 25));
+  await waitFor(saved, "the first snapshot");
   const [id] = await readdir(sessions);
   return { s, project, first, done, sessions, id: id! };
 }
@@ -319,7 +320,7 @@ it("SIGTERM during a request aborts it, ends the run and releases the lease; the
   s.push({ faults: [{ kind: "delay", ms: 20_000 }], reply: { content: "too late" } });
   const before = s.requests.length;
   first.stdin!.write("slow one\n");
-  while (s.requests.length === before) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => s.requests.length > before, "the slow request");
   const started = Date.now();
   first.kill("SIGTERM");
   const result = await done;
@@ -336,7 +337,7 @@ it("a lease lost while running stops the saving, and hel says so", { timeout: 40
   first.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   // Another party takes the lease away; the holder notices at its next refresh (every 7.5 s).
   await rm(join(sessions, id, ".active"), { recursive: true, force: true });
-  while (!stderr.includes("lost the lease")) await new Promise((r) => setTimeout(r, 100));
+  await waitFor(() => stderr.includes("lost the lease"), "hel to notice the lost lease", { timeoutMs: 30_000 });
   first.stdin!.end("second\n");
   const result = await done;
   // The second answer exists nowhere but in that process's memory: the run failed to keep it.

@@ -3,27 +3,28 @@ import { existsSync, rmdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../src/session/errors.js";
-import { acquireLease, isLeased, LEASE_TIMING, withStoreLock } from "../src/session/lease.js";
+import { acquireLease, isLeased, LEASE_TIMING, withStoreLock, type Lease } from "../src/session/lease.js";
 import { sessionPaths } from "../src/session/paths.js";
-import { loadSnapshot, removeSessions, saveSnapshot } from "../src/session/store.js";
+import { removeSessions } from "../src/session/catalog.js";
+import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { buildSessionModules } from "./helpers/build-session.js";
-import { ID_A, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
+import { ID_A, makeSnapshot, sessionError } from "./helpers/session-fixtures.js";
+import { tempProject } from "./helpers/temp-project.js";
+import { waitFor } from "./helpers/wait.js";
 
 let modules: string;
 let project: string;
-let cleanup: () => void;
 const children: ChildProcess[] = [];
 
 beforeAll(() => {
   modules = buildSessionModules();
 });
 beforeEach(async () => {
-  ({ dir: project, cleanup } = tempProject());
+  project = await tempProject();
   await saveSnapshot(project, makeSnapshot(project, ID_A));
 });
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  cleanup();
 });
 
 /** Starts a second process holding the lease (or the store lock); resolves once it says "held". */
@@ -83,14 +84,10 @@ describe("one session, one process", () => {
     expect(existsSync(active())).toBe(true); // nothing could clean up
     const timing = { stale: 2000, update: 1000 };
     expect((await sessionError(() => acquireLease(project, ID_A, { timing }))).exitCode).toBe(3);
-    const killedAt = Date.now();
-    let lease;
-    while (!lease) {
-      lease = await acquireLease(project, ID_A, { timing }).catch(() => undefined);
-      if (!lease) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(Date.now() - killedAt).toBeLessThan(2000 + 1500);
-    await lease.release();
+    let lease: Lease | undefined;
+    const takeOver = async () => (lease = await acquireLease(project, ID_A, { timing }).catch(() => undefined)) !== undefined;
+    await waitFor(takeOver, "the stale lease to be taken over", { timeoutMs: 2000 + 1500, everyMs: 100 });
+    await lease!.release();
   });
 
   it("with the production timing, a dead process's lease refuses at 20 s and is taken over at 31 s", async () => {
@@ -143,14 +140,12 @@ describe("the lease in this process", () => {
     const reasons: string[] = [];
     lease.onLost((reason) => reasons.push(reason));
     rmdirSync(active()); // another process (or a person) removed it
-    const deadline = Date.now() + 5000;
-    while (!lease.lost && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(lease.lost).toBe(true);
+    await waitFor(() => lease.lost, "the holder to notice", { timeoutMs: 5000 });
     expect(reasons).toHaveLength(1);
     const late: string[] = [];
     lease.onLost((reason) => late.push(reason));
-    await new Promise((r) => setTimeout(r, 10));
-    expect(late).toHaveLength(1);
+    await waitFor(() => late.length > 0, "a listener added after the loss to hear of it");
+    expect(late).toEqual(reasons);
     const err = await sessionError(() => saveSnapshot(project, makeSnapshot(project, ID_A), { lease }));
     expect(err.exitCode).toBe(1);
     expect(err.message).toMatch(/^session .* was not saved: its lease was lost, another hel process may be using it — /);

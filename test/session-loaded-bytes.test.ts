@@ -4,24 +4,20 @@
 // collector (--expose-gc).
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { saveSnapshot } from "../src/session/store.js";
+import { expect, it } from "vitest";
+import { saveSnapshot } from "../src/session/snapshot-file.js";
 import { buildSessionModules } from "./helpers/build-session.js";
-import { ID_A, ID_B, makeSnapshot, tempProject } from "./helpers/session-fixtures.js";
-
-let project: { dir: string; cleanup: () => void };
-beforeEach(() => {
-  project = tempProject();
-});
-afterEach(() => project.cleanup());
+import { ID_A, ID_B, makeSnapshot } from "./helpers/session-fixtures.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 it("a save's views of loaded bytes are not overwritten by the next load once the loaded messages are gone", async () => {
   const modules = buildSessionModules();
-  await saveSnapshot(project.dir, makeSnapshot(project.dir, ID_A));
+  const project = await tempProject();
+  await saveSnapshot(project, makeSnapshot(project, ID_A));
   // The second session is the smaller: it fits in the first one's buffer, were that buffer reused.
-  await saveSnapshot(project.dir, makeSnapshot(project.dir, ID_B, { messages: [{ role: "system", content: "s" }] }));
+  await saveSnapshot(project, makeSnapshot(project, ID_B, { messages: [{ role: "system", content: "s" }] }));
   const helper = join(import.meta.dirname, "helpers/loaded-bytes-child.mjs");
-  const out = execFileSync(process.execPath, ["--expose-gc", helper, modules, project.dir, ID_A, ID_B], { encoding: "utf8" });
+  const out = execFileSync(process.execPath, ["--expose-gc", helper, modules, project, ID_A, ID_B], { encoding: "utf8" });
   // Header, the history as one view of the loaded bytes, the end.
   expect(JSON.parse(out)).toEqual({ pieces: 3, intact: true });
 });

@@ -3,31 +3,25 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SessionError } from "../src/session/errors.js";
 import { acquireLease, withStoreLock } from "../src/session/lease.js";
-import { ensureHelDir, helDir, newSessionId, sessionPaths } from "../src/session/paths.js";
+import { ensureHelDir, helDir } from "../src/fs/hel-dir.js";
+import { newSessionId, sessionPaths } from "../src/session/paths.js";
 import { ByteWriter } from "../src/wire/byte-writer.js";
 import { storedJson } from "../src/wire/stored-message.js";
 import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "../src/session/snapshot.js";
+import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../src/session/catalog.js";
+import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { findToolPairingError } from "../src/wire/tool-pairing.js";
-import {
-  latestSessionId,
-  listSessions,
-  loadSnapshot,
-  removeSessions,
-  resolveSessionId,
-  saveSnapshot,
-} from "../src/session/store.js";
 import { buildSessionModules } from "./helpers/build-session.js";
-import { ID_A, ID_B, ID_C, makeSnapshot, sessionError, tempProject } from "./helpers/session-fixtures.js";
+import { ID_A, ID_B, ID_C, makeSnapshot, sessionError } from "./helpers/session-fixtures.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let project: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir: project, cleanup } = tempProject());
+beforeEach(async () => {
+  project = await tempProject();
 });
-afterEach(() => cleanup());
 
 
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
@@ -49,7 +43,7 @@ function layoutOf(bytes: Buffer): { header: Record<string, unknown>; messages: u
 }
 
 describe("paths", () => {
-  it("lay out .hel/sessions/<id>/ as design §1 Files says", () => {
+  it("lay out .hel/sessions/<id>/ as the design's Files section says", () => {
     const dir = join(project, ".hel/sessions", ID_A);
     expect(sessionPaths(project, ID_A)).toEqual({
       dir,
@@ -57,6 +51,7 @@ describe("paths", () => {
       spill: join(dir, "spill"),
       children: join(dir, "children"),
       active: join(dir, ".active"),
+      holder: join(dir, ".active.holder"),
     });
     expect(helDir(project)).toBe(join(project, ".hel"));
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ChildTranscript } from "../src/session/child-transcript.js";
-import type { SessionSummary } from "../src/session/store.js";
-import { formatChildTranscript, formatSessionList, formatTranscript } from "../src/session/transcript.js";
+import type { ChildTranscript } from "../src/agent/child-transcript.js";
+import { formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "../src/cli/transcript.js";
+import type { SessionSummary } from "../src/session/catalog.js";
 import { ID_A, ID_B, ID_C, makeSnapshot } from "./helpers/session-fixtures.js";
 
 describe("formatTranscript", () => {
@@ -76,6 +76,7 @@ describe("formatChildTranscript", () => {
     const parent = makeSnapshot("/p", ID_A).messages;
     const child: ChildTranscript = {
       number: 1,
+      kind: "delegate",
       mode: "full",
       task: "Find where b is used.",
       messages: [
@@ -88,10 +89,11 @@ describe("formatChildTranscript", () => {
       answer: "Only in src/a.ts.",
       exit_reason: "completed",
       usage: { requests: 2, prompt_tokens: 1000, completion_tokens: 50, prompt_cache_hit_tokens: 900, prompt_cache_miss_tokens: 100 },
+      cost_usd: 0.0012345,
     };
     expect(formatChildTranscript(child)).toBe(
       [
-        "── subagent 1 (full) ── completed, 2 requests, 1,050 tokens",
+        "── subagent 1 (full) ── completed, 2 requests, 1,050 tokens, $0.0012",
         "task: Find where b is used.",
         "",
         '→ read_file {"path":"src"}',
@@ -104,6 +106,39 @@ describe("formatChildTranscript", () => {
     );
     const stopped = { ...child, messages: child.messages.slice(0, -1), answer: null, exit_reason: "max_steps" as const };
     expect(formatChildTranscript(stopped)).toContain("── no answer (max_steps) ──");
+  });
+});
+
+describe("formatDelegations", () => {
+  const child = (over: Partial<ChildTranscript>): ChildTranscript => ({
+    number: 1,
+    kind: "delegate",
+    mode: "task-only",
+    task: "Change the port",
+    messages: [],
+    answer: "done",
+    exit_reason: "completed",
+    usage: { requests: 3, prompt_tokens: 12000, completion_tokens: 345, prompt_cache_hit_tokens: 11000, prompt_cache_miss_tokens: 1000 },
+    cost_usd: 0.000588,
+    ...over,
+  });
+
+  it("lists each child with its mode or kind, how it ended, its requests, tokens and cost", () => {
+    const children = [
+      child({}),
+      child({ number: 2, kind: "review", mode: null, task: "the worker's\nlocking", exit_reason: "completed", usage: { requests: 12, prompt_tokens: 300, completion_tokens: 20, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 300 }, cost_usd: 0.00005 }),
+      child({ number: 3, mode: "full", exit_reason: "token_budget", cost_usd: null, task: "x".repeat(80) }),
+    ];
+    expect(formatDelegations(children)).toBe(
+      [
+        "subagents (costs are estimates)",
+        "  #1  task-only  completed      3 requests  12,345 tokens   $0.0006  Change the port",
+        "  #2  review     completed     12 requests     320 tokens  <$0.0001  the worker's locking",
+        `  #3  full       token_budget   3 requests  12,345 tokens            ${"x".repeat(59)}…`,
+        "",
+      ].join("\n"),
+    );
+    expect(formatDelegations([])).toBe("");
   });
 });
 

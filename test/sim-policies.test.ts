@@ -1,12 +1,12 @@
 // The policies walk their tasks through a small agent loop written here (openai SDK, streaming, thinking
 // on, tools that act on a temp copy of the fixtures), so they are checked over the real HTTP path.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import { client, DELEGATE, READ_FILE, SEARCH_REPLACE, system, user } from "./helpers/sim.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 type Msg = Record<string, unknown> & { role: string };
 type Impl = Record<string, (args: Record<string, string>) => Promise<string> | string>;
@@ -27,13 +27,12 @@ const EDIT_TOOL = {
 
 let sim: Simulator | undefined;
 let dir = "";
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "hel-sim-"));
+beforeEach(async () => {
+  dir = await tempProject();
 });
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function fileTools(root: string, log: { name: string; args: Record<string, string> }[], opts: { failEdits?: number } = {}): Impl {

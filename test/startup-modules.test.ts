@@ -5,7 +5,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
-import { runHel, tempProject } from "./helpers/hel.js";
+import { runHel } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => sim?.close());

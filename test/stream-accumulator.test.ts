@@ -37,6 +37,14 @@ describe("StreamAccumulator", () => {
     expect(acc.result().message.reasoning_content).toBe("");
   });
 
+  it("gives each repeat of an id within a message an id of its own, unlike any other of the message", () => {
+    const acc = new StreamAccumulator();
+    for (const [index, id] of ["a", "a", "a", "a_02_hel", ""].entries()) {
+      acc.push({ choices: [{ delta: { tool_calls: [{ index, id, function: { name: "read_file", arguments: "{}" } }] } }] });
+    }
+    expect(acc.result().message.tool_calls!.map((c) => c.id)).toEqual(["a", "a_01_hel", "a_02_hel", "a_02_hel_03_hel", "call_04_hel"]);
+  });
+
   it("reports no finish reason for a stream that ended early", () => {
     const acc = new StreamAccumulator();
     acc.push({ choices: [{ delta: { content: "partial" } }] });

@@ -1,8 +1,8 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../src/agent/system-prompt.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 describe("system prompt", () => {
   it("holds the environment and the project's rules, and is the same bytes for the same inputs", () => {
@@ -19,12 +19,14 @@ describe("system prompt", () => {
   });
 
   it("reads HEL.md, else AGENTS.md, else nothing", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "hel-rules-"));
-    expect(await loadProjectRules(dir)).toBeNull();
+    const dir = await tempProject();
+    const warnings: string[] = [];
+    const warn = (line: string) => warnings.push(line);
+    expect(await loadProjectRules(dir, warn)).toBeNull();
     await writeFile(join(dir, "AGENTS.md"), "agents");
-    expect(await loadProjectRules(dir)).toEqual({ file: "AGENTS.md", text: "agents" });
+    expect(await loadProjectRules(dir, warn)).toEqual({ file: "AGENTS.md", text: "agents" });
     await writeFile(join(dir, "HEL.md"), "hel");
-    expect(await loadProjectRules(dir)).toEqual({ file: "HEL.md", text: "hel" });
-    await rm(dir, { recursive: true });
+    expect(await loadProjectRules(dir, warn)).toEqual({ file: "HEL.md", text: "hel" });
+    expect(warnings).toEqual([]);
   });
 });

@@ -3,11 +3,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRelative, resolveToolPath } from "../src/tools/paths.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./helpers/tools.js";
+import { toolProject } from "./helpers/tools.js";
 
 describe("resolveToolPath", () => {
   it("resolves relative paths and absolute paths inside the project", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "src"));
     await writeFile(path.join(dir, "src", "a.ts"), "x");
     expect(await resolveToolPath(ctx, "src/a.ts", "read")).toBe(path.join(dir, "src", "a.ts"));
@@ -17,12 +17,12 @@ describe("resolveToolPath", () => {
   });
 
   it("allows a file to be created under directories that do not exist yet", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     expect(await resolveToolPath(ctx, "new/deep/file.txt", "write")).toBe(path.join(dir, "new", "deep", "file.txt"));
   });
 
   it("refuses .. escapes, saying paths must be inside the project directory", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const refusal = resolveToolPath(ctx, "../outside/x.txt", "read");
     await expect(refusal).rejects.toThrow(ToolError);
     await expect(refusal).rejects.toThrow(/outside the project directory.*Paths must be inside the project directory/);
@@ -30,12 +30,12 @@ describe("resolveToolPath", () => {
   });
 
   it("refuses absolute paths outside, suggesting the project-relative form", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     await expect(resolveToolPath(ctx, "/etc/passwd", "read")).rejects.toThrow(/outside the project directory.*write "etc\/passwd"/);
   });
 
   it("refuses symlinks that lead out, for existing and new files", async () => {
-    const { ctx, dir, outside } = await tempProject();
+    const { ctx, dir, outside } = await toolProject();
     await writeFile(path.join(outside, "secret.txt"), "s");
     await symlink(outside, path.join(dir, "out"));
     await symlink(path.join(outside, "secret.txt"), path.join(dir, "secret-link"));
@@ -45,14 +45,14 @@ describe("resolveToolPath", () => {
   });
 
   it("refuses dangling symlinks, which writing would follow anywhere", async () => {
-    const { ctx, dir, outside } = await tempProject();
+    const { ctx, dir, outside } = await toolProject();
     await symlink(path.join(outside, "missing", "dir"), path.join(dir, "dangling"));
     await expect(resolveToolPath(ctx, "dangling/file.txt", "write")).rejects.toThrow(/symlink whose target does not exist/);
     await expect(resolveToolPath(ctx, "dangling", "write")).rejects.toThrow(ToolError);
   });
 
   it("follows symlinks that stay inside the project", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "real"));
     await writeFile(path.join(dir, "real", "f.txt"), "x");
     await symlink(path.join(dir, "real"), path.join(dir, "alias"));
@@ -60,7 +60,7 @@ describe("resolveToolPath", () => {
   });
 
   it("refuses .hel/, also through a symlink", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(ctx.sessionDir), { recursive: true });
     await writeFile(path.join(ctx.sessionDir, "snapshot.json"), "{}");
     await symlink(path.join(dir, ".hel"), path.join(dir, "hel-link"));
@@ -71,7 +71,7 @@ describe("resolveToolPath", () => {
   });
 
   it("refuses .hel/ when .hel itself is a symlink to elsewhere in the project", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "state"));
     await writeFile(path.join(dir, "state", "snapshot.json"), "{}");
     await symlink(path.join(dir, "state"), path.join(dir, ".hel"));
@@ -79,7 +79,7 @@ describe("resolveToolPath", () => {
   });
 
   it("lets the current session's spill files be read, not written", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const spill = path.join(ctx.sessionDir, "spill");
     await mkdir(spill, { recursive: true });
     await writeFile(path.join(spill, "r.txt"), "whole result");
@@ -94,14 +94,14 @@ describe("resolveToolPath", () => {
   });
 
   it("refuses an empty path", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     await expect(resolveToolPath(ctx, "  ", "read")).rejects.toThrow(/empty/);
   });
 });
 
 describe("projectRelative", () => {
   it("gives the form the model should write", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     expect(projectRelative(ctx, "./src//a.ts")).toBe("src/a.ts");
     expect(projectRelative(ctx, path.join(dir, "src", "a.ts"))).toBe("src/a.ts");
     expect(projectRelative(ctx, dir)).toBe(".");
@@ -110,7 +110,7 @@ describe("projectRelative", () => {
 
 describe("a .hel that is a symlink", () => {
   it("keeps the directory it points to off limits too, except this session's spill", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "state", "sessions", "other"), { recursive: true });
     await writeFile(path.join(dir, "state", "sessions", "other", "snapshot.json"), "{}");
     await rm(path.join(dir, ".hel"), { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { MAX_LINE_CHARS } from "../src/tools/lines.js";
 import { MAX_DIR_ENTRIES, MAX_PAGE_BYTES, MAX_PAGE_LINES, readFileTool, type ReadFileArgs } from "../src/tools/read-file.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./helpers/tools.js";
+import { toolProject } from "./helpers/tools.js";
 
 const read = (ctx: ToolContext, args: ReadFileArgs) => readFileTool.run(args, ctx);
 
@@ -43,13 +43,13 @@ function numberedLines(count: number, text: (n: number) => string): string {
 
 describe("read_file on files", () => {
   it("returns numbered lines and no footer when the whole file fits", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "a.txt"), "alpha\n\tbeta\n\ngamma");
     expect(await read(ctx, { path: "a.txt" })).toBe("     1\talpha\n     2\t\tbeta\n     3\t\n     4\tgamma");
   });
 
   it("stops a page at MAX_PAGE_LINES lines and continues with the cursor", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "many.txt"), numberedLines(2500, (n) => `line ${n}`));
     const first = parsePage(await read(ctx, { path: "many.txt" }));
     expect(first.lines).toHaveLength(MAX_PAGE_LINES);
@@ -65,7 +65,7 @@ describe("read_file on files", () => {
   });
 
   it("stops a page at MAX_PAGE_BYTES, at a line boundary", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const content = numberedLines(1000, (n) => `${n}:`.padEnd(100, "x"));
     await writeFile(path.join(dir, "wide.txt"), content);
     const result = await read(ctx, { path: "wide.txt" });
@@ -81,7 +81,7 @@ describe("read_file on files", () => {
   });
 
   it("cuts lines longer than MAX_LINE_CHARS with a note, also across read chunks and in multi-byte text", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const huge = "é".repeat(100_000);
     await writeFile(path.join(dir, "long.txt"), `${"x".repeat(12345)}\nshort\n${huge}\r\nend\n`);
     const page = parsePage(await read(ctx, { path: "long.txt" }));
@@ -93,7 +93,7 @@ describe("read_file on files", () => {
   });
 
   it("continues byte-exact across multi-byte UTF-8 text", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const content = numberedLines(3000, (n) => `${n} 한글 텍스트 🙂 ${"ü".repeat(n % 40)}`);
     await writeFile(path.join(dir, "utf8.txt"), content);
     const pages = await readAll(ctx, { path: "utf8.txt" });
@@ -110,7 +110,7 @@ describe("read_file on files", () => {
   });
 
   it("shows CRLF lines without \\r and continues byte-exact", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const lines = Array.from({ length: 2600 }, (_, i) => `row ${i + 1}`);
     await writeFile(path.join(dir, "crlf.txt"), `${lines.join("\r\n")}\r\n`);
     const pages = await readAll(ctx, { path: "crlf.txt" });
@@ -120,7 +120,7 @@ describe("read_file on files", () => {
   });
 
   it("reads a range with offset and limit, and a cursor finishes the range, then reads on", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "range.txt"), numberedLines(5000, (n) => `L${n}`));
 
     const small = parsePage(await read(ctx, { path: "range.txt", offset: 3, limit: 2 }));
@@ -149,7 +149,7 @@ describe("read_file on files", () => {
   });
 
   it("refuses a cursor whose file changed, was replaced or vanished", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "moving.txt");
     await writeFile(file, numberedLines(2100, (n) => `v1 ${n}`));
     const { cursor } = parsePage(await read(ctx, { path: "moving.txt" }));
@@ -169,7 +169,7 @@ describe("read_file on files", () => {
   });
 
   it("refuses an unknown cursor, and a cursor with another file's path", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await expect(read(ctx, { cursor: "c_nope" })).rejects.toThrow(/unknown cursor "c_nope".*Read the file again with path/);
     await writeFile(path.join(dir, "a.txt"), numberedLines(2001, (n) => `${n}`));
     const { cursor } = parsePage(await read(ctx, { path: "a.txt" }));
@@ -178,7 +178,7 @@ describe("read_file on files", () => {
   });
 
   it("says when a file is empty and when the offset is past the end", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "empty.txt"), "");
     await writeFile(path.join(dir, "three.txt"), "a\nb\nc\n");
     await writeFile(path.join(dir, "unterminated.txt"), "a\nb");
@@ -190,7 +190,7 @@ describe("read_file on files", () => {
   });
 
   it("refuses binary files and files that are not valid UTF-8", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "bin.dat"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01]));
     await writeFile(path.join(dir, "latin1.txt"), Buffer.from("ok\ncaf\xe9\n", "latin1"));
     await expect(read(ctx, { path: "bin.dat" })).rejects.toThrow(/^binary file: bin\.dat contains NUL bytes and cannot be read as text$/);
@@ -198,24 +198,24 @@ describe("read_file on files", () => {
   });
 
   it("hides a UTF-8 BOM", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "bom.txt"), "\uFEFFfirst\nsecond\n");
     expect(await read(ctx, { path: "bom.txt" })).toBe("     1\tfirst\n     2\tsecond");
   });
 
   it("refuses a FIFO without waiting for a writer", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     execFileSync("mkfifo", [path.join(dir, "pipe")]);
     await expect(read(ctx, { path: "pipe" })).rejects.toThrow(/pipe is not a regular file/);
   });
 
   it("says when a file does not exist and where to look", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     await expect(read(ctx, { path: "src/missing.ts" })).rejects.toThrow('src/missing.ts does not exist. See what is there with read_file {"path":"src"}');
   });
 
   it("reads page 1 of a 20 MB file and a line deep inside it", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "big.log");
     const fh = await open(file, "w");
     const perBlock = 10_000;
@@ -243,7 +243,7 @@ describe("read_file on files", () => {
 
 describe("read_file on directories", () => {
   it("lists entries sorted, directories marked, hiding only .hel at the project root", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, ".hel", "sessions"), { recursive: true });
     await mkdir(path.join(dir, "src", ".hel"), { recursive: true });
     await mkdir(path.join(dir, "b-dir"));
@@ -257,7 +257,7 @@ describe("read_file on directories", () => {
   });
 
   it("caps a long listing with a note", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "crowd"));
     await Promise.all(Array.from({ length: MAX_DIR_ENTRIES + 5 }, (_, i) => writeFile(path.join(dir, "crowd", `f${String(i).padStart(5, "0")}`), "")));
     const rows = (await read(ctx, { path: "crowd" })).split("\n");
@@ -269,7 +269,7 @@ describe("read_file on directories", () => {
 
 describe("read_file and the path rules", () => {
   it("refuses paths outside the project and under .hel/", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, ".hel"));
     await expect(read(ctx, { path: "../outside" })).rejects.toThrow(ToolError);
     await expect(read(ctx, { path: ".hel" })).rejects.toThrow(ToolError);
@@ -279,7 +279,7 @@ describe("read_file and the path rules", () => {
 describe("secrets in files", () => {
   it("a secret is redacted even where a long line is cut in its middle", async () => {
     const key = "sk-test-secret-0123456789";
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const withSecrets = { ...ctx, secrets: [key] };
     // The key straddles the 2,000-character cut; then after 4-byte characters, where only the start of the key is kept at all.
     await writeFile(path.join(dir, "a.txt"), `${"A".repeat(1990)}${key}${"B".repeat(10)}\n${"😀".repeat(1995)}${key}\n`);

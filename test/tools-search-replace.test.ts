@@ -1,18 +1,20 @@
-import { execFileSync } from "node:child_process";
-import { chmod, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { execFile, execFileSync } from "node:child_process";
+import { chmod, chown, mkdir, readdir, readFile, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { openBeneath, type OpenDir } from "../src/fs/beneath.js";
 import { searchReplaceTool, type SearchReplaceArgs } from "../src/tools/search-replace.js";
 import { loadTextFile, saveTextFile } from "../src/tools/text-file.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./helpers/tools.js";
+import { ROOT } from "./helpers/hel.js";
+import { toolProject } from "./helpers/tools.js";
 
 const edit = (ctx: ToolContext, args: SearchReplaceArgs) => searchReplaceTool.run(args, ctx);
 
 describe("search_replace", () => {
   it("replaces the one exact occurrence and says which lines changed", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "app.ts");
     await writeFile(file, "const a = 1;\nconst port = 80;\nconst b = 2;\n");
     const result = await edit(ctx, { path: "app.ts", old_text: "const port = 80;", new_text: "const port = 8143;\n// changed" });
@@ -21,14 +23,14 @@ describe("search_replace", () => {
   });
 
   it("reports a removal", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "keep\ndrop 1\ndrop 2\nkeep\n");
     expect(await edit(ctx, { path: "f.txt", old_text: "drop 1\ndrop 2\n", new_text: "" })).toBe("Edited f.txt: removed lines 2-3.");
     expect(await readFile(path.join(dir, "f.txt"), "utf8")).toBe("keep\nkeep\n");
   });
 
   it("says when old_text is not found, and suggests reading the file again", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "function f() {\n\treturn 1;\n}\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "return 2;", new_text: "x" })).rejects.toThrow(
       /^old_text was not found in f\.txt\. Read f\.txt again with read_file and copy the text exactly/,
@@ -41,7 +43,7 @@ describe("search_replace", () => {
   });
 
   it("refuses several occurrences with their count and lines", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "x = 1\ny = 2\nx = 1\nz\nx = 1\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "x = 1", new_text: "x = 3" })).rejects.toThrow(
       "old_text occurs 3 times in f.txt (at lines 1, 3, 5); it must occur exactly once. Add surrounding lines to old_text",
@@ -51,26 +53,26 @@ describe("search_replace", () => {
   });
 
   it("refuses identical old_text and new_text", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "same\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "same", new_text: "same" })).rejects.toThrow(/identical/);
   });
 
   it("creates a missing file, parent directories too, when old_text is empty", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     expect(await edit(ctx, { path: "pkg/deep/new.txt", old_text: "", new_text: "one\ntwo\n" })).toBe("Created pkg/deep/new.txt (2 lines).");
     expect(await readFile(path.join(dir, "pkg", "deep", "new.txt"), "utf8")).toBe("one\ntwo\n");
   });
 
   it("tells how to create a missing file when old_text is not empty", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     await expect(edit(ctx, { path: "src/none.ts", old_text: "x", new_text: "y" })).rejects.toThrow(
       /src\/none\.ts does not exist\. To create it, call search_replace with old_text ""/,
     );
   });
 
   it("refuses an empty old_text on an existing non-empty file, and fills an empty one", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "full.txt"), "content\n");
     await writeFile(path.join(dir, "empty.txt"), "");
     await expect(edit(ctx, { path: "full.txt", old_text: "", new_text: "new" })).rejects.toThrow(/already exists and is not empty/);
@@ -79,7 +81,7 @@ describe("search_replace", () => {
   });
 
   it("matches a CRLF file with \\n and writes CRLF back", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "win.txt");
     await writeFile(file, "one\r\ntwo\r\nthree\r\n");
     await edit(ctx, { path: "win.txt", old_text: "one\ntwo\n", new_text: "uno\ndos\n" });
@@ -89,7 +91,7 @@ describe("search_replace", () => {
   });
 
   it("leaves the other lines of a mixed-ending file byte for byte", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "mixed.txt");
     await writeFile(file, "a\r\nb\nc\r\nd\n");
     await edit(ctx, { path: "mixed.txt", old_text: "c\n", new_text: "C1\nC2\n" });
@@ -97,7 +99,7 @@ describe("search_replace", () => {
   });
 
   it("keeps a UTF-8 BOM", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "bom.cs");
     await writeFile(file, "\uFEFFclass A {}\n");
     await edit(ctx, { path: "bom.cs", old_text: "class A {}", new_text: "class B {}" });
@@ -107,7 +109,7 @@ describe("search_replace", () => {
   });
 
   it("keeps the file's mode", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const file = path.join(dir, "run.sh");
     await writeFile(file, "echo hi\n");
     await chmod(file, 0o751);
@@ -116,7 +118,7 @@ describe("search_replace", () => {
   });
 
   it("refuses files that are not UTF-8 text", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"));
     await writeFile(path.join(dir, "bin.dat"), Buffer.from([1, 0, 2]));
     await expect(edit(ctx, { path: "latin1.txt", old_text: "caf", new_text: "bar" })).rejects.toThrow(/latin1\.txt is not valid UTF-8 text/);
@@ -124,7 +126,7 @@ describe("search_replace", () => {
   });
 
   it("refuses edits with read-only access", async () => {
-    const { ctx, dir } = await tempProject("read-only");
+    const { ctx, dir } = await toolProject("read-only");
     await writeFile(path.join(dir, "f.txt"), "a\n");
     await expect(edit(ctx, { path: "f.txt", old_text: "a", new_text: "b" })).rejects.toThrow(
       "read-only access: edits are refused; report the change needed instead",
@@ -134,43 +136,153 @@ describe("search_replace", () => {
   });
 
   it("refuses paths outside the project and under .hel/", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, ".hel"));
     await expect(edit(ctx, { path: "../outside/x.txt", old_text: "", new_text: "x" })).rejects.toThrow(ToolError);
     await expect(edit(ctx, { path: ".hel/x.txt", old_text: "", new_text: "x" })).rejects.toThrow(ToolError);
   });
 
   it("refuses a FIFO without waiting for a writer", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     execFileSync("mkfifo", [path.join(dir, "pipe")]);
     await expect(edit(ctx, { path: "pipe", old_text: "a", new_text: "b" })).rejects.toThrow(/pipe is not a regular file/);
   });
 
   it("refuses a directory", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "src"));
     await expect(edit(ctx, { path: "src", old_text: "a", new_text: "b" })).rejects.toThrow(/src is a directory/);
   });
 });
 
 describe("saving an edit", () => {
+  const openedDirs: OpenDir[] = [];
+  afterEach(async () => {
+    await Promise.all(openedDirs.splice(0).map((d) => d.close()));
+  });
+  /** A project holding `name`, its directory opened as the tools open it, and the file loaded from it. */
+  async function loadFresh(name: string, content: string, mtime?: number) {
+    const { dir } = await toolProject();
+    const file = path.join(dir, name);
+    await writeFile(file, content);
+    if (mtime !== undefined) await utimes(file, mtime, mtime);
+    const opened = await openBeneath(dir, []);
+    openedDirs.push(opened);
+    const loaded = (await loadTextFile(opened, name, name))!;
+    return { dir, file, save: (text: string, beforeCheck?: () => Promise<unknown>) => saveTextFile(opened, name, name, loaded, text, beforeCheck) };
+  }
+
   it("refuses when the file vanished between read and write", async () => {
-    const { dir } = await tempProject();
-    const file = path.join(dir, "f.txt");
-    await writeFile(file, "a\n");
-    const loaded = (await loadTextFile(file, "f.txt"))!;
+    const { file, save } = await loadFresh("f.txt", "a\n");
     await unlink(file);
-    await expect(saveTextFile(file, "f.txt", loaded, "b\n")).rejects.toThrow(/f\.txt was deleted or moved while it was being edited; nothing was written/);
+    await expect(save("b\n")).rejects.toThrow(/f\.txt was deleted or moved while it was being edited; nothing was written/);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
   });
 
   it("refuses when the file changed between read and write", async () => {
-    const { dir } = await tempProject();
-    const file = path.join(dir, "f.txt");
-    await writeFile(file, "a\n");
-    const loaded = (await loadTextFile(file, "f.txt"))!;
+    const { file, save } = await loadFresh("f.txt", "a\n");
     await writeFile(file, "someone else's\n");
-    await expect(saveTextFile(file, "f.txt", loaded, "b\n")).rejects.toThrow(/f\.txt changed while it was being edited/);
+    await expect(save("b\n")).rejects.toThrow(/f\.txt changed while it was being edited/);
     expect(await readFile(file, "utf8")).toBe("someone else's\n");
   });
+
+  it("keeps what another process appends while the new content is being written, refusing the edit", async () => {
+    const { dir, file, save } = await loadFresh("log.txt", "line 1\nline 2\n");
+    // The other writer appends once hel's new content is written and synced, just before the rename.
+    const appendByAnotherProcess = () => run("sh", ["-c", 'printf "appended\\n" >> "$1"', "sh", file]);
+    await expect(save("line 1\nLINE 2\n", appendByAnotherProcess)).rejects.toThrow(
+      "log.txt changed while it was being edited; nothing was written. Read it again and make the edit on its current content",
+    );
+    expect(await readFile(file, "utf8")).toBe("line 1\nline 2\nappended\n");
+    expect(await readdir(dir)).toEqual(["log.txt"]);
+  });
+
+  it("refuses a rewrite of the same size and time, told by the content", async () => {
+    // Whole seconds, so that the time set again after the rewrite is exactly the time loaded.
+    const second = 1_700_000_000;
+    const { file, save } = await loadFresh("f.txt", "abc\n", second);
+    const rewriteInPlace = async () => {
+      await writeFile(file, "xyz\n");
+      await utimes(file, second, second);
+    };
+    await expect(save("abd\n", rewriteInPlace)).rejects.toThrow(/f\.txt changed while it was being edited/);
+    expect(await readFile(file, "utf8")).toBe("xyz\n");
+  });
+
+  it("refuses when the file is made read-only meanwhile", async () => {
+    const { file, save } = await loadFresh("f.txt", "a\n");
+    await expect(save("b\n", () => chmod(file, 0o444))).rejects.toThrow(/f\.txt is read-only/);
+    expect(await readFile(file, "utf8")).toBe("a\n");
+  });
 });
+
+describe("a read-only file", () => {
+  it("is refused, whoever runs hel (root included), and left as it is", async () => {
+    const { ctx, dir } = await toolProject();
+    for (const [name, mode] of [["ro.txt", 0o444], ["ro.sh", 0o555], ["none.txt", 0o000]] as const) {
+      const file = path.join(dir, name);
+      await writeFile(file, "keep me\n");
+      await chmod(file, mode);
+      await expect(edit(ctx, { path: name, old_text: "keep me", new_text: "changed" })).rejects.toThrow(
+        `${name} is read-only (mode ${mode.toString(8).padStart(4, "0")}: no write permission), so hel does not edit it; nothing was written. Report the change needed instead`,
+      );
+      expect(await readFile(file, "utf8")).toBe("keep me\n");
+      expect((await stat(file)).mode & 0o7777).toBe(mode);
+    }
+    await writeFile(path.join(dir, "empty.txt"), "");
+    await chmod(path.join(dir, "empty.txt"), 0o444);
+    await expect(edit(ctx, { path: "empty.txt", old_text: "", new_text: "x" })).rejects.toThrow(/empty\.txt is read-only/);
+  });
+
+  it("is still edited when anyone may write it", async () => {
+    const { ctx, dir } = await toolProject();
+    await writeFile(path.join(dir, "group.txt"), "a\n");
+    await chmod(path.join(dir, "group.txt"), 0o464);
+    await edit(ctx, { path: "group.txt", old_text: "a", new_text: "b" });
+    expect(await readFile(path.join(dir, "group.txt"), "utf8")).toBe("b\n");
+  });
+});
+
+describe("owner and group", () => {
+  const asRoot = process.getuid?.() === 0;
+
+  it.runIf(asRoot)("are kept by an edit, set-user-ID bit included", async () => {
+    const { ctx, dir } = await toolProject();
+    const file = path.join(dir, "tool.sh");
+    await writeFile(file, "echo hi\n");
+    await chown(file, 1234, 5678);
+    await chmod(file, 0o4755);
+    await edit(ctx, { path: "tool.sh", old_text: "hi", new_text: "hello" });
+    const st = await stat(file);
+    expect({ uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 }).toEqual({ uid: 1234, gid: 5678, mode: 0o4755 });
+    expect(await readFile(file, "utf8")).toBe("echo hello\n");
+  });
+
+  it.runIf(asRoot)("are kept as far as the process may: a user who may not set the group still edits", async () => {
+    const { ctx, dir } = await toolProject();
+    await chmod(path.dirname(dir), 0o755);
+    await chown(dir, 65534, 65534);
+    const file = path.join(dir, "f.txt");
+    await writeFile(file, "a\n");
+    await chown(file, 65534, 0);
+    await chmod(file, 0o664);
+    const script = `
+      const [modules, project] = process.argv.slice(1);
+      const { searchReplaceTool } = await import(modules + "/tools/search-replace.js");
+      const { CursorStore } = await import(modules + "/tools/cursors.js");
+      const ctx = { projectDir: project, access: "edit", sessionDir: project + "/.hel/sessions/s1", cursors: new CursorStore(), signal: new AbortController().signal };
+      console.log(await searchReplaceTool.run({ path: "f.txt", old_text: "a", new_text: "b" }, ctx));`;
+    const out = await run(process.execPath, ["--input-type=module", "-e", script, path.join(ROOT, "out", "src"), ctx.projectDir], { uid: 65534, gid: 65534 });
+    expect(out).toBe("Edited f.txt: replaced line 1; the new text is at line 1.\n");
+    const st = await stat(file);
+    expect({ uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 }).toEqual({ uid: 65534, gid: 65534, mode: 0o664 });
+    expect(await readFile(file, "utf8")).toBe("b\n");
+  });
+});
+
+/** Runs a real process to its end and gives its stdout; fails with its stderr. */
+function run(cmd: string, args: string[], ids: { uid?: number; gid?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, ids, (error, stdout, stderr) => (error ? reject(new Error(`${cmd} failed: ${stderr}`)) : resolve(stdout)));
+  });
+}

@@ -5,20 +5,20 @@ import { readFileTool } from "../src/tools/read-file.js";
 import { searchReplaceTool } from "../src/tools/search-replace.js";
 import { SPILL_HEAD_BYTES, SPILL_LIMIT, spillIfLong } from "../src/tools/spill.js";
 import { ToolError } from "../src/tools/types.js";
-import { tempProject } from "./helpers/tools.js";
+import { toolProject } from "./helpers/tools.js";
 
 const NOTE = /\n\[result too long for the conversation: (.+?), (\d+) lines; (.+?)\. The whole result is in (\S+); read on with read_file (\{.*\})\]$/;
 
 describe("spillIfLong", () => {
   it("returns a result within the limit unchanged, writing nothing", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const text = "x".repeat(SPILL_LIMIT);
     expect(await spillIfLong(text, ctx)).toBe(text);
     await expect(readdir(path.join(ctx.sessionDir, "spill"))).rejects.toThrow(/ENOENT/);
   });
 
   it("keeps the head of a long result and says where the whole of it is and how to read on", async () => {
-    const { ctx, dir } = await tempProject();
+    const { ctx, dir } = await toolProject();
     const lines = Array.from({ length: 5000 }, (_, i) => `result line ${i + 1}`);
     const text = lines.join("\n");
     const out = await spillIfLong(text, ctx);
@@ -44,7 +44,7 @@ describe("spillIfLong", () => {
   });
 
   it("shows the start of a first line that is longer than the head, and reads on from line 1", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const text = "é".repeat(40_000);
     const out = await spillIfLong(text, ctx);
     const note = NOTE.exec(out)!;
@@ -56,7 +56,7 @@ describe("spillIfLong", () => {
   });
 
   it("spill files can be read but not edited through the tools", async () => {
-    const { ctx } = await tempProject();
+    const { ctx } = await toolProject();
     const out = await spillIfLong("y\n".repeat(SPILL_LIMIT), ctx);
     const spillPath = NOTE.exec(out)![4]!;
     expect(await readFileTool.run({ path: spillPath, offset: 1, limit: 1 }, ctx)).toMatch(/^ +1\ty\n\[line 1 of/);

@@ -53,6 +53,7 @@ export function delegateDescription(mode: DelegateMode): string {
     "Hand a self-contained piece of work to a subagent that has the same tools and project directory, and wait for its result.",
     `The subagent sees ${sees}.`,
     "Its final answer is all that comes back to you: its reads, edits and reasoning stay with it.",
+    "If it runs out of its budget of model requests or tokens, you get its progress so far and a line naming the budget.",
     "Write the task so it stands on its own: name the files, the values it needs, and the exact output you want back.",
   ].join(" ");
 }

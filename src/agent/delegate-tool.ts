@@ -1,84 +1,56 @@
 // delegate_task: runs a child agent on the same loop, in this process, and returns only its final
 // answer as the tool result. The child gets the parent's model, system prompt, tool list (this tool
-// included, so the cached prefix is shared), project directory, access and its own step budget;
-// its own call to delegate_task is refused (depth limit 1).
+// included, so the cached prefix is shared), project directory and access, and the child budget; a
+// call may ask for fewer steps than the budget, never more. A child a budget stopped returns its last
+// text and a line naming the budget; one that failed otherwise returns an error the parent can act on.
 import { z } from "../zod.js";
 import { ToolError, type Tool } from "../tools/types.js";
 import type { Message } from "../wire/messages.js";
+import { budgetStopLine } from "./child-budget.js";
 import { childMessages, delegateDescription, type DelegateMode } from "./child-messages.js";
-import type { AgentEvent, EventSink } from "./events.js";
-import { runTurn, type AgentRun } from "./loop.js";
-import type { ChildTranscript } from "../session/child-transcript.js";
+import type { Children } from "./child-run.js";
+import { DELEGATE_TOOL_NAME } from "./child-tools.js";
 
 const DelegateArgs = z.object({
   task: z.string().min(1).describe("The complete, self-contained task for the subagent, naming the exact output you need back."),
+  max_steps: z
+    .number()
+    .int("max_steps must be a whole number")
+    .min(1, "max_steps must be at least 1")
+    .optional()
+    .describe("Optional: fewer model requests than the subagent's budget. It stops there, and you get its progress so far."),
 });
+type DelegateArgs = z.infer<typeof DelegateArgs>;
 
 export interface DelegateDeps {
   mode: DelegateMode;
   /** The parent's live conversation; at call time it ends with the assistant message holding the call. */
   parentMessages: () => readonly Message[];
-  emit: EventSink;
-  /** The parent's run settings, which the child shares. A getter: the run is built after the tool list. */
-  childRun: () => Omit<AgentRun, "ref" | "emit">;
-  /** Delegations already made in this session, so numbers keep counting after a resume. */
-  firstNumber?: number;
-  saveTranscript?: (transcript: ChildTranscript) => Promise<void>;
+  children: Children;
 }
 
-export const DELEGATE_TOOL_NAME = "delegate_task";
-
-export function createDelegateTool(deps: DelegateDeps): Tool<z.infer<typeof DelegateArgs>> {
-  let count = deps.firstNumber ?? 0;
-  const description = delegateDescription(deps.mode);
-  const refusal: Tool<z.infer<typeof DelegateArgs>> = {
+export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs> {
+  return {
     name: DELEGATE_TOOL_NAME,
-    description,
+    description: delegateDescription(deps.mode),
     schema: DelegateArgs,
     spill: true,
-    run: async () => {
-      throw new ToolError("a subagent cannot delegate (depth limit reached). Do this task yourself with read_file and search_replace.");
-    },
-  };
-
-  return {
-    ...refusal,
-    async run({ task }, ctx) {
-      const number = ++count;
-      const settings = deps.childRun();
-      const messages = childMessages(deps.parentMessages(), deps.mode, task);
-      const toolCalls: { name: string; arguments: string }[] = [];
-      const ref = { agent: "child" as const, delegation: number };
-      const emit = (event: AgentEvent) => {
-        if (event.type === "tool_start") toolCalls.push({ name: event.name, arguments: event.arguments });
-        deps.emit(event);
-      };
-      deps.emit({ agent: "parent", type: "delegation_start", number, mode: deps.mode, task });
-      const child: AgentRun = {
-        ...settings,
-        ref,
-        emit,
-        tools: settings.tools.map((tool) => (tool.name === DELEGATE_TOOL_NAME ? refusal : tool)),
-      };
-      emit({ ...ref, type: "turn_start", instruction: task });
-      const outcome = await runTurn(messages, child, ctx.signal);
-      deps.emit({
-        agent: "parent",
-        type: "delegation_end",
-        number,
-        mode: deps.mode,
-        task,
-        answer: outcome.answer,
-        exitReason: outcome.exitReason,
-        toolCalls,
-        usage: outcome.usage,
-      });
-      await deps.saveTranscript?.({ number, mode: deps.mode, task, messages, answer: outcome.answer, exit_reason: outcome.exitReason, usage: outcome.usage });
-      if (outcome.exitReason !== "completed") {
-        const why = outcome.error ?? outcome.exitReason;
-        throw new ToolError(`the subagent did not finish (${outcome.exitReason}: ${why}). Do the task yourself, or delegate a smaller, clearer task.`);
+    async run({ task, max_steps }, ctx) {
+      const budget = deps.children.budget().maxSteps;
+      if (max_steps !== undefined && max_steps > budget) {
+        throw new ToolError(
+          `max_steps ${max_steps} is more than a subagent's budget of ${budget} model requests (--child-max-steps); no subagent was started. Call delegate_task again with max_steps ${budget} or less, or without max_steps.`,
+        );
       }
-      return outcome.answer ?? "";
+      const messages = childMessages(deps.parentMessages(), deps.mode, task);
+      const child = deps.children.start({ kind: "delegate", mode: deps.mode, task, messages, maxSteps: max_steps });
+      const outcome = await child.turn(ctx.signal);
+      await child.end(outcome.answer, outcome.exitReason);
+      if (outcome.exitReason === "completed") return outcome.answer ?? "";
+      const stop = child.budgetStop();
+      if (stop) return `${child.lastText() ?? "(the subagent wrote no text before it was stopped)"}\n\n${budgetStopLine("the subagent", stop)}`;
+      const why = outcome.error ?? outcome.exitReason;
+      throw new ToolError(`the subagent did not finish (${outcome.exitReason}: ${why}). Do the task yourself, or delegate a smaller, clearer task.`);
     },
   };
 }

@@ -1,11 +1,18 @@
 // The one stream of events the agent loop emits. The terminal renderer, `--json` output, the run
-// records and the session saver all read this stream; nothing else reports what the loop did.
-import type { ChatRequest, FinishReason, Usage } from "../wire/messages.js";
+// records and the session saver all read this stream (event-bus.ts); nothing else reports what the
+// loop did.
+import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
+import type { DelegateMode } from "./child-messages.js";
+import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 
 export type AgentRole = "parent" | "child";
-export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted"] as const;
+/** `token_budget` ends only a child: the parent has no token budget. */
+export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted", "token_budget"] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
+/** What a child was started for: a delegate_task call, or a review_changes call. */
+export const CHILD_KINDS = ["delegate", "review"] as const;
+export type ChildKind = (typeof CHILD_KINDS)[number];
 
 /** Which agent an event comes from: the parent, or the child of delegation number n. */
 export interface AgentRef {
@@ -16,6 +23,8 @@ export interface AgentRef {
 export type AgentEvent = AgentRef &
   (
     | { type: "turn_start"; instruction: string }
+    /** A message joined the agent's conversation: the instruction, an answer, a tool result. */
+    | { type: "message"; message: Message }
     | { type: "request"; step: number; body: ChatRequest; attempt: number }
     | { type: "retry"; attempt: number; delayMs: number; reason: string; status: number }
     | { type: "reasoning_delta"; text: string }
@@ -30,12 +39,19 @@ export type AgentEvent = AgentRef &
         error?: string;
       }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
+    /**
+     * Output of a running tool (a command's, cleaned and redacted) for a live view, a few times a second:
+     * what came since the last one, or its last lines after `skippedBytes` left out. The result is in tool_end.
+     */
+    | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
-    | { type: "delegation_start"; number: number; mode: string; task: string }
+    | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
     | {
         type: "delegation_end";
         number: number;
-        mode: string;
+        kind: ChildKind;
+        /** How the child's messages were built from the parent's; null for a review, which gets none of them. */
+        mode: DelegateMode | null;
         task: string;
         answer: string | null;
         exitReason: ExitReason;
@@ -50,6 +66,8 @@ export type AgentEvent = AgentRef &
         usage: UsageTotals;
         /** The conversation's size in input tokens: measured by the last request, estimated since. */
         contextTokens: number;
+        /** What the last answered request measured, for the next turn's estimate; null if none was. */
+        meter: Meter | null;
       }
   );
 

@@ -1,6 +1,6 @@
 // The agent loop, shared by parent and child: send the conversation, append the assistant message,
-// run its tool calls, append their results, repeat until a final answer, the step limit, the output
-// limit, an error or an abort. Everything it does is reported on one event stream.
+// run its tool calls, append their results, repeat until a final answer, the step limit, the token
+// budget, the output limit, an error or an abort. Everything it does is reported on one event stream.
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
@@ -22,6 +22,11 @@ export interface AgentRun {
   toolContext: Omit<ToolContext, "signal">;
   request: RequestConfig;
   maxSteps: number;
+  /**
+   * Prompt plus completion tokens this turn may use (a child's budget). Checked before each request,
+   * so a turn overshoots it by at most the request that crossed it.
+   */
+  maxTokens?: number | null;
   emit: EventSink;
 }
 
@@ -35,7 +40,19 @@ export interface TurnOutcome {
 
 const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. Ask whether to continue before repeating it.";
 
-/** Runs one instruction; the caller has already appended the user message to `messages`. */
+/** Starts an instruction: reports it, and adds it to the conversation as a user message. */
+export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit">): void {
+  run.emit({ ...run.ref, type: "turn_start", instruction });
+  append(messages, { role: "user", content: instruction }, run);
+}
+
+/** Every message joins a conversation through here, so the event stream sees each one. */
+function append(messages: Message[], message: Message, run: Pick<AgentRun, "ref" | "emit">): void {
+  messages.push(message);
+  run.emit({ ...run.ref, type: "message", message });
+}
+
+/** Runs one instruction; the caller has already added the user message (beginTurn, or a child's). */
 export async function runTurn(messages: Message[], run: AgentRun, signal: AbortSignal): Promise<TurnOutcome> {
   const { ref, emit } = run;
   let usage = emptyTotals();
@@ -43,11 +60,15 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
   const end = (exitReason: ExitReason, answer: string | null, error?: string): TurnOutcome => {
     const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}) };
     const contextTokens = estimateInputTokens(meter, messages);
-    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, ...(error ? { error } : {}) });
+    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, meter, ...(error ? { error } : {}) });
     return outcome;
   };
 
   for (let step = 1; step <= run.maxSteps; step++) {
+    const spent = usage.prompt_tokens + usage.completion_tokens;
+    if (run.maxTokens != null && spent >= run.maxTokens) {
+      return end("token_budget", null, `stopped after ${spent} tokens, at the budget of ${run.maxTokens}`);
+    }
     const body = buildRequest(messages, run.toolDefinitions, run.request);
     let turn;
     try {
@@ -70,10 +91,10 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     const message = turn.message;
     if (turn.finishReason === "length") {
       // Cut-off tool calls cannot be run or answered, so only the text is kept.
-      if (message.content) messages.push({ role: "assistant", content: message.content });
+      if (message.content) append(messages, { role: "assistant", content: message.content }, run);
       return end("length", message.content || null, "the answer reached the output limit (max_tokens)");
     }
-    messages.push(message);
+    append(messages, message, run);
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) return end("completed", message.content ?? "");
 
@@ -87,12 +108,14 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
   const ctx: ToolContext = { ...run.toolContext, signal };
   for (const call of calls) {
     if (signal.aborted) {
-      messages.push({ role: "tool", tool_call_id: call.id, content: ABORTED_RESULT });
+      append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
       continue;
     }
-    run.emit({ ...run.ref, type: "tool_start", callId: call.id, name: call.function.name, arguments: call.function.arguments });
-    const result = await executeToolCall(call, run.tools, ctx);
-    messages.push({ role: "tool", tool_call_id: call.id, content: result.content });
-    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content });
+    const name = call.function.name;
+    run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
+    const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
+    const result = await executeToolCall(call, run.tools, { ...ctx, onOutput });
+    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name, isError: result.isError, result: result.content });
+    append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
   }
 }

@@ -1,14 +1,22 @@
-// Usage totals: the five figures `--json` and records report, summed over requests.
+// Usage totals: the five figures `--json`, records and snapshots report, summed over requests, and
+// with a cost beside them (Spend). One schema for every file that stores them.
+import { z } from "../zod.js";
 import type { Usage } from "../wire/messages.js";
-import type { AgentEvent } from "./events.js";
 
-export interface UsageTotals {
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  prompt_cache_hit_tokens: number;
-  prompt_cache_miss_tokens: number;
-}
+const count = z.number().int().nonnegative();
+
+export const UsageTotalsSchema = z.object({
+  requests: count,
+  prompt_tokens: count,
+  completion_tokens: count,
+  prompt_cache_hit_tokens: count,
+  prompt_cache_miss_tokens: count,
+});
+export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
+
+/** Totals and their cost in US dollars; null when a request's model has no price. */
+export const SpendSchema = UsageTotalsSchema.extend({ cost_usd: z.number().nonnegative().nullable() });
+export type Spend = z.infer<typeof SpendSchema>;
 
 export const emptyTotals = (): UsageTotals => ({
   requests: 0,
@@ -28,6 +36,9 @@ export function addUsage(totals: UsageTotals, usage: Usage | undefined): UsageTo
   };
 }
 
+/** Just the five figures of anything that carries them (a Spend, say). */
+export const totalsOf = (u: UsageTotals): UsageTotals => sumTotals(emptyTotals(), u);
+
 export function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   return {
     requests: a.requests + b.requests,
@@ -40,18 +51,3 @@ export function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
 
 export const hitRatio = (u: { prompt_cache_hit_tokens: number; prompt_tokens: number }): number =>
   u.prompt_tokens === 0 ? 0 : u.prompt_cache_hit_tokens / u.prompt_tokens;
-
-/**
- * Sums the usage of every request an instruction made, its children's included, by reading the
- * event stream: it restarts at each parent turn_start.
- */
-export function instructionUsage(): { observe(event: AgentEvent): void; totals(): UsageTotals } {
-  let totals = emptyTotals();
-  return {
-    observe(event) {
-      if (event.type === "turn_start" && event.agent === "parent") totals = emptyTotals();
-      if (event.type === "response" && event.usage) totals = addUsage(totals, event.usage);
-    },
-    totals: () => totals,
-  };
-}

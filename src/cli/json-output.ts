@@ -1,18 +1,18 @@
-// `--json`: one JSON object per instruction on stdout (design §1), built from the event stream.
+// `--json`: one JSON object per instruction on stdout (design §1), built from the event stream. Its
+// `usage` is the usage ledger's: the instruction's totals and cost, and `by_agent`.
 import type { AgentEvent } from "../agent/events.js";
-import { instructionUsage } from "../agent/usage.js";
+import { byAgent, type UsageLedger } from "../agent/usage-ledger.js";
 
-export function createJsonOutput(write: (line: string) => void, sessionId: () => string): (event: AgentEvent) => void {
-  const usage = instructionUsage();
+export function createJsonOutput(write: (line: string) => void, sessionId: () => string, ledger: UsageLedger): (event: AgentEvent) => void {
   return (event) => {
-    usage.observe(event);
     if (event.type !== "turn_end" || event.agent !== "parent") return;
+    const report = ledger.instruction();
     const object = {
       session_id: sessionId(),
       answer: event.answer,
       exit_reason: event.exitReason,
       ...(event.error ? { error: event.error } : {}),
-      usage: usage.totals(),
+      usage: { ...report.total, by_agent: byAgent(report) },
     };
     write(JSON.stringify(object) + "\n");
   };

@@ -15,6 +15,11 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// A write past the file size limit (`ulimit -f`) raises SIGXFSZ, whose default is to end the process
+// on the spot, with no message and a temporary file left beside the snapshot. With a listener the
+// write fails with EFBIG instead, and the save reports it like a full disk.
+process.on("SIGXFSZ", () => undefined);
+
 async function main(): Promise<number> {
   const invocation = parseArgs(process.argv.slice(2), process.env, version);
   if (invocation.kind === "sessions") {

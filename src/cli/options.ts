@@ -3,12 +3,15 @@
 import { Command, Option } from "commander";
 import { resolve } from "node:path";
 import { z } from "../zod.js";
+import { DEFAULT_CHILD_MAX_STEPS } from "../agent/child-budget.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 
-export const KNOWN_TOOLS = ["read_file", "search_replace"] as const;
+export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files"] as const;
+/** What --tools offers when not given. */
+export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace"];
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 export const DEFAULT_EFFORT: Effort = "high";
@@ -29,7 +32,10 @@ const RunOptionsSchema = z.object({
   baseUrl: z.url({ error: "--base-url must be a URL such as https://api.deepseek.com" }),
   maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
   maxSteps: positiveInt("--max-steps"),
+  childMaxSteps: positiveInt("--child-max-steps"),
+  childMaxTokens: positiveInt("--child-max-tokens").nullable(),
   access: z.enum(ACCESS_LEVELS),
+  network: z.boolean(),
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   json: z.boolean(),
@@ -50,7 +56,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     // Options after `sessions ls` belong to it: `hel sessions ls --json` is the subcommand's --json.
     .enablePositionalOptions()
     .argument("[prompt...]", "the instruction; without one, instructions are read from stdin, one per line")
-    .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context").choices(DELEGATE_MODES))
+    .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context, and review_changes").choices(DELEGATE_MODES))
     .option("--resume <id>", "continue a saved session (full id or a unique prefix)")
     .option("-c, --continue", "continue the most recently updated session of this project", false)
     .option("-C, --cwd <dir>", "the project directory", ".")
@@ -58,8 +64,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--base-url <url>", "the API base URL (env HEL_BASE_URL)", env.HEL_BASE_URL || DEFAULT_BASE_URL)
     .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
     .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
+    .option("--child-max-steps <n>", "model requests allowed per subagent (delegation or review)", String(DEFAULT_CHILD_MAX_STEPS))
+    .option("--child-max-tokens <n>", "prompt + completion tokens allowed per subagent (default: no limit)")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
-    .option("--tools <names>", "comma-separated tools to offer; none = no tools", KNOWN_TOOLS.join(","))
+    .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
+    .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
     .option("--json", "print one JSON object per instruction on stdout", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
@@ -69,6 +78,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
 Environment:
   DEEPSEEK_API_KEY   your DeepSeek API key (required; never written to disk)
   HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url
+  HEL_PRICES         a JSON price table replacing the built-in one (for the cost estimates)
   HEL_DEBUG=1        show stack traces
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
@@ -128,7 +138,10 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     baseUrl: opts.baseUrl,
     maxOutputTokens: opts.maxOutputTokens ?? null,
     maxSteps: opts.maxSteps,
+    childMaxSteps: opts.childMaxSteps,
+    childMaxTokens: opts.childMaxTokens ?? null,
     access: opts.access,
+    network: Boolean(opts.network),
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,

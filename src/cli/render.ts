@@ -2,13 +2,13 @@
 // a spinner while waiting, token figures); the answer goes to stdout — streamed as it arrives in the
 // interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer.
 import type { AgentEvent } from "../agent/events.js";
-import { hitRatio, instructionUsage, type UsageTotals } from "../agent/usage.js";
-import { groupDigits } from "../tools/format.js";
-
-export interface Output {
-  write(text: string): void;
-  isTTY?: boolean;
-}
+import type { UsageLedger, UsageReport } from "../agent/usage-ledger.js";
+import { hitRatio, type UsageTotals } from "../agent/usage.js";
+import { formatUsd } from "../model/prices.js";
+import { groupDigits, plural } from "../tools/format.js";
+import { isSearchTool, searchSummary } from "../tools/search-format.js";
+import { createCommandView } from "./command-view.js";
+import type { Output } from "./output.js";
 
 export interface RendererOptions {
   stdout: Output;
@@ -17,16 +17,21 @@ export interface RendererOptions {
   live: boolean;
   /** Print the final answer on stdout (off with --json, which prints its own object). */
   printAnswer: boolean;
+  /** Where the end-of-instruction line's figures come from. */
+  usage: UsageLedger;
 }
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const MAX_ARG_CHARS = 100;
+const MAX_SUMMARY_CHARS = 160;
 
 export function createRenderer(options: RendererOptions): { observe(event: AgentEvent): void; stop(): void } {
   const { stdout, stderr } = options;
-  const usage = instructionUsage();
   let spinner: ReturnType<typeof setInterval> | undefined;
   let streamedText = false;
+  const commands = createCommandView(stderr);
+  /** Arguments of the searches under way, by call id: their line is written when they end. */
+  const searches = new Map<string, string>();
 
   const stopSpinner = () => {
     if (!spinner) return;
@@ -42,7 +47,6 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
   const indent = (event: AgentEvent) => (event.agent === "child" ? "    " : "");
 
   function observe(event: AgentEvent): void {
-    usage.observe(event);
     switch (event.type) {
       case "turn_start":
         if (event.agent === "parent") streamedText = false;
@@ -70,13 +74,25 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
         break;
       case "tool_start":
         stopSpinner();
-        stderr.write(`${indent(event)}→ ${event.name} ${truncate(event.arguments, MAX_ARG_CHARS)}\n`);
+        // A search is shown once it is done, as one line with its count; a command as it runs.
+        if (isSearchTool(event.name)) searches.set(event.callId, event.arguments);
+        else if (!commands.start(event, indent(event))) stderr.write(`${indent(event)}→ ${event.name} ${truncate(event.arguments, MAX_ARG_CHARS)}\n`);
         break;
-      case "tool_end":
+      case "tool_output":
+        commands.output(event);
+        break;
+      case "tool_end": {
+        if (commands.end(event)) break;
+        const args = searches.get(event.callId);
+        if (args !== undefined) {
+          searches.delete(event.callId);
+          stderr.write(`${indent(event)}→ ${truncate(searchSummary(event.name, args, event), MAX_SUMMARY_CHARS)}\n`);
+        }
         if (event.isError) stderr.write(`${indent(event)}  ✗ ${firstLine(event.result)}\n`);
         break;
+      }
       case "delegation_start":
-        stderr.write(`⇢ delegating (${event.mode}) #${event.number}: ${firstLine(event.task)}\n`);
+        stderr.write(`⇢ delegating (${event.mode ?? event.kind}) #${event.number}: ${firstLine(event.task)}\n`);
         break;
       case "delegation_end":
         stderr.write(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}\n`);
@@ -86,7 +102,8 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
         stopSpinner();
         if (event.error) stderr.write(`hel: ${event.error}\n`);
         if (options.printAnswer && event.answer !== null && !options.live) stdout.write(event.answer + "\n");
-        if (usage.totals().requests > 0) stderr.write(`${formatUsage(usage.totals())} · context ~${groupDigits(event.contextTokens)} tokens\n`);
+        const usage = options.usage.instruction();
+        if (usage.total.requests > 0) stderr.write(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens\n`);
         break;
     }
   }
@@ -96,6 +113,16 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
 export function formatUsage(u: UsageTotals): string {
   const ratio = Math.round(hitRatio(u) * 100);
   return `${u.requests} request${u.requests === 1 ? "" : "s"} · ${groupDigits(u.prompt_tokens)} input tokens (${groupDigits(u.prompt_cache_hit_tokens)} cached, ${ratio}%) · ${groupDigits(u.completion_tokens)} output`;
+}
+
+/** The instruction's totals and cost, then, when subagents ran, the parent's share and theirs. */
+export function formatSpend(report: UsageReport): string {
+  const cost = (spend: { cost_usd: number | null }) => (spend.cost_usd === null ? "" : ` · ${formatUsd(spend.cost_usd)}`);
+  const line = `${formatUsage(report.total)}${cost(report.total)}`;
+  if (report.delegations.length === 0) return line;
+  const tokens = (u: UsageTotals) => `${groupDigits(u.prompt_tokens + u.completion_tokens)} tokens`;
+  const share = (spend: { cost_usd: number | null }) => (spend.cost_usd === null ? "" : ` ${formatUsd(spend.cost_usd)}`);
+  return `${line} (parent${share(report.parent)}, ${tokens(report.parent)}; ${plural(report.delegations.length, "subagent")}${share(report.children)}, ${tokens(report.children)})`;
 }
 
 const firstLine = (text: string) => truncate(text.split("\n", 1)[0] ?? "", 160);

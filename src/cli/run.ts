@@ -2,47 +2,52 @@
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
 import { realpath, stat } from "node:fs/promises";
-import type { AgentEvent, ExitReason } from "../agent/events.js";
-import { runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
+import { createChildren, type ChildSettings } from "../agent/child-run.js";
+import { createEventBus } from "../agent/event-bus.js";
+import type { ExitReason } from "../agent/events.js";
+import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
 import { defaultMaxTokens } from "../agent/request.js";
+import { createReviewTool } from "../agent/review-tool.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
+import { createUsageLedger } from "../agent/usage-ledger.js";
+import { totalsOf } from "../agent/usage.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
+import { startBaseline } from "../session/baseline.js";
 import { startSession, type ActiveSession } from "../session/session.js";
-import { redactSecrets } from "../tools/redact.js";
+import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
+import type { ProcessGroup } from "../tools/command/process-group.js";
+import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
 import { createJsonOutput } from "./json-output.js";
 import type { RunOptions } from "./options.js";
+import { loadPriceTable } from "./price-table.js";
 import { createRenderer } from "./render.js";
 
 export async function runHel(options: RunOptions): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;
   if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
   const projectDir = await realProjectDir(options.cwd);
+  // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
+  const ledger = createUsageLedger({ table: await loadPriceTable(process.env), now: () => new Date() });
+  // What the project looked like at the start, for review_changes.
+  const baseline = options.delegate ? startBaseline(projectDir) : null;
 
-  const loaded = await loadProjectRules(projectDir);
+  const warn = (line: string) => process.stderr.write(`hel: ${line}\n`);
+  const loaded = await loadProjectRules(projectDir, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded && { ...loaded, text: redactSecrets(loaded.text, [apiKey]) };
   const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
   const maxTokens = options.maxOutputTokens ?? defaultMaxTokens(options.effort);
   const request = { model: options.model, maxTokens, effort: options.effort };
 
-  const listeners: ((event: AgentEvent) => void)[] = [];
-  // A reader that fails (say, --record on a full disk) is dropped with a warning: it must not break
-  // the loop halfway through a step and leave a tool call without its result.
-  const emit = (event: AgentEvent) => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        listeners.splice(listeners.indexOf(listener), 1);
-        process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`);
-      }
-    }
-  };
+  const bus = createEventBus((error) =>
+    process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
+  );
+  const emit = bus.emit;
 
   const client = createModelClient({
     baseURL: options.baseUrl,
@@ -52,6 +57,9 @@ export async function runHel(options: RunOptions): Promise<number> {
   });
 
   const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
+  if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(projectDir) === null) {
+    warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
+  }
   let session: ActiveSession | undefined;
   try {
     const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!);
@@ -70,7 +78,8 @@ export async function runHel(options: RunOptions): Promise<number> {
         delegate: options.delegate,
         compaction: { enabled: false, threshold_tokens: null },
       },
-      warn: (line) => process.stderr.write(`hel: ${line}\n`),
+      warn,
+      usage: () => ledger.run().total,
     });
     const active = session;
     const toolContext = {
@@ -82,39 +91,57 @@ export async function runHel(options: RunOptions): Promise<number> {
       },
       cursors: active.cursors,
       secrets: [apiKey],
+      network: options.network,
       claimSessionDir: () => active.claim(),
+      trackCommand: (group: ProcessGroup) => active.trackCommand(group),
+      ...(baseline ? { beforeWrite: baseline.keep } : {}),
     };
-    if (options.delegate) {
+    if (options.delegate && baseline) {
+      const children = createChildren({
+        emit,
+        settings: () => childSettings,
+        firstNumber: active.childCount,
+        // What the child used and cost, as the ledger totalled it.
+        saveTranscript: (transcript) => {
+          const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
+          return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
+        },
+      });
+      const parentMessages = () => active.messages;
       tools.push(
-        createDelegateTool({
-          mode: options.delegate,
-          parentMessages: () => active.messages,
-          emit,
-          childRun: () => childRun,
-          firstNumber: active.childCount,
-          saveTranscript: (transcript) => active.saveChild(transcript),
-        }),
+        createDelegateTool({ mode: options.delegate, parentMessages, children }),
+        createReviewTool({ parentMessages, children, changes: () => baseline.changes() }),
       );
     }
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
     const parentRun: AgentRun = { ref: { agent: "parent" }, client, tools, toolDefinitions: definitions, toolContext, request, maxSteps: options.maxSteps, emit };
-    const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
+    const childSettings: ChildSettings = {
+      client,
+      tools,
+      toolDefinitions: definitions,
+      toolContext,
+      request,
+      budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
+    };
 
-    const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });
-    listeners.push((event) => active.observe(event), renderer.observe);
-    if (options.json) listeners.push(createJsonOutput((line) => process.stdout.write(line), () => active.id));
+    const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json, usage: ledger });
+    // The ledger first: the readers after it (the session's save included) ask it about the event they read.
+    bus.subscribe(ledger.observe);
+    bus.subscribe((event) => active.observe(event));
+    bus.subscribe(renderer.observe);
+    if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id, ledger));
     if (options.record) {
-      const recorder = new Recorder(options.record);
+      const recorder = new Recorder(options.record, ledger);
       recorder.setSessionId(active.id);
-      listeners.push(recorder.observe);
+      bus.subscribe(recorder.observe);
     }
 
     const instruct = async (text: string, signal: AbortSignal): Promise<TurnOutcome> => {
-      active.messages.push({ role: "user", content: text });
-      emit({ agent: "parent", type: "turn_start", instruction: text });
+      beginTurn(active.messages, text, parentRun);
       const outcome = await runTurn(active.messages, parentRun, signal);
-      if (outcome.exitReason === "completed") await active.saveAfterAnswer(outcome);
+      // The session saves from the turn's end; the next instruction waits for that save.
+      await bus.settle();
       return outcome;
     };
 

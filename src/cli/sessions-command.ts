@@ -2,10 +2,11 @@
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { HelError } from "../errors.js";
 import { join } from "node:path";
-import { ChildTranscriptSchema, type ChildTranscript } from "../session/child-transcript.js";
+import { ChildTranscriptSchema, type ChildTranscript } from "../agent/child-transcript.js";
 import { sessionPaths } from "../session/paths.js";
-import { listSessions, loadSnapshot, removeSessions, resolveSessionId } from "../session/store.js";
-import { formatChildTranscript, formatSessionList, formatTranscript } from "../session/transcript.js";
+import { listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
+import { loadSnapshot } from "../session/snapshot-file.js";
+import { formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./transcript.js";
 import type { Invocation } from "./options.js";
 
 type SessionsInvocation = Extract<Invocation, { kind: "sessions" }>;
@@ -29,7 +30,7 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
       if (invocation.json) {
         out(JSON.stringify({ ...snapshot, child_transcripts: children }));
       } else {
-        out([formatTranscript(snapshot), ...children.map(formatChildTranscript)].join("\n\n"));
+        out([formatTranscript(snapshot), formatDelegations(children), ...children.map(formatChildTranscript)].filter((b) => b !== "").join("\n\n"));
       }
       return 0;
     }

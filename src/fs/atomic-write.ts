@@ -40,6 +40,14 @@ export interface AtomicWriteOptions {
   writeData?: WriteData;
   /** Permission bits of the new file; applied exactly, whatever the umask (an edited file keeps its mode). */
   mode?: number;
+  /** Owner and group of the new file, as far as this process may set them; the rest stays its own. */
+  owner?: { uid: number; gid: number };
+  /**
+   * Runs the rename that puts the file in place, once the data is on disk: a caller that must check,
+   * under a lock, that it may still replace the file wraps it here. Not calling `rename` (throwing)
+   * leaves the target untouched and the temporary file removed.
+   */
+  commit?: (rename: () => Promise<void>) => Promise<void>;
 }
 
 /** `data` is the file's bytes, whole or in pieces written one after another. */
@@ -51,6 +59,8 @@ export async function writeFileAtomic(path: string, data: Uint8Array | readonly 
   let renamed = false;
   try {
     file = await open(tmp, "wx", options.mode ?? 0o600);
+    if (options.owner) await setOwner(file, options.owner);
+    // After the owner: a chown clears the set-user-ID and set-group-ID bits.
     if (options.mode !== undefined) await file.chmod(options.mode);
     await (options.writeData ?? writeAll)(file, pieces);
     // Belt and braces: whatever the writer reported, a file of the wrong size is never renamed into place.
@@ -61,14 +71,28 @@ export async function writeFileAtomic(path: string, data: Uint8Array | readonly 
     await file.sync();
     await file.close();
     file = undefined;
-    await rename(tmp, path);
-    renamed = true;
+    const renameIntoPlace = async (): Promise<void> => {
+      await rename(tmp, path);
+      renamed = true;
+    };
+    await (options.commit ? options.commit(renameIntoPlace) : renameIntoPlace());
   } finally {
     if (file) await file.close().catch(() => undefined);
     if (!renamed) await unlink(tmp).catch(() => undefined);
   }
   await syncDirectory(dirname(path));
   await sweepOrphans(path);
+}
+
+/** Only root may give a file away, and a group only to one it belongs to: what is refused stays as created. */
+async function setOwner(file: FileHandle, owner: { uid: number; gid: number }): Promise<void> {
+  const refused = (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPERM") throw e;
+  };
+  await file.chown(owner.uid, owner.gid).catch(async (e: NodeJS.ErrnoException) => {
+    refused(e);
+    await file.chown(-1, owner.gid).catch(refused);
+  });
 }
 
 /** Some platforms (Windows, some network file systems) cannot fsync a directory; the rename stands anyway. */

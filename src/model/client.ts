@@ -6,14 +6,15 @@
 // keep-alive comments included, reset it, so a queued request survives but a stream that sends
 // nothing at all for 5 minutes is abandoned.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import type { Stream } from "openai/streaming";
 import { Agent, interceptors } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
-import { dispatcherFetch } from "./dispatcher-fetch.js";
+import { dispatcherFetch, type FetchResponse } from "./dispatcher-fetch.js";
 import { connectionError, ModelError, statusError } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
+import { sseData } from "./sse-decoder.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
 import { requestBytes } from "../wire/serialize.js";
+import { redactSecrets } from "../redact.js";
 import { monotonicMs } from "../clock.js";
 
 export interface ModelClientOptions {
@@ -73,18 +74,27 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   async function attemptOnce(body: Buffer, signal: AbortSignal, handlers: StreamHandlers) {
     const acc = new StreamAccumulator();
     try {
-      const stream = await sdk.post<Stream<ChunkLike>>("/chat/completions", {
-        body,
-        headers: { "content-type": "application/json" },
-        stream: true,
-        signal,
-      });
-      for await (const chunk of stream) {
+      // The SDK sends the request and turns an error status into an APIError; the answer's events
+      // are read here (sse-decoder.ts), in work linear in their size.
+      const response = (await sdk
+        .post("/chat/completions", { body, headers: { "content-type": "application/json" }, signal })
+        .asResponse()) as unknown as FetchResponse;
+      let done = false;
+      for await (const data of sseData(response.body)) {
+        // What follows [DONE] is read, so the connection can serve the next request, but not used.
+        if (done) continue;
+        if (data.startsWith("[DONE]")) {
+          done = true;
+          continue;
+        }
+        const chunk = JSON.parse(data) as ChunkLike & { error?: unknown };
+        // An error sent after the answer began: the stream broke off.
+        if (chunk.error) throw new Error("the server sent an error inside the answer stream");
         const { text, reasoning } = acc.push(chunk);
         if (reasoning) handlers.onReasoning?.(reasoning);
         if (text) handlers.onText?.(text);
       }
-      // The SDK ends the iteration quietly when the request is aborted mid-stream.
+      // An abort just as the last event arrived ends the loop as if the answer were complete.
       if (signal.aborted) throw new ModelError("aborted", "the request was aborted");
       const result = acc.result();
       if (result.finishReason === null) return { failure: { kind: "dropped" } as Failure, acc };
@@ -114,9 +124,10 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           return { message, finishReason, usage, status: 200, durationMs: monotonicMs() - started, attempts: attempt };
         }
         const failure = outcome.failure;
+        const said = whatWasSaid(outcome.error, options.apiKey);
         const delay = retryDelay(failure, attempt, baseMs);
-        if (delay === null) throw finalError(failure, outcome.error, options.baseURL, attempt);
-        handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, outcome.error), status: failure.kind === "status" ? failure.status : 0 });
+        if (delay === null) throw finalError(failure, said, options.baseURL, attempt);
+        handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, said), status: failure.kind === "status" ? failure.status : 0 });
         await sleep(delay, signal).catch(() => {
           throw new ModelError("aborted", "the request was aborted");
         });
@@ -145,12 +156,23 @@ function classify(error: unknown, answerStarted: boolean): Failure {
   return { kind: "dropped" };
 }
 
-function finalError(failure: Failure, error: unknown, baseURL: string, attempts: number): ModelError {
+/** The texts of a failure that come from outside hel: the server's error message and the network's cause. */
+interface Said {
+  apiMessage: string;
+  cause: string;
+}
+
+/** A proxy may quote the request's Authorization header in its error body, so the key is taken out here. */
+function whatWasSaid(error: unknown, apiKey: string): Said {
+  return { apiMessage: redactSecrets(apiMessage(error), [apiKey]), cause: redactSecrets(causeText(error), [apiKey]) };
+}
+
+function finalError(failure: Failure, said: Said, baseURL: string, attempts: number): ModelError {
   switch (failure.kind) {
     case "status":
-      return statusError(failure.status, apiMessage(error), baseURL, attempts);
+      return statusError(failure.status, said.apiMessage, baseURL, attempts);
     case "connection":
-      return connectionError(baseURL, causeText(error), attempts);
+      return connectionError(baseURL, said.cause, attempts);
     case "idle":
       return new ModelError("stream", `the answer stream from ${baseURL} sent nothing for too long and was abandoned — try again; the conversation is kept`);
     case "dropped":
@@ -163,12 +185,12 @@ function finalError(failure: Failure, error: unknown, baseURL: string, attempts:
   }
 }
 
-function describe(failure: Failure, error: unknown): string {
+function describe(failure: Failure, said: Said): string {
   switch (failure.kind) {
     case "status":
       return `HTTP ${failure.status}`;
     case "connection":
-      return `connection failed (${causeText(error)})`;
+      return `connection failed (${said.cause})`;
     case "idle":
       return "no data from the server";
     case "dropped":

@@ -1,6 +1,7 @@
 // Folds DeepSeek's streamed chunks into one assistant message. Pure: chunks in, message out.
-// Tool-call argument fragments are joined by their index; usage is taken from whichever chunk carries
-// it (DeepSeek puts it on the last content chunk, OpenAI on an extra one).
+// Tool-call argument fragments are joined by their index, and every call comes out with an id no other
+// call of the message has; usage is taken from whichever chunk carries it (DeepSeek puts it on the last
+// content chunk, OpenAI on an extra one).
 import { FINISH_REASONS, UsageSchema, type AssistantMessage, type FinishReason, type ToolCall, type Usage } from "../wire/messages.js";
 
 interface ToolCallDelta {
@@ -58,10 +59,11 @@ export class StreamAccumulator {
   }
 
   result(): Accumulated {
+    const ids = new Set<string>();
     const toolCalls: ToolCall[] = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, c]) => ({
-        id: c.id || `call_${String(index).padStart(2, "0")}_hel`,
+        id: uniqueId(c.id || `call_${String(index).padStart(2, "0")}_hel`, index, ids),
         type: "function" as const,
         function: { name: c.name, arguments: c.arguments },
       }));
@@ -75,6 +77,18 @@ export class StreamAccumulator {
     };
     return { message, finishReason: this.finish, usage: this.usage, started: this.started };
   }
+}
+
+/**
+ * Each result answers its call by id, so a message's ids must differ: a model that sends one id twice
+ * would leave a conversation no request or save accepts. A repeat gets a new id of its own, made from
+ * the one it repeats and its place in the message.
+ */
+function uniqueId(id: string, index: number, taken: Set<string>): string {
+  let unique = id;
+  for (let n = 0; taken.has(unique); n++) unique = `${id}_${String(index).padStart(2, "0")}${n > 0 ? `_${n}` : ""}_hel`;
+  taken.add(unique);
+  return unique;
 }
 
 function toFinishReason(value: string): FinishReason {

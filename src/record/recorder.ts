@@ -1,10 +1,11 @@
 // Measurement records for `--record <dir>` (design §1): raw/requests.jsonl (one line per HTTP
-// request, with the exact body), raw/delegations.jsonl (one line per delegation) and record.json.
-// Built only from the agent's event stream.
+// request, with the exact body), raw/delegations.jsonl (one line per child: a delegation or a review)
+// and record.json. Built only from the agent's event stream; usage and cost come from the usage ledger.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent } from "../agent/events.js";
-import { addUsage, emptyTotals, hitRatio, sumTotals, type UsageTotals } from "../agent/usage.js";
+import type { AgentEvent, ChildKind } from "../agent/events.js";
+import { totalsOf, hitRatio } from "../agent/usage.js";
+import { byAgent, emptySpend, type UsageLedger } from "../agent/usage-ledger.js";
 import type { ChatRequest } from "../wire/messages.js";
 import { requestBytes } from "../wire/serialize.js";
 import type { RecordJson } from "./schema.js";
@@ -20,18 +21,22 @@ export class Recorder {
   private readonly delegationsPath: string;
   private readonly pending = new Map<string, PendingRequest>();
   private readonly toolArguments = new Map<string, string>();
+  private readonly kinds = new Map<number, ChildKind>();
   private readonly record: RecordJson = {
     session_id: null,
     answer: null,
     exit_reason: null,
     requests: 0,
-    usage: { total: emptyTotals(), parent: emptyTotals(), child: emptyTotals() },
+    usage: { total: emptySpend(), parent: emptySpend(), child: emptySpend(), by_agent: [] },
     tool_calls: [],
     instructions: [],
   };
   private currentInstruction = "";
 
-  constructor(private readonly dir: string) {
+  constructor(
+    private readonly dir: string,
+    private readonly ledger: UsageLedger,
+  ) {
     mkdirSync(join(dir, "raw"), { recursive: true });
     this.requestsPath = join(dir, "raw", "requests.jsonl");
     this.delegationsPath = join(dir, "raw", "delegations.jsonl");
@@ -62,11 +67,6 @@ export class Recorder {
           finish_reason: event.finishReason,
           ...(event.error ? { error: event.error } : {}),
         });
-        if (event.usage) {
-          const agentTotals = event.agent === "parent" ? "parent" : "child";
-          this.record.usage[agentTotals] = addUsage(this.record.usage[agentTotals], event.usage);
-          this.record.usage.total = sumTotals(this.record.usage.parent, this.record.usage.child);
-        }
         break;
       case "tool_end":
         this.record.tool_calls.push({
@@ -80,20 +80,27 @@ export class Recorder {
       case "tool_start":
         this.toolArguments.set(event.callId, event.arguments);
         break;
-      case "delegation_end":
+      case "delegation_start":
+        this.kinds.set(event.number, event.kind);
+        break;
+      case "delegation_end": {
+        const spent = this.ledger.run().delegations.find((d) => d.delegation === event.number) ?? { ...emptySpend() };
         appendFileSync(
           this.delegationsPath,
           JSON.stringify({
             delegation: event.number,
+            kind: event.kind,
             mode: event.mode,
             task: event.task,
             tool_calls: event.toolCalls,
             answer: event.answer,
             exit_reason: event.exitReason,
-            usage: event.usage,
+            usage: totalsOf(spent),
+            cost_usd: spent.cost_usd,
           }) + "\n",
         );
         break;
+      }
       case "turn_end":
         if (event.agent === "parent") {
           this.record.answer = event.answer;
@@ -119,7 +126,7 @@ export class Recorder {
     const usage = outcome.usage as { prompt_cache_hit_tokens: number; prompt_tokens: number } | null | undefined;
     const line = {
       agent: event.agent,
-      ...(event.delegation !== undefined ? { delegation: event.delegation } : {}),
+      ...(event.delegation !== undefined ? { delegation: event.delegation, kind: this.kinds.get(event.delegation) } : {}),
       ...outcome,
       hit_ratio: usage ? Number(hitRatio(usage).toFixed(4)) : null,
       duration_ms: Math.round(monotonicMs() - pending.sentAt),
@@ -131,6 +138,8 @@ export class Recorder {
 
   /** record.json is rewritten after every instruction, so a run cut short still leaves one. */
   flush(): void {
+    const usage = this.ledger.run();
+    this.record.usage = { total: usage.total, parent: usage.parent, child: usage.children, by_agent: byAgent(usage) };
     writeFileSync(join(this.dir, "record.json"), JSON.stringify(this.record, null, 2) + "\n");
   }
 }

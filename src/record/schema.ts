@@ -1,8 +1,9 @@
 // The files `--record <dir>` writes (design §1), defined once: the recorder writes these shapes and
 // evals read them back with the same schemas.
 import { z } from "../zod.js";
-import { EXIT_REASONS } from "../agent/events.js";
-import { UsageTotalsSchema } from "../session/snapshot.js";
+import { DELEGATE_MODES } from "../agent/child-messages.js";
+import { CHILD_KINDS, EXIT_REASONS } from "../agent/events.js";
+import { SpendSchema, UsageTotalsSchema } from "../agent/usage.js";
 import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";
 
 const AgentSchema = z.enum(["parent", "child"]);
@@ -13,8 +14,21 @@ export const RecordJsonSchema = z.object({
   exit_reason: z.enum(EXIT_REASONS).nullable(),
   /** Lines in raw/requests.jsonl: every HTTP request, retries included. */
   requests: z.number().int().nonnegative(),
-  /** Over answered requests only. */
-  usage: z.object({ total: UsageTotalsSchema, parent: UsageTotalsSchema, child: UsageTotalsSchema }),
+  /** Over answered requests only; costs are estimates from the price table. */
+  usage: z.object({
+    total: SpendSchema,
+    parent: SpendSchema,
+    child: SpendSchema,
+    /** The parent, then each child: a delegation with its mode, a review with its kind. */
+    by_agent: z.array(
+      SpendSchema.extend({
+        agent: AgentSchema,
+        delegation: z.number().int().optional(),
+        mode: z.enum(DELEGATE_MODES).nullable().optional(),
+        kind: z.enum(CHILD_KINDS).optional(),
+      }),
+    ),
+  }),
   /** In the order they finished: a delegate_task call comes after its child's calls. */
   tool_calls: z.array(
     z.object({ agent: AgentSchema, delegation: z.number().int().optional(), name: z.string(), arguments: z.string(), is_error: z.boolean() }),
@@ -26,6 +40,7 @@ export type RecordJson = z.infer<typeof RecordJsonSchema>;
 export const RequestLineSchema = z.object({
   agent: AgentSchema,
   delegation: z.number().int().optional(),
+  kind: z.enum(CHILD_KINDS).optional(),
   status: z.number().int(),
   usage: UsageSchema.nullable().optional(),
   finish_reason: z.string().nullable().optional(),
@@ -38,11 +53,14 @@ export type RequestLine = z.infer<typeof RequestLineSchema>;
 
 export const DelegationLineSchema = z.object({
   delegation: z.number().int(),
-  mode: z.string(),
+  kind: z.enum(CHILD_KINDS),
+  /** Null for a review. */
+  mode: z.enum(DELEGATE_MODES).nullable(),
   task: z.string(),
   tool_calls: z.array(z.object({ name: z.string(), arguments: z.string() })),
   answer: z.string().nullable(),
   exit_reason: z.enum(EXIT_REASONS),
   usage: UsageTotalsSchema,
+  cost_usd: z.number().nonnegative().nullable(),
 });
 export type DelegationLine = z.infer<typeof DelegationLineSchema>;

@@ -1,13 +1,20 @@
-// One session, one process (design §4). A lease is proper-lockfile's lock directory `.active` inside
-// the session directory, taken without waiting and kept fresh by touching its mtime; a lease whose
-// mtime is older than `stale` belongs to a dead process and is taken over. The store lock
-// (.hel/.sessions.lock) is separate and short: it makes "resolve, check, then act" atomic for resume
-// and delete, so `sessions rm` cannot remove a session that is being resumed at that moment.
+// One session, one process. A lease is proper-lockfile's lock directory `.active` inside the session
+// directory, taken without waiting and kept fresh by touching its mtime; a lease whose mtime is older
+// than `stale` belongs to a dead (or stopped) process and is taken over. Whoever takes a lease writes
+// a fresh token into `.active.holder`; a holder that was stopped and woke up finds another token
+// there (`holds`), which it checks under the store lock right before a save renames its snapshot
+// into place, so it can never write over the turn of the process that took the session from it.
+// A command the session started that still runs (command-records.ts) keeps the session in use, lease
+// or not: under `full` access it can outlive a killed holder.
+// The store lock (.hel/.sessions.lock) is separate and short: it makes "resolve, take the lease" and
+// "check the token, rename" atomic, and lets `sessions rm` delete only sessions nobody holds.
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import type ProperLockfile from "proper-lockfile";
+import { removeFinishedCommands, runningCommands } from "./command-records.js";
 import { SessionError } from "./errors.js";
-import { ensureHelDir, helDir, sessionPaths, storeLockPath } from "./paths.js";
+import { ensureHelDir, helDir } from "../fs/hel-dir.js";
+import { sessionPaths, storeLockPath } from "./paths.js";
 
 // Loaded on first use: a new session takes its lease only at its first save, so the library stays
 // off the path to the first request.
@@ -31,6 +38,13 @@ export interface Lease {
   /** True once proper-lockfile found the lease taken over or gone; the holder must stop saving. */
   readonly lost: boolean;
   onLost(callback: (reason: string) => void): void;
+  /**
+   * Whether this process still holds the lease: not lost, and its token is the one last written into
+   * `.active.holder`. Call it under the store lock, where leases are taken over.
+   */
+  holds(): Promise<boolean>;
+  /** Marks the lease lost (its holder found out another process took it) and tells the onLost callbacks. */
+  markLost(reason: string): void;
   /** Idempotent; never throws. */
   release(): Promise<void>;
 }
@@ -67,7 +81,7 @@ export function releaseAllLeasesSync(): void {
 }
 
 export async function acquireLease(projectDir: string, id: string, options: LeaseOptions = {}): Promise<Lease> {
-  const { dir, active } = sessionPaths(projectDir, id);
+  const { dir, active, holder } = sessionPaths(projectDir, id);
   const timing = options.timing ?? LEASE_TIMING;
   let lost = false;
   let lostReason = "";
@@ -92,6 +106,9 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
       await ensureHelDir(projectDir);
       await mkdir(dir, { recursive: true });
     }
+    // A command the session started may outlive the process that held the lease (see command-records).
+    const running = await runningCommands(dir);
+    if (running.length > 0) throw commandsRunning(id, running[0]!);
     unlock = await (await loadLockfile()).lock(dir, {
       lockfilePath: active,
       realpath: false,
@@ -102,9 +119,18 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
       onCompromised: (err) => markLost(err.message),
     });
   } catch (e) {
+    throw e instanceof SessionError ? e : leaseError(e, id);
+  }
+  // Unique among the processes that may ever hold this lease; no need for crypto on this path.
+  const token = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  try {
+    await writeHolder(holder, token);
+  } catch (e) {
+    await unlock().catch(() => undefined);
     throw leaseError(e, id);
   }
   held.set(dir, { dir, active });
+  await removeFinishedCommands(dir).catch(() => undefined);
   installExitHook();
 
   let released = false;
@@ -117,6 +143,12 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
       if (lost) queueMicrotask(() => callback(lostReason));
       else callbacks.push(callback);
     },
+    async holds() {
+      if (lost) return false;
+      const current = await readFile(holder, "utf8").catch(() => null);
+      return current === token;
+    },
+    markLost,
     async release() {
       if (released) return;
       released = true;
@@ -128,6 +160,20 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
       }
     },
   };
+}
+
+function commandsRunning(id: string, pgid: number): SessionError {
+  return new SessionError(
+    `session ${id} is in use: a command it started is still running (process group ${pgid}) — wait for it to end, or end it with \`kill -- -${pgid}\``,
+    3,
+  );
+}
+
+/** Replaced whole (a temporary file renamed over it), so a reader never sees half a token. */
+async function writeHolder(path: string, token: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, token, { mode: 0o600 });
+  await rename(tmp, path);
 }
 
 function leaseError(e: unknown, id: string): SessionError {
@@ -142,10 +188,11 @@ function leaseError(e: unknown, id: string): SessionError {
   return new SessionError(`could not take the lease of session ${id}: ${(e as Error).message} — check that .hel/ is writable`, 1);
 }
 
-/** Whether a live process holds the session's lease (a stale lease counts as free). */
+/** Whether a live process holds the session's lease (a stale lease counts as free), or a command it started still runs. */
 export async function isLeased(projectDir: string, id: string, timing: LeaseTiming = LEASE_TIMING): Promise<boolean> {
   const { dir, active } = sessionPaths(projectDir, id);
-  return (await loadLockfile()).check(dir, { lockfilePath: active, realpath: false, stale: timing.stale });
+  if (await (await loadLockfile()).check(dir, { lockfilePath: active, realpath: false, stale: timing.stale })) return true;
+  return (await runningCommands(dir)).length > 0;
 }
 
 /**

@@ -1,8 +1,8 @@
-// Where a project's sessions live (design §1 Files). Pure path arithmetic, except ensureHelDir, which
-// callers invoke only when something is about to be written: a run that never answers leaves no trace.
+// Where a project's sessions live, under .hel/ (fs/hel-dir.ts). Pure path arithmetic: nothing here
+// creates a directory, so a run that never answers leaves no trace.
 import { randomUUID } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { helDir } from "../fs/hel-dir.js";
 import { SessionError } from "./errors.js";
 
 export interface SessionPaths {
@@ -12,9 +12,10 @@ export interface SessionPaths {
   children: string;
   /** The lease: a directory proper-lockfile creates while a process uses the session. */
   active: string;
+  /** Which process took the lease last: a token it checks before each save replaces the snapshot. */
+  holder: string;
 }
 
-export const helDir = (projectDir: string): string => join(resolve(projectDir), ".hel");
 export const sessionsDir = (projectDir: string): string => join(helDir(projectDir), "sessions");
 export const storeLockPath = (projectDir: string): string => join(helDir(projectDir), ".sessions.lock");
 
@@ -33,20 +34,9 @@ export function sessionPaths(projectDir: string, id: string): SessionPaths {
     spill: join(dir, "spill"),
     children: join(dir, "children"),
     active: join(dir, ".active"),
+    holder: join(dir, ".active.holder"),
   };
 }
 
 export const newSessionId = (): string => randomUUID();
 
-/** Creates .hel/ with a .gitignore of "*" so nothing under it is ever committed; a no-op when present. */
-export async function ensureHelDir(projectDir: string): Promise<string> {
-  const dir = helDir(projectDir);
-  await mkdir(dir, { recursive: true });
-  try {
-    // "wx": a .gitignore the user edited is theirs to keep.
-    await writeFile(join(dir, ".gitignore"), "*\n", { flag: "wx" });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  }
-  return dir;
-}

@@ -5,21 +5,23 @@
 // first save; a resumed session takes it at once, without waiting, and a held one ends the run (exit 3).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { ChildTranscript } from "./child-transcript.js";
+import type { ChildTranscript } from "../agent/child-transcript.js";
 import type { AgentEvent } from "../agent/events.js";
-import type { TurnOutcome } from "../agent/loop.js";
-import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
+import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
+import type { ProcessGroup } from "../tools/command/process-group.js";
+import { recordCommand } from "./command-records.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { RequestConfig, Snapshot } from "./snapshot.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
-import { latestSessionId, loadSnapshot, resolveSessionId, saveSnapshot } from "./store.js";
+import { latestSessionId, resolveSessionId } from "./catalog.js";
+import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
 
 export interface StartOptions {
@@ -29,6 +31,8 @@ export interface StartOptions {
   systemPrompt: string;
   requestConfig: RequestConfig;
   warn(line: string): void;
+  /** What this process has used so far (the usage ledger's figures), added to the stored session's. */
+  usage(): UsageTotals;
 }
 
 export interface ActiveSession {
@@ -44,11 +48,13 @@ export interface ActiveSession {
   readonly lastSaveFailed: boolean;
   /** The tool list this run sends; compared with the snapshot's to decide whether its meter still holds. */
   setTools(tools: ToolDefinition[]): void;
-  observe(event: AgentEvent): void;
-  saveAfterAnswer(outcome: TurnOutcome): Promise<void>;
+  /** Reads the run's event stream; the promise it may return is a save in progress. */
+  observe(event: AgentEvent): Promise<void> | void;
   saveChild(transcript: ChildTranscript): Promise<void>;
   /** Takes the session's lease before the first file is written into its directory (a spill, a save). */
   claim(): Promise<unknown>;
+  /** Records a running command's group, so the session stays in use while it runs; resolves to what forgets it. */
+  trackCommand(group: ProcessGroup): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -57,14 +63,20 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
   if (!options.resume && !options.continueLatest) {
     return new Session(options, null, [{ role: "system", content: options.systemPrompt }], null, null);
   }
-  return withStoreLock(projectDir, async () => {
+  // Only resolving and leasing hold the store lock, so sessions resumed at once never wait on each
+  // other's loads; the lease is held before the snapshot is read, so what is read is the latest.
+  const { id, lease } = await withStoreLock(projectDir, async () => {
     const id = options.resume ? await resolveSessionId(projectDir, options.resume) : await latestSessionId(projectDir);
     if (!id) throw new SessionError("this project has no saved session to continue — run hel without -c to start one", 2);
-    // Load before leasing: a broken snapshot is reported without touching the session at all.
-    const snapshot = await loadSnapshot(projectDir, id);
-    const lease = await acquireLease(projectDir, id);
-    return new Session(options, id, withSystemPrompt(snapshot.messages, options.systemPrompt), snapshot, lease);
+    return { id, lease: await acquireLease(projectDir, id) };
   });
+  try {
+    const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
+    return new Session(options, id, withSystemPrompt(snapshot.messages, options.systemPrompt), { snapshot, identity }, lease);
+  } catch (error) {
+    await lease.release();
+    throw error;
+  }
 }
 
 /** The stored system message is replaced by this process's: rules and environment may have changed. */
@@ -80,11 +92,15 @@ class Session implements ActiveSession {
   saved: boolean;
   lastSaveFailed = false;
   private meter: Meter;
-  private usage: UsageTotals;
+  /** The usage of the processes before this one. */
+  private readonly storedUsage: UsageTotals;
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
   private lostWarned = false;
+  private readonly stored: Snapshot | null;
+  /** The snapshot file this process last read or wrote; a save replaces only that one. */
+  private onDisk: SnapshotIdentity | null;
   #id: string | null;
 
   /** `id` null: a new session, whose id is made when first asked for (see `id`). */
@@ -92,16 +108,19 @@ class Session implements ActiveSession {
     private readonly options: StartOptions,
     id: string | null,
     messages: Message[],
-    private readonly stored: Snapshot | null,
+    loaded: { snapshot: Snapshot; identity: SnapshotIdentity } | null,
     private lease: Lease | null,
   ) {
+    const stored = loaded?.snapshot ?? null;
+    this.stored = stored;
+    this.onDisk = loaded?.identity ?? null;
     this.#id = id;
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
     this.childCount = stored?.children ?? 0;
     this.saved = stored !== null;
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
-    this.usage = stored?.usage ?? emptyTotals();
+    this.storedUsage = stored?.usage ?? emptyTotals();
     this.createdAt = stored?.created_at ?? new Date().toISOString();
     lease?.onLost(() => this.warnLost());
   }
@@ -134,22 +153,25 @@ class Session implements ActiveSession {
     if (modelChanged || toolsChanged || promptChanged) this.meter = { message_count: 0, input_tokens: 0 };
   }
 
-  observe(event: AgentEvent): void {
-    if (event.type === "response" && event.usage) this.usage = addUsage(this.usage, event.usage);
+  /** A reader of the run's event stream: it saves when a parent turn is answered. Usage it asks the ledger. */
+  observe(event: AgentEvent): Promise<void> | void {
+    if (event.type === "turn_end" && event.agent === "parent" && event.exitReason === "completed") return this.saveAfterAnswer(event.meter);
   }
 
-  async saveAfterAnswer(outcome: TurnOutcome): Promise<void> {
-    if (outcome.meter) this.meter = outcome.meter;
+  private async saveAfterAnswer(meter: Meter | null): Promise<void> {
+    if (meter) this.meter = meter;
     this.lastSaveFailed = true;
     if (this.lease?.lost) return this.warnLost();
     try {
       const lease = await this.claim();
       // Transcripts first: a snapshot never counts a child whose transcript is not on disk.
       await this.flushChildren();
-      await saveSnapshot(this.options.projectDir, this.snapshot(), { lease });
+      this.onDisk = await saveSnapshot(this.options.projectDir, this.snapshot(), { lease, expected: this.onDisk });
       this.saved = true;
       this.lastSaveFailed = false;
     } catch (error) {
+      // Found out while saving that another process took the session: that is the one line to say.
+      if (this.lease?.lost) return this.warnLost();
       // The conversation stays in memory; the next answer saves the whole state again.
       const message = error instanceof Error ? error.message : String(error);
       this.options.warn(message.includes("kept in memory") ? message : `${message}; the conversation is kept in memory and saved after the next answer`);
@@ -169,6 +191,11 @@ class Session implements ActiveSession {
       this.lease.onLost(() => this.warnLost());
     }
     return this.lease;
+  }
+
+  async trackCommand(group: ProcessGroup): Promise<() => Promise<void>> {
+    await this.claim();
+    return recordCommand(this.dir, group);
   }
 
   async close(): Promise<void> {
@@ -196,7 +223,7 @@ class Session implements ActiveSession {
       updated_at: new Date().toISOString(),
       request_config: this.options.requestConfig,
       meter: this.meter,
-      usage: this.usage,
+      usage: sumTotals(this.storedUsage, this.options.usage()),
       children: this.childCount,
       compaction: null,
       cursors: this.cursors.toJSON(),
@@ -208,6 +235,6 @@ class Session implements ActiveSession {
   private warnLost(): void {
     if (this.lostWarned) return;
     this.lostWarned = true;
-    this.options.warn(`lost the lease on session ${this.id} — another process may be using it; hel stops saving this session`);
+    this.options.warn(`lost the lease on session ${this.id} — another hel process may have taken it over; hel stops saving this session, so its latest turn is not saved`);
   }
 }

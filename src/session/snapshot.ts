@@ -7,7 +7,7 @@ import { z } from "../zod.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
-import type { UsageTotals } from "../agent/usage.js";
+import { UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message, type WithMessages } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
@@ -30,15 +30,6 @@ export const RequestConfigSchema = z.object({
   }),
 });
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
-
-// UsageTotals is the agent's type; the schema is checked against it so the two cannot drift apart.
-export const UsageTotalsSchema = z.object({
-  requests: count,
-  prompt_tokens: count,
-  completion_tokens: count,
-  prompt_cache_hit_tokens: count,
-  prompt_cache_miss_tokens: count,
-}) satisfies z.ZodType<UsageTotals>;
 
 const isoTime = z.iso.datetime({ offset: true });
 

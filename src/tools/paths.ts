@@ -2,45 +2,59 @@
 // location (symlinks followed; for a file yet to be created, the real location of its nearest existing
 // ancestor), so neither `..`, an absolute path, nor a symlink can lead out. hel's own `.hel/` is off
 // limits, except that the current session's `spill/` can be read: spilled tool results point there.
+// The checked real path is then walked from the project directory without following any link
+// (withProjectEntry), so a directory swapped for a symlink after the check makes the call fail instead
+// of leading out.
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
+import { getSystemErrorMap } from "node:util";
+import { openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
 import { ToolError, type ToolContext } from "./types.js";
 
 export type PathIntent = "read" | "write";
 
+/** What the path rules need of a tool's context; without a session directory nothing in `.hel/` is readable. */
+export type PathScope = Pick<ToolContext, "projectDir"> & { readonly sessionDir?: string };
+
+/** A path the rules refuse, or one that changed while in use: `problem` says why in words fit for a person too. */
+export class PathError extends ToolError {
+  constructor(
+    readonly problem: string,
+    advice: string,
+  ) {
+    super(`${problem}${advice}`);
+  }
+}
+
 /** The path as the model should write it: relative to the project directory, with `/`. */
-export function projectRelative(ctx: ToolContext, p: string): string {
+export function projectRelative(ctx: PathScope, p: string): string {
   const rel = path.relative(ctx.projectDir, path.resolve(ctx.projectDir, p));
   return rel === "" ? "." : rel.split(path.sep).join("/");
 }
 
 /** The absolute real path a tool may use for `p`; throws ToolError when `p` is off limits. */
-export async function resolveToolPath(ctx: ToolContext, p: string, intent: PathIntent): Promise<string> {
+export async function resolveToolPath(ctx: PathScope, p: string, intent: PathIntent): Promise<string> {
   if (p.trim() === "") throw new ToolError("the path is empty: give a path relative to the project directory, e.g. \"src/index.ts\" (\".\" lists the project root)");
   if (p.includes("\0")) throw new ToolError(`the path ${JSON.stringify(p)} contains a NUL character: give a plain path relative to the project directory`);
   const lexical = path.resolve(ctx.projectDir, p);
   if (!isInside(ctx.projectDir, lexical)) {
     // A model that takes the project root for `/` writes "/src/x.ts"; tell it the form it meant.
     const meant = path.isAbsolute(p) ? ` If you meant the project's own ${JSON.stringify(p)}, write ${JSON.stringify(projectRelative(ctx, `.${p}`))}.` : "";
-    throw new ToolError(`${JSON.stringify(p)} is outside the project directory (${ctx.projectDir}). ${PATH_RULE}${meant}`);
+    throw new PathError(`${JSON.stringify(p)} is outside the project directory (${ctx.projectDir})`, `. ${PATH_RULE}${meant}`);
   }
   const real = await realLocation(lexical, p);
   if (!isInside(ctx.projectDir, real)) {
-    throw new ToolError(
-      `${JSON.stringify(p)} leads outside the project directory through a symlink (to ${real}). ${PATH_RULE}`,
-    );
+    throw new PathError(`${JSON.stringify(p)} leads outside the project directory through a symlink (to ${real})`, `. ${PATH_RULE}`);
   }
   // Judged by both forms: a `.hel` that is itself a symlink (to a directory inside the project) must
   // not open another way in, so its real location is off limits too.
   const helDir = path.join(ctx.projectDir, ".hel");
   const realHel = await realOrSelf(helDir);
   if (isInside(helDir, lexical) || isInside(helDir, real) || isInside(realHel, real)) {
-    const spillDir = await realOrSelf(path.join(ctx.sessionDir, "spill"));
-    if (intent === "read" && isInside(spillDir, real)) return real;
+    const spillDir = ctx.sessionDir === undefined ? null : await realOrSelf(path.join(ctx.sessionDir, "spill"));
+    if (intent === "read" && spillDir !== null && isInside(spillDir, real)) return real;
     const what = intent === "read" ? "hel's own state" : "hel's own state, and spilled results are read-only";
-    throw new ToolError(
-      `${JSON.stringify(p)} is in .hel/, ${what}: it is off limits to tools. ${PATH_RULE}`,
-    );
+    throw new PathError(`${JSON.stringify(p)} is in .hel/, ${what}: it is off limits to tools`, `. ${PATH_RULE}`);
   }
   return real;
 }
@@ -48,7 +62,47 @@ export async function resolveToolPath(ctx: ToolContext, p: string, intent: PathI
 const PATH_RULE =
   "Paths must be inside the project directory and are written relative to it, e.g. \"src/index.ts\" (\".\" is the project root).";
 
-function isInside(dir: string, p: string): boolean {
+/** Where `p` leads, reached without following links: the opened directory holding it, and its name there. */
+export interface ProjectEntry {
+  dir: OpenDir;
+  /** The name in `dir`; "." for the project directory itself. */
+  name: string;
+  /** The checked real path. */
+  real: string;
+}
+
+/**
+ * Runs `use` on the entry `p` leads to, once the rules allow it (resolveToolPath) and its directory is
+ * open. With `create`, missing directories on the way are made. A directory replaced on the way, or an
+ * entry found to be a symlink, becomes a PathError; other file system errors name the path as given,
+ * since the path they were raised on means nothing to the model.
+ */
+export async function withProjectEntry<T>(ctx: PathScope, p: string, intent: PathIntent, create: boolean, use: (entry: ProjectEntry) => Promise<T>): Promise<T> {
+  const real = await resolveToolPath(ctx, p, intent);
+  const names = path.relative(ctx.projectDir, real).split(path.sep).filter((n) => n !== "");
+  try {
+    const dir = await openBeneath(ctx.projectDir, names.slice(0, -1), create);
+    try {
+      return await use({ dir, name: names.at(-1) ?? ".", real });
+    } finally {
+      await dir.close();
+    }
+  } catch (e) {
+    throw inTermsOf(projectRelative(ctx, p), e);
+  }
+}
+
+function inTermsOf(display: string, e: unknown): unknown {
+  if (e instanceof PathChangedError) {
+    return new PathError(`${display} changed while it was in use: it or a directory on its path was replaced`, ", perhaps by a symlink. Nothing was read or written there; make the call again");
+  }
+  const errno = e as NodeJS.ErrnoException;
+  if (e instanceof ToolError || typeof errno.errno !== "number" || errno.code === undefined) return e;
+  const what = getSystemErrorMap().get(errno.errno)?.[1] ?? "failed";
+  return Object.assign(new Error(`${errno.code}: ${what} (${display})`), { code: errno.code });
+}
+
+export function isInside(dir: string, p: string): boolean {
   const rel = path.relative(dir, p);
   return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
 }
@@ -67,8 +121,9 @@ async function realLocation(abs: string, given: string): Promise<string> {
       if (!isMissing(e)) throw e;
     }
     if (await lstat(existing).then(() => true, () => false)) {
-      throw new ToolError(
-        `${JSON.stringify(given)} goes through a symlink whose target does not exist (${existing}); use a path to a real file inside the project directory`,
+      throw new PathError(
+        `${JSON.stringify(given)} goes through a symlink whose target does not exist (${existing})`,
+        "; use a path to a real file inside the project directory",
       );
     }
     const parent = path.dirname(existing);

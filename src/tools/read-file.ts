@@ -4,14 +4,15 @@
 // bounded memory, so the first page of a huge file costs what a small file costs. Results are never
 // spilled: a page is already bounded.
 import type { FileHandle } from "node:fs/promises";
-import { readdir, stat } from "node:fs/promises";
+import { lstat, readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { PathChangedError, type OpenDir } from "../fs/beneath.js";
 import { z } from "../zod.js";
 import type { CursorState } from "./cursors.js";
 import { formatSize, groupDigits, plural } from "./format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
-import { isMissing, projectRelative, resolveToolPath } from "./paths.js";
-import { redactSecrets, redactSecretTail } from "./redact.js";
+import { isMissing, projectRelative, withProjectEntry } from "./paths.js";
+import { redactSecrets, redactSecretTail } from "../redact.js";
 import { BINARY_SNIFF_BYTES, identityOf, looksBinary, openForReading, sameIdentity, type FileIdentity } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
@@ -66,26 +67,34 @@ interface PageStart {
 async function readPath(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
   const given = args.path ?? ".";
   const display = projectRelative(ctx, given);
-  const abs = await resolveToolPath(ctx, given, "read");
-  const st = await stat(abs).catch((e: unknown) => {
-    if (!isMissing(e)) throw e;
-    const parent = path.posix.dirname(display);
-    throw new ToolError(`${display} does not exist. See what is there with read_file ${JSON.stringify({ path: parent })}`);
-  });
-  if (st.isDirectory()) return listDirectory(ctx, abs, display);
-  if (!st.isFile()) throw new ToolError(`${display} is not a regular file (a device, socket or pipe) and cannot be read`);
-
-  return withFile(abs, async (fh, identity) => {
-    if (identity.size === 0) return `${display} is empty (0 lines).`;
-    const head = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, identity.size));
-    await fh.read(head, 0, head.length, 0);
-    if (looksBinary(head)) throw new ToolError(`binary file: ${display} contains NUL bytes and cannot be read as text`);
-    const offset = args.offset ?? 1;
-    const seek = await seekLine(fh, offset, identity.size, ctx.signal);
-    if (!seek.found) {
-      throw new ToolError(`offset ${offset} is past the end: ${display} has ${plural(seek.lines, "line")}. Read it with an offset from 1 to ${seek.lines}`);
+  const page = withProjectEntry(ctx, given, "read", false, async ({ dir, name, real }) => {
+    const st = await lstat(dir.entry(name));
+    if (st.isDirectory()) {
+      const listed = await dir.child(name);
+      try {
+        return await listDirectory(listed, display, real === ctx.projectDir);
+      } finally {
+        await listed.close();
+      }
     }
-    return readPage(ctx, fh, { display, identity, byte: seek.byte, line: offset, linesLeft: args.limit ?? null });
+    if (!st.isFile() && !st.isSymbolicLink()) throw new ToolError(`${display} is not a regular file (a device, socket or pipe) and cannot be read`);
+    // A symlink here is not what the path rules saw: opening it without following fails as a change.
+    return withFile(dir, name, async (fh, identity) => {
+      if (identity.size === 0) return `${display} is empty (0 lines).`;
+      const head = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, identity.size));
+      await fh.read(head, 0, head.length, 0);
+      if (looksBinary(head)) throw new ToolError(`binary file: ${display} contains NUL bytes and cannot be read as text`);
+      const offset = args.offset ?? 1;
+      const seek = await seekLine(fh, offset, identity.size, ctx.signal);
+      if (!seek.found) {
+        throw new ToolError(`offset ${offset} is past the end: ${display} has ${plural(seek.lines, "line")}. Read it with an offset from 1 to ${seek.lines}`);
+      }
+      return readPage(ctx, fh, { display, identity, byte: seek.byte, line: offset, linesLeft: args.limit ?? null });
+    });
+  });
+  return page.catch((e: unknown) => {
+    if (!isMissing(e)) throw e;
+    throw new ToolError(`${display} does not exist. See what is there with read_file ${JSON.stringify({ path: path.posix.dirname(display) })}`);
   });
 }
 
@@ -97,24 +106,28 @@ async function continueRead(id: string, args: ReadFileArgs, ctx: ToolContext): P
   if (args.path !== undefined && projectRelative(ctx, args.path) !== state.path) {
     throw new ToolError(`cursor ${id} continues ${state.path}, not ${projectRelative(ctx, args.path)}: send the cursor alone, or read ${projectRelative(ctx, args.path)} with path`);
   }
-  const abs = await resolveToolPath(ctx, state.path, "read");
   const changed = new ToolError(
     `the file changed since this cursor was made — read it again with path and offset: read_file ${JSON.stringify({ path: state.path, offset: state.nextLine })}`,
   );
-  const page = withFile(abs, async (fh, identity) => {
-    if (!sameIdentity(identity, state)) throw changed;
-    const linesLeft = args.limit ?? state.linesLeft;
-    return readPage(ctx, fh, { display: state.path, identity, byte: state.nextByte, line: state.nextLine, linesLeft });
-  });
+  const page = withProjectEntry(ctx, state.path, "read", false, ({ dir, name }) =>
+    withFile(dir, name, async (fh, identity) => {
+      if (!sameIdentity(identity, state)) throw changed;
+      const linesLeft = args.limit ?? state.linesLeft;
+      return readPage(ctx, fh, { display: state.path, identity, byte: state.nextByte, line: state.nextLine, linesLeft });
+    }),
+  );
   return page.catch((e: unknown) => {
     throw isMissing(e) ? changed : e;
   });
 }
 
-async function withFile<T>(abs: string, use: (fh: FileHandle, identity: FileIdentity) => Promise<T>): Promise<T> {
-  const fh = await openForReading(abs);
+/** Runs `use` on `name`, a regular file when it was looked at: anything else by now was put in its place. */
+async function withFile<T>(dir: OpenDir, name: string, use: (fh: FileHandle, identity: FileIdentity) => Promise<T>): Promise<T> {
+  const fh = await openForReading(dir, name);
   try {
-    return await use(fh, identityOf(await fh.stat()));
+    const st = await fh.stat();
+    if (!st.isFile()) throw new PathChangedError(`${name} was replaced while it was in use`);
+    return await use(fh, identityOf(st));
   } finally {
     await fh.close();
   }
@@ -171,16 +184,15 @@ function formatLine(number: number, line: Line, atFileStart: boolean, secrets: r
   return `${String(number).padStart(6)}\t${text}${cut}`;
 }
 
-async function listDirectory(ctx: ToolContext, abs: string, display: string): Promise<string> {
-  const atRoot = abs === ctx.projectDir;
-  const entries = (await readdir(abs, { withFileTypes: true }))
+async function listDirectory(dir: OpenDir, display: string, atRoot: boolean): Promise<string> {
+  const entries = (await readdir(dir.entry("."), { withFileTypes: true }))
     .filter((e) => !(atRoot && e.name === ".hel"))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (entries.length === 0) return `${display} is an empty directory.`;
   const lines = [`${display === "." ? "the project directory" : `${display}/`}: ${plural(entries.length, "entry", "entries")}`];
   let bytes = Buffer.byteLength(lines[0] ?? "");
   for (const entry of entries) {
-    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(path.join(abs, entry.name)).then((s) => s.isDirectory(), () => false)));
+    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(dir.entry(entry.name)).then((s) => s.isDirectory(), () => false)));
     const name = isDir ? `${entry.name}/` : entry.name;
     bytes += Buffer.byteLength(name) + 1;
     if (lines.length > MAX_DIR_ENTRIES || bytes > MAX_PAGE_BYTES) break;

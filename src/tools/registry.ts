@@ -1,21 +1,25 @@
 // The tools as the request offers them, and the one place a model's tool call is run. Definitions are
 // derived from the zod schemas and are byte-stable for the same tools, since DeepSeek's prefix cache
 // only hits on an identical prefix. Running a call never throws: every failure, from unparsable
-// arguments to EACCES, becomes an error result ("Error: …") the model can act on.
+// arguments to EACCES, becomes an error result ("Error: …") the model can act on, redacted and cut to
+// the conversation's bound like any result.
 import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { formatSize } from "./format.js";
+import { findFilesTool } from "./find-files.js";
+import { grepTool } from "./grep.js";
 import { readFileTool } from "./read-file.js";
+import { runCommandTool } from "./run-command.js";
 import { searchReplaceTool } from "./search-replace.js";
 import { oneLine as oneLineText } from "../errors.js";
-import { redactSecrets } from "./redact.js";
-import { spillIfLong } from "./spill.js";
+import { redactSecrets } from "../redact.js";
+import { cutLongError, spillIfLong } from "./spill.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
-export { readFileTool, searchReplaceTool };
+export { findFilesTool, grepTool, readFileTool, runCommandTool, searchReplaceTool };
 
 export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map<string, Tool>(
-  [readFileTool, searchReplaceTool].map((tool) => [tool.name, tool as Tool]),
+  [readFileTool, searchReplaceTool, runCommandTool, grepTool, findFilesTool].map((tool) => [tool.name, tool as Tool]),
 );
 
 export interface ToolResult {
@@ -40,29 +44,30 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
   const tool = tools.find((t) => t.name === name);
   if (tool === undefined) {
     const available = tools.map((t) => t.name).join(", ") || "none";
-    return failure(`unknown tool ${JSON.stringify(name)}. Available tools: ${available}`);
+    return failure(`unknown tool ${JSON.stringify(name)}. Available tools: ${available}`, ctx);
   }
 
   let args: unknown;
   try {
     // Some models send "" for a call without arguments.
     args = JSON.parse(call.function.arguments.trim() === "" ? "{}" : call.function.arguments);
-  } catch (e) {
+  } catch {
     return failure(
-      `the arguments of ${name} are not valid JSON (${oneLine(e)}). Resend the call with its arguments as one JSON object with the fields ${fieldsOf(tool)}`,
+      `the arguments of ${name} are not valid JSON (${jsonError(redactSecrets(call.function.arguments, ctx.secrets))}). Resend the call with its arguments as one JSON object with the fields ${fieldsOf(tool)}`,
+      ctx,
     );
   }
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `- ${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`);
-    return failure(`invalid arguments for ${name}:\n${problems.join("\n")}\nResend the call with arguments that fix this (fields: ${fieldsOf(tool)})`);
+    return failure(`invalid arguments for ${name}:\n${problems.join("\n")}\nResend the call with arguments that fix this (fields: ${fieldsOf(tool)})`, ctx);
   }
 
   let content: string;
   try {
     content = redactSecrets(await tool.run(parsed.data, ctx), ctx.secrets);
   } catch (e) {
-    return failure(redactSecrets(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx.secrets));
+    return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx);
   }
   if (!tool.spill) return { content, isError: false };
   try {
@@ -70,12 +75,29 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
   } catch (e) {
     return failure(
       `${name} ran, but its result (${formatSize(Buffer.byteLength(content))}) was too long for the conversation and could not be saved to the session's spill directory: ${oneLine(e)}`,
+      ctx,
     );
   }
 }
 
-function failure(message: string): ToolResult {
-  return { content: `Error: ${message}`, isError: true };
+/** Error texts quote the model's call (its tool name, its argument keys, its JSON, a path): redacted, then cut, like results. */
+function failure(message: string, ctx: ToolContext): ToolResult {
+  return { content: cutLongError(`Error: ${redactSecrets(message, ctx.secrets)}`), isError: true };
+}
+
+/**
+ * The parser's complaint about text that is not JSON, given the text with its secrets taken out: the
+ * complaint quotes a few characters around the error, which could be the start of a key cut off where
+ * redaction no longer recognises it. "[redacted secret]" is no more JSON than the key was, so the
+ * redacted text fails where the text did.
+ */
+function jsonError(redacted: string): string {
+  try {
+    JSON.parse(redacted);
+    return "unexpected text";
+  } catch (e) {
+    return oneLine(e);
+  }
 }
 
 function fieldsOf(tool: Tool): string {

@@ -1,12 +1,14 @@
 // search_replace: replace the one exact occurrence of old_text in a file with new_text, or create a
 // file when old_text is empty. Zero or several occurrences are errors that say what call to make next.
 // The model writes "\n"; a CRLF file is matched with its line endings normalised, and the new text gets
-// the file's line ending while untouched lines keep theirs byte for byte. BOM and mode are kept.
-import { mkdir, writeFile } from "node:fs/promises";
+// the file's line ending while untouched lines keep theirs byte for byte. BOM, mode, owner and group
+// are kept; a read-only file is refused.
+import { constants } from "node:fs";
 import path from "node:path";
+import type { OpenDir } from "../fs/beneath.js";
 import { z } from "../zod.js";
 import { plural } from "./format.js";
-import { projectRelative, resolveToolPath } from "./paths.js";
+import { isMissing, projectRelative, withProjectEntry } from "./paths.js";
 import { loadTextFile, saveTextFile } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
@@ -39,40 +41,54 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
     throw new ToolError("old_text and new_text are identical, so the edit would change nothing: put the changed text in new_text");
   }
   const display = projectRelative(ctx, args.path);
-  const abs = await resolveToolPath(ctx, args.path, "write");
-  const loaded = await loadTextFile(abs, display);
-  if (loaded === null) return createFile(abs, display, oldText, newText);
-  if (oldText === "") {
-    if (loaded.text !== "") {
-      throw new ToolError(
-        `${display} already exists and is not empty; an empty old_text only creates files. To change it, put the exact text to replace in old_text (read_file ${JSON.stringify({ path: display })} shows it)`,
-      );
+  // An empty old_text may create the file, parent directories included; otherwise a missing directory
+  // is a missing file.
+  const edited = withProjectEntry(ctx, args.path, "write", oldText === "", async ({ dir, name }) => {
+    const loaded = await loadTextFile(dir, name, display);
+    ctx.beforeWrite?.(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
+    if (loaded === null) return createFile(dir, name, display, oldText, newText);
+    if (oldText === "") {
+      if (loaded.text !== "") {
+        throw new ToolError(
+          `${display} already exists and is not empty; an empty old_text only creates files. To change it, put the exact text to replace in old_text (read_file ${JSON.stringify({ path: display })} shows it)`,
+        );
+      }
+      await saveTextFile(dir, name, display, loaded, newText);
+      return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
     }
-    await saveTextFile(abs, display, loaded, newText);
-    return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
-  }
-  const edit = replaceOnce(loaded.text, oldText, newText, display);
-  await saveTextFile(abs, display, loaded, edit.text);
-  const removed = spanOf(edit.line, oldText);
-  return newText === ""
-    ? `Edited ${display}: removed ${removed}.`
-    : `Edited ${display}: replaced ${removed}; the new text is at ${spanOf(edit.line, newText)}.`;
+    const edit = replaceOnce(loaded.text, oldText, newText, display);
+    await saveTextFile(dir, name, display, loaded, edit.text);
+    const removed = spanOf(edit.line, oldText);
+    return newText === ""
+      ? `Edited ${display}: removed ${removed}.`
+      : `Edited ${display}: replaced ${removed}; the new text is at ${spanOf(edit.line, newText)}.`;
+  });
+  return edited.catch((e: unknown) => {
+    throw oldText !== "" && isMissing(e) ? missingFile(display) : e;
+  });
 }
 
-async function createFile(abs: string, display: string, oldText: string, newText: string): Promise<string> {
-  if (oldText !== "") {
-    throw new ToolError(
-      `${display} does not exist. To create it, call search_replace with old_text "" and the whole content as new_text; to edit an existing file, check its path with read_file ${JSON.stringify({ path: path.posix.dirname(display) })}`,
-    );
-  }
-  await mkdir(path.dirname(abs), { recursive: true });
+async function createFile(dir: OpenDir, name: string, display: string, oldText: string, newText: string): Promise<string> {
+  if (oldText !== "") throw missingFile(display);
+  let file;
   try {
-    await writeFile(abs, newText, { flag: "wx" });
+    file = await dir.open(name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     throw new ToolError(`${display} was created by someone else meanwhile; nothing was written. Read it and edit it with a non-empty old_text`);
   }
+  try {
+    await file.writeFile(newText);
+  } finally {
+    await file.close();
+  }
   return `Created ${display} (${plural(countLines(newText), "line")}).`;
+}
+
+function missingFile(display: string): ToolError {
+  return new ToolError(
+    `${display} does not exist. To create it, call search_replace with old_text "" and the whole content as new_text; to edit an existing file, check its path with read_file ${JSON.stringify({ path: path.posix.dirname(display) })}`,
+  );
 }
 
 /** `raw` with the one occurrence of `oldText` replaced, and the 1-based line where it started. */

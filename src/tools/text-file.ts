@@ -1,20 +1,24 @@
 // What the tools accept as a text file: UTF-8, optionally behind a BOM, with no NUL byte in its first
-// 8 KB (the mark of a binary file). Edits load a whole file, remember its identity, and save it
-// atomically (temp file in the same directory, then rename) with its BOM and mode unchanged, refusing
-// when the file vanished or changed in between, so a concurrent writer's work is never silently lost.
+// 8 KB (the mark of a binary file). Edits load a whole file, remember its identity and bytes, and save
+// it atomically (temp file in the same directory, then rename) with its BOM, mode, owner and group
+// unchanged, refusing when the file vanished or changed in between, so a concurrent writer's work is
+// not silently lost. A file without any write bit is read-only and never edited. Files are reached
+// through a directory opened beneath the project (see paths.ts), never by a path looked up again.
 import type { Stats } from "node:fs";
 import { constants } from "node:fs";
-import { open, stat, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { TextDecoder } from "node:util";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import type { OpenDir } from "../fs/beneath.js";
 import { formatSize } from "./format.js";
 import { isMissing } from "./paths.js";
 import { ToolError } from "./types.js";
 
 export const BINARY_SNIFF_BYTES = 8 * 1024;
-/** search_replace holds the whole file in memory, twice; beyond this it refuses. */
+/** search_replace holds the whole file in memory several times over (bytes, text, new text); beyond this it refuses. */
 export const MAX_EDIT_BYTES = 16 * 1024 * 1024;
 export const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const COMPARE_CHUNK_BYTES = 64 * 1024;
 
 export function looksBinary(head: Uint8Array): boolean {
   return head.subarray(0, BINARY_SNIFF_BYTES).includes(0);
@@ -30,8 +34,8 @@ export function strictUtf8Decoder(): TextDecoder {
 }
 
 /** Opening a FIFO for reading would wait for a writer; non-blocking, the caller's fstat sees what it is. */
-export function openForReading(abs: string): Promise<FileHandle> {
-  return open(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+export function openForReading(dir: OpenDir, name: string): Promise<FileHandle> {
+  return dir.open(name, constants.O_RDONLY | constants.O_NONBLOCK);
 }
 
 export interface FileIdentity {
@@ -52,15 +56,19 @@ export interface LoadedText {
   bom: boolean;
   /** The content after the BOM, line endings as they are on disk. */
   text: string;
+  /** The file's bytes as loaded, to tell a rewrite of the same size within the same clock tick. */
+  bytes: Buffer;
   mode: number;
+  uid: number;
+  gid: number;
   identity: FileIdentity;
 }
 
 /** The file's text, or null when it does not exist. `display` is the path as the model knows it. */
-export async function loadTextFile(abs: string, display: string): Promise<LoadedText | null> {
+export async function loadTextFile(dir: OpenDir, name: string, display: string): Promise<LoadedText | null> {
   let fh;
   try {
-    fh = await openForReading(abs);
+    fh = await openForReading(dir, name);
   } catch (e) {
     if (isMissing(e)) return null;
     throw e;
@@ -69,6 +77,7 @@ export async function loadTextFile(abs: string, display: string): Promise<Loaded
     const st = await fh.stat();
     if (st.isDirectory()) throw new ToolError(`${display} is a directory, not a file: give the path of a file in it (read_file ${JSON.stringify({ path: display })} lists it)`);
     if (!st.isFile()) throw new ToolError(`${display} is not a regular file (a device, socket or pipe): only text files can be edited`);
+    if (isReadOnly(st)) throw readOnly(display, st);
     if (st.size > MAX_EDIT_BYTES) {
       throw new ToolError(`${display} is ${formatSize(st.size)}; search_replace edits files up to ${formatSize(MAX_EDIT_BYTES)}, so this one cannot be edited with it`);
     }
@@ -81,32 +90,75 @@ export async function loadTextFile(abs: string, display: string): Promise<Loaded
     } catch {
       throw new ToolError(`${display} is not valid UTF-8 text, so it cannot be edited: search_replace edits UTF-8 files only`);
     }
-    return { bom, text, mode: st.mode & 0o7777, identity: identityOf(st) };
+    return { bom, text, bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, identity: identityOf(st) };
   } finally {
     await fh.close();
   }
 }
 
-/** Replaces the file's content with `text` (BOM and mode as loaded), if the file is still the one loaded. */
-export async function saveTextFile(abs: string, display: string, loaded: LoadedText, text: string): Promise<void> {
-  const vanished = new ToolError(
-    `${display} was deleted or moved while it was being edited; nothing was written. Check with read_file ${JSON.stringify({ path: display })} and make the edit again`,
-  );
-  let now: FileIdentity;
-  try {
-    now = identityOf(await stat(abs));
-  } catch (e) {
-    if (isMissing(e)) throw vanished;
-    throw e;
-  }
-  if (!sameIdentity(now, loaded.identity)) {
-    throw new ToolError(`${display} changed while it was being edited; nothing was written. Read it again and make the edit on its current content`);
-  }
+/**
+ * Replaces the file's content with `text` (BOM, mode, and owner and group where this process may set
+ * them, as loaded), if the file is still the one loaded: checked once the new content is written and
+ * synced, just before the rename. A write landing after that check is still lost; no lock binds other
+ * writers. `beforeCheck` is a test seam: it runs just before that check.
+ */
+export async function saveTextFile(dir: OpenDir, name: string, display: string, loaded: LoadedText, text: string, beforeCheck?: () => Promise<unknown>): Promise<void> {
   const body = Buffer.from(text, "utf8");
   try {
-    await writeFileAtomic(abs, loaded.bom ? Buffer.concat([UTF8_BOM, body]) : body, { mode: loaded.mode });
+    await writeFileAtomic(dir.entry(name), loaded.bom ? [UTF8_BOM, body] : [body], {
+      mode: loaded.mode,
+      owner: { uid: loaded.uid, gid: loaded.gid },
+      commit: async (rename) => {
+        await beforeCheck?.();
+        await dir.verify();
+        await checkUnchanged(dir, name, display, loaded);
+        await rename();
+      },
+    });
   } catch (e) {
-    if (isMissing(e)) throw vanished;
+    if (isMissing(e)) throw vanished(display);
     throw e;
   }
+}
+
+async function checkUnchanged(dir: OpenDir, name: string, display: string, loaded: LoadedText): Promise<void> {
+  const fh = await openForReading(dir, name);
+  try {
+    const st = await fh.stat();
+    if (isReadOnly(st)) throw readOnly(display, st);
+    const same = st.isFile() && (st.mode & 0o7777) === loaded.mode && sameIdentity(identityOf(st), loaded.identity) && (await holds(fh, loaded.bytes));
+    if (!same) {
+      throw new ToolError(`${display} changed while it was being edited; nothing was written. Read it again and make the edit on its current content`);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Whether the open file holds exactly `bytes`, compared a chunk at a time. */
+async function holds(fh: FileHandle, bytes: Buffer): Promise<boolean> {
+  const chunk = Buffer.allocUnsafe(Math.min(COMPARE_CHUNK_BYTES, Math.max(bytes.length, 1)));
+  for (let at = 0; ; ) {
+    const { bytesRead } = await fh.read(chunk, 0, chunk.length, at);
+    if (bytesRead === 0) return at === bytes.length;
+    if (at + bytesRead > bytes.length || !chunk.subarray(0, bytesRead).equals(bytes.subarray(at, at + bytesRead))) return false;
+    at += bytesRead;
+  }
+}
+
+/** No write bit for anyone: the file is meant to stay as it is, whoever runs hel (root included). */
+function isReadOnly(st: Stats): boolean {
+  return (st.mode & 0o222) === 0;
+}
+
+function readOnly(display: string, st: Stats): ToolError {
+  return new ToolError(
+    `${display} is read-only (mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}: no write permission), so hel does not edit it; nothing was written. Report the change needed instead`,
+  );
+}
+
+function vanished(display: string): ToolError {
+  return new ToolError(
+    `${display} was deleted or moved while it was being edited; nothing was written. Check with read_file ${JSON.stringify({ path: display })} and make the edit again`,
+  );
 }

@@ -2,9 +2,10 @@
 // arguments (which also yields the JSON schema sent in the request), and a run function.
 // A tool reports a failure the model can act on by throwing ToolError; its message is written for the model.
 import type { z } from "zod";
+import type { ProcessGroup } from "./command/process-group.js";
 import type { CursorStore } from "./cursors.js";
 
-export const ACCESS_LEVELS = ["read-only", "edit"] as const;
+export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
 
 export interface ToolContext {
@@ -19,6 +20,23 @@ export interface ToolContext {
   claimSessionDir?: () => Promise<unknown>;
   /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
   secrets?: readonly string[];
+  /** `--network`: sandboxed commands may reach the network (read-only access never gives it). */
+  network?: boolean;
+  /**
+   * Told about each command's process group once it started, so the session counts as in use while
+   * the group lives, even after hel is gone; the function it resolves to is called once the group is gone.
+   */
+  trackCommand?: (group: ProcessGroup) => Promise<(() => Promise<void>) | undefined>;
+  /**
+   * A running tool's output for a live view, cleaned and redacted: what came since the last call, or,
+   * after `skippedBytes` left out, its last lines.
+   */
+  onOutput?: (text: string, skippedBytes: number) => void;
+  /**
+   * Told a file's content (null: the file does not exist) before a tool writes it, so a review can
+   * show what the session changed. `path` is relative to the project directory, with `/`.
+   */
+  beforeWrite?: (path: string, content: string | null) => void;
 }
 
 export interface Tool<Args = unknown> {

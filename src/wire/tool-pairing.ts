@@ -1,13 +1,10 @@
-// The pairing rule of tool calls and results, which DeepSeek enforces on every request: a saved
-// conversation is checked with it before it is written and after it is read, and a change to a
-// conversation (conversation.ts) is checked with it before it is made.
+// The tool-call pairing rule DeepSeek holds a request to: each assistant message with tool calls is
+// followed directly by one tool message per call, and no tool message answers anything else. A pure
+// check of a message list, for whatever builds or replaces one (a save, a resume, a compaction).
 import type { Message } from "./messages.js";
 import { toolCallsOf } from "./stored-message.js";
 
-/**
- * The request DeepSeek accepts: each assistant message with tool calls is followed directly by one
- * tool message per call, and no tool message answers anything else. Returns what is wrong, or null.
- */
+/** What breaks the rule first, said with the index of the message at fault; null when nothing does. */
 export function findToolPairingError(messages: readonly Message[]): string | null {
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;

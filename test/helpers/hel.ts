@@ -1,9 +1,5 @@
 // Runs the built hel CLI as a child process, as a user would, against a simulator over real HTTP.
 import { spawn, type ChildProcess } from "node:child_process";
-import { cp, mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll } from "vitest";
 import { HEL_BIN, PROJECT_ROOT } from "../../scripts/hel-bin.js";
 
 export const ROOT = PROJECT_ROOT;
@@ -51,18 +47,4 @@ export function collect(child: ChildProcess, input?: string | null): Promise<Hel
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   if (input !== null) child.stdin!.end(input ?? "");
   return new Promise((done) => child.on("close", (code, signal) => done({ code, signal, stdout, stderr })));
-}
-
-const created: string[] = [];
-// Registered in each test file that uses these helpers: its directories go when the file is done.
-afterAll(async () => {
-  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** A fresh copy of a fixture project (or an empty directory), as a real path. */
-export async function tempProject(fixture?: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), "hel-test-")));
-  created.push(dir);
-  if (fixture) await cp(join(ROOT, "fixtures", fixture), dir, { recursive: true });
-  return dir;
 }

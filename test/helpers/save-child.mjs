@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 // return EFBIG; with a listener installed the kernel's short write and EFBIG reach the code.
 process.on("SIGXFSZ", () => undefined);
 const [modules, project, id] = process.argv.slice(2);
-const { saveSnapshot, loadSnapshot } = await import(pathToFileURL(join(modules, "session/store.js")).href);
+const { saveSnapshot, loadSnapshot } = await import(pathToFileURL(join(modules, "session/snapshot-file.js")).href);
 const snapshot = await loadSnapshot(project, id);
 snapshot.messages.push({ role: "user", content: "x".repeat(1024 * 1024) }, { role: "assistant", content: "ok" });
 try {

@@ -1,16 +1,7 @@
-// Builders for session tests: a valid snapshot with a tool call and its result, and temp projects.
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// Builders for session tests: a valid snapshot with a tool call and its result, and the SessionError a call throws.
 import { expect } from "vitest";
 import { SessionError } from "../../src/session/errors.js";
 import type { Snapshot } from "../../src/session/snapshot.js";
-
-export function tempProject(): { dir: string; cleanup: () => void } {
-  // realpath: on macOS the temp directory is reached through a symlink.
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "hel-session-")));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 export function makeSnapshot(projectDir: string, id: string, overrides: Partial<Snapshot> = {}): Snapshot {
   return {

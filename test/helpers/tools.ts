@@ -1,13 +1,12 @@
-// Shared set-up for the tools tests: a real temporary project (with a sibling directory outside it, for
-// escape attempts) and the ToolContext a session would give the tools.
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+// Shared set-up for the tools tests: a temporary project with a sibling directory outside it (for
+// escape attempts), and the ToolContext a session would give the tools.
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { afterEach } from "vitest";
 import { CursorStore } from "../../src/tools/cursors.js";
 import type { ToolContext } from "../../src/tools/types.js";
+import { tempProject } from "./temp-project.js";
 
-export interface TempProject {
+export interface ToolProject {
   ctx: ToolContext;
   /** The project directory (real path). */
   dir: string;
@@ -15,15 +14,8 @@ export interface TempProject {
   outside: string;
 }
 
-const roots: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(roots.splice(0).map((root) => rm(root, { recursive: true, force: true })));
-});
-
-export async function tempProject(access: ToolContext["access"] = "edit"): Promise<TempProject> {
-  const root = await realpath(await mkdtemp(path.join(tmpdir(), "hel-tools-")));
-  roots.push(root);
+export async function toolProject(access: ToolContext["access"] = "edit"): Promise<ToolProject> {
+  const root = await tempProject();
   const dir = path.join(root, "project");
   const outside = path.join(root, "outside");
   await mkdir(dir);

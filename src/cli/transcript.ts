@@ -1,11 +1,12 @@
 // What `hel sessions show` and `hel sessions ls` print. Pure functions of their input (the clock is a
 // parameter), so the output is tested byte for byte. A transcript is for reading what happened:
 // instructions and final answers in full, each tool call on one line, tool results cut to a glimpse.
+import type { ChildTranscript } from "../agent/child-transcript.js";
+import type { SessionSummary } from "../session/catalog.js";
+import type { Snapshot } from "../session/snapshot.js";
+import { formatUsd } from "../model/prices.js";
+import { groupDigits, plural } from "../tools/format.js";
 import type { Message, ToolCall } from "../wire/messages.js";
-import type { ChildTranscript } from "./child-transcript.js";
-import type { Snapshot } from "./snapshot.js";
-import type { SessionSummary } from "./store.js";
-import { groupDigits } from "../tools/format.js";
 
 export function formatTranscript(snapshot: Snapshot): string {
   const { usage, request_config: config } = snapshot;
@@ -32,10 +33,7 @@ export function formatTranscript(snapshot: Snapshot): string {
  * `full` mode, all of it); only what follows its task, the last user message, is the child's own work.
  */
 export function formatChildTranscript(child: ChildTranscript): string {
-  const { usage } = child;
-  const header =
-    `── subagent ${child.number} (${child.mode}) ── ${child.exit_reason}, ${usage.requests} requests, ` +
-    `${groupDigits(usage.prompt_tokens + usage.completion_tokens)} tokens`;
+  const header = `── subagent ${child.number} (${child.mode ?? child.kind}) ── ${child.exit_reason}, ${childFigures(child).join(", ")}`;
   let start = 0;
   child.messages.forEach((m, i) => {
     if (m.role === "user") start = i + 1;
@@ -44,6 +42,29 @@ export function formatChildTranscript(child: ChildTranscript): string {
   // A child stopped early (max steps, error) has no final answer among its messages; say so.
   if (child.answer === null) blocks.push(`── no answer (${child.exit_reason}) ──`);
   return blocks.filter((b) => b !== "").join("\n\n") + "\n";
+}
+
+/** The session's children, one line each: what it was, how it ended, what it used and cost. */
+export function formatDelegations(children: readonly ChildTranscript[]): string {
+  if (children.length === 0) return "";
+  const rows = children.map((c) => {
+    const [requests, tokens, cost = ""] = childFigures(c);
+    return [`#${c.number}`, c.mode ?? c.kind, c.exit_reason, requests!, tokens!, cost];
+  });
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  // Words to the left, figures to the right.
+  const cells = (row: string[]) => row.map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)));
+  const lines = rows.map((row, k) => `  ${cells(row).join("  ")}  ${cut(oneLineText(children[k]!.task), 60)}`);
+  return `subagents (costs are estimates)\n${lines.join("\n")}\n`;
+}
+
+function childFigures(child: ChildTranscript): string[] {
+  const { usage } = child;
+  return [
+    plural(usage.requests, "request"),
+    `${groupDigits(usage.prompt_tokens + usage.completion_tokens)} tokens`,
+    ...(child.cost_usd === null ? [] : [formatUsd(child.cost_usd)]),
+  ];
 }
 
 function formatMessages(messages: readonly Message[], user: (content: string) => string): string[] {

@@ -1,26 +1,43 @@
-// The session store: save, load, find, list and delete the sessions of one project. A snapshot is
-// replaced atomically after each answer; loading only reads and refuses anything it cannot resume
+// One session's snapshot.json on disk: save and load. A save replaces the file atomically, after
+// any earlier save of the same file; a load only reads, and refuses anything it cannot resume
 // faithfully (another schema version, another session's or another directory's file, a tool call
-// without its result), with one line saying what is wrong and where. Deleting touches nothing but
-// the one session directory, and only while no process holds its lease.
+// without its result), with one line saying what is wrong and where. Listing (catalog.ts) looks at
+// snapshots through the same checks, so `ls` shows the line resume would print.
 import { isUtf8 } from "node:buffer";
-import { realpathSync } from "node:fs";
-import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
+import { constants, realpathSync } from "node:fs";
+import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
 import { storedMessage } from "../wire/stored-message.js";
 import { findToolPairingError } from "../wire/tool-pairing.js";
 import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
+import { ensureHelDir } from "../fs/hel-dir.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError } from "./errors.js";
-import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
-import { ensureHelDir, isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
+import { withStoreLock, type Lease } from "./lease.js";
+import { sessionPaths } from "./paths.js";
 import { encodeSnapshot, headerOfFirstLine, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
 
+/**
+ * Which snapshot.json a process last read or wrote (every save is a new file, renamed into place), or
+ * null for none yet. A save given one replaces the file only while it is still that one: a process
+ * never writes a conversation over a newer one that another process saved.
+ */
+export interface SnapshotIdentity {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
 export interface SaveOptions {
-  /** The lease the caller holds; a lost lease means another process may own the session now. */
+  /**
+   * The lease the caller holds. With one, the rename happens under the store lock and only while the
+   * lease is still this process's (see lease.ts) and the file on disk is still `expected`.
+   */
   lease?: Lease;
+  /** What the caller last saw on disk; null: it expects no snapshot yet. */
+  expected?: SnapshotIdentity | null;
   /** Test seam: the step that writes the bytes into the temporary file. */
   writeData?: WriteData;
 }
@@ -34,11 +51,14 @@ const saving = new Map<string, Promise<unknown>>();
 // single cost of a save. A save running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
 
-export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<void> {
+const lostLease = (id: string): SessionError =>
+  new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);
+
+/** Returns what is on disk now: the file this save wrote. */
+export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<SnapshotIdentity | null> {
   const id = snapshot.session_id;
-  if (options.lease?.lost) {
-    throw new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);
-  }
+  const { lease } = options;
+  if (lease?.lost) throw lostLease(id);
   // The header is validated whole; messages only the first time a save sees them, since a message
   // never changes once it is in the conversation. What gets written is the header's parsed output
   // (fixed key order, defaults filled) and the messages' cached JSON.
@@ -63,12 +83,29 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   spareBuffer = null;
   const data = encodeSnapshot(parsedHeader.data, messages, writer);
 
+  // Checked and renamed under the store lock, where leases are taken over: between the check and the
+  // rename no other process can take the session and save.
+  let written: SnapshotIdentity | null = null;
+  const fenced = async (rename: () => Promise<void>): Promise<void> =>
+    withStoreLock(projectDir, async () => {
+      if (!(await lease!.holds())) {
+        lease!.markLost("another process took the session over");
+        throw lostLease(id);
+      }
+      if (options.expected !== undefined && !sameIdentity(await identityOf(paths.snapshot), options.expected)) {
+        lease!.markLost("another process saved the session");
+        throw new SessionError(`session ${id} was not saved: another hel process saved it since this one read it — resume it again to continue from there`, 1);
+      }
+      await rename();
+      written = await identityOf(paths.snapshot);
+    });
   const previous = saving.get(paths.snapshot) ?? Promise.resolve();
   const run = previous.then(async () => {
     try {
       await ensureHelDir(projectDir);
       await mkdir(paths.dir, { recursive: true });
-      await writeFileAtomic(paths.snapshot, data, options.writeData ? { writeData: options.writeData } : {});
+      await writeFileAtomic(paths.snapshot, data, { ...(options.writeData ? { writeData: options.writeData } : {}), ...(lease ? { commit: fenced } : {}) });
+      if (!lease) written = await identityOf(paths.snapshot);
     } catch (e) {
       throw saveError(e, id, paths.dir);
     }
@@ -82,7 +119,21 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
     // Grown while encoding, it is the larger one, with room for the next answer.
     keepSpare(writer.memory);
   }
+  return written;
 }
+
+async function identityOf(file: string): Promise<SnapshotIdentity | null> {
+  try {
+    const s = await stat(file, { bigint: true });
+    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+const sameIdentity = (a: SnapshotIdentity | null, b: SnapshotIdentity | null): boolean =>
+  a === b || (a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs);
 
 function keepSpare(buffer: Buffer): void {
   if (!spareBuffer || spareBuffer.length < buffer.length) spareBuffer = buffer;
@@ -108,6 +159,11 @@ function saveError(e: unknown, id: string, dir: string): SessionError {
 
 /** Reads and checks a session's snapshot; never writes. Every refusal is a SessionError with exit 2. */
 export async function loadSnapshot(projectDir: string, id: string): Promise<Snapshot> {
+  return (await loadSnapshotFile(projectDir, id)).snapshot;
+}
+
+/** loadSnapshot, and which file it read: a later save checks that the file is still that one. */
+export async function loadSnapshotFile(projectDir: string, id: string): Promise<{ snapshot: Snapshot; identity: SnapshotIdentity }> {
   const paths = sessionPaths(projectDir, id);
   let read: SnapshotBytes;
   try {
@@ -125,7 +181,7 @@ export async function loadSnapshot(projectDir: string, id: string): Promise<Snap
   // Messages kept as the bytes they were read as hold `read.bytes`, and so does anything written from
   // those bytes uncopied (wire/serialize.ts); the buffer returns to the store once nothing does.
   heldBuffers.register(read.bytes, read.buffer);
-  return snapshot;
+  return { snapshot, identity: read.identity };
 }
 
 const heldBuffers = new FinalizationRegistry<Buffer>(keepSpare);
@@ -135,15 +191,17 @@ interface SnapshotBytes {
   bytes: Buffer;
   /** Given back to the store (keepSpare) once nothing holds `bytes`: the next read or save uses it. */
   buffer: Buffer;
+  identity: SnapshotIdentity;
 }
 
 // The file is read into the store's one buffer, the one saves encode into: memory a process touches
 // for the first time is slow to fault in. A loaded session's messages then stay in it as bytes (see
 // wire/stored-message.ts) until they are gone.
 async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
-  const handle = await open(file, "r");
+  const handle = await openRegularFile(file);
   try {
-    const { size } = await handle.stat();
+    const info = await handle.stat({ bigint: true });
+    const size = Number(info.size);
     let buffer: Buffer;
     if (spareBuffer && spareBuffer.length > size) {
       buffer = spareBuffer;
@@ -159,14 +217,34 @@ async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    return { bytes: buffer.subarray(0, length), buffer };
+    return { bytes: buffer.subarray(0, length), buffer, identity: { ino: info.ino, size: info.size, mtimeNs: info.mtimeNs } };
   } finally {
     await handle.close();
   }
 }
 
+/**
+ * Opens a file for reading without ever waiting on it: a FIFO in a snapshot's place would block
+ * open() until some process wrote to it, and a device would never end. Anything but a regular file
+ * is refused with the code ENOTREG.
+ */
+async function openRegularFile(file: string): Promise<FileHandle> {
+  // O_NONBLOCK changes nothing for a regular file; for a FIFO it makes open() return at once.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const info = await handle.stat().catch(async (e: unknown) => {
+    await handle.close();
+    throw e;
+  });
+  if (info.isFile()) return handle;
+  await handle.close();
+  throw Object.assign(new Error(`${file} is not a regular file`), { code: "ENOTREG" });
+}
+
 async function readError(e: unknown, id: string, dir: string, file: string): Promise<SessionError> {
   const code = (e as NodeJS.ErrnoException).code;
+  if (code === "ENOTREG") {
+    return new SessionError(`session ${id}: snapshot.json is not a regular file (${file}) — delete the session with \`hel sessions rm ${id}\``, 2);
+  }
   if (code === "ENOENT") {
     const dirExists = await stat(dir).then(
       () => true,
@@ -319,94 +397,51 @@ function sameKeys(raw: unknown, message: Message): boolean {
   return message.tool_calls.every((c, i) => keys(calls[i]) === keys(c) && keys(calls[i]!.function) === keys(c.function));
 }
 
-/** The ids of the session directories of this project, unsorted; none when .hel does not exist. */
-async function sessionIds(projectDir: string): Promise<string[]> {
-  try {
-    const entries = await readdir(sessionsDir(projectDir), { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && isValidSessionId(e.name)).map((e) => e.name);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new SessionError(`could not list sessions: ${oneLine((e as Error).message)} — check the permissions of ${sessionsDir(projectDir)}`, 1);
-  }
-}
+/** What a look at a snapshot found (see lookAtSnapshot). */
+export type SnapshotLook<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      /** Why the session cannot be resumed: the line loadSnapshot would throw. */
+      error: string;
+      /** When a snapshot that cannot be loaded still says it was written; null when it cannot say. */
+      updatedAt: string | null;
+      /** The file's mtime, or its directory's when the file cannot be read (0 when neither can). */
+      mtimeMs: number;
+    };
 
-/** A full id or a unique prefix of one, as typed by a person. */
-export async function resolveSessionId(projectDir: string, idOrPrefix: string): Promise<string> {
-  const wanted = idOrPrefix.trim();
-  const ids = await sessionIds(projectDir);
-  if (wanted && ids.includes(wanted)) return wanted;
-  const matches = wanted ? ids.filter((id) => id.startsWith(wanted)).sort() : [];
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) throw new SessionError(`no session ${idOrPrefix} in this project — \`hel sessions ls\` lists them`, 2);
-  const shown = matches.slice(0, 5).join(", ") + (matches.length > 5 ? `, and ${matches.length - 5} more` : "");
-  throw new SessionError(`session id ${idOrPrefix} is ambiguous: it matches ${shown} — type more of the id`, 2);
-}
-
-export interface SessionSummary {
-  id: string;
-  /** null when the snapshot is missing or unreadable. */
-  updated_at: string | null;
-  /** User messages: the instructions given so far. */
-  turns: number | null;
-  first_instruction: string | null;
-  /** usage.prompt_tokens + usage.completion_tokens, over the whole session. */
-  tokens: number | null;
-  model: string | null;
-  in_use: boolean;
-  /** Why this session cannot be resumed (the same line resume would print), or null. */
-  error: string | null;
-}
-
-interface ListedSession extends SessionSummary {
-  /** Ordering key: updated_at, or the file's mtime when the snapshot cannot say. */
-  sortTime: number;
-}
-
-async function summarize(projectDir: string, id: string): Promise<ListedSession> {
+/**
+ * Reads and checks a session's snapshot as loadSnapshot does, for a look rather than a resume (`hel
+ * sessions ls`): returns what `look` makes of it, or why it cannot be loaded. Nothing `look` is
+ * given may outlive it: the bytes its messages are kept as are reused as soon as it returns.
+ */
+export async function lookAtSnapshot<T>(projectDir: string, id: string, look: (snapshot: Snapshot) => T): Promise<SnapshotLook<T>> {
   const paths = sessionPaths(projectDir, id);
-  const in_use = await isLeased(projectDir, id).catch(() => false);
-  const summary: ListedSession = {
-    id,
-    updated_at: null,
-    turns: null,
-    first_instruction: null,
-    tokens: null,
-    model: null,
-    in_use,
-    error: null,
-    sortTime: 0,
-  };
+  let mtimeMs: number;
   let read: SnapshotBytes;
   try {
-    summary.sortTime = (await stat(paths.snapshot)).mtimeMs;
+    mtimeMs = (await stat(paths.snapshot)).mtimeMs;
     read = await readSnapshotBytes(paths.snapshot);
   } catch (e) {
-    summary.error = (await readError(e, id, paths.dir, paths.snapshot)).message;
-    summary.sortTime = await stat(paths.dir).then((s) => s.mtimeMs, () => 0);
-    return summary;
+    const error = (await readError(e, id, paths.dir, paths.snapshot)).message;
+    return { ok: false, error, updatedAt: null, mtimeMs: await stat(paths.dir).then((s) => s.mtimeMs, () => 0) };
   }
   try {
-    const s = parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
-    const users = s.messages.filter((m) => m.role === "user");
-    summary.updated_at = s.updated_at;
-    summary.turns = users.length;
-    summary.first_instruction = users[0]?.content ?? null;
-    summary.tokens = s.usage.prompt_tokens + s.usage.completion_tokens;
-    summary.model = s.request_config.model;
-    summary.sortTime = Date.parse(s.updated_at);
+    return { ok: true, value: look(parseSnapshot(read.bytes, projectDir, id, paths.snapshot)) };
   } catch (e) {
-    summary.error = (e as Error).message;
-    // A broken snapshot may still say when it was written; that keeps `ls` and `-c` in a sensible order.
-    const updated = rawUpdatedAt(read.bytes);
-    if (updated !== null) {
-      summary.updated_at = updated;
-      summary.sortTime = Date.parse(updated);
-    }
+    return { ok: false, error: (e as Error).message, updatedAt: rawUpdatedAt(read.bytes), mtimeMs };
   } finally {
-    // Nothing read from the bytes outlives this function (the first instruction is already a copy).
     keepSpare(read.buffer);
   }
-  return summary;
+}
+
+/**
+ * When a saved snapshot says it was written, read from its first line alone (the header, as
+ * encodeSnapshot writes it) rather than a load; null when that line cannot say. Throws when the
+ * file cannot be read.
+ */
+export async function updatedAtOnFirstLine(projectDir: string, id: string): Promise<string | null> {
+  return updatedAtOf(headerOfFirstLine(await firstLine(sessionPaths(projectDir, id).snapshot)));
 }
 
 /** A raw header's updated_at, when it is a date. */
@@ -429,47 +464,9 @@ function rawUpdatedAt(bytes: Buffer): string | null {
   }
 }
 
-/** This project's sessions, newest first; broken ones carry an error note instead of failing the list. */
-export async function listSessions(projectDir: string): Promise<SessionSummary[]> {
-  const out: ListedSession[] = [];
-  // One at a time: snapshots can be tens of megabytes, and reading them all at once would hold them all.
-  for (const id of await sessionIds(projectDir)) out.push(await summarize(projectDir, id));
-  out.sort((a, b) => b.sortTime - a.sortTime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return out.map(({ sortTime: _, ...summary }) => summary);
-}
-
-/**
- * The most recently updated session, for `hel -c`; null when there is none. In the order `hel
- * sessions ls` shows, but from each snapshot's first line (its header, with updated_at) rather than
- * a load of every session: choosing must not cost as much as resuming them all. A newest session
- * whose snapshot is broken is still chosen, so resuming it fails loudly instead of silently
- * continuing an older one. Sessions never saved (no readable snapshot.json) are not candidates.
- */
-export async function latestSessionId(projectDir: string): Promise<string | null> {
-  let latest: { id: string; time: number } | null = null;
-  for (const id of await sessionIds(projectDir)) {
-    const time = await lastWritten(projectDir, id);
-    if (time !== null && (!latest || time > latest.time || (time === latest.time && id < latest.id))) latest = { id, time };
-  }
-  return latest?.id ?? null;
-}
-
-/** A saved session's place in the `ls` order (see summarize), or null when it has no readable snapshot. */
-async function lastWritten(projectDir: string, id: string): Promise<number | null> {
-  let line: string;
-  try {
-    line = await firstLine(sessionPaths(projectDir, id).snapshot);
-  } catch {
-    return null;
-  }
-  const updated = updatedAtOf(headerOfFirstLine(line));
-  // Another layout, or a header that cannot say: the whole summary decides, as for `ls`.
-  return updated !== null ? Date.parse(updated) : (await summarize(projectDir, id)).sortTime;
-}
-
 /** A file's first line, without its line break, read no further than it ends. */
 async function firstLine(file: string): Promise<string> {
-  const handle = await open(file, "r");
+  const handle = await openRegularFile(file);
   try {
     const parts: Buffer[] = [];
     for (let at = 0; ; ) {
@@ -484,34 +481,4 @@ async function firstLine(file: string): Promise<string> {
   } finally {
     await handle.close();
   }
-}
-
-/**
- * Deletes whole sessions: snapshot, spill, children and lease. All ids are resolved and leased first,
- * so either every named session is removed or, when one is unknown or in use, none is.
- * Returns the full ids removed.
- */
-export async function removeSessions(projectDir: string, idsOrPrefixes: readonly string[]): Promise<string[]> {
-  return withStoreLock(projectDir, async () => {
-    const ids: string[] = [];
-    for (const x of idsOrPrefixes) {
-      const id = await resolveSessionId(projectDir, x);
-      if (!ids.includes(id)) ids.push(id);
-    }
-    const leases: Lease[] = [];
-    try {
-      // Holding the lease, not just checking it, closes the gap in which a new process could start using it.
-      for (const id of ids) leases.push(await acquireLease(projectDir, id));
-      for (const id of ids) {
-        // rm does not follow symlinks: a link inside spill/ is removed, never what it points to.
-        await rm(sessionPaths(projectDir, id).dir, { recursive: true, force: true });
-      }
-    } catch (e) {
-      if (e instanceof SessionError) throw e;
-      throw new SessionError(`could not delete session: ${oneLine((e as Error).message)} — check the permissions of ${sessionsDir(projectDir)}`, 1);
-    } finally {
-      for (const lease of leases) await lease.release();
-    }
-    return ids;
-  });
 }

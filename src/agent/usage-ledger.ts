@@ -1,0 +1,121 @@
+// The one place usage is totalled. It reads the event stream, and every reader that reports usage (the
+// terminal, `--json`, `--record`, the snapshot, subagent transcripts) asks it instead of summing on its
+// own. Each answered request is priced once, as its response arrives, for the model its request named.
+import { requestCost, type PriceTable } from "../model/prices.js";
+import type { Usage } from "../wire/messages.js";
+import type { DelegateMode } from "./child-messages.js";
+import type { AgentEvent, ChildKind } from "./events.js";
+import { addUsage, emptyTotals, sumTotals, type Spend } from "./usage.js";
+
+export interface Pricing {
+  table: PriceTable;
+  /** When a response arrives: peak hours cost more. */
+  now: () => Date;
+}
+
+export interface DelegationSpend extends Spend {
+  delegation: number;
+  kind: ChildKind;
+  mode: DelegateMode | null;
+}
+
+export interface UsageReport {
+  total: Spend;
+  parent: Spend;
+  /** All children together. */
+  children: Spend;
+  /** One entry per child (delegation or review), in the order they started. */
+  delegations: DelegationSpend[];
+}
+
+export interface UsageLedger {
+  observe(event: AgentEvent): void;
+  /** Since the parent's latest turn_start: the instruction running or just ended. */
+  instruction(): UsageReport;
+  /** Everything this process has sent. */
+  run(): UsageReport;
+}
+
+/** The parent, then each child with its mode (a delegation) or kind (a review): `--json`'s and record.json's `by_agent`. */
+export function byAgent(report: UsageReport) {
+  return [
+    { agent: "parent" as const, ...report.parent },
+    ...report.delegations.map(({ delegation, kind, mode, ...spend }) => ({
+      agent: "child" as const,
+      delegation,
+      ...(kind === "delegate" ? { mode } : { kind }),
+      ...spend,
+    })),
+  ];
+}
+
+export const emptySpend = (): Spend => ({ ...emptyTotals(), cost_usd: 0 });
+
+function addSpend(spend: Spend, usage: Usage, cost: number | null): Spend {
+  return { ...addUsage(spend, usage), cost_usd: spend.cost_usd === null || cost === null ? null : spend.cost_usd + cost };
+}
+
+export function sumSpend(a: Spend, b: Spend): Spend {
+  return { ...sumTotals(a, b), cost_usd: a.cost_usd === null || b.cost_usd === null ? null : a.cost_usd + b.cost_usd };
+}
+
+// Sums of fractions of a cent pick up float noise (0.1 + 0.2); a billionth of a dollar is plenty.
+const rounded = <T extends Spend>(spend: T): T => ({ ...spend, cost_usd: spend.cost_usd === null ? null : Math.round(spend.cost_usd * 1e9) / 1e9 });
+
+class Scope {
+  parent = emptySpend();
+  readonly delegations = new Map<number, DelegationSpend>();
+
+  report(): UsageReport {
+    const delegations = [...this.delegations.values()];
+    const children = delegations.reduce<Spend>((sum, d) => sumSpend(sum, d), emptySpend());
+    return {
+      total: rounded(sumSpend(this.parent, children)),
+      parent: rounded(this.parent),
+      children: rounded(children),
+      delegations: delegations.map(rounded),
+    };
+  }
+}
+
+export function createUsageLedger(pricing: Pricing): UsageLedger {
+  let instruction = new Scope();
+  const run = new Scope();
+  /** The model each agent's latest request named, by agent and delegation. */
+  const models = new Map<string, string>();
+  const keyOf = (event: AgentEvent) => `${event.agent}:${event.delegation ?? 0}`;
+
+  return {
+    observe(event) {
+      switch (event.type) {
+        case "turn_start":
+          if (event.agent === "parent") instruction = new Scope();
+          break;
+        case "request":
+          models.set(keyOf(event), event.body.model);
+          break;
+        case "delegation_start":
+          for (const scope of [instruction, run]) {
+            scope.delegations.set(event.number, { delegation: event.number, kind: event.kind, mode: event.mode, ...emptySpend() });
+          }
+          break;
+        case "response": {
+          if (!event.usage) break;
+          const model = models.get(keyOf(event));
+          const cost = model === undefined ? null : requestCost(event.usage, model, pricing.now(), pricing.table);
+          for (const scope of [instruction, run]) {
+            if (event.agent === "parent") {
+              scope.parent = addSpend(scope.parent, event.usage, cost);
+              continue;
+            }
+            const child = scope.delegations.get(event.delegation ?? 0);
+            if (child) scope.delegations.set(child.delegation, { ...child, ...addSpend(child, event.usage, cost) });
+          }
+          break;
+        }
+      }
+    },
+    instruction: () => instruction.report(),
+    run: () => run.report(),
+  };
+}

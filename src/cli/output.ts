@@ -1,0 +1,7 @@
+// Where the terminal view writes: process.stdout and process.stderr, or a test's stand-in.
+export interface Output {
+  write(text: string): void;
+  isTTY?: boolean;
+  /** Width of the terminal, when it is one. */
+  columns?: number;
+}

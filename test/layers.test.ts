@@ -1,0 +1,86 @@
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { importCycles, importGraph, layerViolations, readSources } from "./helpers/import-graph.js";
+
+// src/ from the bottom up. The files at the top of src/ (zod.ts, errors.ts, clock.ts) are beneath
+// everything; bin/ is the launcher, which no module imports.
+const LAYERS = [["."], ["wire", "fs"], ["model", "tools"], ["agent"], ["session", "record"], ["cli"], ["bin"]];
+
+describe("the import graph of src/", () => {
+  const graph = importGraph(readSources(resolve(import.meta.dirname, "../src")));
+
+  it("is read whole: every relative import names a file, dynamic imports included", () => {
+    expect(graph.unresolved).toEqual([]);
+    const edges = graph.edges.map((e) => `${e.from} → ${e.to}`);
+    expect(edges).toContain("cli/main.ts → cli/run.ts"); // await import("./run.js")
+    expect(edges).toContain("bin/hel.cts → bin/compile-cache.cts");
+  });
+
+  it("points only down the layers", () => {
+    expect(layerViolations(graph, LAYERS)).toEqual([]);
+  });
+
+  it("has no cycle between files", () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+});
+
+describe("the import graph reader", () => {
+  const files = new Map([
+    [
+      "low/a.ts",
+      [
+        'import type { B } from "../high/b.js";',
+        '// import { c } from "./c.js";',
+        'const text = "import(\'./c.js\')";',
+        'export { d } from "./d.js";',
+        "const e = await import('./e.js');",
+        'import { gone } from "./missing.js";',
+      ].join("\n"),
+    ],
+    ["low/c.ts", ""],
+    ["low/d.ts", 'import { a } from "./a.js";'],
+    ["low/e.ts", ""],
+    ["high/b.ts", 'import { f } from "../f.cjs";\nimport { g } from "../other/g.js";'],
+    ["f.cts", 'import x from "node:fs";\nimport y from "zod";'],
+    ["other/g.ts", ""],
+  ]);
+  const graph = importGraph(files);
+
+  it("sees type-only, re-exporting and dynamic imports, but not those in comments or strings", () => {
+    expect(graph.edges).toEqual([
+      { from: "low/a.ts", to: "high/b.ts", line: 1 },
+      { from: "low/a.ts", to: "low/d.ts", line: 4 },
+      { from: "low/a.ts", to: "low/e.ts", line: 5 },
+      { from: "low/d.ts", to: "low/a.ts", line: 1 },
+      { from: "high/b.ts", to: "f.cts", line: 1 },
+      { from: "high/b.ts", to: "other/g.ts", line: 2 },
+    ]);
+    expect(graph.unresolved).toEqual(["low/a.ts:6 → ./missing.js"]);
+  });
+
+  it("reports an import that does not point down, and a folder missing from the table", () => {
+    expect(layerViolations(graph, [["."], ["low"], ["high"]])).toEqual([
+      "low/a.ts:1 imports high/b.ts: low/ may not import high/, which is not below it",
+      "other/ has no place in the layer table",
+    ]);
+    expect(layerViolations(graph, [["."], ["low", "high", "other"]])).toEqual([
+      "low/a.ts:1 imports high/b.ts: low/ may not import high/, which is not below it",
+      "high/b.ts:2 imports other/g.ts: high/ may not import other/, which is not below it",
+    ]);
+    expect(layerViolations(graph, [["."], ["other"], ["high"], ["low"]])).toEqual([]);
+  });
+
+  it("reports each cycle between files as a path back to its first file", () => {
+    expect(importCycles(graph)).toEqual(["low/a.ts → low/d.ts → low/a.ts"]);
+    const longer = importGraph(
+      new Map([
+        ["x/3.ts", 'import "./1.js";'],
+        ["x/1.ts", 'import "./2.js";\nimport "./4.js";'],
+        ["x/2.ts", 'import "./3.js";'],
+        ["x/4.ts", 'import "./4.js";'],
+      ]),
+    );
+    expect(importCycles(longer)).toEqual(["x/1.ts → x/2.ts → x/3.ts → x/1.ts", "x/4.ts → x/4.ts"]);
+  });
+});
