@@ -1,9 +1,9 @@
 // Messages as JSON bytes, the one place that knows how a message's JSON is kept: computed once and
 // cached (a message never changes once it is in the conversation), or, for a message read from a
 // snapshot, the bytes it was read as (stored-message.ts). Contract: every output is exactly
-// `JSON.stringify` of its input as UTF-8. A request body is in memory of its own (requestBytes); a
-// snapshot is written from pieces, the stored bytes among them uncopied (messagePieces).
-// Without the cache every model turn would serialize the whole conversation again.
+// `JSON.stringify` of its input as UTF-8. A request body is written into memory its caller owns
+// (requestBytes); a snapshot is written from pieces, the stored bytes among them uncopied
+// (messagePieces). Without the cache every model turn would serialize the whole conversation again.
 import { ByteWriter } from "./byte-writer.js";
 import type { ChatRequest, Message, ToolDefinition } from "./messages.js";
 import { storedJson } from "./stored-message.js";
@@ -16,9 +16,6 @@ const MESSAGES_MARK = "\u0000hel-messages\u0000";
 const TOOLS_MARK = "\u0000hel-tools\u0000";
 const MESSAGES = JSON.stringify(MESSAGES_MARK);
 const TOOLS = JSON.stringify(TOOLS_MARK);
-// How large the last body was: the next is about as large (a conversation only grows), so its
-// memory is allocated at once rather than grown step by step.
-let lastBodySize = 64 * 1024;
 
 /** The message's JSON text. A message read from a snapshot is decoded from its bytes, not cached. */
 export function messageJson(message: Message): string {
@@ -42,13 +39,12 @@ function toolsJson(tools: readonly ToolDefinition[]): string {
 }
 
 /**
- * The body as UTF-8 bytes, in memory of their own that nothing else writes into: the caller may send
- * them, retry with them and record them while other requests are serialized and sent.
+ * The body as UTF-8 bytes, written into `into` (reset first; the result is a view of it): the caller
+ * that owns the writer owns the bytes, to send, retry with and record while other requests are
+ * serialized and sent, until it resets the writer or hands it on.
  */
-export function requestBytes(body: ChatRequest): Buffer {
-  const bytes = jsonWithMessages(body, new ByteWriter(Buffer.allocUnsafe(lastBodySize + (lastBodySize >> 3))));
-  lastBodySize = bytes.length;
-  return bytes;
+export function requestBytes(body: ChatRequest, into: ByteWriter = new ByteWriter()): Buffer {
+  return jsonWithMessages(body, into);
 }
 
 /**
