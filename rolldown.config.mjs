@@ -43,6 +43,12 @@ const DEFERRED_BUILTINS = [
     code: onFirstUse("node:crypto"),
   },
   {
+    // hel checksums a snapshot's messages with zlib's crc32, only when it saves or resumes a session.
+    builtin: "node:zlib",
+    importers: [helModule],
+    code: onFirstUse("node:zlib"),
+  },
+  {
     // commander spawns processes only for executable subcommands, which hel has none of.
     builtin: "node:child_process",
     importers: [/[\\/]commander[\\/]lib[\\/]command\.js$/],
