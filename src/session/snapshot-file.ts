@@ -47,8 +47,8 @@ const KEPT = "the conversation is kept in memory and saved after the next answer
 // Saves of one file are queued so a slower earlier save can never land after a later one.
 const saving = new Map<string, Promise<unknown>>();
 // One encoding buffer, reused by save after save. Memory the process has not touched before is
-// slow to fault in (about 3 ms per MB on a small VM), which made a fresh 10 MB buffer the largest
-// single cost of a save. A save running while another holds the buffer allocates its own.
+// slow to fault in (the README's Measured table says how slow here), which made a fresh buffer the
+// largest single cost of a large save. A save running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
 
 const lostLease = (id: string): SessionError =>
