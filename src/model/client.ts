@@ -76,8 +76,6 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     try {
       // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
       // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as sent.
-      // They are a view of serialize's one buffer, sent uncopied: safe because a run's requests are
-      // sequential, each answered (or its socket destroyed) before the next body is serialized.
       // The SDK sends the request and turns an error status into an APIError; the answer's events
       // are read here (sse-decoder.ts), in work linear in their size.
       const response = (await sdk

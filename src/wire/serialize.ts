@@ -15,7 +15,6 @@ const MESSAGES_MARK = "\u0000hel-messages\u0000";
 const TOOLS_MARK = "\u0000hel-tools\u0000";
 const MESSAGES = JSON.stringify(MESSAGES_MARK);
 const TOOLS = JSON.stringify(TOOLS_MARK);
-const writer = new ByteWriter();
 
 /** The message's JSON text. A message read from a snapshot is decoded from its bytes, not cached. */
 export function messageJson(message: Message): string {
@@ -39,12 +38,11 @@ function toolsJson(tools: readonly ToolDefinition[]): string {
 }
 
 /**
- * The body as UTF-8 bytes: a view of a buffer reused by the next call. hel has one model request in
- * flight per process (a parent waits for its child), and each is answered, or its socket destroyed,
- * before the next body is serialized, so the view is never overwritten while in use.
+ * The body as UTF-8 bytes, in memory of its own: parallel subagents have several requests in flight,
+ * and each body must stay intact until its socket has sent it.
  */
 export function requestBytes(body: ChatRequest): Buffer {
-  return jsonWithMessages(body, writer);
+  return jsonWithMessages(body, new ByteWriter());
 }
 
 /**
