@@ -140,7 +140,7 @@ describe("the spinner on a terminal", () => {
     expect(t.region().split("\n")).toEqual([
       "\x1b[2m⠙ waiting for 2 subagents · 0.0s\x1b[22m",
       "\x1b[2m  #1 no-tools · step 1 · 0 tokens · starting\x1b[22m",
-      '\x1b[2m  #2 no-tools · step 1 · 0 tokens · running read_file {"path…\x1b[0m',
+      '\x1b[2m  #2 no-tools · step 1 · 0 tokens · running read_file {"pa…\x1b[0m',
     ]);
     expect(t.text("err")).toContain('    #2 → read_file {"path":"a.txt"}\n');
   });

@@ -108,14 +108,16 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
 async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal): Promise<void> {
   const ctx: ToolContext = { ...run.toolContext, signal };
   for (const batch of concurrentBatches(calls, run.tools)) {
-    if (signal.aborted) {
-      for (const call of batch) append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
-      continue;
-    }
-    // Every call of the batch starts before any result is awaited; each result joins in call order.
-    const results = batch.map((call) => runToolCall(call, run, ctx));
+    // The calls of a batch all start before any result is awaited (none once the user interrupted);
+    // each result joins the conversation in call order.
+    const running = batch.map((call) => (signal.aborted ? null : runToolCall(call, run, ctx)));
     for (const [i, call] of batch.entries()) {
-      const result = await results[i]!;
+      const pending = running[i];
+      if (!pending) {
+        append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
+        continue;
+      }
+      const result = await pending;
       const edit = result.edit ? { edit: result.edit } : {};
       run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit });
       append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
