@@ -97,8 +97,6 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
-  /** The transcript writing under way: subagents that end together must not write over each other's turn. */
-  private flushing: Promise<void> = Promise.resolve();
   private readonly edits: StoredEdit[];
   private lostWarned = false;
   private readonly stored: Snapshot | null;
@@ -212,13 +210,7 @@ class Session implements ActiveSession {
     await this.lease?.release();
   }
 
-  private flushChildren(): Promise<void> {
-    const flushed = this.flushing.then(() => this.writePendingChildren());
-    this.flushing = flushed.catch(() => undefined);
-    return flushed;
-  }
-
-  private async writePendingChildren(): Promise<void> {
+  private async flushChildren(): Promise<void> {
     if (this.pendingChildren.length === 0) return;
     const dir = sessionPaths(this.options.projectDir, this.id).children;
     await mkdir(dir, { recursive: true });
