@@ -84,13 +84,17 @@ describe.each(["full", "no-tools", "task-only"] as const)("three delegate_task c
     const firsts = sim.requests.filter((r) => childOf(r.body as ChatRequest) !== null && toolResults(r.body as ChatRequest).length === 0);
     expect(firsts.map((r) => r.overlapping).sort()).toEqual([0, 1, 2]);
 
-    // Byte for byte the parent's request that delegated, but for the messages the mode gives the child.
+    // Byte for byte the parent's request that delegated, but for the messages the mode gives the child;
+    // so each hits the cache for every whole block of the parent's prompt it repeats (the count has
+    // one closing marker, hence the -1).
     const parentFirst = bodies[0]!;
     const [system, user] = parentFirst.messages;
+    const parentPrompt = sim.requests[0]!.usage!.prompt_tokens;
     for (const { task } of TASKS) {
       const expected = { full: [system, user], "no-tools": [system, user], "task-only": [system] }[mode];
       const first = firsts.find((r) => lastUserText(r.body as ChatRequest) === childTask(task))!;
       expect(JSON.stringify(first.body)).toBe(JSON.stringify({ ...parentFirst, messages: [...expected, { role: "user", content: childTask(task) }] }));
+      expect(first.usage!.prompt_cache_hit_tokens).toBeGreaterThanOrEqual(mode === "task-only" ? 64 : Math.floor((parentPrompt - 1) / 64) * 64);
     }
 
     // A finished last, yet the results are in call order, and only the answers reached the parent.
