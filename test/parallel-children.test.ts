@@ -4,7 +4,7 @@
 // back in call order whatever order the children finish in, each child leaves its own records and
 // transcript, two children editing one file both land, and a child that fails, runs out of budget or
 // is interrupted leaves its siblings' results intact.
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { childTask, type DelegateMode } from "../src/agent/child-messages.js";
@@ -65,7 +65,6 @@ interface RequestLine {
 async function runParallel(mode: DelegateMode) {
   sim = await startSimulator({ policy: threeChildren });
   const project = await tempProject();
-  const { writeFile } = await import("node:fs/promises");
   await writeFile(join(project, "shared.txt"), "alpha: 1\nbeta: 1\ngamma: 1\n");
   const out = await tempProject();
   const result = await runHel({ args: ["-C", project, "--delegate", mode, "--record", out, "--json", "Do the three tasks with three subagents at once."], baseUrl: sim.url });
@@ -150,13 +149,20 @@ it("Ctrl-C while three children wait on the model stops all three, and every cal
   sim = await startSimulator({ policy: parallelPolicy(tasks, { A: stalled, B: stalled, C: stalled }) });
   const project = await tempProject();
   const out = await tempProject();
-  const child = startHel({ args: ["-C", project, "--delegate", "task-only", "--record", out, "--json", "Wait three times at once."], baseUrl: sim.url });
+  const child = startHel({ args: ["-C", project, "--delegate", "task-only", "--record", out, "--json-events", "Wait three times at once."], baseUrl: sim.url });
   const done = collect(child);
   await waitFor(() => sim.requests.length === 4, "the three children's requests to arrive");
   child.kill("SIGINT");
   const result = await done;
   expect(result.code).toBe(1);
-  expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted", answer: null });
+  const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  expect(events.at(-1)).toMatchObject({ type: "turn_end", agent: "parent", exit_reason: "aborted", answer: null });
+  // The parent's conversation holds a result for each of its three calls, in call order.
+  const parentMessages = events.filter((e) => e.type === "message" && e.agent === "parent").map((e) => e.message as Message);
+  const callIds = parentMessages.find((m) => m.role === "assistant")!.tool_calls!.map((c) => c.id);
+  expect(parentMessages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content])).toEqual(
+    callIds.map((id) => [id, expect.stringMatching(/^Error: the subagent did not finish \(aborted/)]),
+  );
   // No child asked again after the signal, and each ended as aborted.
   expect(sim.requests).toHaveLength(4);
   const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
