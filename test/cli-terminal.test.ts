@@ -2,8 +2,7 @@
 // test reads the screen's bytes. An edit shows as a coloured diff with line numbers and the run ends
 // with the files it changed; `sessions show` shows the same diff; an answer is rendered as markdown
 // on a terminal and left as the model wrote it in a pipe; the spinner shows on a terminal only, with a
-// line for each working subagent; and
-// --json-events streams every event as a JSON line.
+// line for each working subagent; and --json-events streams every event as a JSON line.
 import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
