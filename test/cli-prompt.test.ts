@@ -50,6 +50,8 @@ describe("typing and pasting", () => {
     expect(users(bodies()[1]!)).toEqual(["explain line one\nline two\nline three please", "first\nsecond\nthird"]);
     // On the line, the paste stood as a label, not as lines that would each be sent.
     expect(hel.screen()).toContain("› explain [3 lines #1] please");
+    // The terminal is asked to mark pastes, and told to stop when hel ends.
+    expect(hel.screen()).toMatch(/^\x1b\[\?2004h[^]*\x1b\[\?2004l$/);
   });
 
   it("a line typed while hel works is sent next, and the one being typed waits on the prompt", async () => {
@@ -182,6 +184,8 @@ describe("slash commands", () => {
     hel.type("in the second session\r");
     await hel.until(() => sim.requests.length === 2, "the second answer");
     expect(users(bodies()[1]!)).toEqual(["in the second session"]);
+    hel.type("/sessions\r");
+    await hel.until((s) => /\nID +UPDATED +TURNS +TOKENS +FIRST INSTRUCTION\n[0-9a-f]{8} .*  in the second session\n[0-9a-f]{8} .* in the first session\nthis session: /.test(s), "the list");
     hel.type("/resume\r");
     await hel.until((s) => s.includes("session to resume (1-1"), "the picker");
     // The session in use is not offered.

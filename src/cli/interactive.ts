@@ -38,14 +38,25 @@ export interface Interactive {
   close(): void;
 }
 
+interface Handlers {
+  line(text: string): void;
+  interrupt(): void;
+  close(): void;
+}
+
 export async function openInteractive(projectDir: string, secrets: readonly string[]): Promise<Interactive> {
   const stderr = process.stderr;
   const style = styleFor(stderr, process.env);
   const say = (lines: string[]) => stderr.write(lines.map((l) => `${l}\n`).join(""));
   const saved = await loadPromptHistory(projectDir, secrets, HISTORY_SIZE);
-  /** The handlers of the conversation under way; keys read between conversations wait for the next. */
-  let current: { line(text: string): void; interrupt(): void; close(): void } | null = null;
+  /** The handlers of the conversation under way; lines typed between conversations wait for the next. */
+  let current: Handlers | null = null;
   const early: string[] = [];
+  /** Every line sent, command or instruction, is recalled by the arrow keys, in this run and the next. */
+  const keep = (text: string) => {
+    prompt.remember(text);
+    void saved.add(text);
+  };
   let closed = false;
   let greeted = false;
   const prompt: TerminalPrompt = openTerminalPrompt({
@@ -53,7 +64,13 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
     output: stderr,
     history: saved.entries,
     complete: completeSlash,
-    onLine: (text) => (current ? current.line(text) : early.push(text)),
+    onLine: (text) => {
+      if (current) return current.line(text);
+      if (text.trim()) {
+        keep(text);
+        early.push(text);
+      }
+    },
     onInterrupt: () => current?.interrupt(),
     onClose: () => {
       closed = true;
@@ -136,12 +153,11 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           }
         };
 
-        const handlers: typeof current = {
+        const handlers: Handlers = {
           line(text) {
             armedExit = false;
             if (!text.trim()) return running ? undefined : prompt.show();
-            prompt.remember(text);
-            void saved.add(text);
+            keep(text);
             if (running || commanding) {
               queue.push(text);
               deps.note(style.dim(`(queued, sent when hel is done: ${text.split("\n")[0]})`));
@@ -173,8 +189,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
         greeted = true;
         if (deps.resumed) say(formatRecentExchanges(deps.controls.messages(), style));
         if (closed) return end({ exit: true });
-        const typed = early.splice(0);
-        queue.push(...typed);
+        queue.push(...early.splice(0));
         ready();
       });
     },

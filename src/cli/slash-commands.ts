@@ -57,8 +57,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     name: "sessions",
     summary: "list this project's sessions",
     run: async (ctx) => {
-      const sessions = await ctx.controls.sessions();
-      ctx.say([...formatSessionList(sessions, { width: ctx.width }).trimEnd().split("\n"), ctx.style.dim("/resume <id> continues one; /resume alone picks from a numbered list")]);
+      const current = ctx.controls.sessionId();
+      // This process holds the current session's lease: it is in use here, not elsewhere.
+      const sessions = (await ctx.controls.sessions()).map((s) => (s.id === current ? { ...s, in_use: false } : s));
+      ctx.say([
+        ...formatSessionList(sessions, { width: ctx.width }).trimEnd().split("\n"),
+        ...(current ? [`this session: ${current}`] : []),
+        ctx.style.dim("/resume <id> continues one; /resume alone picks from a numbered list"),
+      ]);
     },
   },
   {

@@ -63,7 +63,8 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
       return echo ? output.write(text) : true;
     },
   });
-  output.on("resize", () => gate.emit("resize"));
+  const resized = () => gate.emit("resize");
+  output.on("resize", resized);
   // readline reads keys from this stand-in; the terminal's keys reach it only through route().
   const keys = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (mode: boolean) => input.setRawMode(mode) });
   const rl: Interface = createInterface({
@@ -100,16 +101,20 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     keys.emit("keypress", s, key);
   };
 
+  /** Answers the question asked, if there is one. Ctrl-C and Ctrl-D answer it with nothing, which the asker takes as "none". */
+  const answerQuestion = (text: string): boolean => {
+    const answer = question;
+    if (!answer) return false;
+    question = null;
+    rl.setPrompt(PROMPT);
+    answer(text);
+    return true;
+  };
   rl.on("line", (line) => {
     const continued = altEnter || line.endsWith("\\");
     const piece = altEnter ? line : continued ? line.slice(0, -1) : line;
     altEnter = false;
-    if (question) {
-      const answer = question;
-      question = null;
-      rl.setPrompt(PROMPT);
-      return answer(blocks.expand(line));
-    }
+    if (answerQuestion(blocks.expand(line))) return;
     if (continued) {
       pending.push(piece);
       rl.setPrompt(MORE);
@@ -122,18 +127,12 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     options.onLine(text);
   });
   rl.on("SIGINT", () => {
-    if (question) {
-      // Ctrl-C on a question answers it with nothing: the asker takes that as "none".
-      const answer = question;
-      question = null;
-      rl.setPrompt(PROMPT);
-      return answer("");
-    }
-    pending = [];
-    rl.setPrompt(PROMPT);
-    options.onInterrupt();
+    if (!answerQuestion("")) options.onInterrupt();
   });
-  rl.on("close", () => options.onClose());
+  rl.on("close", () => {
+    answerQuestion("");
+    options.onClose();
+  });
   const ended = () => rl.close();
   emitKeypressEvents(input);
   input.on("keypress", route);
@@ -164,6 +163,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     },
     clearLine() {
       pending = [];
+      rl.setPrompt(PROMPT);
       rl.write(null, { ctrl: true, name: "e" });
       rl.write(null, { ctrl: true, name: "u" });
     },
@@ -177,6 +177,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     close() {
       input.off("keypress", route);
       input.off("end", ended);
+      output.off("resize", resized);
       rl.close();
       output.write(PASTE_MODE_OFF);
       input.pause();
