@@ -202,6 +202,7 @@ async function runConversation(options: RunOptions, terminal: Terminal): Promise
         request,
         requestConfig,
         fixedMaxTokens: options.maxOutputTokens !== null,
+        // Interactive runs always keep a baseline (above).
         changes: () => baseline!.changes(),
         usage: () => ledger.run(),
         messages: () => active.messages,
@@ -242,13 +243,13 @@ async function runConversation(options: RunOptions, terminal: Terminal): Promise
  * The session `hel --resume` without an id continues, picked from a numbered list in the terminal;
  * null (a new session) when the user picks none. A one-shot run closes the prompt again after.
  */
-async function pickResume(projectDir: string, openPrompt: () => Promise<Interactive>, oneShot: Terminal | null): Promise<string | null> {
+async function pickResume(projectDir: string, openPrompt: () => Promise<Interactive>, closeAfter: Terminal | null): Promise<string | null> {
   if (!process.stdin.isTTY) throw new HelError("--resume needs a session id when stdin is not a terminal — `hel sessions ls` lists them", 2);
   const prompt = await openPrompt();
   const id = await prompt.pick(await listSessions(projectDir));
-  if (oneShot) {
+  if (closeAfter) {
     prompt.close();
-    oneShot.prompt = null;
+    closeAfter.prompt = null;
   }
   if (id === null) process.stderr.write("starting a new session\n");
   return id;
