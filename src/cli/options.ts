@@ -26,6 +26,8 @@ const RunOptionsSchema = z.object({
   prompt: z.array(z.string()),
   delegate: z.enum(DELEGATE_MODES).nullable(),
   resume: z.string().min(1).nullable(),
+  /** --resume without an id: pick the session from a list. */
+  pickSession: z.boolean(),
   continue: z.boolean(),
   cwd: z.string(),
   model: z.string().min(1),
@@ -59,7 +61,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .enablePositionalOptions()
     .argument("[prompt...]", "the instruction; without one, instructions are read from stdin, one per line")
     .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context, and review_changes").choices(DELEGATE_MODES))
-    .option("--resume <id>", "continue a saved session (full id or a unique prefix)")
+    .option("--resume [id]", "continue a saved session (full id or a unique prefix); without an id, pick one from a list")
     .option("-c, --continue", "continue the most recently updated session of this project", false)
     .option("-C, --cwd <dir>", "the project directory", ".")
     .option("--model <name>", "the model (env HEL_MODEL)", env.HEL_MODEL || DEFAULT_MODEL)
@@ -136,7 +138,8 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
   const parsed = RunOptionsSchema.safeParse({
     prompt,
     delegate: opts.delegate ?? null,
-    resume: opts.resume ?? null,
+    resume: typeof opts.resume === "string" ? opts.resume : null,
+    pickSession: opts.resume === true,
     continue: Boolean(opts.continue),
     cwd: resolve(String(opts.cwd ?? ".")),
     model: opts.model,
@@ -159,7 +162,7 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     const issue = parsed.error.issues[0];
     throw new HelError(`${issue?.message ?? "invalid option"} — see hel --help`, 2);
   }
-  if (parsed.data.resume && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
+  if ((parsed.data.resume || parsed.data.pickSession) && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
   if (parsed.data.json && parsed.data.jsonEvents) throw new HelError("--json and --json-events cannot be used together — pick one", 2);
   return parsed.data;
 }

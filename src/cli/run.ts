@@ -16,25 +16,57 @@ import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
 import { startBaseline } from "../session/baseline.js";
+import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
+import { conversationControls } from "./conversation-controls.js";
+import type { ConversationEnd, Interactive } from "./interactive.js";
 import { createJsonOutput } from "./json-output.js";
 import type { RunOptions } from "./options.js";
+import { oneShotInstruction } from "./one-shot-input.js";
 import { loadPriceTable } from "./price-table.js";
 import { createRenderer } from "./render.js";
 
+/** The interactive prompt, opened once and kept for the conversations that /new and /resume start. */
+interface Terminal {
+  prompt: Interactive | null;
+  /** How the last conversation ended, and the model and effort it had then. */
+  next: (ConversationEnd & Pick<RunOptions, "model" | "effort">) | null;
+}
+
 export async function runHel(options: RunOptions): Promise<number> {
+  const terminal: Terminal = { prompt: null, next: null };
+  try {
+    let code = await runConversation(options, terminal);
+    for (let next = terminal.next; next && !next.exit; next = terminal.next) {
+      terminal.next = null;
+      // A new session goes on with the settings chosen so far; a resumed one has its own.
+      const settings = next.sessionId === null ? { model: next.model, effort: next.effort } : {};
+      code = await runConversation({ ...options, ...settings, prompt: [], resume: next.sessionId, pickSession: false, continue: false }, terminal);
+    }
+    return code;
+  } finally {
+    terminal.prompt?.close();
+  }
+}
+
+async function runConversation(options: RunOptions, terminal: Terminal): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;
   if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
+  // Read before anything else, so an empty instruction ends the run before it costs anything.
+  const oneShot = options.prompt.length > 0 ? await oneShotInstruction(options.prompt, process.stdin) : null;
+  const interactive = oneShot === null && Boolean(process.stdin.isTTY);
   const projectDir = await realProjectDir(options.cwd);
+  const openPrompt = async () => (terminal.prompt ??= await (await import("./interactive.js")).openInteractive(projectDir, [apiKey]));
+  const resume = options.pickSession ? await pickResume(projectDir, openPrompt, interactive ? null : terminal) : options.resume;
   // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
   const ledger = createUsageLedger({ table: await loadPriceTable(process.env), now: () => new Date() });
-  // What the project looked like at the start, for review_changes.
-  const baseline = options.delegate ? startBaseline(projectDir) : null;
+  // What the project looked like at the start, for review_changes and /diff.
+  const baseline = options.delegate || interactive ? startBaseline(projectDir) : null;
 
   const warn = (line: string) => process.stderr.write(`hel: ${line}\n`);
   const loaded = await loadProjectRules(projectDir, warn);
@@ -56,7 +88,6 @@ export async function runHel(options: RunOptions): Promise<number> {
     ...envNumber("HEL_RETRY_BASE_MS", (v) => ({ retryBaseMs: v })),
   });
 
-  const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
   if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(projectDir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
@@ -64,20 +95,21 @@ export async function runHel(options: RunOptions): Promise<number> {
   try {
     const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!);
     // The session is opened before the tool list is final: delegate_task reads the live conversation.
+    const requestConfig = {
+      model: options.model,
+      max_output_tokens: maxTokens,
+      max_steps: options.maxSteps,
+      effort: options.effort,
+      access: options.access,
+      delegate: options.delegate,
+      compaction: { enabled: false, threshold_tokens: null },
+    };
     session = await startSession({
       projectDir,
-      resume: options.resume,
+      resume,
       continueLatest: options.continue,
       systemPrompt,
-      requestConfig: {
-        model: options.model,
-        max_output_tokens: maxTokens,
-        max_steps: options.maxSteps,
-        effort: options.effort,
-        access: options.access,
-        delegate: options.delegate,
-        compaction: { enabled: false, threshold_tokens: null },
-      },
+      requestConfig,
       warn,
       usage: () => ledger.run().total,
     });
@@ -161,12 +193,25 @@ export async function runHel(options: RunOptions): Promise<number> {
     };
 
     let worst: ExitReason = "completed";
-    if (options.prompt.length > 0) {
-      worst = (await withSignals((signal) => instruct(options.prompt.join(" "), signal))).outcome.exitReason;
+    if (oneShot !== null) {
+      worst = (await withSignals((signal) => instruct(oneShot, signal))).outcome.exitReason;
     } else if (interactive) {
       // Loaded only here: a one-shot run has no use for readline and the terminal UI.
-      const { runInteractive } = await import("./interactive.js");
-      await runInteractive({ instruct, stop: renderer.stop });
+      const prompt = await openPrompt();
+      const controls = conversationControls({
+        request,
+        requestConfig,
+        fixedMaxTokens: options.maxOutputTokens !== null,
+        // Interactive runs always keep a baseline (above).
+        changes: () => baseline!.changes(),
+        usage: () => ledger.run(),
+        messages: () => active.messages,
+        sessionId: () => (active.saved ? active.id : null),
+        sessions: () => listSessions(projectDir),
+        resolveSession: (id) => resolveSessionId(projectDir, id),
+      });
+      const ended = await prompt.converse({ instruct, stop: renderer.stop, note: renderer.note, controls, resumed: active.saved });
+      terminal.next = { ...ended, model: request.model, effort: request.effort };
     } else {
       const { stdinInstructions } = await import("./stdin-lines.js");
       for await (const line of stdinInstructions(process.stdin)) {
@@ -192,6 +237,22 @@ export async function runHel(options: RunOptions): Promise<number> {
     await session?.close();
     await client.close();
   }
+}
+
+/**
+ * The session `hel --resume` without an id continues, picked from a numbered list in the terminal;
+ * null (a new session) when the user picks none. A one-shot run closes the prompt again after.
+ */
+async function pickResume(projectDir: string, openPrompt: () => Promise<Interactive>, closeAfter: Terminal | null): Promise<string | null> {
+  if (!process.stdin.isTTY) throw new HelError("--resume needs a session id when stdin is not a terminal — `hel sessions ls` lists them", 2);
+  const prompt = await openPrompt();
+  const id = await prompt.pick(await listSessions(projectDir));
+  if (closeAfter) {
+    prompt.close();
+    closeAfter.prompt = null;
+  }
+  if (id === null) process.stderr.write("starting a new session\n");
+  return id;
 }
 
 /**
