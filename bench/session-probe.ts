@@ -59,7 +59,7 @@ async function step(op: () => unknown): Promise<number> {
 
 async function save(bytes: number): Promise<object> {
   const now = new Date().toISOString();
-  const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: null }), bytes);
+  const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: [] }), bytes);
   const snapshot: SnapshotInput = {
     schema_version: 1,
     session_id: randomUUID(),

@@ -22,6 +22,20 @@ const positiveInt = (flag: string) =>
     .int(`${flag} takes a whole number`)
     .positive(`${flag} must be at least 1`);
 
+/** The settings a config file may give, by their long flag names, and the option each one sets. */
+export const SETTING_OPTIONS = {
+  model: "model",
+  effort: "effort",
+  access: "access",
+  network: "network",
+  "child-max-steps": "childMaxSteps",
+  "child-max-tokens": "childMaxTokens",
+  "base-url": "baseUrl",
+} as const;
+export type SettingKey = keyof typeof SETTING_OPTIONS;
+/** Where a setting came from when not from its default: its flag, or the environment (HEL_MODEL, HEL_BASE_URL). */
+const SETTING_SOURCES = ["flag", "env"] as const;
+
 const RunOptionsSchema = z.object({
   prompt: z.array(z.string()),
   delegate: z.enum(DELEGATE_MODES).nullable(),
@@ -42,6 +56,8 @@ const RunOptionsSchema = z.object({
   jsonEvents: z.boolean(),
   showReasoning: z.boolean(),
   record: z.string().nullable(),
+  /** Settings given on the command line or by the environment; config files give only the others. */
+  setBy: z.partialRecord(z.enum(Object.keys(SETTING_OPTIONS) as [SettingKey, ...SettingKey[]]), z.enum(SETTING_SOURCES)),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 
@@ -89,7 +105,7 @@ Environment:
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
     )
     .action((prompt: string[], opts: Record<string, unknown>) => {
-      invocation = { kind: "run", options: validate(prompt, opts) };
+      invocation = { kind: "run", options: validate(prompt, opts, settingSources(program, env)) };
     });
 
   const sessions = program.command("sessions").description("list, show and delete this project's sessions");
@@ -131,7 +147,19 @@ export class ExitNow extends Error {
   }
 }
 
-function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
+const ENV_SETTINGS: Partial<Record<SettingKey, string>> = { model: "HEL_MODEL", "base-url": "HEL_BASE_URL" };
+
+function settingSources(program: Command, env: NodeJS.ProcessEnv): RunOptions["setBy"] {
+  const setBy: RunOptions["setBy"] = {};
+  for (const [key, option] of Object.entries(SETTING_OPTIONS) as [SettingKey, string][]) {
+    const envName = ENV_SETTINGS[key];
+    if (program.getOptionValueSource(option) === "cli") setBy[key] = "flag";
+    else if (envName && env[envName]) setBy[key] = "env";
+  }
+  return setBy;
+}
+
+function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOptions["setBy"]): RunOptions {
   const toolsText = String(opts.tools ?? "");
   const parsed = RunOptionsSchema.safeParse({
     prompt,
@@ -154,6 +182,7 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     jsonEvents: Boolean(opts.jsonEvents),
     showReasoning: Boolean(opts.showReasoning),
     record: opts.record ? resolve(String(opts.record)) : null,
+    setBy,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -29,6 +29,7 @@ export const searchReplaceTool: Tool<SearchReplaceArgs> = {
   ].join(" "),
   schema: SearchReplaceArgsSchema,
   spill: true,
+  onlyEdits: true,
   run: searchReplace,
 };
 

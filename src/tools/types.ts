@@ -48,6 +48,8 @@ export interface Tool<Args = unknown> {
   schema: z.ZodType<Args>;
   /** read_file's own pages are already bounded, so its results are never spilled. */
   spill: boolean;
+  /** The tool does nothing but change files, so it is of no use where edits are refused. */
+  onlyEdits?: boolean;
   run(args: Args, ctx: ToolContext): Promise<string>;
 }
 
