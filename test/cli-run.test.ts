@@ -188,6 +188,17 @@ describe("the loop's limits and the model's mistakes", () => {
     expect(bodies()[1]!.messages.at(-1)!.content).toBe('Error: unknown tool "search_replace". Available tools: read_file, run_command, grep, find_files');
   });
 
+  it("an instruction of many requests leaves Node nothing to warn about", async () => {
+    const reads = Array.from({ length: 13 }, () => ({ tool_calls: [call("read_file", { path: "a.txt" })] }));
+    sim = await startSimulator({ script: [...reads, { content: "read it 13 times" }] });
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "a\n");
+    const result = await runHel({ args: ["-C", project, "read a.txt 13 times"], baseUrl: sim.url });
+    expect(result.code).toBe(0);
+    expect(sim.requests).toHaveLength(14);
+    expect(result.stderr).not.toMatch(/Warning|listeners/);
+  });
+
   it("a path outside the project is refused as a tool error", async () => {
     sim = await startSimulator({ script: [{ tool_calls: [call("read_file", { path: "../../etc/passwd" })] }, { content: "no" }] });
     const project = await tempProject();

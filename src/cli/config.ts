@@ -15,7 +15,7 @@ import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
 import { SETTING_OPTIONS, type RunOptions, type SettingKey } from "./options.js";
 
-const count = (min: number) => z.int(`must be a whole number`).min(min, `must be at least ${min}`);
+const count = (min: number) => z.int("must be a whole number").min(min, `must be at least ${min}`);
 
 const ConfigFileSchema = z.strictObject({
   model: z.string().min(1, "must be a model name"),
@@ -72,7 +72,7 @@ async function loadConfigFile(path: string): Promise<ConfigFile> {
 
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_value") return `must be one of ${issue.values.map(String).join(", ")}`;
-  if (issue.code === "invalid_type") return `must be a ${issue.expected}`;
+  if (issue.code === "invalid_type" && (issue.expected === "string" || issue.expected === "boolean")) return `must be a ${issue.expected}`;
   return issue.message;
 }
 
