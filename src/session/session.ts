@@ -2,7 +2,8 @@
 // the read_file cursors and the lease, and saves after every turn, cut short or not, with how it ended.
 //
 // A new session writes nothing until a turn ends with an answer of the model's in the conversation:
-// the lease is taken then, just before the first save; a resumed session takes it at once, without waiting, and a held one ends the run (exit 3).
+// the lease is taken then, just before the first save; a resumed session takes it at once, without
+// waiting, and a held one ends the run (exit 3).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChildTranscript } from "../agent/child-transcript.js";

@@ -1,17 +1,18 @@
 // A message read back from a snapshot, kept as the exact JSON bytes it was stored as until code looks
 // into it. Contract: a stored message behaves as the plain object its bytes parse to (reads, keys,
-// JSON.stringify, spreading), which it becomes on first use; until then the serializers copy its bytes
-// (storedJson) and the pairing checks read its role and tool call ids (toolCallsOf), which are kept
-// aside. Setting or deleting one of its properties drops the bytes; a change inside a nested object
-// (a tool call) goes unseen, as it would by the serializer's cache: messages do not change once in a
-// conversation. Two things see through the proxy: structuredClone refuses it (hel never clones
+// JSON.stringify, spreading), which it becomes on first use; until then serialize.ts, the one module
+// that reads its bytes (storedJson), writes them as they are, and the pairing checks read its role and
+// tool call ids (toolCallsOf), which are kept aside. Setting or deleting one of its properties drops
+// the bytes; a change inside a nested object (a tool call) goes unseen, as it would by the
+// serializer's cache: messages do not change once in a conversation, and their type is read-only
+// (messages.ts). Two things see through the proxy: structuredClone refuses it (hel never clones
 // messages), and Node's util.inspect prints its target, so console.log of one not yet parsed shows
 // only its role.
 //
 // Why: loading a session used to build every message as objects and strings on the JS heap, about a
 // byte of heap per byte of file. That heap is new memory each load, slow to fault in, and the
-// collector copies it on the way to the old generation, so a 50 MB load cost 1.6× as much per MB as
-// a 10 MB one. Kept as bytes, a resumed conversation's history costs one buffer the load has already
+// collector copies it on the way to the old generation, so a large load cost more per MB than a small
+// one. Kept as bytes, a resumed conversation's history costs one buffer the load has already
 // touched, and the first request after a resume copies those bytes instead of serializing every message.
 import type { Message } from "./messages.js";
 
