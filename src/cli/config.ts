@@ -13,7 +13,8 @@ import { helDir } from "../fs/hel-dir.js";
 import type { RequestConfig } from "../session/snapshot.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
-import { SETTING_OPTIONS, type RunOptions, type SettingKey } from "./options.js";
+import type { RunOptions } from "./options.js";
+import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 const count = (min: number) => z.int("must be a whole number").min(min, `must be at least ${min}`);
 

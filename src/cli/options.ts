@@ -8,6 +8,7 @@ import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
+import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files"] as const;
 /** What --tools offers when not given. */
@@ -22,17 +23,6 @@ const positiveInt = (flag: string) =>
     .int(`${flag} takes a whole number`)
     .positive(`${flag} must be at least 1`);
 
-/** The settings a config file may give, by their long flag names, and the option each one sets. */
-export const SETTING_OPTIONS = {
-  model: "model",
-  effort: "effort",
-  access: "access",
-  network: "network",
-  "child-max-steps": "childMaxSteps",
-  "child-max-tokens": "childMaxTokens",
-  "base-url": "baseUrl",
-} as const;
-export type SettingKey = keyof typeof SETTING_OPTIONS;
 /** Where a setting came from when not from its default: its flag, or the environment (HEL_MODEL, HEL_BASE_URL). */
 const SETTING_SOURCES = ["flag", "env"] as const;
 
