@@ -67,7 +67,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context, and review_changes").choices(DELEGATE_MODES))
     .option("--resume <id>", "continue a saved session (full id or a unique prefix)")
     .option("-c, --continue", "continue the most recently updated session of this project", false)
-    .option("-C, --cwd <dir>", "the project directory", ".")
+    .option("-C, --cwd <dir>", "the folder to start in; the project is the nearest folder at or above it with .hel/ or .git", ".")
     .option("--model <name>", "the model (env HEL_MODEL)", env.HEL_MODEL || DEFAULT_MODEL)
     .option("--base-url <url>", "the API base URL (env HEL_BASE_URL)", env.HEL_BASE_URL || DEFAULT_BASE_URL)
     .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
@@ -92,7 +92,11 @@ Environment:
   HEL_DEBUG=1        show stack traces
   NO_COLOR           no colours in the terminal
 
-Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
+Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
+  keys the long flag names (model, effort, access, network, compact-at, child-max-steps, child-max-tokens,
+  base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
+
+Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process, 130 interrupted.`,
     )
     .action((prompt: string[], opts: Record<string, unknown>) => {
       invocation = { kind: "run", options: validate(prompt, opts, settingSources(program, env)) };
