@@ -145,7 +145,7 @@ export function jsonBytes(messages: readonly Message[]): number {
  */
 export function sessionOfBytes(projectDir: string, bytes: number, id: string, tools: ToolDefinition[]): SnapshotInput {
   const now = new Date().toISOString();
-  const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: null }), bytes);
+  const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: [] }), bytes);
   return {
     schema_version: 1,
     session_id: id,
