@@ -61,7 +61,7 @@ async function save(bytes: number): Promise<object> {
   const now = new Date().toISOString();
   const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: null }), bytes);
   const snapshot: SnapshotInput = {
-    schema_version: 1,
+    schema_version: 2,
     session_id: randomUUID(),
     cwd: projectDir,
     created_at: now,
@@ -78,7 +78,9 @@ async function save(bytes: number): Promise<object> {
     meter: { message_count: messages.length, input_tokens: Math.round(bytes / 4) },
     usage: { requests: messages.length >> 1, prompt_tokens: bytes * 10, completion_tokens: bytes >> 3, prompt_cache_hit_tokens: bytes * 9, prompt_cache_miss_tokens: bytes },
     children: 0,
-    compaction: null,
+    stamps: 0,
+    compaction: { failures: 0, stopped: false },
+    archive: [],
     cursors: { c_0123456789ab: { path: "src/parse.ts", nextByte: 51200, nextLine: 1201, linesLeft: null, ino: 1234, size: 204800, mtimeMs: 1700000000000 } },
     tools: toolDefinitions([...BUILTIN_TOOLS.values()]),
     messages,

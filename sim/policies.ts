@@ -8,6 +8,7 @@
 //         checks deploy/api.yaml, answers the port; a child ("You are a subagent") makes the edit.
 //   h9    memory: "Remember this identifier: <ID>. Reply with OK." → OK; "What identifier did I ask you
 //         to remember?" → the identifier if it is anywhere earlier in the conversation, else "I don't know".
+import { unstamped } from "../src/agent/stamps.js";
 import type { ChatRequest, Message, ToolDefinition } from "../src/wire/messages.js";
 import type { Policy, PolicyName, SimReply } from "./types.js";
 
@@ -25,9 +26,10 @@ function lastUserIndex(messages: readonly Message[]): number {
   return -1;
 }
 
+/** The last user message's text, without the stamp (`[#N] `) hel opens it with. */
 export function lastUserText(req: ChatRequest): string {
   const i = lastUserIndex(req.messages);
-  return i < 0 ? "" : (req.messages[i]!.content as string);
+  return i < 0 ? "" : unstamped(req.messages[i]!.content as string);
 }
 
 /** The tool calls and their results after the last user message, in the order the results came. */

@@ -43,6 +43,6 @@ it("Ctrl-C aborts the request in flight, the conversation stays valid, Ctrl-D ex
   const last = sim.requests.at(-1)!.body as ChatRequest;
   const roles = last.messages.map((m) => m.role);
   expect(roles).toEqual(["system", "user", "user", "assistant", "tool"]);
-  expect(last.messages[1]).toEqual({ role: "user", content: "first question" });
-  expect(last.messages[2]).toEqual({ role: "user", content: "list files" });
+  expect(last.messages[1]).toEqual({ role: "user", content: "[#1] first question" });
+  expect(last.messages[2]).toEqual({ role: "user", content: "[#2] list files" });
 });

@@ -46,8 +46,8 @@ it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { t
     const turns = (snapshot.messages.length - 1) / 2;
     expect(Number.isInteger(turns)).toBe(true);
     expect(snapshot.messages.slice(1)).toEqual(
-      LINES.slice(0, turns).flatMap((line) => [
-        { role: "user", content: line },
+      LINES.slice(0, turns).flatMap((line, i) => [
+        { role: "user", content: `[#${i + 1}] ${line}` },
         { role: "assistant", content: `echo: ${line}` },
       ]),
     );

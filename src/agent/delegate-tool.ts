@@ -46,7 +46,7 @@ export function createDelegateTool(deps: DelegateDeps): Tool<z.infer<typeof Dele
     async run({ task }, ctx) {
       const number = ++count;
       const settings = deps.childRun();
-      const messages = childMessages(deps.parentMessages(), deps.mode, task);
+      const messages = childMessages(deps.parentMessages(), deps.mode, task, (text) => settings.stamps.stamp(text));
       const toolCalls: { name: string; arguments: string }[] = [];
       const ref = { agent: "child" as const, delegation: number };
       const emit = (event: AgentEvent) => {

@@ -2,6 +2,7 @@
 // records and the session saver all read this stream (event-bus.ts); nothing else reports what the
 // loop did.
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
+import type { ArchiveFile } from "./archive.js";
 import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 
@@ -33,6 +34,11 @@ export type AgentEvent = AgentRef &
         durationMs: number;
         error?: string;
       }
+    /**
+     * A span left the view and went to the archive (`file`): folded by the model, or compacted. The
+     * view was rewritten from index `start` on; the token figures are the view's size around it.
+     */
+    | { type: "fold" | "compaction"; file: ArchiveFile; start: number; tokensBefore: number; tokensAfter: number }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
     | { type: "delegation_start"; number: number; mode: string; task: string }

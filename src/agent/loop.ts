@@ -7,11 +7,14 @@
 import type { ModelClient } from "../model/client.js";
 import { ModelError } from "../model/errors.js";
 import { executeToolCall } from "../tools/registry.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import { ToolError, type Tool, type ToolContext } from "../tools/types.js";
 import type { Message, ToolCall, ToolDefinition } from "../wire/messages.js";
+import type { ArchiveIndex } from "./archive-index.js";
 import type { AgentRef, EventSink, ExitReason } from "./events.js";
-import { estimateInputTokens, type Meter } from "./meter.js";
+import { FOLD_TOOL_NAME, planFold, type FoldArgs, type FoldPlanned } from "./fold.js";
+import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
 import { buildRequest, type RequestConfig } from "./request.js";
+import type { StampCounter } from "./stamps.js";
 import { addUsage, emptyTotals, type UsageTotals } from "./usage.js";
 
 export interface AgentRun {
@@ -23,6 +26,10 @@ export interface AgentRun {
   request: RequestConfig;
   maxSteps: number;
   emit: EventSink;
+  /** The session's stamp counter, shared by parent and children. */
+  stamps: StampCounter;
+  /** The session's archive; without one, fold is refused. */
+  archive?: ArchiveIndex;
 }
 
 export interface TurnOutcome {
@@ -36,9 +43,9 @@ export interface TurnOutcome {
 const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. Ask whether to continue before repeating it.";
 
 /** Starts an instruction: reports it, and adds it to the conversation as a user message. */
-export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit">): void {
+export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit" | "stamps">): void {
   run.emit({ ...run.ref, type: "turn_start", instruction });
-  append(messages, { role: "user", content: instruction }, run);
+  append(messages, { role: "user", content: run.stamps.stamp(instruction) }, run);
 }
 
 /** Every message joins a conversation through here, so the event stream sees each one. */
@@ -89,22 +96,52 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) return end("completed", message.content ?? "");
 
-    await runToolCalls(calls, messages, run, signal);
+    meter = await runToolCalls(calls, messages, run, signal, meter);
     if (signal.aborted) return end("aborted", null);
   }
   return end("max_steps", null, `stopped after ${run.maxSteps} model requests (--max-steps)`);
 }
 
-async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal): Promise<void> {
+/** Runs the calls and appends their results; returns the meter, which a fold changes. */
+async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal, meter: Meter | null): Promise<Meter | null> {
   const ctx: ToolContext = { ...run.toolContext, signal };
   for (const call of calls) {
     if (signal.aborted) {
-      append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
+      append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(ABORTED_RESULT) }, run);
       continue;
     }
     run.emit({ ...run.ref, type: "tool_start", callId: call.id, name: call.function.name, arguments: call.function.arguments });
-    const result = await executeToolCall(call, run.tools, ctx);
+    let folded: FoldPlanned | null = null;
+    const tools = call.function.name === FOLD_TOOL_NAME && run.archive ? withFold(run.tools, messages, call, run.archive, (plan) => (folded = plan)) : run.tools;
+    const result = await executeToolCall(call, tools, ctx);
     run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content });
-    append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
+    if (folded) {
+      const plan: FoldPlanned = folded;
+      const tokensBefore = estimateInputTokens(meter, messages);
+      // The last request measured the view before the fold; only its part before the span still holds.
+      meter = meter && meterBefore(meter, messages, plan.start);
+      messages.splice(0, messages.length, ...plan.view);
+      const tokensAfter = estimateInputTokens(meter, messages);
+      run.emit({ ...run.ref, type: "fold", file: plan.file, start: plan.start, tokensBefore, tokensAfter });
+    }
+    append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(result.content) }, run);
   }
+  return meter;
+}
+
+/** The tool list with fold bound to this call and conversation: it plans the fold the loop then applies. */
+function withFold(tools: readonly Tool[], view: readonly Message[], call: ToolCall, archive: ArchiveIndex, planned: (plan: FoldPlanned) => void): Tool[] {
+  return tools.map((tool) =>
+    tool.name !== FOLD_TOOL_NAME
+      ? tool
+      : {
+          ...tool,
+          run: async (args: unknown) => {
+            const plan = planFold(view, call, args as FoldArgs, archive.entries);
+            if (!plan.ok) throw new ToolError(plan.error);
+            planned(plan);
+            return plan.result;
+          },
+        },
+  );
 }

@@ -8,7 +8,9 @@ import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 
-export const KNOWN_TOOLS = ["read_file", "search_replace"] as const;
+export const KNOWN_TOOLS = ["read_file", "search_replace", "fold", "recall"] as const;
+/** Offered when --tools is not given. */
+export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace"];
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 export const DEFAULT_EFFORT: Effort = "high";
@@ -59,7 +61,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
     .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
-    .option("--tools <names>", "comma-separated tools to offer; none = no tools", KNOWN_TOOLS.join(","))
+    .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
     .option("--json", "print one JSON object per instruction on stdout", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")

@@ -76,6 +76,14 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
       case "tool_end":
         if (event.isError) stderr.write(`${indent(event)}  ✗ ${firstLine(event.result)}\n`);
         break;
+      case "fold":
+      case "compaction": {
+        const { file } = event;
+        const stamps = file.first_stamp === null ? "" : ` #${file.first_stamp}–#${file.last_stamp}`;
+        const what = event.type === "fold" ? `folded${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
+        stderr.write(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens\n`);
+        break;
+      }
       case "delegation_start":
         stderr.write(`⇢ delegating (${event.mode}) #${event.number}: ${firstLine(event.task)}\n`);
         break;

@@ -8,6 +8,8 @@ import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/lo
 import { defaultMaxTokens } from "../agent/request.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
+import { createRecallTool, foldTool } from "../agent/context-tools.js";
+import { RECALL_TOOL_NAME } from "../agent/recall.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
@@ -46,7 +48,6 @@ export async function runHel(options: RunOptions): Promise<number> {
   const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
   let session: ActiveSession | undefined;
   try {
-    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!);
     // The session is opened before the tool list is final: delegate_task reads the live conversation.
     session = await startSession({
       projectDir,
@@ -65,6 +66,11 @@ export async function runHel(options: RunOptions): Promise<number> {
       warn: (line) => process.stderr.write(`hel: ${line}\n`),
     });
     const active = session;
+    const contextTools = new Map<string, Tool>([
+      [foldTool.name, foldTool as Tool],
+      [RECALL_TOOL_NAME, createRecallTool(active.archive) as Tool],
+    ]);
+    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name) ?? contextTools.get(name)!);
     const toolContext = {
       projectDir,
       access: options.access,
@@ -90,7 +96,18 @@ export async function runHel(options: RunOptions): Promise<number> {
     }
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
-    const parentRun: AgentRun = { ref: { agent: "parent" }, client, tools, toolDefinitions: definitions, toolContext, request, maxSteps: options.maxSteps, emit };
+    const parentRun: AgentRun = {
+      ref: { agent: "parent" },
+      client,
+      tools,
+      toolDefinitions: definitions,
+      toolContext,
+      request,
+      maxSteps: options.maxSteps,
+      emit,
+      stamps: active.stamps,
+      archive: active.archive,
+    };
     const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
 
     const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });

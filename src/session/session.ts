@@ -5,7 +5,9 @@
 // first save; a resumed session takes it at once, without waiting, and a held one ends the run (exit 3).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { ArchiveIndex } from "../agent/archive-index.js";
 import type { ChildTranscript } from "../agent/child-transcript.js";
+import { StampCounter } from "../agent/stamps.js";
 import type { AgentEvent } from "../agent/events.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
@@ -16,7 +18,8 @@ import { jsonWithMessages } from "../wire/serialize.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
-import type { RequestConfig, Snapshot } from "./snapshot.js";
+import type { CompactionState, RequestConfig, Snapshot } from "./snapshot.js";
+import { readArchive, writeArchive } from "./archive-store.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -36,6 +39,12 @@ export interface ActiveSession {
   readonly dir: string;
   readonly messages: Message[];
   readonly cursors: CursorStore;
+  /** The session's stamp counter: parent and children stamp from it. */
+  readonly stamps: StampCounter;
+  /** Spans that left the view (folded or compacted), and their files. */
+  readonly archive: ArchiveIndex;
+  /** Compactions that failed or did not shrink the view in a row, and whether hel gave up on them. */
+  compaction: CompactionState;
   /** Delegations made so far, so child numbers keep counting across resumes. */
   readonly childCount: number;
   /** True once a snapshot of this session exists on disk. */
@@ -82,6 +91,9 @@ function withSystemPrompt(messages: readonly Message[], systemPrompt: string): M
 class Session implements ActiveSession {
   readonly messages: Message[];
   readonly cursors: CursorStore;
+  readonly stamps: StampCounter;
+  readonly archive: ArchiveIndex;
+  compaction: CompactionState;
   childCount: number;
   saved: boolean;
   lastSaveFailed = false;
@@ -110,6 +122,9 @@ class Session implements ActiveSession {
     this.#id = id;
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
+    this.stamps = new StampCounter(stored?.stamps ?? 0);
+    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (handle) => readArchive(sessionPaths(this.options.projectDir, this.id).archive, handle));
+    this.compaction = stored?.compaction ?? { failures: 0, stopped: false };
     this.childCount = stored?.children ?? 0;
     this.saved = stored !== null;
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
@@ -146,9 +161,13 @@ class Session implements ActiveSession {
     if (modelChanged || toolsChanged || promptChanged) this.meter = { message_count: 0, input_tokens: 0 };
   }
 
-  /** A reader of the run's event stream: it totals usage, and saves when a parent turn is answered. */
+  /**
+   * A reader of the run's event stream: it totals usage, indexes spans that leave the view (their
+   * files are written before the next snapshot), and saves when a parent turn is answered.
+   */
   observe(event: AgentEvent): Promise<void> | void {
     if (event.type === "response" && event.usage) this.usage = addUsage(this.usage, event.usage);
+    if (event.type === "fold" || event.type === "compaction") this.archive.add(event.file);
     if (event.type === "turn_end" && event.agent === "parent" && event.exitReason === "completed") return this.saveAfterAnswer(event.meter);
   }
 
@@ -158,8 +177,9 @@ class Session implements ActiveSession {
     if (this.lease?.lost) return this.warnLost();
     try {
       const lease = await this.claim();
-      // Transcripts first: a snapshot never counts a child whose transcript is not on disk.
+      // Transcripts and archive files first: a snapshot never names a file that is not on disk.
       await this.flushChildren();
+      await this.flushArchive();
       this.onDisk = await saveSnapshot(this.options.projectDir, this.snapshot(), { lease, expected: this.onDisk });
       this.saved = true;
       this.lastSaveFailed = false;
@@ -203,6 +223,14 @@ class Session implements ActiveSession {
     }
   }
 
+  private async flushArchive(): Promise<void> {
+    const dir = sessionPaths(this.options.projectDir, this.id).archive;
+    for (const file of [...this.archive.pending()]) {
+      await writeArchive(dir, file);
+      this.archive.written(file.handle);
+    }
+  }
+
   private snapshot(): Snapshot {
     return {
       schema_version: SCHEMA_VERSION,
@@ -214,7 +242,9 @@ class Session implements ActiveSession {
       meter: this.meter,
       usage: this.usage,
       children: this.childCount,
-      compaction: null,
+      stamps: this.stamps.last,
+      compaction: this.compaction,
+      archive: [...this.archive.entries],
       cursors: this.cursors.toJSON(),
       tools: this.tools,
       messages: this.messages,
