@@ -1,11 +1,12 @@
 // Fold: a finished episode of work leaves the view and is archived, and a note the model wrote stands
-// in for it. Pure: from the view and the fold call to the new view and the archive file, or to an error
-// result that says what to call instead. The view changes only through replaceSpan.
+// in for it. Pure: from the view and the fold call to the span to archive and the result to give, or to
+// an error result that says what to call instead; then from the view to the new one (foldedView).
 import { createHash } from "node:crypto";
 import { z } from "../zod.js";
 import type { Message, ToolCall } from "../wire/messages.js";
 import { replaceSpan } from "../wire/conversation.js";
 import { toolCallsOf } from "../wire/stored-message.js";
+import { findToolPairingError } from "../wire/tool-pairing.js";
 import type { ArchiveEntry, ArchiveFile } from "./archive.js";
 import { parseStampRef, stampOf, unstamped } from "./stamps.js";
 
@@ -32,15 +33,15 @@ export const FOLD_DESCRIPTION = [
 ].join(" ");
 
 /** A fold result's text after its stamp opens with this; a note in the view is found by it. */
-export const FOLD_RESULT_PREFIX = "Folded ";
+export const FOLD_RESULT_PREFIX = "Folded";
 /** The user message that holds a compaction summary opens with this. */
 export const COMPACTED_PREFIX = "[compacted ";
 
 export interface FoldPlanned {
   ok: true;
-  /** The new view: the span [start, the fold call) removed. */
-  view: Message[];
+  /** The span: from `start` to `end`, the fold call's message, which stays with its result. */
   start: number;
+  end: number;
   file: ArchiveFile;
   /** The fold call's result: the note, its handle and the files the span touched. */
   result: string;
@@ -76,13 +77,11 @@ export function planFold(view: readonly Message[], call: ToolCall, args: FoldArg
     return fail(`#${stamp} is at or before an earlier fold note or compaction summary; a fold cannot cross one. Fold since a stamp after it${firstStampAfter(view, barrier, end)}.`);
   }
   if (at >= end) return fail(`#${stamp} leaves nothing to fold. Fold since an earlier stamp.`);
-  let next: Message[];
-  try {
-    next = replaceSpan(view, at, end, []);
-  } catch {
+  const span = view.slice(at, end);
+  // The span leaves whole: every call in it with its results, and no result without its call.
+  if (findToolPairingError(span)) {
     return fail(`folding since #${stamp} would separate a tool call from its result. Fold since the stamp of a user message or of the first result of a call.`);
   }
-  const span = view.slice(at, end);
   const stamps = span.map(stampOf).filter((n): n is number => n !== null);
   const note = noteText(args.note);
   const files = touchedFiles(span);
@@ -96,7 +95,7 @@ export function planFold(view: readonly Message[], call: ToolCall, args: FoldArg
     note,
     `files: ${files.length > 0 ? files.join(", ") : "none"}`,
   ].join("\n");
-  return { ok: true, view: next, file, start: at, result };
+  return { ok: true, start: at, end, file, result };
 }
 
 export function noteText(note: FoldArgs["note"]): string {
@@ -168,4 +167,9 @@ export function newHandle(span: readonly Message[], taken: ReadonlySet<string>):
     if (!taken.has(handle)) return handle;
   }
   for (let n = 0; ; n++) if (!taken.has(`${digest.slice(0, 8)}${n}`)) return `${digest.slice(0, 8)}${n}`;
+}
+
+/** The view once the fold call has its result: the span gone, everything else as it was. */
+export function foldedView(view: readonly Message[], plan: Pick<FoldPlanned, "start" | "end">): Message[] {
+  return replaceSpan(view, plan.start, plan.end, []);
 }

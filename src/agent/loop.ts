@@ -11,7 +11,7 @@ import { ToolError, type Tool, type ToolContext } from "../tools/types.js";
 import type { Message, ToolCall, ToolDefinition } from "../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
 import type { AgentRef, EventSink, ExitReason } from "./events.js";
-import { FOLD_TOOL_NAME, planFold, type FoldArgs, type FoldPlanned } from "./fold.js";
+import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "./fold.js";
 import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
 import { buildRequest, type RequestConfig } from "./request.js";
 import type { StampCounter } from "./stamps.js";
@@ -115,16 +115,16 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
     const tools = call.function.name === FOLD_TOOL_NAME && run.archive ? withFold(run.tools, messages, call, run.archive, (plan) => (folded = plan)) : run.tools;
     const result = await executeToolCall(call, tools, ctx);
     run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content });
+    append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(result.content) }, run);
     if (folded) {
       const plan: FoldPlanned = folded;
       const tokensBefore = estimateInputTokens(meter, messages);
       // The last request measured the view before the fold; only its part before the span still holds.
       meter = meter && meterBefore(meter, messages, plan.start);
-      messages.splice(0, messages.length, ...plan.view);
+      messages.splice(0, messages.length, ...foldedView(messages, plan));
       const tokensAfter = estimateInputTokens(meter, messages);
       run.emit({ ...run.ref, type: "fold", file: plan.file, start: plan.start, tokensBefore, tokensAfter });
     }
-    append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(result.content) }, run);
   }
   return meter;
 }
