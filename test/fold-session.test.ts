@@ -140,3 +140,22 @@ it("recall of a handle that does not exist, or of an archive deleted or corrupte
   await rm(file);
   expect(await lastResult({ handle })).toBe(`Error: cannot recall ${handle}: its archive file ${file} is missing (deleted?). The note in the conversation is all that is left of it.`);
 });
+
+it("a read or edit of a file a folded span touched ends with a hint naming the handle and the note, once per file and handle per turn", async () => {
+  const dir = await project();
+  const s = await sim(steady);
+  const first = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
+  const id = sessionIdOf(first.stderr)!;
+  const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
+  const hint = `(archived span ${handle} also touched a.log: "changed: nothing" — recall {"handle":"${handle}"} reads it)`;
+  const read = (path: string) => ({ tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path }) }] });
+  const edit = { tool_calls: [{ name: "search_replace", arguments: JSON.stringify({ path: "a.log", old_text: "'x'", new_text: "'y'" }) }] };
+  const r = await sim(() => ({ content: "ok" }));
+  r.push(read("./a.log"), read("a.log"), { content: "read twice" }, edit, { content: "edited" });
+  await runHel({ args: ["-C", dir, ...TOOLS, "--resume", id], input: "read a.log twice\nnow edit it\n", baseUrl: r.url });
+  const results = (i: number) => body(r, i).messages.filter((m) => m.role === "tool").map((m) => m.content);
+  expect(results(1).at(-1)).toBe(`[#6]      1\terror TS2304: cannot find name 'x'\n${hint}`);
+  expect(results(2).at(-1)).toBe(`[#7]      1\terror TS2304: cannot find name 'x'`);
+  // A new turn: the edit gets the hint again.
+  expect(results(4).at(-1)).toMatch(new RegExp(`^\\[#9\\] [^]*\\n${hint.replace(/[()[\]{}.*+?^$|\\]/g, "\\$&")}$`));
+});

@@ -9,6 +9,7 @@ import { defaultMaxTokens } from "../agent/request.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
 import { createRecallTool, foldTool } from "../agent/context-tools.js";
+import { createHints } from "../agent/hints.js";
 import { RECALL_TOOL_NAME } from "../agent/recall.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
@@ -66,6 +67,7 @@ export async function runHel(options: RunOptions): Promise<number> {
       warn: (line) => process.stderr.write(`hel: ${line}\n`),
     });
     const active = session;
+    const hints = createHints(active.archive);
     const contextTools = new Map<string, Tool>([
       [foldTool.name, foldTool as Tool],
       [RECALL_TOOL_NAME, createRecallTool(active.archive) as Tool],
@@ -79,6 +81,7 @@ export async function runHel(options: RunOptions): Promise<number> {
         return active.dir;
       },
       cursors: active.cursors,
+      archiveHint: hints.hint,
       secrets: [apiKey],
       claimSessionDir: () => active.claim(),
     };
@@ -112,6 +115,7 @@ export async function runHel(options: RunOptions): Promise<number> {
 
     const renderer = createRenderer({ stdout: process.stdout, stderr: process.stderr, live: interactive && !options.json, printAnswer: !options.json });
     bus.subscribe((event) => active.observe(event));
+    bus.subscribe((event) => (event.type === "turn_start" && event.agent === "parent" ? hints.newTurn() : undefined));
     bus.subscribe(renderer.observe);
     if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id));
     if (options.record) {

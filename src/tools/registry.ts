@@ -62,6 +62,8 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
   let content: string;
   try {
     content = redactSecrets(await tool.run(parsed.data, ctx), ctx.secrets);
+    const hint = ctx.archiveHint?.(name, parsed.data);
+    if (hint) content = `${content}\n${hint}`;
   } catch (e) {
     return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx);
   }
