@@ -159,3 +159,21 @@ it("a read or edit of a file a folded span touched ends with a hint naming the h
   // A new turn: the edit gets the hint again.
   expect(results(4).at(-1)).toMatch(new RegExp(`^\\[#9\\] [^]*\\n${hint.replace(/[()[\]{}.*+?^$|\\]/g, "\\$&")}$`));
 });
+
+it("a full child forks from the folded view: the notes, not the folded spans", async () => {
+  const dir = await project();
+  const s = await sim(steady);
+  const first = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
+  const id = sessionIdOf(first.stderr)!;
+  const r = await sim(() => ({ content: "ok" }));
+  r.push({ tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "check the build" }) }] }, { content: "child: fine" }, { content: "parent: done" });
+  const run = await runHel({ args: ["-C", dir, ...TOOLS, "--delegate", "full", "--resume", id, "delegate the check"], baseUrl: r.url });
+  expect(run.code).toBe(0);
+  const parent = body(r, 0);
+  const child = body(r, 1);
+  expect(child.messages.slice(0, -1)).toEqual(parent.messages);
+  expect(child.messages.at(-1)!.content).toMatch(/^\[#6\] You are a subagent/);
+  const text = JSON.stringify(child.messages);
+  expect(text).toContain("Folded #2–#3 into handle:");
+  expect(text).not.toContain("TS2304");
+});
