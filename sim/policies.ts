@@ -12,6 +12,7 @@
 //         fold is offered) folds since the first read's result with a note, then answers.
 // Every policy answers hel's compaction instruction (a last user message opening "Context compaction:")
 // with a structured summary of the user's instructions, quoted verbatim, and no tool calls.
+import { COMPACTION_MARK } from "../src/agent/compaction.js";
 import { unstamped } from "../src/agent/stamps.js";
 import type { ChatRequest, Message, ToolDefinition } from "../src/wire/messages.js";
 import type { Policy, PolicyName, SimReply } from "./types.js";
@@ -317,14 +318,15 @@ export const episode: Policy = (req) => {
 
 // ---------------------------------------------------------------------------------------- compaction
 
-export const COMPACTION_MARK = "Context compaction:";
-
-/** hel's compaction request, answered as a model would: a summary that keeps the user's words. */
+/**
+ * hel's compaction request, answered as a model would: a summary that keeps the user's words, those
+ * an earlier summary quoted included.
+ */
 function compactionSummary(req: ChatRequest): SimReply {
   const asked = req.messages
     .slice(0, lastUserIndex(req.messages))
-    .filter((m) => m.role === "user" && !m.content.startsWith("[compacted "))
-    .map((m) => `- "${unstamped(m.content as string)}"`);
+    .filter((m) => m.role === "user")
+    .flatMap((m) => (m.content.startsWith("[compacted ") ? m.content.split("\n").filter((l) => l.startsWith('- "')) : [`- "${unstamped(m.content)}"`]));
   return {
     reasoning: "Summarize the conversation for the continuation.",
     content: ["## Goal", "Carry on with the user's instructions.", "## User instructions (verbatim)", ...(asked.length > 0 ? asked : ["- (none)"]), "## Next steps", "1. Continue."].join("\n"),

@@ -39,6 +39,8 @@ export type AgentEvent = AgentRef &
      * view was rewritten from index `start` on; the token figures are the view's size around it.
      */
     | { type: "fold" | "compaction"; file: ArchiveFile; start: number; tokensBefore: number; tokensAfter: number }
+    /** A compaction failed or did not shrink the view; `stopped`: hel compacts no more in this session. */
+    | { type: "compaction_failed"; reason: string; stopped: boolean }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string }
     | { type: "delegation_start"; number: number; mode: string; task: string }

@@ -14,6 +14,7 @@ import type { AgentRef, EventSink, ExitReason } from "./events.js";
 import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "./fold.js";
 import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
 import { buildRequest, type RequestConfig } from "./request.js";
+import { compactNow, wantsCompaction, type CompactionSettings } from "./compact-run.js";
 import type { StampCounter } from "./stamps.js";
 import { addUsage, emptyTotals, type UsageTotals } from "./usage.js";
 
@@ -30,6 +31,8 @@ export interface AgentRun {
   stamps: StampCounter;
   /** The session's archive; without one, fold is refused. */
   archive?: ArchiveIndex;
+  /** When to compact; without it, or without an archive, the conversation is never compacted. */
+  compaction?: CompactionSettings;
 }
 
 export interface TurnOutcome {
@@ -66,7 +69,17 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     return outcome;
   };
 
+  let retriedForLength = false;
+  const compact = async (step: number): Promise<boolean> => {
+    if (!run.archive || !run.compaction) return false;
+    const done = await compactNow(messages, { ...run, archive: run.archive, compaction: run.compaction }, signal, meter, step);
+    meter = done.meter;
+    if (done.requested) usage = addUsage(usage, done.usage);
+    return done.compacted;
+  };
   for (let step = 1; step <= run.maxSteps; step++) {
+    if (wantsCompaction(run, meter, messages)) await compact(step);
+    if (signal.aborted) return end("aborted", null);
     const body = buildRequest(messages, run.toolDefinitions, run.request);
     let turn;
     try {
@@ -80,6 +93,14 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
       const modelError = error instanceof ModelError ? error : null;
       const message = error instanceof Error ? error.message : String(error);
       emit({ ...ref, type: "response", step, status: modelError?.status ?? 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
+      // Refused for its length: compact, and send it again once.
+      if (modelError?.kind === "context" && run.compaction && run.archive && !retriedForLength && !run.compaction.state.stopped) {
+        retriedForLength = true;
+        if (await compact(step)) {
+          step--;
+          continue;
+        }
+      }
       return modelError?.kind === "aborted" ? end("aborted", null) : end("error", null, message);
     }
     usage = addUsage(usage, turn.usage);

@@ -34,6 +34,8 @@ const RunOptionsSchema = z.object({
   access: z.enum(ACCESS_LEVELS),
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
+  /** null: the default, 80% of the model's window. */
+  compactAt: z.coerce.number({ error: "--compact-at takes a whole number of tokens" }).int("--compact-at takes a whole number of tokens").nonnegative("--compact-at takes 0 (never) or more tokens").nullable(),
   json: z.boolean(),
   record: z.string().nullable(),
 });
@@ -63,6 +65,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
+    .option("--compact-at <tokens>", "compact the conversation when the next request would exceed this many input tokens (default 80% of the model's context window); 0 = never")
     .option("--json", "print one JSON object per instruction on stdout", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
     .addHelpText(
@@ -134,6 +137,7 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,
+    compactAt: opts.compactAt ?? null,
     json: Boolean(opts.json),
     record: opts.record ? resolve(String(opts.record)) : null,
   });

@@ -84,6 +84,9 @@ export function createRenderer(options: RendererOptions): { observe(event: Agent
         stderr.write(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens\n`);
         break;
       }
+      case "compaction_failed":
+        stderr.write(`hel: compaction failed: ${event.reason}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
+        break;
       case "delegation_start":
         stderr.write(`⇢ delegating (${event.mode}) #${event.number}: ${firstLine(event.task)}\n`);
         break;

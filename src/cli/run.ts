@@ -10,6 +10,7 @@ import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-pro
 import { createDelegateTool } from "../agent/delegate-tool.js";
 import { createRecallTool, foldTool } from "../agent/context-tools.js";
 import { createHints } from "../agent/hints.js";
+import { defaultCompactAt } from "../agent/compaction.js";
 import { RECALL_TOOL_NAME } from "../agent/recall.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
@@ -47,6 +48,7 @@ export async function runHel(options: RunOptions): Promise<number> {
   });
 
   const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
+  const compactAt = options.compactAt ?? defaultCompactAt(options.model);
   let session: ActiveSession | undefined;
   try {
     // The session is opened before the tool list is final: delegate_task reads the live conversation.
@@ -62,7 +64,7 @@ export async function runHel(options: RunOptions): Promise<number> {
         effort: options.effort,
         access: options.access,
         delegate: options.delegate,
-        compaction: { enabled: false, threshold_tokens: null },
+        compaction: { enabled: compactAt > 0, threshold_tokens: compactAt > 0 ? compactAt : null },
       },
       warn: (line) => process.stderr.write(`hel: ${line}\n`),
     });
@@ -110,6 +112,7 @@ export async function runHel(options: RunOptions): Promise<number> {
       emit,
       stamps: active.stamps,
       archive: active.archive,
+      compaction: { compactAt, state: active.compaction },
     };
     const childRun: Omit<AgentRun, "ref" | "emit"> = { ...parentRun };
 

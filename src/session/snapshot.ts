@@ -6,6 +6,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "../zod.js";
 import { ArchiveEntrySchema } from "../agent/archive.js";
+import { CompactionStateSchema } from "../agent/compaction.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
@@ -37,13 +38,6 @@ export const RequestConfigSchema = z.object({
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
 
 const isoTime = z.iso.datetime({ offset: true });
-
-export const CompactionStateSchema = z.object({
-  /** Compactions in a row that failed or did not shrink the view; at the limit hel stops compacting. */
-  failures: count,
-  stopped: z.boolean(),
-});
-export type CompactionState = z.infer<typeof CompactionStateSchema>;
 
 export const SnapshotSchema = z.object({
   schema_version: z.literal(SCHEMA_VERSION),

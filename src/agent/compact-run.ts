@@ -1,0 +1,70 @@
+// Runs one compaction of a live conversation: the in-band summary request, then the view replaced
+// through planCompaction, reported on the event stream (the session archives the span from the
+// `compaction` event). A failure or a view that does not shrink counts against the limit; at the
+// limit hel stops compacting and says so.
+import { ModelError } from "../model/errors.js";
+import type { Message } from "../wire/messages.js";
+import type { ArchiveIndex } from "./archive-index.js";
+import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailTokens, type CompactionState } from "./compaction.js";
+import type { AgentRun } from "./loop.js";
+import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
+import { buildRequest } from "./request.js";
+import type { Usage } from "../wire/messages.js";
+
+export interface CompactionSettings {
+  /** Compact when the next request would carry more input tokens than this; 0: never. */
+  compactAt: number;
+  /** The session's: failures in a row, and whether hel stopped compacting. */
+  state: CompactionState;
+}
+
+export interface CompactionOutcome {
+  meter: Meter | null;
+  compacted: boolean;
+  /** The summary request's usage, when it was answered. */
+  usage?: Usage | undefined;
+  requested: boolean;
+}
+
+type CompactRun = Pick<AgentRun, "ref" | "emit" | "client" | "toolDefinitions" | "request"> & { archive: ArchiveIndex; compaction: CompactionSettings };
+
+/** Whether the next request, as the meter tells its size, is over --compact-at. */
+export function wantsCompaction(run: Pick<AgentRun, "compaction">, meter: Meter | null, messages: readonly Message[]): boolean {
+  const settings = run.compaction;
+  return settings !== undefined && settings.compactAt > 0 && !settings.state.stopped && estimateInputTokens(meter, messages) > settings.compactAt;
+}
+
+export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, focus?: string): Promise<CompactionOutcome> {
+  const { ref, emit, compaction } = run;
+  const fail = (reason: string, extra: Partial<CompactionOutcome> = {}): CompactionOutcome => {
+    compaction.state.failures++;
+    if (compaction.state.failures >= MAX_COMPACTION_FAILURES) compaction.state.stopped = true;
+    emit({ ...ref, type: "compaction_failed", reason, stopped: compaction.state.stopped });
+    return { meter, compacted: false, requested: false, ...extra };
+  };
+  const tokensBefore = estimateInputTokens(meter, messages);
+  // The conversation exactly as the last request sent it, plus the instruction: a cache hit on all of it.
+  const body = buildRequest([...messages, { role: "user", content: compactionInstruction(focus) }], run.toolDefinitions, run.request);
+  let turn;
+  try {
+    turn = await run.client.complete(body, signal, {
+      onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
+      onRetry: (info) => emit({ ...ref, type: "retry", ...info }),
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    emit({ ...ref, type: "response", step, status: error instanceof ModelError ? (error.status ?? 0) : 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
+    if (signal.aborted) return { meter, compacted: false, requested: true };
+    return fail(`the summary request failed: ${message}`, { requested: true });
+  }
+  emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
+  const plan = planCompaction(messages, turn.finishReason === "length" ? "" : (turn.message.content ?? ""), tailTokens(compaction.compactAt), run.archive.entries);
+  if (!plan.ok) return fail(plan.reason, { usage: turn.usage, requested: true });
+  const next = meter && meterBefore(meter, messages, 1);
+  const tokensAfter = estimateInputTokens(next, plan.view);
+  if (tokensAfter >= tokensBefore) return fail("the compacted view was no smaller", { usage: turn.usage, requested: true });
+  messages.splice(0, messages.length, ...plan.view);
+  compaction.state.failures = 0;
+  emit({ ...ref, type: "compaction", file: plan.file, start: 1, tokensBefore, tokensAfter });
+  return { meter: next, compacted: true, usage: turn.usage, requested: true };
+}
