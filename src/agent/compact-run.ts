@@ -5,7 +5,7 @@
 import { ModelError } from "../model/errors.js";
 import type { Message } from "../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
-import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailTokens, type CompactionState } from "./compaction.js";
+import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
 import type { AgentRun } from "./loop.js";
 import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
 import { buildRequest } from "./request.js";
@@ -34,6 +34,14 @@ export function wantsCompaction(run: Pick<AgentRun, "compaction">, meter: Meter 
   return settings !== undefined && settings.compactAt > 0 && !settings.state.stopped && estimateInputTokens(meter, messages) > settings.compactAt;
 }
 
+/** The next place after `from`, before `cut`, where a request may start (a user or assistant message), or null. */
+function nextStart(messages: readonly Message[], from: number, cut: number): number | null {
+  // Leave out about a quarter of what is left each time, so a long conversation fits in a few tries.
+  const target = from + Math.max(1, Math.floor((cut - from) / 4));
+  for (let i = target; i < cut; i++) if (messages[i]!.role === "user" || messages[i]!.role === "assistant") return i;
+  return null;
+}
+
 export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, focus?: string): Promise<CompactionOutcome> {
   const { ref, emit, compaction } = run;
   const fail = (reason: string, extra: Partial<CompactionOutcome> = {}): CompactionOutcome => {
@@ -43,22 +51,33 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
     return { meter, compacted: false, requested: false, ...extra };
   };
   const tokensBefore = estimateInputTokens(meter, messages);
-  // The conversation exactly as the last request sent it, plus the instruction: a cache hit on all of it.
-  const body = buildRequest([...messages, { role: "user", content: compactionInstruction(focus) }], run.toolDefinitions, run.request);
+  const keep = tailTokens(compaction.compactAt);
+  const cut = tailStart(messages, keep);
+  // Nothing before the tail to compact: not a failure, there is simply nothing to do yet.
+  if (cut === null) return { meter, compacted: false, requested: false };
+  // The conversation exactly as the last request sent it, plus the instruction: a cache hit on all of
+  // it. When that is itself too long, its oldest messages are left out until it fits.
+  let from = 1;
   let turn;
-  try {
-    turn = await run.client.complete(body, signal, {
-      onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
-      onRetry: (info) => emit({ ...ref, type: "retry", ...info }),
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    emit({ ...ref, type: "response", step, status: error instanceof ModelError ? (error.status ?? 0) : 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
-    if (signal.aborted) return { meter, compacted: false, requested: true };
-    return fail(`the summary request failed: ${message}`, { requested: true });
+  for (;;) {
+    const body = buildRequest([messages[0]!, ...messages.slice(from), { role: "user", content: compactionInstruction(focus) }], run.toolDefinitions, run.request);
+    try {
+      turn = await run.client.complete(body, signal, {
+        onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
+        onRetry: (info) => emit({ ...ref, type: "retry", ...info }),
+      });
+      break;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      emit({ ...ref, type: "response", step, status: error instanceof ModelError ? (error.status ?? 0) : 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
+      if (signal.aborted) return { meter, compacted: false, requested: true };
+      const next = error instanceof ModelError && error.kind === "context" ? nextStart(messages, from, cut) : null;
+      if (next === null) return fail(`the summary request failed: ${message}`, { requested: true });
+      from = next;
+    }
   }
   emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
-  const plan = planCompaction(messages, turn.finishReason === "length" ? "" : (turn.message.content ?? ""), tailTokens(compaction.compactAt), run.archive.entries);
+  const plan = planCompaction(messages, turn.finishReason === "length" ? "" : (turn.message.content ?? ""), keep, run.archive.entries);
   if (!plan.ok) return fail(plan.reason, { usage: turn.usage, requested: true });
   const next = meter && meterBefore(meter, messages, 1);
   const tokensAfter = estimateInputTokens(next, plan.view);
