@@ -177,3 +177,24 @@ it("a full child forks from the folded view: the notes, not the folded spans", a
   expect(text).toContain("Folded #2–#3 into handle:");
   expect(text).not.toContain("TS2304");
 });
+
+it("the terminal, --json, --record and `hel sessions show` say what was folded", async () => {
+  const dir = await project();
+  const s = await sim(steady);
+  const record = join(dir, "..", `${dir.split("/").pop()}-record`);
+  const run = await runHel({ args: ["-C", dir, ...TOOLS, "--json", "--record", record, "look at a.log and b.log"], baseUrl: s.url });
+  expect(run.code).toBe(0);
+  const id = JSON.parse(run.stdout).session_id as string;
+  const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
+  const change = { agent: "parent", kind: "fold", handle, first_stamp: 2, last_stamp: 3, tokens_before: expect.any(Number), tokens_after: expect.any(Number), reason: null };
+  expect(JSON.parse(run.stdout).context).toEqual([change]);
+  expect(JSON.parse(await readFile(join(record, "record.json"), "utf8")).context).toEqual([change]);
+  await rm(record, { recursive: true, force: true });
+
+  const show = await runHel({ args: ["-C", dir, "sessions", "show", id] });
+  expect(show.stdout).toContain(`\narchive  ${handle} fold #2–#3: changed: nothing\n`);
+  expect(show.stdout).toContain(
+    `── instruction 1 ──\n[#1] look at a.log and b.log\n\n── Folded #2–#3 into handle: ${handle} (recall reads it back exactly; ask answers questions about it). ──\nchanged: nothing\nlearned: read a.log, b.log;`,
+  );
+  expect(show.stdout).not.toContain("→ read_file");
+});

@@ -1,7 +1,10 @@
 // What `hel sessions show` and `hel sessions ls` print. Pure functions of their input (the clock is a
 // parameter), so the output is tested byte for byte. A transcript is for reading what happened:
 // instructions and final answers in full, each tool call on one line, tool results cut to a glimpse.
+import { noteHeadline } from "../agent/archive.js";
 import type { ChildTranscript } from "../agent/child-transcript.js";
+import { COMPACTED_PREFIX, FOLD_RESULT_PREFIX, FOLD_TOOL_NAME } from "../agent/fold.js";
+import { unstamped } from "../agent/stamps.js";
 import type { SessionSummary } from "../session/catalog.js";
 import type { Snapshot } from "../session/snapshot.js";
 import { groupDigits } from "../tools/format.js";
@@ -20,10 +23,18 @@ export function formatTranscript(snapshot: Snapshot): string {
     `tokens   ${groupDigits(usage.prompt_tokens + usage.completion_tokens)} (prompt ${groupDigits(usage.prompt_tokens)}, cache hit ${groupDigits(usage.prompt_cache_hit_tokens)}, completion ${groupDigits(usage.completion_tokens)}) in ${usage.requests} requests`,
   ];
   if (snapshot.children > 0) header.push(`children ${snapshot.children} subagent transcripts`);
+  for (const entry of snapshot.archive) {
+    const stamps = entry.first_stamp === null ? "" : ` #${entry.first_stamp}–#${entry.last_stamp}`;
+    header.push(`archive  ${entry.handle} ${entry.kind}${stamps}: ${noteHeadline(entry.note)}`);
+  }
 
   const blocks: string[] = [header.join("\n")];
   let turn = 0;
-  blocks.push(...formatMessages(snapshot.messages, (content) => `── instruction ${++turn} ──\n${content}`));
+  blocks.push(
+    ...formatMessages(snapshot.messages, (content) =>
+      content.startsWith(COMPACTED_PREFIX) ? `── compacted ──\n${content}` : `── instruction ${++turn} ──\n${content}`,
+    ),
+  );
   return blocks.join("\n\n") + "\n";
 }
 
@@ -63,8 +74,13 @@ function formatAssistant(m: Extract<Message, { role: "assistant" }>, results: Re
   if (!m.tool_calls) return `── answer ──\n${content}`;
   const lines = content ? [content] : [];
   for (const call of m.tool_calls) {
-    lines.push(`→ ${call.function.name} ${formatArguments(call)}`);
     const result = results.get(call.id);
+    // A folded span is shown as what stands for it: the note.
+    if (call.function.name === FOLD_TOOL_NAME && result !== undefined && unstamped(result).startsWith(FOLD_RESULT_PREFIX)) {
+      lines.push(`── ${unstamped(result).split("\n", 1)[0]} ──`, ...unstamped(result).split("\n").slice(1));
+      continue;
+    }
+    lines.push(`→ ${call.function.name} ${formatArguments(call)}`);
     lines.push(result === undefined ? "  ← (no result)" : `  ← ${glimpse(result)}`);
   }
   return lines.join("\n");

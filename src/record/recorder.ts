@@ -3,6 +3,7 @@
 // Built only from the agent's event stream.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { contextEventOf } from "../agent/context-event.js";
 import type { AgentEvent } from "../agent/events.js";
 import { addUsage, emptyTotals, hitRatio, sumTotals, type UsageTotals } from "../agent/usage.js";
 import type { ChatRequest } from "../wire/messages.js";
@@ -28,6 +29,7 @@ export class Recorder {
     usage: { total: emptyTotals(), parent: emptyTotals(), child: emptyTotals() },
     tool_calls: [],
     instructions: [],
+    context: [],
   };
   private currentInstruction = "";
 
@@ -45,6 +47,8 @@ export class Recorder {
 
   readonly observe = (event: AgentEvent): void => {
     const key = `${event.agent}:${event.delegation ?? 0}`;
+    const change = contextEventOf(event);
+    if (change) this.record.context.push(change);
     switch (event.type) {
       case "turn_start":
         if (event.agent === "parent") this.currentInstruction = event.instruction;

@@ -1,6 +1,7 @@
 // The files `--record <dir>` writes (design §1), defined once: the recorder writes these shapes and
 // evals read them back with the same schemas.
 import { z } from "../zod.js";
+import { ContextEventSchema } from "../agent/context-event.js";
 import { EXIT_REASONS } from "../agent/events.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
 import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";
@@ -20,6 +21,8 @@ export const RecordJsonSchema = z.object({
     z.object({ agent: AgentSchema, delegation: z.number().int().optional(), name: z.string(), arguments: z.string(), is_error: z.boolean() }),
   ),
   instructions: z.array(z.object({ instruction: z.string(), answer: z.string().nullable(), exit_reason: z.enum(EXIT_REASONS) })),
+  /** Folds and compactions, in order. */
+  context: z.array(ContextEventSchema).default([]),
 });
 export type RecordJson = z.infer<typeof RecordJsonSchema>;
 
