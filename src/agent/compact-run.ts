@@ -84,6 +84,7 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
   if (tokensAfter >= tokensBefore) return fail("the compacted view was no smaller", { usage: turn.usage, requested: true });
   messages.splice(0, messages.length, ...plan.view);
   compaction.state.failures = 0;
+  compaction.state.stopped = false;
   emit({ ...ref, type: "compaction", file: plan.file, start: 1, tokensBefore, tokensAfter });
   return { meter: next, compacted: true, usage: turn.usage, requested: true };
 }

@@ -1,11 +1,15 @@
 // The interactive prompt, used when stdin is a terminal. Ctrl-C while an instruction runs aborts
 // the request in flight and returns to the prompt with the conversation still valid; Ctrl-C at an
 // empty prompt twice, or Ctrl-D, exits (an instruction still running is aborted and finished first).
+// Two commands: `/compact [focus]` compacts the conversation now; `/fold #N` asks the model to fold
+// the finished episode that began at stamp #N.
 import { createInterface } from "node:readline";
 import type { TurnOutcome } from "../agent/loop.js";
 
 export interface InteractiveDeps {
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
+  /** `/compact [focus]`: compacts the conversation now. */
+  compact(focus: string, signal: AbortSignal): Promise<void>;
   /** Stops the spinner, so the prompt is drawn on a clean line. */
   stop(): void;
 }
@@ -15,11 +19,18 @@ export async function runInteractive(deps: InteractiveDeps): Promise<void> {
   let running: { controller: AbortController; done: Promise<void> } | null = null;
   let closed = false;
   let armedExit = false;
-  process.stderr.write("hel — type an instruction; Ctrl-C interrupts, Ctrl-D exits\n");
+  process.stderr.write("hel — type an instruction (or /compact [focus], /fold #N); Ctrl-C interrupts, Ctrl-D exits\n");
 
   const run = async (text: string, controller: AbortController) => {
     try {
-      const outcome = await deps.instruct(text, controller.signal);
+      const command = /^\/compact(?:\s+(.*))?$/.exec(text);
+      if (command) {
+        await deps.compact(command[1]?.trim() ?? "", controller.signal);
+        deps.stop();
+        return;
+      }
+      const fold = /^\/fold\s+#?(\d+)$/.exec(text);
+      const outcome = await deps.instruct(fold ? foldInstruction(Number(fold[1])) : text, controller.signal);
       deps.stop();
       if (outcome.exitReason === "aborted" && !closed) process.stderr.write("(interrupted — the conversation is kept; type the next instruction)\n");
     } finally {
@@ -59,4 +70,9 @@ export async function runInteractive(deps: InteractiveDeps): Promise<void> {
     });
     rl.prompt();
   });
+}
+
+/** What `/fold #N` asks of the model: the user names where the episode began, the model writes the note. */
+export function foldInstruction(stamp: number): string {
+  return `Fold the finished episode that began at #${stamp} now: call fold with since "#${stamp}" and a note that keeps its caveats and constraints, not only its conclusions. Then stop.`;
 }

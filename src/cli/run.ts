@@ -11,6 +11,7 @@ import { createDelegateTool } from "../agent/delegate-tool.js";
 import { createRecallTool, foldTool } from "../agent/context-tools.js";
 import { createHints } from "../agent/hints.js";
 import { defaultCompactAt } from "../agent/compaction.js";
+import { compactNow } from "../agent/compact-run.js";
 import { RECALL_TOOL_NAME } from "../agent/recall.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
@@ -141,7 +142,14 @@ export async function runHel(options: RunOptions): Promise<number> {
     } else if (interactive) {
       // Loaded only here: a one-shot run has no use for readline and the terminal UI.
       const { runInteractive } = await import("./interactive.js");
-      await runInteractive({ instruct, stop: renderer.stop });
+      const compact = async (focus: string, signal: AbortSignal): Promise<void> => {
+        // Asked for by the user: tried whatever --compact-at and earlier failures say.
+        const settings = { compactAt: compactAt || defaultCompactAt(options.model), state: active.compaction };
+        const done = await compactNow(active.messages, { ...parentRun, archive: active.archive, compaction: settings }, signal, null, 0, focus || undefined);
+        if (!done.requested) process.stderr.write("(nothing to compact yet)\n");
+        await bus.settle();
+      };
+      await runInteractive({ instruct, compact, stop: renderer.stop });
     } else {
       const { stdinInstructions } = await import("./stdin-lines.js");
       for await (const line of stdinInstructions(process.stdin)) {
