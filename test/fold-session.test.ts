@@ -7,6 +7,7 @@ import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import { episode } from "../sim/policies.js";
 import type { Policy } from "../sim/types.js";
+import { childTask } from "../src/agent/child-messages.js";
 import type { ChatRequest } from "../src/wire/messages.js";
 import { runHel } from "./helpers/hel.js";
 import { tempProject } from "./helpers/temp-project.js";
@@ -197,4 +198,25 @@ it("the terminal, --json, --record and `hel sessions show` say what was folded",
     `── instruction 1 ──\n[#1] look at a.log and b.log\n\n── Folded #2–#3 into handle: ${handle} (recall reads it back exactly; ask answers questions about it). ──\nchanged: nothing\nlearned: read a.log, b.log;`,
   );
   expect(show.stdout).not.toContain("→ read_file");
+});
+
+it("ask runs a child over the conversation as it was before the fold, plus the question: its first request extends the parent's last request before the fold", async () => {
+  const dir = await project();
+  const tools = ["--tools", "read_file,search_replace,fold,recall,ask"];
+  const s = await sim(steady);
+  const first = await runHel({ args: ["-C", dir, ...tools, "look at a.log and b.log"], baseUrl: s.url });
+  const id = sessionIdOf(first.stderr)!;
+  const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
+  const beforeFold = body(s, 2);
+
+  const r = await sim(() => ({ content: "ok" }));
+  r.push({ tool_calls: [{ name: "ask", arguments: JSON.stringify({ handle, question: "what exactly did a.log say?" }) }] }, { content: "cannot find name 'x'" }, { content: "answered" });
+  const run = await runHel({ args: ["-C", dir, ...tools, "--resume", id, "ask about the build"], baseUrl: r.url });
+  expect(run.code).toBe(0);
+  const child = body(r, 1);
+  expect(JSON.stringify({ ...child, messages: child.messages.slice(0, -1) })).toBe(JSON.stringify(beforeFold));
+  expect(child.messages.at(-1)!.content).toBe(`[#6] ${childTask("what exactly did a.log say?")}`);
+  expect(body(r, 2).messages.at(-1)).toEqual({ role: "tool", tool_call_id: expect.any(String), content: "[#7] cannot find name 'x'" });
+  const transcript = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "children", "1.json"), "utf8"));
+  expect(transcript).toMatchObject({ number: 1, mode: "ask", task: "what exactly did a.log say?", answer: "cannot find name 'x'" });
 });

@@ -2,6 +2,7 @@
 // error result that says what to do for each way a fold can be wrong.
 import { describe, expect, it } from "vitest";
 import type { ArchiveEntry } from "../src/agent/archive.js";
+import { askContext } from "../src/agent/ask.js";
 import { foldedView, planFold, touchedFiles, type FoldArgs } from "../src/agent/fold.js";
 import type { AssistantMessage, Message, ToolCall } from "../src/wire/messages.js";
 import { toolCall } from "./helpers/fake-model.js";
@@ -130,4 +131,13 @@ it("the files a span touched come from read_file, search_replace and grep paths 
     { role: "assistant", content: null, tool_calls: [{ id: "f", type: "function", function: { name: "read_file", arguments: "{not json" } }] },
   ];
   expect(touchedFiles(span)).toEqual(["src/x.ts", "src/y.ts", "lib", "build"]);
+});
+
+it("ask on a compaction's span sends the system message and as much of the span as fits, newest last, never starting at a result", () => {
+  const span: Message[] = [user(1, "x".repeat(4000)), calls(read("r1", "a.ts")), result("r1", 2, "y".repeat(4000)), calls(read("r2", "b.ts")), result("r2", 3, "short"), { role: "assistant", content: "done" }];
+  const file = { handle: "c0ff", kind: "compaction" as const, first_stamp: 1, last_stamp: 3, note: "summary", files: [], stamps: [1, 2, 3], messages: span };
+  const view: Message[] = [system, { role: "user", content: "[compacted c0ff] summary" }];
+  // Room for the last three messages and the call before them, not for the long result.
+  expect(askContext(view, file, 400)).toEqual([system, ...span.slice(3)]);
+  expect(askContext(view, file, 100_000)).toEqual([system, ...span]);
 });

@@ -9,7 +9,8 @@ import { UsageTotalsSchema } from "./usage.js";
 
 export const ChildTranscriptSchema = z.object({
   number: z.number().int().positive(),
-  mode: z.enum(DELEGATE_MODES),
+  /** How the child was built: a delegation's mode, or `ask` (a question about an archived span). */
+  mode: z.enum([...DELEGATE_MODES, "ask"]),
   task: z.string(),
   messages: z.array(MessageSchema),
   answer: z.string().nullable(),

@@ -8,7 +8,7 @@ import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 
-export const KNOWN_TOOLS = ["read_file", "search_replace", "fold", "recall"] as const;
+export const KNOWN_TOOLS = ["read_file", "search_replace", "fold", "recall", "ask"] as const;
 /** Offered when --tools is not given. */
 export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace"];
 export const DEFAULT_MODEL = "deepseek-flash";

@@ -13,6 +13,7 @@ import { createHints } from "../agent/hints.js";
 import { defaultCompactAt } from "../agent/compaction.js";
 import { compactNow } from "../agent/compact-run.js";
 import { RECALL_TOOL_NAME } from "../agent/recall.js";
+import { ASK_TOOL_NAME, createAskTool } from "../agent/ask.js";
 import { HelError } from "../errors.js";
 import { createModelClient } from "../model/client.js";
 import { Recorder } from "../record/recorder.js";
@@ -71,9 +72,22 @@ export async function runHel(options: RunOptions): Promise<number> {
     });
     const active = session;
     const hints = createHints(active.archive);
+    let askedChildren = active.childCount;
     const contextTools = new Map<string, Tool>([
       [foldTool.name, foldTool as Tool],
       [RECALL_TOOL_NAME, createRecallTool(active.archive) as Tool],
+      [
+        ASK_TOOL_NAME,
+        createAskTool({
+          archive: active.archive,
+          parentMessages: () => active.messages,
+          emit,
+          childRun: () => childRun,
+          nextNumber: () => ++askedChildren,
+          budgetTokens: compactAt || defaultCompactAt(options.model),
+          saveTranscript: (transcript) => active.saveChild(transcript),
+        }) as Tool,
+      ],
     ]);
     const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name) ?? contextTools.get(name)!);
     const toolContext = {
