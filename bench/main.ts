@@ -11,10 +11,11 @@ import { measureMachine } from "./machine.js";
 import { rssMethod } from "./procs.js";
 import { measureReadFile } from "./read-file.js";
 import { measureSessions } from "./session.js";
+import { measureEpisode, measureViewChanges } from "./context.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -255,6 +256,35 @@ async function main(): Promise<number> {
         "Steps below: each timed alone, repeatedly, on memory already touched, so they sum to less than the totals above; the rest is",
         "first-touch page faults on new heap and buffers (see the fresh-memory line at the top) and garbage collection.",
         ...breakdown,
+      ],
+    };
+  });
+
+  await attempt("context", "7. Context economy: fold and compaction", async (): Promise<Section | Section[]> => {
+    const e = await measureEpisode();
+    const v = await measureViewChanges();
+    const usd = (x: number): string => `$${x.toFixed(4)}`;
+    const armRow = (name: "folded" | "inline", label: string): Row => ({
+      key: `context.next10.${name}`,
+      label: `next 10 requests, ${label}: prompt tokens`,
+      value: e[name].promptTokens,
+      unit: "x",
+      note: `${fmt(e[name].hitShare * 100)}% from the cache · ${usd(e[name].costUsd)}`,
+      extra: { hit_share: e[name].hitShare, cost_usd: e[name].costUsd },
+    });
+    return {
+      title: "7. Context economy: the seed article's build episode, folded or left in place; fold and compaction of a 10 MB session",
+      rows: [
+        { key: "context.episode.tokens", label: "build episode (reads and results)", value: e.episodeTokens, unit: "x", note: "tokens" },
+        { key: "context.note.tokens", label: "its fold note", value: e.noteTokens, unit: "x", note: `tokens · ${fmt(e.episodeTokens / e.noteTokens, 0)}× smaller` },
+        armRow("folded", "after the fold"),
+        armRow("inline", "episode left in place"),
+        { key: "context.fold_10mb", label: `fold in a 10 MB session (${v.messages} msgs): new view + archive + snapshot saved`, value: median(v.foldMs), unit: "ms", target: { kind: "under", limit: 100, unit: "ms" }, note: `${v.foldMs.length} reps` },
+        { key: "context.compact_10mb", label: "compaction of the same session: new view + archive + snapshot saved", value: median(v.compactMs), unit: "ms", target: { kind: "under", limit: 100, unit: "ms" }, note: `${v.compactMs.length} reps, summary request not included` },
+      ],
+      footnotes: [
+        "Episode: three build logs read with read_file by the simulator's episode policy, then folded (or not), then ten more instructions answered",
+        "at once; tokens counted by the simulator's tokenizer; cost at deepseek-flash off-peak prices ($0.003 hit, $0.15 miss, $0.60 output per 1M).",
       ],
     };
   });

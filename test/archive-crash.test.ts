@@ -1,7 +1,6 @@
 // kill -9 at moments spread over a run that folds on every instruction: whatever snapshot is left
 // names only archive files that are on disk and read back, since each span's file is written before
 // the snapshot that refers to it.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -9,9 +8,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import { loadSnapshot } from "../src/session/snapshot-file.js";
 import { readArchive } from "../src/session/archive-store.js";
-import { HEL, helEnv } from "./helpers/hel.js";
+import { killRuns } from "./helpers/kill-runs.js";
 import { tempProject } from "./helpers/temp-project.js";
-import { waitFor } from "./helpers/wait.js";
 
 const RUNS = 16;
 const LINES = Array.from({ length: 40 }, (_, i) => `step ${i + 1}: look at a.log`);
@@ -30,16 +28,7 @@ it(`every snapshot left by ${RUNS} kill -9s names only archive files that are on
   const project = await tempProject();
   await writeFile(join(project, "a.log"), "error: the cache is stale\n");
   let withArchive = 0;
-  for (const { afterRequests, extraMs } of moments) {
-    const before = sim.requests.length;
-    const child = spawn(process.execPath, [HEL, "-C", project, "--tools", "read_file,fold", "--effort", "none"], { env: helEnv(sim.url), stdio: ["pipe", "ignore", "ignore"] });
-    child.stdin.on("error", () => {});
-    child.stdin.write(LINES.join("\n") + "\n");
-    await waitFor(() => sim.requests.length - before >= afterRequests || child.exitCode !== null, `request ${afterRequests} of the run`, { everyMs: 1, timeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, extraMs));
-    child.kill("SIGKILL");
-    await new Promise((r) => child.on("close", r));
-  }
+  await killRuns(sim, ["-C", project, "--tools", "read_file,fold", "--effort", "none"], LINES, moments);
   const sessions = join(project, ".hel", "sessions");
   for (const id of existsSync(sessions) ? await readdir(sessions) : []) {
     if (!existsSync(join(sessions, id, "snapshot.json"))) continue;
