@@ -6,7 +6,10 @@ import { ModelError } from "../model/errors.js";
 import type { Message } from "../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
 import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
-import type { AgentRun } from "./loop.js";
+import type { ModelClient } from "../model/client.js";
+import type { ToolDefinition } from "../wire/messages.js";
+import type { AgentRef, EventSink } from "./events.js";
+import type { RequestConfig } from "./request.js";
 import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
 import { buildRequest } from "./request.js";
 import type { Usage } from "../wire/messages.js";
@@ -26,10 +29,19 @@ export interface CompactionOutcome {
   requested: boolean;
 }
 
-type CompactRun = Pick<AgentRun, "ref" | "emit" | "client" | "toolDefinitions" | "request"> & { archive: ArchiveIndex; compaction: CompactionSettings };
+/** What a compaction needs of the agent's run: the same client, tool list and settings as its requests. */
+interface CompactRun {
+  ref: AgentRef;
+  emit: EventSink;
+  client: ModelClient;
+  toolDefinitions: readonly ToolDefinition[];
+  request: RequestConfig;
+  archive: ArchiveIndex;
+  compaction: CompactionSettings;
+}
 
 /** Whether the next request, as the meter tells its size, is over --compact-at. */
-export function wantsCompaction(run: Pick<AgentRun, "compaction">, meter: Meter | null, messages: readonly Message[]): boolean {
+export function wantsCompaction(run: { compaction?: CompactionSettings | undefined }, meter: Meter | null, messages: readonly Message[]): boolean {
   const settings = run.compaction;
   return settings !== undefined && settings.compactAt > 0 && !settings.state.stopped && estimateInputTokens(meter, messages) > settings.compactAt;
 }

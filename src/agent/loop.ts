@@ -79,7 +79,6 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
   };
   for (let step = 1; step <= run.maxSteps; step++) {
     if (wantsCompaction(run, meter, messages)) await compact(step);
-    if (signal.aborted) return end("aborted", null);
     const body = buildRequest(messages, run.toolDefinitions, run.request);
     let turn;
     try {
