@@ -72,7 +72,7 @@ describe("the step budget", () => {
       isError: false,
     });
     // Every call the child made has its result, the last one's included.
-    expect(transcripts[0]!.messages.slice(-2)).toEqual([notes("Noted a; b is next.", "b"), { role: "tool", tool_call_id: "call_b", content: "noted b" }]);
+    expect(transcripts[0]!.messages.slice(-2)).toEqual([notes("Noted a; b is next.", "b"), { role: "tool", tool_call_id: "call_b", content: "[#3] noted b" }]);
     expect(transcripts[0]).toMatchObject({ number: 1, kind: "delegate", mode: "task-only", answer: null, exit_reason: "max_steps", usage: { requests: 2 } });
   });
 
@@ -164,7 +164,7 @@ describe("the token budget", () => {
       content: "a done, on to b\n\n[the subagent was stopped by its token budget of 250 tokens (--child-max-tokens; it used 330) before it finished]",
       isError: false,
     });
-    expect(transcripts[0]!.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_b", content: "noted b" });
+    expect(transcripts[0]!.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_b", content: "[#3] noted b" });
     expect(transcripts[0]!.exit_reason).toBe("token_budget");
     expect(events.find((e) => e.type === "delegation_end")).toMatchObject({ exitReason: "token_budget", usage: { requests: 2, prompt_tokens: 300, completion_tokens: 30 } });
   });
@@ -211,7 +211,7 @@ describe("end to end", () => {
     expect(parentAfter.messages.at(-1)).toEqual({
       role: "tool",
       tool_call_id: expect.any(String),
-      content: "The root holds a.txt; src/ is next.\n\n[the subagent was stopped by its step budget of 2 model requests (--child-max-steps) before it finished]",
+      content: "[#5] The root holds a.txt; src/ is next.\n\n[the subagent was stopped by its step budget of 2 model requests (--child-max-steps) before it finished]",
     });
     expect(JSON.parse(result.stdout).usage.by_agent[1]).toMatchObject({ agent: "child", delegation: 1, mode: "task-only", requests: 2 });
     const delegation = JSON.parse(await readFile(join(out, "raw", "delegations.jsonl"), "utf8"));
@@ -234,7 +234,7 @@ describe("end to end", () => {
     const used = sim.requests[1]!.usage!.prompt_tokens + sim.requests[1]!.usage!.completion_tokens;
     expect((sim.requests[2]!.body as ChatRequest).messages.at(-1)).toMatchObject({
       role: "tool",
-      content: `(the subagent wrote no text before it was stopped)\n\n[the subagent was stopped by its token budget of 100 tokens (--child-max-tokens; it used ${used.toLocaleString("en-US")}) before it finished]`,
+      content: `[#4] (the subagent wrote no text before it was stopped)\n\n[the subagent was stopped by its token budget of 100 tokens (--child-max-tokens; it used ${used.toLocaleString("en-US")}) before it finished]`,
     });
   });
 

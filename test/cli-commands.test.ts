@@ -35,7 +35,7 @@ describe("the one-shot view and the run's readers", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ answer: "it failed", exit_reason: "completed" });
     const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
     expect(record.tool_calls).toEqual([{ agent: "parent", name: "run_command", arguments: '{"command":"echo built; exit 3"}', is_error: false }]);
-    expect(lastToolResult()).toMatch(/^exit code 3 · \d+\.\d\d s; sandbox: .*\nbuilt$/);
+    expect(lastToolResult()).toMatch(/^\[#2\] exit code 3 · \d+\.\d\d s; sandbox: .*\nbuilt$/);
   });
 
   it("offers run_command by default, with the file and search tools", async () => {
@@ -57,7 +57,7 @@ describe("without a sandbox program", () => {
     expect(warnings).toEqual([
       "hel: no sandbox program found, so run_command will refuse to run commands under --access edit — install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap) or use --access full to run commands without a sandbox",
     ]);
-    expect(lastToolResult()).toMatch(/^Error: no command was run: under --access edit hel runs commands only inside a sandbox/);
+    expect(lastToolResult()).toMatch(/^\[#2\] Error: no command was run: under --access edit hel runs commands only inside a sandbox/);
     expect(existsSync(join(project, "ran"))).toBe(false);
   });
 
@@ -68,7 +68,7 @@ describe("without a sandbox program", () => {
     expect((await runHel({ args: ["-C", project, "--tools", "read_file,grep", "hi"], baseUrl: sim.url, env })).stderr).not.toMatch(/hel: /);
     const full = await runHel({ args: ["-C", project, "--tools", "run_command", "--access", "full", "run"], baseUrl: sim.url, env });
     expect(full.stderr).not.toMatch(/hel: /);
-    expect(lastToolResult()).toMatch(/^exit code 0 · \d+\.\d\d s\nran$/);
+    expect(lastToolResult()).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nran$/);
   });
 });
 
@@ -86,7 +86,7 @@ describe.runIf(process.platform === "linux")("--network", () => {
     await runHel({ args: ["-C", project, "--tools", "run_command", "try"], baseUrl: sim.url });
     expect(lastToolResult().split("\n").at(-1)).toBe("no connection");
     await runHel({ args: ["-C", project, "--tools", "run_command", "--network", "try"], baseUrl: sim.url });
-    expect(lastToolResult()).toMatch(/^exit code 0 · \d+\.\d\d s\nhello$/);
+    expect(lastToolResult()).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nhello$/);
   });
 });
 
@@ -147,6 +147,6 @@ describe("the interactive prompt", () => {
     expect(await exited).toBe(0);
     const messages = (sim.requests.at(-1)!.body as ChatRequest).messages;
     expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
-    expect(messages[3]!.content).toMatch(/^interrupted after \d+\.\d\d s: the command and every process it started were ended\nThe user stopped it \(Ctrl-C\)\. Ask before running it again\.\nready$/);
+    expect(messages[3]!.content).toMatch(/^\[#2\] interrupted after \d+\.\d\d s: the command and every process it started were ended\nThe user stopped it \(Ctrl-C\)\. Ask before running it again\.\nready$/);
   });
 });

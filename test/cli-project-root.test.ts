@@ -32,7 +32,7 @@ describe("run from a subfolder", () => {
     const system = systemOf(0);
     expect(system).toContain(`Project directory: ${root}\nCurrent folder: pkg/api (where the user is working; paths stay relative to the project directory)\n`);
     expect(system.endsWith("# Project rules (AGENTS.md)\nRoot rule.\n\n# Project rules (pkg/api/HEL.md)\nAPI rule.")).toBe(true);
-    expect((sim.requests[1]!.body as ChatRequest).messages.at(-1)!.content).toBe("     1\tat the root");
+    expect((sim.requests[1]!.body as ChatRequest).messages.at(-1)!.content).toBe("[#2]      1\tat the root");
     // The session is the root's, and the hint works from where the user stands.
     const id = /resume with: hel --resume (\S+)\n/.exec(first.stderr)?.[1];
     expect(id).toBeDefined();

@@ -47,7 +47,7 @@ describe("typing and pasting", () => {
     await hel.until(() => sim.requests.length === 2, "the typed instruction");
     hel.type("\x04");
     expect(await hel.exited).toBe(0);
-    expect(users(bodies()[1]!)).toEqual(["explain line one\nline two\nline three please", "first\nsecond\nthird"]);
+    expect(users(bodies()[1]!)).toEqual(["[#1] explain line one\nline two\nline three please", "[#2] first\nsecond\nthird"]);
     // On the line, the paste stood as a label, not as lines that would each be sent.
     expect(hel.screen()).toContain("› explain [3 lines #1] please");
     // The terminal is asked to mark pastes, and told to stop when hel ends.
@@ -70,7 +70,7 @@ describe("typing and pasting", () => {
     await hel.until(() => sim.requests.length === 4, "the half line, finished");
     hel.type("\x04");
     expect(await hel.exited).toBe(0);
-    expect(users(bodies()[3]!)).toEqual(["wait for go", "typed ahead", "half a line done"]);
+    expect(users(bodies()[3]!)).toEqual(["[#1] wait for go", "[#3] typed ahead", "[#4] half a line done"]);
     expect(hel.screen()).toMatch(/first done\n[^]*› typed ahead\n[^]*echo: typed ahead/);
   });
 
@@ -88,7 +88,7 @@ describe("typing and pasting", () => {
     await hel.until(() => sim.requests.length === 2, "the line, sent");
     hel.type("\x04");
     expect(await hel.exited).toBe(0);
-    expect(users(bodies()[1]!)).toEqual(["wait for go", "kept for later after all"]);
+    expect(users(bodies()[1]!)).toEqual(["[#1] wait for go", "[#3] kept for later after all"]);
     expect(sim.requests).toHaveLength(2);
   });
 
@@ -106,7 +106,7 @@ describe("typing and pasting", () => {
     first.type("\x04");
     expect(await first.exited).toBe(0);
     // Sent as typed; only the file on disk has the key blanked.
-    expect(users(bodies()[2]!).at(-1)).toBe(`the key is ${KEY}`);
+    expect(users(bodies()[2]!).at(-1)).toBe(`[#3] the key is ${KEY}`);
 
     const history = await readFile(join(project, ".hel", "history"), "utf8");
     expect(history).not.toContain(KEY);
@@ -117,7 +117,7 @@ describe("typing and pasting", () => {
     await second.until(() => sim.requests.length === 4, "the instruction recalled from the last run");
     second.type("\x04");
     expect(await second.exited).toBe(0);
-    expect(users(bodies()[3]!)).toEqual(["two"]);
+    expect(users(bodies()[3]!)).toEqual(["[#1] two"]);
   });
 
   it("an empty line sends nothing", async () => {
@@ -164,7 +164,7 @@ describe("slash commands", () => {
     const screen = hel.screen();
     expect(screen).toContain("› /diff\nnotes.txt  +1 -1\n  1   first\n  2 - old line\n  2 + new line\n  3   last\n›");
     const last = bodies()[2]!;
-    expect(users(last)).toEqual(["edit the notes", "next"]);
+    expect(users(last)).toEqual(["[#1] edit the notes", "[#3] next"]);
     expect(last.model).toBe("deepseek-v4-pro");
     expect(last.thinking).toEqual({ type: "disabled" });
     expect(last.max_tokens).toBe(8192);
@@ -183,7 +183,7 @@ describe("slash commands", () => {
     await hel.until((s) => count(s, "resume with: hel --resume") === 1, "the first session's end");
     hel.type("in the second session\r");
     await hel.until(() => sim.requests.length === 2, "the second answer");
-    expect(users(bodies()[1]!)).toEqual(["in the second session"]);
+    expect(users(bodies()[1]!)).toEqual(["[#1] in the second session"]);
     hel.type("/sessions\r");
     await hel.until((s) => /\nID +UPDATED +TURNS +TOKENS +FIRST INSTRUCTION\n[0-9a-f]{8} .*  in the second session\n[0-9a-f]{8} .* in the first session\nthis session: /.test(s), "the list");
     hel.type("/resume\r");
@@ -196,7 +196,7 @@ describe("slash commands", () => {
     await hel.until(() => sim.requests.length === 3, "the resumed answer");
     hel.type("\x04");
     expect(await hel.exited).toBe(0);
-    expect(users(bodies()[2]!)).toEqual(["in the first session", "back again"]);
+    expect(users(bodies()[2]!)).toEqual(["[#1] in the first session", "[#2] back again"]);
   });
 
   it("hel --resume without an id opens the picker in a terminal, and refuses without one", async () => {
@@ -213,7 +213,7 @@ describe("slash commands", () => {
     await hel.until(() => sim.requests.length === 3, "the resumed answer");
     hel.type("\x04");
     expect(await hel.exited).toBe(0);
-    expect(users(bodies()[2]!)).toEqual(["older", "again"]);
+    expect(users(bodies()[2]!)).toEqual(["[#1] older", "[#2] again"]);
 
     const piped = await runHel({ args: ["-C", project, "--resume"], baseUrl: sim.url });
     expect(piped.code).toBe(2);
@@ -221,7 +221,7 @@ describe("slash commands", () => {
     // An id still works as before.
     const id = /resume with: hel --resume (\S+)/.exec(hel.screen())![1]!;
     expect((await runHel({ args: ["-C", project, "--tools", "none", "--resume", id, "by id"], baseUrl: sim.url })).code).toBe(0);
-    expect(users(bodies()[3]!)).toEqual(["older", "again", "by id"]);
+    expect(users(bodies()[3]!)).toEqual(["[#1] older", "[#2] again", "[#3] by id"]);
   });
 });
 
@@ -239,17 +239,17 @@ describe("through pipes", () => {
     const project = await tempProject();
     const result = await shell(`printf 'npm ERR! boom\\n\`\`\`\\nat x.js:3\\n' | "$NODE" "$HEL" -C "$P" --tools none "why does this fail?"`, project);
     expect(result.code).toBe(0);
-    expect(bodies()[0]!.messages.slice(1)).toEqual([{ role: "user", content: "why does this fail?\n\n````\nnpm ERR! boom\n```\nat x.js:3\n````" }]);
+    expect(bodies()[0]!.messages.slice(1)).toEqual([{ role: "user", content: "[#1] why does this fail?\n\n````\nnpm ERR! boom\n```\nat x.js:3\n````" }]);
   });
 
   it("hel - reads all of stdin as one instruction; without a prompt each line is a turn", async () => {
     sim = await startSimulator({ policy: "echo" });
     const project = await tempProject();
     expect((await shell(`printf 'do this\\nand that\\n' | "$NODE" "$HEL" -C "$P" --tools none -`, project)).code).toBe(0);
-    expect(users(bodies()[0]!)).toEqual(["do this\nand that"]);
+    expect(users(bodies()[0]!)).toEqual(["[#1] do this\nand that"]);
     expect((await shell(`printf 'one\\n\\n  \\ntwo\\n' | "$NODE" "$HEL" -C "$P" --tools none`, project)).code).toBe(0);
     expect(sim.requests).toHaveLength(3);
-    expect(users(bodies()[2]!)).toEqual(["one", "two"]);
+    expect(users(bodies()[2]!)).toEqual(["[#1] one", "[#2] two"]);
   });
 
   it("an empty instruction is a usage error and sends nothing", async () => {

@@ -49,13 +49,13 @@ describe("grep through the CLI", () => {
     expect(second!.messages.at(-1)).toEqual({
       role: "tool",
       tool_call_id: lastCallId(second!),
-      content: "src/a.ts:1: export const needle = 1;\nsrc/b.ts:2: // needle here\n[2 matches in 2 files]",
+      content: "[#2] src/a.ts:1: export const needle = 1;\nsrc/b.ts:2: // needle here\n[2 matches in 2 files]",
     });
     expect(third!.messages.at(-1)).toEqual({
       role: "tool",
       tool_call_id: lastCallId(third!),
       content:
-        "Error: the pattern is not a valid JavaScript regular expression (Unterminated group). Fix it and call grep again; to match one of ( ) [ ] { } . * + ? ^ $ | \\ literally, put a \\ before it",
+        "[#3] Error: the pattern is not a valid JavaScript regular expression (Unterminated group). Fix it and call grep again; to match one of ( ) [ ] { } . * + ? ^ $ | \\ literally, put a \\ before it",
     });
 
     const lines = result.stderr.split("\n");
@@ -78,7 +78,7 @@ describe("grep through the CLI", () => {
     const dir = await project();
     const result = await runHel({ args: ["-C", dir, "--tools", "find_files", "--access", "read-only", "list"], baseUrl: sim.url });
     expect(result.code).toBe(0);
-    expect(bodies()[1]!.messages.at(-1)!.content).toMatch(/^src\/[ab]\.ts\nsrc\/[ab]\.ts\n\[2 files, newest first\]$/);
+    expect(bodies()[1]!.messages.at(-1)!.content).toMatch(/^\[#2\] src\/[ab]\.ts\nsrc\/[ab]\.ts\n\[2 files, newest first\]$/);
     expect(result.stderr.split("\n")).toContain('→ find_files "**/*.ts" — 2 files, newest first');
   });
 

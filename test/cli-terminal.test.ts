@@ -95,12 +95,12 @@ describe("an edit in the terminal", () => {
         "  5     return who;",
         "  6   }",
         "  7   module.exports = greet;",
-        "  ← Edited greet.js: replaced line 4; the new text is at line 4. (1 line, 60 B)",
+        "  ← [#3] Edited greet.js: replaced line 4; the new text is at line 4. (1 line, 65 B)",
         "→ search_replace NOTES.md",
         "  1 + # Notes",
         "  2 +",
         "  3 + - fixed the greeting",
-        "  ← Created NOTES.md (3 lines). (1 line, 27 B)",
+        "  ← [#4] Created NOTES.md (3 lines). (1 line, 32 B)",
       ].join("\n"),
     );
     const shownInTerminal = inTerminal(["-C", project, "sessions", "show", id], sim.url);

@@ -218,5 +218,5 @@ it("ask runs a child over the conversation as it was before the fold, plus the q
   expect(child.messages.at(-1)!.content).toBe(`[#6] ${childTask("what exactly did a.log say?")}`);
   expect(body(r, 2).messages.at(-1)).toEqual({ role: "tool", tool_call_id: expect.any(String), content: "[#7] cannot find name 'x'" });
   const transcript = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "children", "1.json"), "utf8"));
-  expect(transcript).toMatchObject({ number: 1, mode: "ask", task: "what exactly did a.log say?", answer: "cannot find name 'x'" });
+  expect(transcript).toMatchObject({ number: 1, kind: "ask", mode: null, task: "what exactly did a.log say?", answer: "cannot find name 'x'" });
 });

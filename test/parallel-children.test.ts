@@ -89,10 +89,11 @@ describe.each(["full", "no-tools", "task-only"] as const)("three delegate_task c
     const parentFirst = bodies[0]!;
     const [system, user] = parentFirst.messages;
     const parentPrompt = sim.requests[0]!.usage!.prompt_tokens;
-    for (const { task } of TASKS) {
+    // The children's tasks were stamped in call order, right after the parent's instruction (#1).
+    for (const [i, { task }] of TASKS.entries()) {
       const expected = { full: [system, user], "no-tools": [system, user], "task-only": [system] }[mode];
       const first = firsts.find((r) => lastUserText(r.body as ChatRequest) === childTask(task))!;
-      expect(JSON.stringify(first.body)).toBe(JSON.stringify({ ...parentFirst, messages: [...expected, { role: "user", content: childTask(task) }] }));
+      expect(JSON.stringify(first.body)).toBe(JSON.stringify({ ...parentFirst, messages: [...expected, { role: "user", content: `[#${i + 2}] ${childTask(task)}` }] }));
       expect(first.usage!.prompt_cache_hit_tokens).toBeGreaterThanOrEqual(mode === "task-only" ? 64 : Math.floor((parentPrompt - 1) / 64) * 64);
     }
 
@@ -101,11 +102,12 @@ describe.each(["full", "no-tools", "task-only"] as const)("three delegate_task c
     expect(parentLast.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "tool"]);
     const callIds = (parentLast.messages[2] as Extract<Message, { role: "assistant" }>).tool_calls!.map((c) => c.id);
     expect(toolResults(parentLast).map((m) => [m.tool_call_id, m.content])).toEqual([
-      [callIds[0], "A done"],
-      [callIds[1], "B done"],
-      [callIds[2], "C done: gamma is 1"],
+      // #5–#7 went to the children's own tool results; the parent's come after, in call order.
+      [callIds[0], "[#8] A done"],
+      [callIds[1], "[#9] B done"],
+      [callIds[2], "[#10] C done: gamma is 1"],
     ]);
-    expect(JSON.parse(result.stdout).answer).toBe("A done\n---\nB done\n---\nC done: gamma is 1");
+    expect(JSON.parse(result.stdout).answer).toBe("[#8] A done\n---\n[#9] B done\n---\n[#10] C done: gamma is 1");
 
     // Both edits of the one file landed.
     expect(await readFile(join(project, "shared.txt"), "utf8")).toBe("alpha: 2\nbeta: 2\ngamma: 1\n");
@@ -137,9 +139,10 @@ it("one child's API error, one cut off by its step budget: the sibling's result 
   expect(result.code).toBe(0);
   const parentLast = sim.requests.map((r) => r.body as ChatRequest).findLast((b) => childOf(b) === null)!;
   const [a, b, c] = toolResults(parentLast).map((m) => m.content);
-  expect(a).toBe("A ok");
-  expect(b).toMatch(/^Error: the subagent did not finish \(error: .*400.*\)\. Do the task yourself, or delegate a smaller, clearer task\.$/);
-  expect(c).toBe("Reading the first file.\n\n[the subagent was stopped by its step budget of 1 model request (the max_steps of this call) before it finished]");
+  // The tasks took #2–#4 and C's read_file result #5; the parent's results follow in call order.
+  expect(a).toBe("[#6] A ok");
+  expect(b).toMatch(/^\[#7\] Error: the subagent did not finish \(error: .*400.*\)\. Do the task yourself, or delegate a smaller, clearer task\.$/);
+  expect(c).toBe("[#8] Reading the first file.\n\n[the subagent was stopped by its step budget of 1 model request (the max_steps of this call) before it finished]");
   expect(JSON.parse(result.stdout).answer).toBe([a, b, c].join("\n---\n"));
 });
 
@@ -161,7 +164,8 @@ it("Ctrl-C while three children wait on the model stops all three, and every cal
   const parentMessages = events.filter((e) => e.type === "message" && e.agent === "parent").map((e) => e.message as Message);
   const callIds = parentMessages.find((m) => m.role === "assistant")!.tool_calls!.map((c) => c.id);
   expect(parentMessages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content])).toEqual(
-    callIds.map((id) => [id, expect.stringMatching(/^Error: the subagent did not finish \(aborted/)]),
+    // The tasks took #2–#4; the results #5–#7, in call order.
+    callIds.map((id, i) => [id, `[#${i + 5}] Error: the subagent did not finish (aborted: aborted). Do the task yourself, or delegate a smaller, clearer task.`]),
   );
   // No child asked again after the signal, and each ended as aborted.
   expect(sim.requests).toHaveLength(4);

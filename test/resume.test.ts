@@ -182,7 +182,7 @@ describe("what is saved", () => {
     expect(snapshot.messages.slice(1)).toEqual([
       { role: "user", content: "[#1] one" },
       { role: "assistant", content: "first answer", reasoning_content: expect.any(String) },
-      { role: "user", content: "two" },
+      { role: "user", content: "[#2] two" },
     ]);
     expect(snapshot.last_turn).toEqual({ exit_reason: "error", error: expect.stringMatching(/^DeepSeek refused the request \(400/) });
   });
@@ -209,7 +209,7 @@ describe("what is saved", () => {
     expect(next.stderr).toContain(`hel: session ${printed.session_id}'s last turn was cut short (stopped after 2 model requests (--max-steps)); the next instruction continues from where it stopped`);
     const body = s.requests.at(-1)!.body as ChatRequest;
     expect(body.messages.slice(1).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "user"]);
-    expect(body.messages.at(-1)).toEqual({ role: "user", content: "go on" });
+    expect(body.messages.at(-1)).toEqual({ role: "user", content: "[#4] go on" });
   });
 
   it("Ctrl-C in a one-shot run after a tool call saves the turn, prints interrupted and exits 130", async () => {

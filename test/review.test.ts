@@ -9,7 +9,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { REVIEW_ROLE_NOTE } from "../src/agent/review.js";
+import { retryMessage, REVIEW_ROLE_NOTE } from "../src/agent/review.js";
 import { NO_CHANGES } from "../src/agent/review-tool.js";
 import type { ChatRequest, Message } from "../src/wire/messages.js";
 import { startSimulator, type SimReply, type SimStep, type Simulator } from "../sim/index.js";
@@ -23,6 +23,16 @@ afterEach(async () => {
 });
 
 const INSTRUCTION = "Fix add in calc.py so that it adds.";
+
+/** What JSON.parse says of `text`, as the reviewer's retry message quotes it. */
+function parseError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error(`${text} parsed`);
+}
 const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
 const fix = { tool_calls: [call("search_replace", { path: "calc.py", old_text: "return a - b", new_text: "return a + b" })] };
 const review = (focus?: string) => ({ tool_calls: [call("review_changes", focus ? { focus } : {})] });
@@ -78,7 +88,7 @@ describe("a review", () => {
     expect(sim!.requests[2]!.usage!.prompt_cache_hit_tokens).toBeGreaterThan(0);
 
     // The parent gets the review, checked and normalised, as the call's result.
-    expect(lastMessage(3)).toMatchObject({ role: "tool", content: JSON.stringify(REVIEW) });
+    expect(lastMessage(3)).toMatchObject({ role: "tool", content: `[#3] ${JSON.stringify(REVIEW)}` });
     expect(result.stderr).toContain("⇢ delegating (review) #1: the arithmetic");
 
     // Recorded as a child of kind review: requests, delegations, --json, the transcript.
@@ -102,12 +112,10 @@ describe("a review", () => {
     expect(retry.messages.slice(0, 2)).toEqual(bodyOf(2).messages);
     expect(retry.messages.slice(2)).toEqual([
       { role: "assistant", content: "The change looks right to me.", reasoning_content: expect.any(String) },
-      {
-        role: "user",
-        content: expect.stringMatching(/^Your answer is not the JSON object asked for: it is not JSON \(.+\)\. Answer again with only that JSON object, with no text before or after it and no code fence: \{"verdict"/),
-      },
+      { role: "user", content: `[#3] ${retryMessage(`it is not JSON (${parseError("The change looks right to me.")})`)}` },
     ]);
-    expect(lastMessage(4)).toMatchObject({ role: "tool", content: JSON.stringify(REVIEW) });
+    expect(retry.messages.at(-1)!.content).toMatch(/^\[#3\] Your answer is not the JSON object asked for: it is not JSON \(.+\)\. Answer again with only that JSON object, with no text before or after it and no code fence: \{"verdict"/);
+    expect(lastMessage(4)).toMatchObject({ role: "tool", content: `[#4] ${JSON.stringify(REVIEW)}` });
   });
 
   it("an answer that is still not the JSON after one retry is an error result the parent can act on, after exactly two requests", async () => {
@@ -116,9 +124,8 @@ describe("a review", () => {
     expect(sim!.requests).toHaveLength(5);
     expect(lastMessage(4)).toMatchObject({
       role: "tool",
-      content: expect.stringMatching(
-        /^Error: the reviewer's answer was not the review JSON, even when asked again \(verdict: .*\)\. It began: "\{\\"verdict\\": \\"fine\\", \\"findings\\": \[\]\}"\. Call review_changes again, or review the changes yourself\.$/,
-      ),
+      content:
+        '[#4] Error: the reviewer\'s answer was not the review JSON, even when asked again (verdict: Invalid option: expected one of "correct"|"incorrect"). It began: "{\\"verdict\\": \\"fine\\", \\"findings\\": []}". Call review_changes again, or review the changes yourself.',
     });
     expect(delegations[0]).toMatchObject({ kind: "review", exit_reason: "completed", usage: { requests: 2 } });
   });
@@ -129,7 +136,7 @@ describe("a review", () => {
     expect(sim!.requests).toHaveLength(5);
     expect(lastMessage(4)).toMatchObject({
       role: "tool",
-      content: expect.stringMatching(/^Error: the reviewer's answer was not the review JSON, even when asked again \(asked again, it called tools instead of answering\)\./),
+      content: "[#5] Error: the reviewer's answer was not the review JSON, even when asked again (asked again, it called tools instead of answering). Call review_changes again, or review the changes yourself.",
     });
   });
 
@@ -138,7 +145,7 @@ describe("a review", () => {
     const { result, delegations } = await run([failed, review(), { content: "Nothing to review." }]);
     expect(result.code).toBe(0);
     expect(sim!.requests).toHaveLength(3);
-    expect(lastMessage(2)).toMatchObject({ role: "tool", content: NO_CHANGES });
+    expect(lastMessage(2)).toMatchObject({ role: "tool", content: `[#3] ${NO_CHANGES}` });
     expect(delegations).toEqual([]);
   });
 
@@ -147,11 +154,11 @@ describe("a review", () => {
     const { result, dir } = await run([fix, review(), { tool_calls: [edit, call("delegate_task", { task: "x" })] }, { content: JSON.stringify(REVIEW) }, { content: "done" }]);
     expect(result.code).toBe(0);
     expect(bodyOf(3).messages.slice(-2)).toEqual([
-      { role: "tool", tool_call_id: expect.any(String), content: "Error: you are the reviewer: you may read files but never edit them. Report the change that is needed as a finding in your JSON answer instead." },
-      { role: "tool", tool_call_id: expect.any(String), content: expect.stringMatching(/^Error: a subagent cannot delegate or start a review/) },
+      { role: "tool", tool_call_id: expect.any(String), content: "[#3] Error: you are the reviewer: you may read files but never edit them. Report the change that is needed as a finding in your JSON answer instead." },
+      { role: "tool", tool_call_id: expect.any(String), content: "[#4] Error: a subagent cannot delegate or start a review (depth limit reached). Do this task yourself with your other tools." },
     ]);
     expect(await readFile(join(dir, "calc.py"), "utf8")).toBe("def add(a, b):\n    return a + b\n");
-    expect(lastMessage(4)).toMatchObject({ role: "tool", content: JSON.stringify(REVIEW) });
+    expect(lastMessage(4)).toMatchObject({ role: "tool", content: `[#5] ${JSON.stringify(REVIEW)}` });
   });
 
   it("a reviewer its budget stops gives an error result naming the budget", async () => {
@@ -161,7 +168,7 @@ describe("a review", () => {
     expect(lastMessage(3)).toMatchObject({
       role: "tool",
       content:
-        'Error: [the reviewer was stopped by its step budget of 1 model request (--child-max-steps) before it finished] with no review. Its last text: "Reading it first.". Call review_changes again with a narrower focus, or review the diff yourself.',
+        '[#4] Error: [the reviewer was stopped by its step budget of 1 model request (--child-max-steps) before it finished] with no review. Its last text: "Reading it first.". Call review_changes again with a narrower focus, or review the diff yourself.',
     });
   });
 });

@@ -12,6 +12,7 @@ import type { Children } from "./child-run.js";
 import type { TurnOutcome } from "./loop.js";
 import { REVIEW_TOOL_NAME } from "./child-tools.js";
 import { parseReview, retryMessage, REVIEW_DESCRIPTION, reviewMessage } from "./review.js";
+import { unstamped } from "./stamps.js";
 import type { FileChange } from "./unified-diff.js";
 
 const ReviewArgs = z.object({
@@ -52,7 +53,8 @@ export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs> {
       const { unifiedDiff } = await import("./unified-diff.js");
       const parent = deps.parentMessages();
       const content = reviewMessage({
-        instructions: parent.flatMap((m) => (m.role === "user" ? [m.content] : [])),
+        // The user's words as they gave them: the stamp is hel's, not theirs.
+        instructions: parent.flatMap((m) => (m.role === "user" ? [unstamped(m.content)] : [])),
         diff: unifiedDiff(changes.files, MAX_DIFF_CHARS),
         focus,
         note: changes.note,

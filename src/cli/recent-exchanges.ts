@@ -1,5 +1,6 @@
 // What an interactive resume shows first, so the user knows where the conversation stands: its last
 // few instructions, each with the start of the answer it got. Pure.
+import { unstamped } from "../agent/stamps.js";
 import type { Message } from "../wire/messages.js";
 import { terminalSafe, type Style } from "./style.js";
 
@@ -10,7 +11,7 @@ const LINE_CHARS = 160;
 export function formatRecentExchanges(messages: readonly Message[], style: Style): string[] {
   const exchanges: { instruction: string; answer: string | null }[] = [];
   for (const message of messages) {
-    if (message.role === "user") exchanges.push({ instruction: message.content, answer: null });
+    if (message.role === "user") exchanges.push({ instruction: unstamped(message.content), answer: null });
     else if (message.role === "assistant" && !message.tool_calls?.length && exchanges.length > 0) {
       exchanges.at(-1)!.answer = message.content ?? "";
     }
