@@ -35,7 +35,7 @@ export type SimStep = SimReply | { fault: SimFault } | { faults: SimFault[]; rep
 
 export type Policy = (req: ChatRequest, ctx: { requestIndex: number }) => SimReply;
 
-export type PolicyName = "demo" | "h11" | "h9" | "echo";
+export type PolicyName = "demo" | "h11" | "h9" | "echo" | "fold";
 
 export interface SimOptions {
   /** 0 (default) = a free port. */
