@@ -99,7 +99,7 @@ export function sameTransaction(files: Readonly<Record<string, string | null>>):
   const begins = [...code.matchAll(/([\w$.]+)\s*\.\s*begin\s*\(/g)].map((m) => m[1]!);
   const handles = new Set([...begins, "db", "pool"]);
   const outside = [...selects, ...updates].find((c) => handles.has(c.receiver));
-  if (outside) return fail(`\`${outside.receiver}.query(…)\` runs ${/UPDATE/i.test(outside.sql) ? "the claim" : "the select"} outside the transaction: each such statement commits on its own`);
+  if (outside) return fail(`\`${outside.receiver}.query(…)\` runs ${/^\s*UPDATE/i.test(outside.sql) ? "the claim" : "the select"} outside the transaction: each such statement commits on its own`);
   const receivers = new Set([...selects, ...updates].map((c) => c.receiver));
   if (receivers.size > 1) return fail(`the select and the claim run on different objects (${[...receivers].join(", ")})`);
   if (begins.length !== 1) return fail(`the queue's code begins ${begins.length} transactions; the select and the claim need one`);

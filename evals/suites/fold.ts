@@ -165,8 +165,9 @@ export interface MeasuredParams {
 }
 
 /**
- * The cost model's sizes from a fold summary: prefix from the fork's child, system prompt, turns,
- * loop additions and re-reading from the fresh child, the folded prefix from fork-folded's child.
+ * The cost model's sizes from a fold summary: prefix from the fork's child, system prompt, turns and
+ * loop additions from the fresh child, re-reading as what the fresh child re-read beyond the fork's
+ * child, the folded prefix from fork-folded's child.
  * What the summary lacks (a condition not run) keeps the article's value; the price factors stay the
  * article's (or the caller's).
  */
@@ -183,7 +184,14 @@ export function measuredParams(summary: Pick<MeasuredSummary, "conditions">, bas
   take("system", "fresh-child", "child_first_prompt");
   take("turns", "fresh-child", "child_requests");
   take("added", "fresh-child", "child_added");
+  // What a fresh child reads of the parent's material beyond what a fork reads of it anyway (both look at
+  // the claim during the build): the part of the re-reading a fork spares.
+  const forkReread = summary.conditions.find((c) => c.condition === "fork")?.measures.child_reread;
   take("reread", "fresh-child", "child_reread");
+  if (measured.reread && forkReread !== undefined) {
+    params.reread = Math.max(0, params.reread - forkReread);
+    measured.reread = "fresh-child − fork";
+  }
   take("foldedPrefix", "fork-folded", "child_first_prompt");
   return { params, measured };
 }
