@@ -14,15 +14,8 @@ import { tempProject } from "./helpers/temp-project.js";
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "fold");
 const original = await readFile(join(FIXTURE, "queue", "claim.js"), "utf8");
 
-const HEAD = `async function claimNext(db, worker) {
-  const tx = await db.begin();
-  try {
-    const { rows } = await tx.query(SELECT_NEXT);
-    if (rows.length === 0) {
-      await tx.commit();
-      return null;
-    }
-    const job = rows[0];`;
+/** The fixture's claimNext up to the job it selected: what each follow-up below replaces. */
+const HEAD = original.slice(original.indexOf("async function claimNext"), original.indexOf("const job = rows[0];") + "const job = rows[0];".length);
 const withHelper = (head: string) => original.replace(HEAD, head).replace("module.exports = { claimNext };", "module.exports = { claimNext, selectNextJob };");
 
 /** The follow-up as it should be: the helper runs on the claim's transaction. */
@@ -39,17 +32,19 @@ async function claimNext(db, worker) {
       await tx.commit();
       return null;
     }`);
+/** claimNext after a helper that selects on its own: the claim gets a transaction of its own. */
+const CLAIM_AFTER_SELECT = `async function claimNext(db, worker) {
+  const job = await selectNextJob(db);
+  if (job === null) return null;
+  const tx = await db.begin();
+  try {`;
 /** The select moved onto the database handle: it commits before the claim's transaction begins. */
 const onHandle = withHelper(`async function selectNextJob(db) {
   const { rows } = await db.query(SELECT_NEXT);
   return rows.length === 0 ? null : rows[0];
 }
 
-async function claimNext(db, worker) {
-  const job = await selectNextJob(db);
-  if (job === null) return null;
-  const tx = await db.begin();
-  try {`);
+${CLAIM_AFTER_SELECT}`);
 /** The select in a transaction of its own, committed before the claim's. */
 const ownTransaction = withHelper(`async function selectNextJob(db) {
   const tx = await db.begin();
@@ -58,11 +53,7 @@ const ownTransaction = withHelper(`async function selectNextJob(db) {
   return rows.length === 0 ? null : rows[0];
 }
 
-async function claimNext(db, worker) {
-  const job = await selectNextJob(db);
-  if (job === null) return null;
-  const tx = await db.begin();
-  try {`);
+${CLAIM_AFTER_SELECT}`);
 
 /** A copy of the fixture with its build fixed (the pin and the setting), and `claim` as queue/claim.js. */
 async function fixedProject(claim: string): Promise<string> {
@@ -83,6 +74,7 @@ const judgeInput = (over: Partial<JudgeInput>): JudgeInput => ({ records: [], fi
 
 describe("the one-transaction judges on the follow-up's code", () => {
   it("texts differ from the fixture (the replacements applied)", () => {
+    expect(HEAD).toMatch(/^async function claimNext\(db, worker\) \{\n[\s\S]*const job = rows\[0\];$/);
     for (const t of [onTransaction, onHandle, ownTransaction]) expect(t).toContain("selectNextJob");
   });
 
