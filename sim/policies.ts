@@ -411,7 +411,9 @@ function foldBuild(req: ChatRequest, instruction: string): SimReply {
     }
     return { content: `The subagent made the build pass. Its report: ${unstampedText(delegation.result)}` };
   }
-  const step = buildEpisode(req, acts.filter((a) => a.name !== "fold"));
+  // A fold has taken the episode out of the view: only the fold's own call and note are left of it.
+  if (folded(acts)) return { content: `The build passes now: ${BUILD_CHANGES}.` };
+  const step = buildEpisode(req, acts);
   if (!("passed" in step)) return step;
   if (/fold the build episode/i.test(instruction) && offered(req, "fold") && !folded(acts))
     return foldCall(req, {
