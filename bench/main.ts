@@ -15,7 +15,7 @@ import { measureReadFile } from "./read-file.js";
 import { PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { measureSessions } from "./session.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
-import { measureDemo, measureStartup } from "./startup.js";
+import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
 
 const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "grep", "commands"] as const;
 type SectionName = (typeof SECTIONS)[number];
@@ -110,7 +110,7 @@ async function main(): Promise<number> {
   if (only.has("startup") || only.has("version")) {
     // One set of child runs serves both sections: the `node -e 0` baseline is shared.
     await attempt(only.has("startup") ? "startup" : "version", "2. Start to first request", async (): Promise<Section | Section[]> => {
-      const r = await measureStartup({ runs: only.has("startup") ? 10 : 0, versionRuns: only.has("version") ? 15 : 0, log });
+      const r = await measureStartup({ runs: only.has("startup") ? 10 : 0, resumeRuns: only.has("startup") ? 7 : 0, versionRuns: only.has("version") ? 15 : 0, log });
       nodeBare = r.nodeBareMs;
       nodeBareCpu = r.nodeBareCpuMs;
       versionMs = r.versionMs;
@@ -130,6 +130,14 @@ async function main(): Promise<number> {
             extra: { main_thread_runqueue_wait_ms: median(r.firstRequestWaitMs) },
           },
           { key: "startup.node_bare", label: "baseline: `node -e 0`, spawn → exit", value: median(r.nodeBareMs), unit: "ms", note: `${r.nodeBareMs.length} runs; CPU ${fmt(median(r.nodeBareCpuMs), 0)} ms` },
+          {
+            key: "startup.resume_10mb",
+            label: `\`hel --resume <id> hi\` of a ${mb(RESUME_BYTES)} session: spawn → first request`,
+            value: median(r.resumeMs),
+            unit: "ms",
+            note: `${r.resumeMs.length} runs; the resume's own share: ${fmt(median(r.resumeMs) - first, 0)} ms over a plain start`,
+            extra: { resume_over_plain_start_ms: median(r.resumeMs) - first },
+          },
         ],
         footnotes: [
           "Arrival = a pass-through HTTP proxy in front of the simulator sees the request's headers; spawn = just before child_process.spawn.",

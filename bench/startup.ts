@@ -10,6 +10,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
+import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
+import { saveSnapshot } from "../src/session/snapshot-file.js";
+import { historyOfBytes } from "./history.js";
 import { startSimulator } from "../sim/index.js";
 import { runChild, schedTimes } from "./procs.js";
 
@@ -63,20 +66,70 @@ export interface StartupResult {
   nodeBareCpuMs: number[];
   versionMs: number[];
   versionCpuMs: number[];
+  /** spawn → first request of `hel --resume <id> hi` on a session of RESUME_BYTES, interleaved with the runs above. */
+  resumeMs: number[];
 }
 
-export async function measureStartup(options: { runs: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
+/** The size of the session the resume rows load. */
+export const RESUME_BYTES = 10e6;
+
+/** A saved session of about `bytes` in `project`, as hel itself would have written it; returns its id. */
+async function savedSession(project: string, bytes: number): Promise<string> {
+  const id = "bench0000-0000-4000-8000-000000000000";
+  const now = new Date().toISOString();
+  const messages = historyOfBytes(buildSystemPrompt({ projectDir: project, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: null }), bytes);
+  await saveSnapshot(project, {
+    schema_version: 1,
+    session_id: id,
+    cwd: project,
+    created_at: now,
+    updated_at: now,
+    request_config: {
+      model: "deepseek-flash",
+      max_output_tokens: 65536,
+      max_steps: 50,
+      effort: "high",
+      access: "edit",
+      delegate: null,
+      compaction: { enabled: false, threshold_tokens: null },
+    },
+    meter: { message_count: messages.length, input_tokens: Math.round(bytes / 4) },
+    usage: { requests: 1, prompt_tokens: 1, completion_tokens: 1, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 1 },
+    cursors: {},
+    compaction: null,
+    tools: [],
+    messages,
+  });
+  return id;
+}
+
+export async function measureStartup(options: { runs: number; resumeRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
   const sim = await startSimulator({ policy: "echo" });
   const proxy = await arrivalProxy(sim.url);
   const project = await mkdtemp(join(tmpdir(), "hel-bench-start-"));
   await writeFile(join(project, "README.md"), "# a project\n");
   const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: proxy.url };
-  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [] };
+  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [], resumeMs: [] };
+  const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
+  const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
+  /** One resume of the big session: spawn → its first request's arrival. */
+  const resumeOnce = async (): Promise<number> => {
+    let t0 = 0;
+    const before = proxy.arrivals.length;
+    const run = await runChild(process.execPath, [CLI, "-C", resumeProject!, "--resume", resumeId!, "--tools", "none", "hi"], { env, onSpawn: (t) => (t0 = t) });
+    const arrival = proxy.arrivals[before];
+    if (run.code !== 0 || arrival === undefined) throw new Error(`hel --resume failed (exit ${run.code}): ${run.stderr.trim()}`);
+    return arrival - t0;
+  };
   try {
     // One unmeasured run of each, so every measured one finds the files in the page cache.
     await runChild(process.execPath, [CLI, "-C", project, "hi"], { env });
     await runChild(process.execPath, ["-e", "0"]);
-    for (let i = 0; i < options.runs; i++) {
+    if (resumeProject) await resumeOnce();
+    for (let i = 0; i < Math.max(options.runs, options.resumeRuns); i++) {
+      // Interleaved with the plain starts, so both see the machine alike.
+      if (i < options.resumeRuns) result.resumeMs.push(await resumeOnce());
+      if (i >= options.runs) continue;
       let t0 = 0;
       let pid: number | undefined;
       let sched: ReturnType<typeof schedTimes> = null;
@@ -117,6 +170,7 @@ export async function measureStartup(options: { runs: number; versionRuns: numbe
     await proxy.close();
     await sim.close();
     await rm(project, { recursive: true, force: true });
+    if (resumeProject) await rm(resumeProject, { recursive: true, force: true });
   }
   return result;
 }

@@ -2,7 +2,7 @@
 // ChatRequest plus the settings that shape the answer, or throws the ApiError DeepSeek would answer with.
 // Shape errors are 422 (DeepSeek's JSON extractor), semantic errors 400. The context-length check needs
 // the prompt's token count, so it is a separate function the server calls after serializing.
-import type { AssistantMessage, ChatRequest, Message, ToolCall, ToolDefinition } from "../src/wire/messages.js";
+import type { ChatRequest, Message, ToolCall, ToolDefinition } from "../src/wire/messages.js";
 import { ApiError, badShape, contextTooLong, missingReasoning, unknownModel } from "./errors.js";
 
 export const MODELS = ["deepseek-flash", "deepseek-v4-pro"] as const;
@@ -93,12 +93,16 @@ function message(v: unknown, i: number): Message {
       return { role: role as "system" | "user", content: contentText(v["content"], where, false) ?? "" };
     case "assistant": {
       const calls = toolCalls(v["tool_calls"], where);
-      const msg: AssistantMessage = { role: "assistant", content: contentText(v["content"], where, true) };
-      if (typeof v["reasoning_content"] === "string") msg.reasoning_content = v["reasoning_content"];
-      else if (v["reasoning_content"] !== undefined && v["reasoning_content"] !== null)
-        throw badShape(`${where}.reasoning_content: invalid type: ${typeName(v["reasoning_content"])}, expected a string`);
-      if (calls && calls.length > 0) msg.tool_calls = calls;
-      return msg;
+      const content = contentText(v["content"], where, true);
+      const reasoning = v["reasoning_content"];
+      if (typeof reasoning !== "string" && reasoning !== undefined && reasoning !== null)
+        throw badShape(`${where}.reasoning_content: invalid type: ${typeName(reasoning)}, expected a string`);
+      return {
+        role: "assistant",
+        content,
+        ...(typeof reasoning === "string" ? { reasoning_content: reasoning } : {}),
+        ...(calls && calls.length > 0 ? { tool_calls: calls } : {}),
+      };
     }
     case "tool": {
       if (typeof v["tool_call_id"] !== "string") throw badShape(`${where}: missing field \`tool_call_id\``);

@@ -3,7 +3,7 @@
 // sessions show`. One schema for writing and reading; transcripts written before children had a kind
 // or a cost read as delegations of unknown cost.
 import { z } from "../zod.js";
-import { MessageSchema } from "../wire/messages.js";
+import { MessageSchema, type WithMessages } from "../wire/messages.js";
 import { DELEGATE_MODES } from "./child-messages.js";
 import { CHILD_KINDS, EXIT_REASONS } from "./events.js";
 import { UsageTotalsSchema } from "./usage.js";
@@ -21,4 +21,4 @@ export const ChildTranscriptSchema = z.object({
   /** US dollars, estimated from the price table when the child ran; null when its model had no price. */
   cost_usd: z.number().nonnegative().nullable().default(null),
 });
-export type ChildTranscript = z.infer<typeof ChildTranscriptSchema>;
+export type ChildTranscript = WithMessages<z.infer<typeof ChildTranscriptSchema>>;

@@ -6,7 +6,7 @@ import { CHILD_KINDS, EXIT_REASONS, type AgentEvent } from "../agent/events.js";
 import type { UsageLedger } from "../agent/usage-ledger.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
 import { FileEditSchema } from "../tools/file-edit.js";
-import { MessageSchema, UsageSchema } from "../wire/messages.js";
+import { MessageSchema, UsageSchema, type Message } from "../wire/messages.js";
 import { z } from "../zod.js";
 
 const count = z.number().int().nonnegative();
@@ -53,7 +53,9 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
     context_tokens: count,
   }),
 ]);
-export type JsonEvent = z.infer<typeof JsonEventSchema>;
+type ParsedJsonEvent = z.infer<typeof JsonEventSchema>;
+/** As parsed, but a message event carries the conversation's own (read-only) message. */
+export type JsonEvent = ParsedJsonEvent extends infer E ? (E extends { type: "message" } ? Omit<E, "message"> & { message: Message } : E) : never;
 
 /** `ledger` must read each event before this reader does: the parent's turn_end carries its totals. */
 export function createJsonEvents(write: (line: string) => void, sessionId: () => string, ledger: UsageLedger): (event: AgentEvent) => void {

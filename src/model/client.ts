@@ -13,6 +13,7 @@ import { connectionError, ModelError, statusError } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { sseData } from "./sse-decoder.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
+import { ByteWriter } from "../wire/byte-writer.js";
 import { requestBytes } from "../wire/serialize.js";
 import { redactSecrets } from "../redact.js";
 import { monotonicMs } from "../clock.js";
@@ -70,18 +71,19 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   });
   const sleep = options.sleep ?? abortableSleep;
   const baseMs = options.retryBaseMs ?? 1000;
+  // The memory the last answered body was written into, for the next: memory a process touches for
+  // the first time is slow to fault in. A call takes it (or, while another call has it, makes its
+  // own) and gives it back once its answer has arrived in full, when the server has read every byte
+  // of the body and nothing sends them any more; a call that fails lets its memory go.
+  let spare: ByteWriter | null = null;
 
-  async function attemptOnce(body: ChatRequest, signal: AbortSignal, handlers: StreamHandlers) {
+  async function attemptOnce(body: Buffer, signal: AbortSignal, handlers: StreamHandlers) {
     const acc = new StreamAccumulator();
     try {
-      // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
-      // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as sent.
-      // They are a view of serialize's one buffer, sent uncopied: safe because a run's requests are
-      // sequential, each answered (or its socket destroyed) before the next body is serialized.
       // The SDK sends the request and turns an error status into an APIError; the answer's events
       // are read here (sse-decoder.ts), in work linear in their size.
       const response = (await sdk
-        .post("/chat/completions", { body: requestBytes(body), headers: { "content-type": "application/json" }, signal })
+        .post("/chat/completions", { body, headers: { "content-type": "application/json" }, signal })
         .asResponse()) as unknown as FetchResponse;
       let done = false;
       for await (const data of sseData(response.body)) {
@@ -115,10 +117,18 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     baseURL: options.baseURL,
     async complete(body, signal, handlers = {}) {
       const started = monotonicMs();
+      const writer = spare ?? new ByteWriter();
+      spare = null;
+      let bytes: Buffer | undefined;
       for (let attempt = 1; ; attempt++) {
         handlers.onAttempt?.(attempt);
-        const outcome = await attemptOnce(body, signal, handlers);
+        // The body goes out as bytes hel serialized itself: the conversation's JSON is cached per
+        // message (wire/serialize.ts), and DeepSeek-only fields (thinking, reasoning_content) pass as
+        // sent. The bytes are this call's own, so every attempt sends them uncopied.
+        bytes ??= requestBytes(body, writer);
+        const outcome = await attemptOnce(bytes, signal, handlers);
         if (outcome.result) {
+          spare = writer;
           const { message, finishReason, usage } = outcome.result;
           return { message, finishReason, usage, status: 200, durationMs: monotonicMs() - started, attempts: attempt };
         }

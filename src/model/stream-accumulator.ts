@@ -67,11 +67,14 @@ export class StreamAccumulator {
         type: "function" as const,
         function: { name: c.name, arguments: c.arguments },
       }));
-    const message: AssistantMessage = { role: "assistant", content: this.content };
-    // A tool-call turn always carries reasoning_content back, even empty: DeepSeek's thinking mode
-    // answers 400 without it, and ignores it where it is not needed.
-    if (this.reasoning !== null || toolCalls.length > 0) message.reasoning_content = this.reasoning ?? "";
-    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: this.content,
+      // A tool-call turn always carries reasoning_content back, even empty: DeepSeek's thinking mode
+      // answers 400 without it, and ignores it where it is not needed.
+      ...(this.reasoning !== null || toolCalls.length > 0 ? { reasoning_content: this.reasoning ?? "" } : {}),
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    };
     return { message, finishReason: this.finish, usage: this.usage, started: this.started };
   }
 }

@@ -9,7 +9,7 @@ import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
-import { storedJson, storedMessage } from "../wire/stored-message.js";
+import { storedMessage } from "../wire/stored-message.js";
 import { findToolPairingError } from "../wire/tool-pairing.js";
 import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { ensureHelDir } from "../fs/hel-dir.js";
@@ -171,16 +171,17 @@ export async function loadSnapshotFile(projectDir: string, id: string): Promise<
   } catch (e) {
     throw await readError(e, id, paths.dir, paths.snapshot);
   }
-  let holdsBytes = false;
+  let snapshot: Snapshot;
   try {
-    const snapshot = parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
-    holdsBytes = snapshot.messages.some((m) => storedJson(m) !== undefined);
-    return { snapshot, identity: read.identity };
-  } finally {
-    // Messages kept as bytes hold the buffer; it returns to the store once they are all gone.
-    if (holdsBytes) heldBuffers.register(read.bytes, read.buffer);
-    else keepSpare(read.buffer);
+    snapshot = parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
+  } catch (e) {
+    keepSpare(read.buffer);
+    throw e;
   }
+  // Messages kept as the bytes they were read as hold `read.bytes`, and so does anything written from
+  // those bytes uncopied (wire/serialize.ts); the buffer returns to the store once nothing does.
+  heldBuffers.register(read.bytes, read.buffer);
+  return { snapshot, identity: read.identity };
 }
 
 const heldBuffers = new FinalizationRegistry<Buffer>(keepSpare);

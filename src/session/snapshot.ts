@@ -10,10 +10,9 @@ import { ACCESS_LEVELS } from "../tools/types.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { FileEditSchema } from "../tools/file-edit.js";
-import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message } from "../wire/messages.js";
+import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message, type WithMessages } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
-import { writeMessage } from "../wire/serialize.js";
-import { storedJson } from "../wire/stored-message.js";
+import { messagePieces } from "../wire/serialize.js";
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -61,9 +60,9 @@ export const SnapshotSchema = z.object({
   edits: z.array(StoredEditSchema).optional(),
   messages: z.array(MessageSchema),
 });
-export type Snapshot = z.infer<typeof SnapshotSchema>;
+export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;
 /** What a caller may hand to saveSnapshot: defaults (children) may be left out. */
-export type SnapshotInput = z.input<typeof SnapshotSchema>;
+export type SnapshotInput = WithMessages<z.input<typeof SnapshotSchema>>;
 
 /** Everything but the messages, which are checked one by one (see saveSnapshot). */
 export const SnapshotHeaderSchema = SnapshotSchema.omit({ messages: true });
@@ -80,42 +79,9 @@ export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>;
  * else goes into `into`, which a caller may keep across saves (its `memory`, grown when too small).
  */
 export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: ByteWriter = new ByteWriter()): Buffer[] {
-  const pieces: Buffer[] = [];
-  let written = 0;
-  const flush = (): void => {
-    const { bytes, end } = into.since(written);
-    if (bytes.length > 0) pieces.push(bytes);
-    written = end;
-  };
-  // A run of stored messages that lie one after another in the same bytes, ",\n" between them.
-  let run: { source: Buffer; start: number; end: number } | null = null;
-  const endRun = (): void => {
-    if (!run) return;
-    pieces.push(run.source.subarray(run.start, run.end));
-    run = null;
-  };
-  into.reset();
   const headJson = JSON.stringify(header);
-  into.put(`${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}${MESSAGES_OPEN}\n`);
-  for (let i = 0; i < messages.length; i++) {
-    const stored = storedJson(messages[i]!);
-    if (stored && run && stored.source === run.source && stored.start === run.end + 2 && run.source[run.end] === COMMA && run.source[run.end + 1] === NL) {
-      run.end = stored.end;
-      continue;
-    }
-    endRun();
-    if (i > 0) into.put(",\n");
-    if (stored) {
-      flush();
-      run = { source: stored.source, start: stored.start, end: stored.end };
-    } else {
-      writeMessage(into, messages[i]!);
-    }
-  }
-  endRun();
-  into.put(messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`);
-  flush();
-  return pieces;
+  const head = `${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}${MESSAGES_OPEN}\n`;
+  return messagePieces(into, head, messages, ",\n", messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`);
 }
 
 const MESSAGES_OPEN = '"messages":[';

@@ -2,6 +2,11 @@
 // and without a fresh allocation each time: a caller that keeps the writer reuses memory that is
 // already mapped (on small VMs, touching fresh memory costs several ms per MB).
 export class ByteWriter {
+  // V8 forgets the shape of a class's instances once none is left, and with it the optimized code built
+  // on that shape (put, and the serializers' loops around it). A writer lives for one request or one
+  // save, so without this one, which lives as long as the class, that code would be rebuilt each time.
+  static readonly #resident = new ByteWriter(Buffer.alloc(0));
+
   private length = 0;
 
   constructor(private buffer: Buffer = Buffer.allocUnsafe(64 * 1024)) {}

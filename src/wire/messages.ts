@@ -1,13 +1,29 @@
 // The chat-completions wire types hel sends to and reads from DeepSeek, defined once with zod.
 // Snapshots, records and the simulator all parse with these schemas; TypeScript types are inferred.
+//
+// A message never changes once it is in a conversation: its JSON is computed once and reused by every
+// later request and save, and a resumed message is the bytes it was read as (serialize.ts,
+// stored-message.ts), so an edit would be neither sent nor saved. The message types are therefore
+// read-only all the way down, and the compiler refuses an edit; a change to the conversation is a new
+// list (conversation.ts), never a change to a message.
 import { z } from "../zod.js";
+
+/** `T` with every property and every array read-only, at every depth. */
+type Immutable<T> = T extends readonly (infer E)[] ? readonly Immutable<E>[] : T extends object ? { readonly [K in keyof T]: Immutable<T[K]> } : T;
+
+/**
+ * The type inferred from a schema that holds a conversation (a request body, a snapshot, a child's
+ * transcript), its messages of the read-only Message type: the schema's own output type would let
+ * them be edited.
+ */
+export type WithMessages<T extends { messages: unknown }> = { [K in keyof T]: K extends "messages" ? Message[] : T[K] };
 
 export const ToolCallSchema = z.object({
   id: z.string(),
   type: z.literal("function"),
   function: z.object({ name: z.string(), arguments: z.string() }),
 });
-export type ToolCall = z.infer<typeof ToolCallSchema>;
+export type ToolCall = Immutable<z.infer<typeof ToolCallSchema>>;
 
 export const SystemMessageSchema = z.object({ role: z.literal("system"), content: z.string() });
 export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.string() });
@@ -30,11 +46,11 @@ export const MessageSchema = z.discriminatedUnion("role", [
   AssistantMessageSchema,
   ToolMessageSchema,
 ]);
-export type Message = z.infer<typeof MessageSchema>;
-export type SystemMessage = z.infer<typeof SystemMessageSchema>;
-export type UserMessage = z.infer<typeof UserMessageSchema>;
-export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
-export type ToolMessage = z.infer<typeof ToolMessageSchema>;
+export type Message = Immutable<z.infer<typeof MessageSchema>>;
+export type SystemMessage = Immutable<z.infer<typeof SystemMessageSchema>>;
+export type UserMessage = Immutable<z.infer<typeof UserMessageSchema>>;
+export type AssistantMessage = Immutable<z.infer<typeof AssistantMessageSchema>>;
+export type ToolMessage = Immutable<z.infer<typeof ToolMessageSchema>>;
 
 export const ToolDefinitionSchema = z.object({
   type: z.literal("function"),
@@ -72,7 +88,7 @@ export const ChatRequestSchema = z.object({
   stream: z.boolean().optional(),
   stream_options: z.object({ include_usage: z.boolean() }).optional(),
 });
-export type ChatRequest = z.infer<typeof ChatRequestSchema>;
+export type ChatRequest = WithMessages<z.infer<typeof ChatRequestSchema>>;
 
 export const FINISH_REASONS = ["stop", "length", "tool_calls", "content_filter", "insufficient_system_resource", "aborted"] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];

@@ -1,8 +1,9 @@
-// The request body's bytes, exactly those of `JSON.stringify(body)`, without re-serializing the
-// conversation on every request: a message never changes once it is in the conversation, so its JSON
-// is computed once and reused by every later request (and by the snapshot, see session/snapshot.ts).
-// Without this a 1,000-message conversation cost ~15 ms of serialization per model turn, growing
-// with every turn.
+// Messages as JSON bytes, the one place that knows how a message's JSON is kept: computed once and
+// cached (a message never changes once it is in the conversation), or, for a message read from a
+// snapshot, the bytes it was read as (stored-message.ts). Contract: every output is exactly
+// `JSON.stringify` of its input as UTF-8. A request body is written into memory its caller owns
+// (requestBytes); a snapshot is written from pieces, the stored bytes among them uncopied
+// (messagePieces). Without the cache every model turn would serialize the whole conversation again.
 import { ByteWriter } from "./byte-writer.js";
 import type { ChatRequest, Message, ToolDefinition } from "./messages.js";
 import { storedJson } from "./stored-message.js";
@@ -15,7 +16,6 @@ const MESSAGES_MARK = "\u0000hel-messages\u0000";
 const TOOLS_MARK = "\u0000hel-tools\u0000";
 const MESSAGES = JSON.stringify(MESSAGES_MARK);
 const TOOLS = JSON.stringify(TOOLS_MARK);
-const writer = new ByteWriter();
 
 /** The message's JSON text. A message read from a snapshot is decoded from its bytes, not cached. */
 export function messageJson(message: Message): string {
@@ -39,12 +39,12 @@ function toolsJson(tools: readonly ToolDefinition[]): string {
 }
 
 /**
- * The body as UTF-8 bytes: a view of a buffer reused by the next call. hel has one model request in
- * flight per process (a parent waits for its child), and each is answered, or its socket destroyed,
- * before the next body is serialized, so the view is never overwritten while in use.
+ * The body as UTF-8 bytes, written into `into` (reset first; the result is a view of it): the caller
+ * that owns the writer owns the bytes, to send, retry with and record while other requests are
+ * serialized and sent, until it resets the writer or hands it on.
  */
-export function requestBytes(body: ChatRequest): Buffer {
-  return jsonWithMessages(body, writer);
+export function requestBytes(body: ChatRequest, into: ByteWriter = new ByteWriter()): Buffer {
+  return jsonWithMessages(body, into);
 }
 
 /**
@@ -83,4 +83,59 @@ export function writeMessage(into: ByteWriter, message: Message): void {
   const stored = storedJson(message);
   if (stored) into.putBytes(stored.source, stored.start, stored.end);
   else into.put(messageJson(message));
+}
+
+// Each view of stored bytes made here → the Buffer it views: whoever read those bytes may reuse
+// their memory once that Buffer is unreachable (session/store.ts does), and a piece may outlive the
+// messages it was written from (a save still writing after compaction dropped them).
+const viewed = new WeakMap<Buffer, Buffer>();
+
+/**
+ * `head`, the messages' JSON with `separator` between them, then `tail`, as pieces to be written one
+ * after another: the text is written into `into` (reset first), and the messages read from a snapshot
+ * are views of the bytes they were read as, uncopied, which hold those bytes as the messages do.
+ * Stored messages that lie one after another in the same bytes with exactly `separator` between them
+ * (a snapshot read back, saved in the layout it was read in) are one view. The pieces are valid until
+ * `into` is reset.
+ */
+export function messagePieces(into: ByteWriter, head: string, messages: readonly Message[], separator: string, tail: string): Buffer[] {
+  const pieces: Buffer[] = [];
+  let written = 0;
+  // The text written since the last piece, as a piece.
+  const flush = (): void => {
+    const { bytes, end } = into.since(written);
+    if (bytes.length > 0) pieces.push(bytes);
+    written = end;
+  };
+  const sep = Buffer.from(separator);
+  // A run of stored messages that lie one after another in the same bytes, `separator` between them.
+  let run: { source: Buffer; start: number; end: number } | null = null;
+  const endRun = (): void => {
+    if (!run) return;
+    const piece = run.source.subarray(run.start, run.end);
+    viewed.set(piece, run.source);
+    pieces.push(piece);
+    run = null;
+  };
+  into.reset();
+  into.put(head);
+  for (let i = 0; i < messages.length; i++) {
+    const stored = storedJson(messages[i]!);
+    if (stored && run && stored.source === run.source && stored.start - run.end === sep.length && sep.compare(run.source, run.end, stored.start) === 0) {
+      run.end = stored.end;
+      continue;
+    }
+    endRun();
+    if (i > 0) into.put(separator);
+    if (stored) {
+      flush();
+      run = { source: stored.source, start: stored.start, end: stored.end };
+    } else {
+      writeMessage(into, messages[i]!);
+    }
+  }
+  endRun();
+  into.put(tail);
+  flush();
+  return pieces;
 }

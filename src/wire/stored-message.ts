@@ -1,10 +1,11 @@
 // A message read back from a snapshot, kept as the exact JSON bytes it was stored as until code looks
 // into it. Contract: a stored message behaves as the plain object its bytes parse to (reads, keys,
-// JSON.stringify, spreading), which it becomes on first use; until then the serializers copy its bytes
-// (storedJson) and the pairing checks read its role and tool call ids (toolCallsOf), which are kept
-// aside. Setting or deleting one of its properties drops the bytes; a change inside a nested object
-// (a tool call) goes unseen, as it would by the serializer's cache: messages do not change once in a
-// conversation. Two things see through the proxy: structuredClone refuses it (hel never clones
+// JSON.stringify, spreading), which it becomes on first use; until then serialize.ts, the one module
+// that reads its bytes (storedJson), writes them as they are, and the pairing checks read its role and
+// tool call ids (toolCallsOf), which are kept aside. Setting or deleting one of its properties drops
+// the bytes; a change inside a nested object (a tool call) goes unseen, as it would by the
+// serializer's cache: messages do not change once in a conversation, and their type is read-only
+// (messages.ts). Two things see through the proxy: structuredClone refuses it (hel never clones
 // messages), and Node's util.inspect prints its target, so console.log of one not yet parsed shows
 // only its role.
 //
