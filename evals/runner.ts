@@ -321,7 +321,9 @@ function runCheck(project: string, check: ProjectCheck): Promise<CheckOutcome> {
 export function readHelOffer(): HelOffer {
   const help = spawnSync(process.execPath, [HEL_BIN, "--help"], { encoding: "utf8", env: { ...process.env, COLUMNS: "400" } }).stdout ?? "";
   const flat = help.replace(/\s+/g, " ");
-  const list = /--tools <names>.*?from ([\w, ]+?);/.exec(flat)?.[1] ?? "";
+  // "from a, b, c; none = no tools", or at least the default list.
+  const option = /--tools <names>(.*?)(?= --[a-z]|$)/.exec(flat)?.[1] ?? "";
+  const list = /from ([\w, ]+?);/.exec(option)?.[1] ?? /default: "([\w,]+)"/.exec(option)?.[1] ?? "";
   return {
     tools: new Set(list.split(",").map((t) => t.trim()).filter(Boolean)),
     flags: new Set([...flat.matchAll(/(?:^| )(--[a-z][a-z-]*)/g)].map((m) => m[1]!)),

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { costModel } from "../evals/cost-model.js";
 import type { RequestLine } from "../evals/records.js";
+import { readHelOffer } from "../evals/runner.js";
 import { measuredParams } from "../evals/suites/fold.js";
 import type { Summary } from "../evals/summary.js";
 import { DEFAULT_PRICES } from "../src/model/prices.js";
@@ -42,6 +43,13 @@ beforeAll(async () => {
 });
 
 describe("evals run fold, offline", () => {
+  it("reads what the built hel offers from its --help: the tools --tools takes and the long flags", () => {
+    const hel = readHelOffer();
+    expect([...hel.tools]).toEqual(expect.arrayContaining(["read_file", "search_replace", "run_command", "grep", "find_files"]));
+    expect([...hel.flags]).toEqual(expect.arrayContaining(["--delegate", "--tools", "--record", "--max-steps"]));
+    expect(hel.tools.has("none")).toBe(false);
+  });
+
   it("runs or leaves out each of the six conditions, saying why, with no problems", () => {
     const ran = summary.conditions.map((c) => c.condition);
     expect([...ran, ...summary.skipped.map((s) => s.condition)].sort()).toEqual([...SIX].sort());
