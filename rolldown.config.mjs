@@ -11,7 +11,7 @@
 //   The SDK's global `Headers` is hel's class (src/model/http-headers.ts), so Node's own copy of
 //   undici is never loaded, and the SDK is told there is no global ReadableStream (see `define`).
 // - Built-in modules that dependencies load at start-up for paths hel never or rarely takes are
-//   left out or loaded on first use (see DEFERRED_BUILTINS): loading them cost ~25 ms of every run.
+//   left out or loaded on first use (see DEFERRED_BUILTINS): loading them slowed every run.
 import { builtinModules } from "node:module";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "rolldown";
@@ -37,10 +37,16 @@ const DEFERRED_BUILTINS = [
   },
   {
     // hel's own uses of crypto (ids and unique file names) all come after the first answer; the
-    // static imports would load it (~5 ms) before the first request.
+    // static imports would load it before the first request.
     builtin: "node:crypto",
     importers: [helModule],
     code: onFirstUse("node:crypto"),
+  },
+  {
+    // hel checksums a snapshot's messages with zlib's crc32, only when it saves or resumes a session.
+    builtin: "node:zlib",
+    importers: [helModule],
+    code: onFirstUse("node:zlib"),
   },
   {
     // commander spawns processes only for executable subcommands, which hel has none of.
@@ -84,7 +90,7 @@ export default defineConfig({
     inject: { Headers: [httpHeaders, "HttpHeaders"] },
     // The SDK checks every request body for a web ReadableStream. hel sends bytes and reads answers
     // as async iterables, so those paths are never taken, and looking up the global would load
-    // Node's web streams (~5 ms and 2 MB of every start-up).
+    // Node's web streams at every start-up.
     define: { "globalThis.ReadableStream": "undefined" },
   },
   output: {

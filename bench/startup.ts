@@ -104,7 +104,8 @@ async function savedSession(project: string, bytes: number): Promise<string> {
 }
 
 export async function measureStartup(options: { runs: number; resumeRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
-  const sim = await startSimulator({ policy: "echo" });
+  // A window that takes the resumed session whole: the resume row times hel, not the model's limit.
+  const sim = await startSimulator({ policy: "echo", contextWindow: 64 * 1024 * 1024 });
   const proxy = await arrivalProxy(sim.url);
   const project = await mkdtemp(join(tmpdir(), "hel-bench-start-"));
   await writeFile(join(project, "README.md"), "# a project\n");

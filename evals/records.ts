@@ -1,4 +1,4 @@
-// Reading what one hel process wrote with `--record <dir>` (design §1), checked with zod: record.json,
+// Reading what one hel process wrote with `--record <dir>`, checked with zod: record.json,
 // raw/requests.jsonl and raw/delegations.jsonl. Contract: readRecordDir never throws for a missing or
 // cut-short record (a killed process may leave none); it reports what it found and what was wrong in
 // `problems`, so judges can fail a run with a reason instead of the evals crashing.

@@ -1,6 +1,6 @@
 // DeepSeek's error body and the texts it uses, in one place, so every refusal the simulator makes has the
-// shape clients parse: {"error":{"message","type","param":null,"code"}}. Live texts come from
-// shared/reference/deepseek-api.md §1, §2, §4, §6; the rest follow the same style.
+// shape clients parse: {"error":{"message","type","param":null,"code"}}. Texts the live API is known to
+// send are copied as it sends them; the rest follow the same style.
 
 export interface ApiErrorInfo {
   status: number;

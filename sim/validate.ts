@@ -1,4 +1,4 @@
-// The real API's request rules (reference §2, §4, §9.3): turns a parsed JSON body into a normalized
+// The real API's request rules: turns a parsed JSON body into a normalized
 // ChatRequest plus the settings that shape the answer, or throws the ApiError DeepSeek would answer with.
 // Shape errors are 422 (DeepSeek's JSON extractor), semantic errors 400. The context-length check needs
 // the prompt's token count, so it is a separate function the server calls after serializing.

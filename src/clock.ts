@@ -1,4 +1,4 @@
 // Monotonic milliseconds, for durations hel reports (a model turn's, a record's). Not
-// performance.now(): on Node 20 the first use of the `performance` global loads perf_hooks, ~2 ms
-// of every start-up, spent before the first request.
+// performance.now(): on Node 20 the first use of the `performance` global loads perf_hooks, a
+// cost of every start-up paid before the first request.
 export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;

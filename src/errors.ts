@@ -1,5 +1,5 @@
 // Errors meant for a person: `message` is one line saying what went wrong and what to do, and
-// `exitCode` is the process status the CLI ends with (design §1: 1 work failed, 2 usage, 3 in use).
+// `exitCode` is the process status the CLI ends with (1 work failed, 2 usage, 3 in use).
 export class HelError extends Error {
   override name = "HelError";
   constructor(

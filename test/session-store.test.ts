@@ -14,6 +14,7 @@ import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "..
 import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../src/session/catalog.js";
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { findToolPairingError } from "../src/wire/tool-pairing.js";
+import { crc32 } from "node:zlib";
 import { buildSessionModules } from "./helpers/build-session.js";
 import { ID_A, ID_B, ID_C, makeSnapshot, sessionError } from "./helpers/session-fixtures.js";
 import { tempProject } from "./helpers/temp-project.js";
@@ -27,6 +28,12 @@ beforeEach(async () => {
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
 
 /** A fixture session saved as ID_A, and the text of its snapshot.json. */
+/** The file's JSON without the messages' index, which the header carries next to the snapshot's fields. */
+function withoutIndex(text: string): string {
+  const { messages_index: _, ...rest } = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
 async function savedSnapshot(): Promise<{ snapshot: Snapshot; text: string }> {
   const snapshot = makeSnapshot(project, ID_A);
   await saveSnapshot(project, snapshot);
@@ -76,13 +83,17 @@ describe("save and load", () => {
     const text = readFileSync(snapshotFile(ID_A), "utf8");
     const valid = SnapshotSchema.parse(snapshot);
     const { messages, ...header } = valid;
-    expect(text.split("\n")).toEqual([
-      `${JSON.stringify(header).slice(0, -1)},"messages":[`,
-      ...messages.map((m, i) => JSON.stringify(m) + (i < messages.length - 1 ? "," : "")),
-      "]}",
-      "",
-    ]);
-    expect(text.replaceAll("\n", "")).toBe(JSON.stringify(valid));
+    const [first, ...rest] = text.split("\n");
+    const lines = messages.map((m, i) => JSON.stringify(m) + (i < messages.length - 1 ? "," : ""));
+    expect(rest).toEqual([...lines, "]}", ""]);
+    // The header's last field is the index: each message's role and call ids, and the message lines' checksum.
+    expect(first).toBe(
+      `${JSON.stringify(header).slice(0, -1)},"messages_index":${JSON.stringify({
+        crc32: crc32(lines.join("\n")),
+        entries: ["s", "u", ["a", [["call_1", "read_file"]]], ["t", "call_1"], "a"],
+      })},"messages":[`,
+    );
+    expect(withoutIndex(text.replaceAll("\n", ""))).toBe(JSON.stringify(valid));
   });
 
   it("encodes non-ASCII text and an empty conversation the way JSON.stringify does, plus line breaks", () => {
@@ -90,14 +101,14 @@ describe("save and load", () => {
     snapshot.messages.push({ role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end\nsecond line" });
     const encode = ({ messages, ...header }: Snapshot) => Buffer.concat(encodeSnapshot(header, messages)).toString("utf8");
     // JSON.stringify never writes a raw line break, so every one in the file is the encoder's.
-    expect(encode(snapshot).replaceAll("\n", "")).toBe(JSON.stringify(snapshot));
+    expect(withoutIndex(encode(snapshot).replaceAll("\n", ""))).toBe(JSON.stringify(snapshot));
     expect(encode(snapshot).split("\n")).toHaveLength(snapshot.messages.length + 3);
     // Again, now from the per-message cache, into a buffer too small to start with.
     const { messages, ...header } = snapshot;
     expect(Buffer.concat(encodeSnapshot(header, messages, new ByteWriter(Buffer.alloc(8)))).toString("utf8")).toBe(encode(snapshot));
     const empty = makeSnapshot(project, ID_A, { messages: [] });
-    expect(encode(empty)).toBe(`${JSON.stringify(empty).slice(0, -2)}\n]}\n`);
-    expect(layoutOf(Buffer.from(encode(empty)))).toEqual({ header: { ...JSON.parse(JSON.stringify(empty)), messages: [] }, messages: [] });
+    expect(encode(empty)).toBe(`${JSON.stringify({ ...empty, messages: undefined }).slice(0, -1)},"messages_index":{"crc32":0,"entries":[]},"messages":[\n]}\n`);
+    expect(layoutOf(Buffer.from(encode(empty)))).toEqual({ header: { ...JSON.parse(JSON.stringify(empty)), messages_index: { crc32: 0, entries: [] }, messages: [] }, messages: [] });
   });
 
   it("reads hel's layout a line at a time, and any other layout of the same JSON whole", async () => {
@@ -158,8 +169,53 @@ describe("save and load", () => {
     const next = { ...loaded, messages: [...loaded.messages, { role: "user", content: "next" } as const, { role: "assistant", content: "ok" } as const] };
     await saveSnapshot(project, next);
     const text = readFileSync(snapshotFile(ID_A), "utf8");
-    expect(text.replaceAll("\n", "")).toBe(JSON.stringify(SnapshotSchema.parse({ ...snapshot, messages: [...snapshot.messages, ...next.messages.slice(-2)] })));
+    expect(withoutIndex(text.replaceAll("\n", ""))).toBe(JSON.stringify(SnapshotSchema.parse({ ...snapshot, messages: [...snapshot.messages, ...next.messages.slice(-2)] })));
     expect(text.split("\n")).toHaveLength(next.messages.length + 3);
+  });
+
+  it("loads a file as hel wrote it from its index, unparsed; a file changed since is parsed and checked message by message", async () => {
+    const { snapshot, text } = await savedSnapshot();
+    const lines = text.split("\n");
+    // A message turned invalid (a role no message has), the checksum made to match: the index is trusted.
+    const forged = lines.map((line) => line.replace('{"role":"user","content":"What', '{"role":"nobody","content":"What'));
+    const body = forged.slice(1, -2).join("\n");
+    forged[0] = forged[0]!.replace(/"crc32":\d+/, `"crc32":${crc32(body)}`);
+    writeFileSync(snapshotFile(ID_A), forged.join("\n"));
+    const trusted = await loadSnapshot(project, ID_A);
+    expect(trusted.messages.every((m) => storedJson(m) !== undefined)).toBe(true);
+    expect(trusted.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
+    // The same change without the checksum: the file is read message by message, and refused.
+    writeFileSync(snapshotFile(ID_A), lines.map((line) => line.replace('{"role":"user","content":"What', '{"role":"nobody","content":"What')).join("\n"));
+    expect((await sessionError(() => loadSnapshot(project, ID_A))).message).toMatch(/messages\[1\]/);
+    // An edit of the same length: the checksum tells, and the edit is what loads.
+    writeFileSync(snapshotFile(ID_A), text.replace("What does a.ts export?", "What does b.ts export?"));
+    const edited = await loadSnapshot(project, ID_A);
+    expect(edited.messages[1]).toEqual({ role: "user", content: "What does b.ts export?" });
+    expect(edited.messages.slice(2)).toEqual(snapshot.messages.slice(2));
+  });
+
+  it("checksums what a save adds onto what it knows: the file's checksum is always that of its message lines", async () => {
+    const checksumOk = () => {
+      const lines = readFileSync(snapshotFile(ID_A), "utf8").split("\n");
+      return JSON.parse(`${lines[0]}]}`).messages_index.crc32 === crc32(lines.slice(1, -2).join("\n"));
+    };
+    const snapshot = makeSnapshot(project, ID_A);
+    await saveSnapshot(project, snapshot);
+    expect(checksumOk()).toBe(true);
+    // Appended to: only the new messages are checksummed, onto the last save's sum.
+    snapshot.messages.push({ role: "user", content: "again" }, { role: "assistant", content: "ok" });
+    await saveSnapshot(project, snapshot);
+    expect(checksumOk()).toBe(true);
+    // Loaded, given another system message first (as a resume does), then appended to.
+    const loaded = await loadSnapshot(project, ID_A);
+    const resumed = { ...loaded, messages: [{ role: "system", content: "another prompt" } as const, ...loaded.messages.slice(1), { role: "user", content: "more" } as const] };
+    await saveSnapshot(project, resumed);
+    expect(checksumOk()).toBe(true);
+    // A span replaced before the end (a fold): the sum starts over.
+    const folded = { ...resumed, messages: [resumed.messages[0]!, { role: "user", content: "[note]" } as const, ...resumed.messages.slice(-1)] };
+    await saveSnapshot(project, folded);
+    expect(checksumOk()).toBe(true);
+    expect((await loadSnapshot(project, ID_A)).messages.every((m) => storedJson(m) !== undefined)).toBe(true);
   });
 
   it("rebuilds, rather than keeps, a message whose bytes say more than it holds, and a file that is not UTF-8", async () => {

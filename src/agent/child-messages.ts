@@ -1,4 +1,4 @@
-// What a subagent sees: built from the parent's conversation by one pure function (design §3).
+// What a subagent sees: built from the parent's conversation by one pure function.
 // The parent's messages are taken up to, not including, the assistant message that holds the
 // delegate call, filtered by mode, and followed by one user message: the role note, then the task.
 import type { Message } from "../wire/messages.js";

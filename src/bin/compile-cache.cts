@@ -1,5 +1,5 @@
 // Runs hel's bundled CommonJS chunks through a V8 code cache kept per user, so every run after the
-// first skips parsing and compiling ~1 MB of JavaScript: on Node 20, which has no compile cache of
+// first skips parsing and compiling the bundle's JavaScript: on Node 20, which has no compile cache of
 // its own, that was the largest part of hel's start-up. Contract:
 // - A cache is used only for the exact file it was made from: its size, modification time and inode
 //   are in the cache's first line (the way Python trusts a .pyc), and the directory is per Node
@@ -21,7 +21,7 @@ import { Script } from "node:vm";
 // Release builds of V8 check only a cache's version, flags and source length before running what it
 // holds, so a cache damaged on disk would run. Under this flag V8 writes a checksum into every cache
 // and rejects one that does not match: the check costs a fraction of a millisecond, where a digest
-// of our own meant loading node:crypto (~5 ms) on every start. Being a flag, it is also part of the
+// of our own meant loading node:crypto on every start. Being a flag, it is also part of the
 // flags V8 requires a cache to have been made with, so a cache made without it is never used.
 setFlagsFromString("--verify-snapshot-checksum");
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // hel's executable. It only sets V8's flags and runs the bundle (dist/bundle/main.cjs, built by
 // rolldown from src/cli/main.ts) through the compile cache; everything else happens in the bundle.
-// CommonJS, because Node reaches a CommonJS entry ~10 ms sooner than an ES module one.
+// CommonJS, because Node reaches a CommonJS entry sooner than an ES module one.
 import { setFlagsFromString } from "node:v8";
 import { join } from "node:path";
 import { processChunkLoader } from "./compile-cache.cjs";
 
 // undici parses HTTP with llhttp compiled to WebAssembly; V8's optimizing tier recompiles it in the
-// background for ~30 MB of memory, which buys nothing at hel's traffic (one streamed answer at a time).
+// background for tens of MB of memory, which buys nothing at hel's traffic (one streamed answer at a time).
 // Must be set before any WebAssembly is compiled, and before the code cache is read or made: V8
 // accepts a cache only under the flags it was made with.
 setFlagsFromString("--liftoff-only");

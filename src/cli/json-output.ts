@@ -1,4 +1,4 @@
-// `--json`: one JSON object per instruction on stdout (design §1), built from the event stream. Its
+// `--json`: one JSON object per instruction on stdout, built from the event stream. Its
 // `usage` is the usage ledger's: the instruction's totals and cost, and `by_agent`.
 import type { AgentEvent } from "../agent/events.js";
 import { byAgent, type UsageLedger } from "../agent/usage-ledger.js";

@@ -1,5 +1,5 @@
 // hel's entry point (bundled; src/bin/hel.ts runs it): parse the command line, run, and turn every
-// failure into one line on stderr and the exit status of design §1. Stack traces only with HEL_DEBUG=1.
+// failure into one line on stderr and hel's exit status (0 done, 1 failed, 2 usage, 3 in use). Stack traces only with HEL_DEBUG=1.
 import { createRequire } from "node:module";
 import { hasExitCode } from "../errors.js";
 import { ExitNow, parseArgs } from "./options.js";

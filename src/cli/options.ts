@@ -1,4 +1,4 @@
-// The command line of design §1, parsed with commander and checked with zod into RunOptions.
+// hel's command line (its flags are a contract: scripts and evals use them), parsed with commander and checked with zod into RunOptions.
 // These flag names are a contract with scripts and evals: add to them, never rename them.
 import { Command, Option } from "commander";
 import { resolve } from "node:path";

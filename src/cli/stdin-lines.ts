@@ -1,5 +1,5 @@
 // The instructions of stdin mode: every non-empty line of the input, in order, until it ends.
-// A module of its own so that only this mode loads readline (~1.5 ms and 1 MB at start-up).
+// A module of its own so that only this mode loads readline (time and memory at start-up).
 import { createInterface } from "node:readline";
 
 export async function* stdinInstructions(input: NodeJS.ReadableStream): AsyncGenerator<string> {

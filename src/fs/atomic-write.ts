@@ -14,7 +14,7 @@ export type WriteData = (file: FileHandle, pieces: readonly Uint8Array[]) => Pro
 
 // One writev() for all the pieces when the kernel takes them, as it does for a regular file; looping
 // on a short count. (FileHandle.writeFile cuts the data into 512 KB writes, a thread-pool round trip
-// each: ~1.5 ms of a 10 MB save.)
+// each, which adds up on a large snapshot.)
 export const writeAll: WriteData = async (file, pieces) => {
   let rest = pieces.filter((p) => p.byteLength > 0);
   for (let at = 0; rest.length > 0; ) {

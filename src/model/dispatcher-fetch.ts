@@ -1,8 +1,8 @@
 // The fetch the openai SDK sends hel's requests through: one undici `request()` per call on hel's
 // Agent, answered with the part of a WHATWG Response the SDK reads (ok, status, headers, url, a body
 // it iterates as bytes, text(), json()). undici's own fetch runs on the same Agent but adds a WHATWG
-// layer (webidl checks, web streams, the request body copied twice) that cost ~20 ms of every
-// start-up and copies that grow with the conversation. Contract:
+// layer (webidl checks, web streams, the request body copied twice) that slowed every start-up
+// and copies that grow with the conversation. Contract:
 // - The request body is sent as given, not copied: it must not change until the response arrives.
 // - A compressed answer (gzip, deflate, br) is decoded; node:zlib is loaded only for one.
 // - Errors are undici's own (codes such as UND_ERR_BODY_TIMEOUT, ECONNREFUSED), thrown by the call

@@ -3,7 +3,7 @@
 // on: names case-insensitive, values of one name joined with ", ", iteration in name order, and
 // invalid names or values refused with a TypeError. undici's own class is tied to its fetch, which
 // hel does not load (model/dispatcher-fetch.ts), and Node's global one loads Node's second copy of
-// undici (~25 ms).
+// undici at start-up.
 
 // RFC 9110 token characters; a value may not contain NUL, CR or LF.
 const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

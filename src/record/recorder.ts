@@ -1,4 +1,4 @@
-// Measurement records for `--record <dir>` (design §1): raw/requests.jsonl (one line per HTTP
+// Measurement records for `--record <dir>`: raw/requests.jsonl (one line per HTTP
 // request, with the exact body), raw/delegations.jsonl (one line per child: a delegation or a review)
 // and record.json. Built only from the agent's event stream; usage and cost come from the usage ledger.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";

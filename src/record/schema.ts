@@ -1,4 +1,4 @@
-// The files `--record <dir>` writes (design §1), defined once: the recorder writes these shapes and
+// The files `--record <dir>` writes, defined once: the recorder writes these shapes and
 // evals read them back with the same schemas.
 import { z } from "../zod.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";

@@ -1,5 +1,5 @@
 // The session a run works in: a new one, or one resumed from its snapshot. Owns the conversation,
-// the read_file cursors and the lease, and saves after every final answer (design §4).
+// the read_file cursors and the lease, and saves after every final answer.
 //
 // A new session writes nothing until its first answer: the lease is taken then, just before the
 // first save; a resumed session takes it at once, without waiting, and a held one ends the run (exit 3).

@@ -17,7 +17,7 @@ import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError } from "./errors.js";
 import { withStoreLock, type Lease } from "./lease.js";
 import { sessionPaths } from "./paths.js";
-import { encodeSnapshot, headerOfFirstLine, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
+import { encodeSnapshot, headerOfFirstLine, indexedShape, rememberChecksum, verifiedIndex, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
 
 /**
  * Which snapshot.json a process last read or wrote (every save is a new file, renamed into place), or
@@ -47,8 +47,8 @@ const KEPT = "the conversation is kept in memory and saved after the next answer
 // Saves of one file are queued so a slower earlier save can never land after a later one.
 const saving = new Map<string, Promise<unknown>>();
 // One encoding buffer, reused by save after save. Memory the process has not touched before is
-// slow to fault in (about 3 ms per MB on a small VM), which made a fresh 10 MB buffer the largest
-// single cost of a save. A save running while another holds the buffer allocates its own.
+// slow to fault in (the README's Measured table says how slow here), which made a fresh buffer the
+// largest single cost of a large save. A save running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
 
 const lostLease = (id: string): SessionError =>
@@ -282,11 +282,20 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
     throw broken(`snapshot.json ${whole.success ? "has an invalid messages (expected an array)" : describeIssues(whole.error, { ...header, messages: wholeMessages })}`);
   }
   const count = layout ? layout.messages.length / 2 : (wholeMessages as unknown[]).length;
+  // A file as hel wrote it (its index's checksum matches) holds messages that were checked when they
+  // were saved: they are kept as their bytes without being parsed again.
+  const index = layout && verifiedIndex(layout, bytes);
   // Bytes that are not UTF-8 decode with replacement characters; such a file's messages are rebuilt
   // from what they decode to rather than kept as bytes no request may carry.
-  const keepBytes = layout !== null && isUtf8(bytes);
+  const keepBytes = layout !== null && (index !== null || isUtf8(bytes));
   const checked: Message[] = new Array<Message>(count);
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count && index; i++) {
+    const message = storedMessage(bytes, layout.messages[2 * i]!, layout.messages[2 * i + 1]!, indexedShape(index.entries[i]!));
+    validMessages.add(message);
+    checked[i] = message;
+  }
+  if (index) rememberChecksum(checked, index.crc32);
+  for (let i = 0; i < count && !index; i++) {
     let raw: unknown;
     if (layout) {
       try {

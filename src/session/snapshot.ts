@@ -12,7 +12,9 @@ import { CursorMapSchema } from "../tools/cursors.js";
 import { FileEditSchema } from "../tools/file-edit.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message, type WithMessages } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
-import { messagePieces } from "../wire/serialize.js";
+import { messageJson, messagePieces } from "../wire/serialize.js";
+import { toolCallsOf } from "../wire/stored-message.js";
+import { crc32 } from "node:zlib";
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -79,9 +81,85 @@ export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>;
  * else goes into `into`, which a caller may keep across saves (its `memory`, grown when too small).
  */
 export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: ByteWriter = new ByteWriter()): Buffer[] {
-  const headJson = JSON.stringify(header);
-  const head = `${headJson.slice(0, -1)}${headJson.length > 2 ? "," : ""}${MESSAGES_OPEN}\n`;
-  return messagePieces(into, head, messages, ",\n", messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`);
+  const body = messagePieces(into, "", messages, ",\n", "");
+  const index: MessagesIndex = { crc32: messagesChecksum(messages, body), entries: messages.map(indexEntry) };
+  const headJson = JSON.stringify({ ...header, [INDEX_KEY]: index });
+  const head = `${headJson.slice(0, -1)},${MESSAGES_OPEN}\n`;
+  return [Buffer.from(head), ...body, Buffer.from(messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`)];
+}
+
+/**
+ * What a load needs of each message without parsing it (its role and the ids that pair calls with
+ * results), and a checksum of the message lines, in the header: a file hel wrote and nobody changed
+ * since is loaded from these (its messages were checked when they were saved), and any other file
+ * is parsed and checked message by message. Not part of the Snapshot: encodeSnapshot computes it.
+ */
+const INDEX_KEY = "messages_index";
+const IndexEntrySchema = z.union([
+  z.enum(["s", "u", "a"]),
+  z.tuple([z.literal("t"), z.string()]),
+  z.tuple([z.literal("a"), z.array(z.tuple([z.string(), z.string()])).min(1)]),
+]);
+const MessagesIndexSchema = z.object({ crc32: z.number().int().nonnegative(), entries: z.array(IndexEntrySchema) });
+type MessagesIndex = z.infer<typeof MessagesIndexSchema>;
+type IndexEntry = z.infer<typeof IndexEntrySchema>;
+
+// The checksum of the message lines up to and including a message, by that message and its place:
+// a conversation grows at its end, so a save checksums only what was added since the last save or
+// load. A conversation changed before that place (a fold) finds no entry there, or one whose
+// checksum no longer matches the file, and then the load checks every message: never wrong, only slower.
+// The first message is part of the key: a resume puts this process's system message first.
+const checksumThrough = new WeakMap<Message, { at: number; first: Message; crc: number }>();
+
+function messagesChecksum(messages: readonly Message[], body: readonly Buffer[]): number {
+  const known = (i: number): boolean => {
+    const entry = checksumThrough.get(messages[i]!);
+    return entry?.at === i && entry.first === messages[0];
+  };
+  let from = messages.length;
+  while (from > 0 && !known(from - 1)) from--;
+  let crc: number;
+  if (from === 0) {
+    crc = body.reduce((sum, piece) => crc32(piece, sum), 0);
+  } else {
+    crc = checksumThrough.get(messages[from - 1]!)!.crc;
+    for (let i = from; i < messages.length; i++) crc = crc32(messageJson(messages[i]!), crc32(",\n", crc));
+  }
+  rememberChecksum(messages, crc);
+  return crc;
+}
+
+/** The checksum of all of `messages`' lines: the next save of them, or of more after them, starts from it. */
+export function rememberChecksum(messages: readonly Message[], crc: number): void {
+  if (messages.length > 0) checksumThrough.set(messages.at(-1)!, { at: messages.length - 1, first: messages[0]!, crc });
+}
+
+function indexEntry(message: Message): IndexEntry {
+  if (message.role === "tool") return ["t", message.tool_call_id];
+  const calls = message.role === "assistant" ? toolCallsOf(message) : undefined;
+  if (calls) return ["a", calls.map((c) => [c.id, c.function.name] as [string, string])];
+  return message.role === "system" ? "s" : message.role === "user" ? "u" : "a";
+}
+
+/**
+ * The messages' index when it matches these bytes: an index whose checksum is that of the message
+ * lines as they lie in `bytes` (first message to last), with an entry per message; else null.
+ */
+export function verifiedIndex(layout: SnapshotLayout, bytes: Buffer): MessagesIndex | null {
+  const parsed = MessagesIndexSchema.safeParse(layout.header[INDEX_KEY]);
+  const count = layout.messages.length / 2;
+  if (!parsed.success || parsed.data.entries.length !== count) return null;
+  const region = count === 0 ? bytes.subarray(0, 0) : bytes.subarray(layout.messages[0], layout.messages[2 * count - 1]);
+  return crc32(region) === parsed.data.crc32 ? parsed.data : null;
+}
+
+/** What storedMessage needs to know of a message, from its index entry. */
+export function indexedShape(entry: IndexEntry): Message {
+  if (entry === "s") return { role: "system", content: "" };
+  if (entry === "u") return { role: "user", content: "" };
+  if (entry === "a") return { role: "assistant", content: null };
+  if (entry[0] === "t") return { role: "tool", tool_call_id: entry[1], content: "" };
+  return { role: "assistant", content: null, tool_calls: entry[1].map(([id, name]) => ({ id, type: "function", function: { name, arguments: "" } })) };
 }
 
 const MESSAGES_OPEN = '"messages":[';

@@ -19,7 +19,7 @@ export function plural(count: number, singular: string, pluralForm = `${singular
 
 /**
  * An integer with thousands separators ("12,345"), as toLocaleString("en-US") writes it. Not that
- * call: its first use starts ICU's number formatting, ~20 ms and 8 MB at start-up for one comma.
+ * call: its first use starts ICU's number formatting, whose time and memory at start-up buy one comma.
  */
 export function groupDigits(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");

@@ -22,6 +22,11 @@ export class ByteWriter {
     this.length += this.buffer.write(text, this.length, "utf8");
   }
 
+  /** Makes room for `bytes` more, at once: a large body grown by doubling would be copied again each time. */
+  reserve(bytes: number): void {
+    this.room(bytes);
+  }
+
   /** Appends `source[start, end)`, bytes that are already UTF-8. */
   putBytes(source: Buffer, start: number, end: number): void {
     this.room(end - start);

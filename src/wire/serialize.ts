@@ -54,6 +54,7 @@ export function requestBytes(body: ChatRequest, into: ByteWriter = new ByteWrite
 export function jsonWithMessages(value: { messages: readonly Message[]; tools?: readonly ToolDefinition[] }, into: ByteWriter): Buffer {
   const skeleton = JSON.stringify({ ...value, messages: MESSAGES_MARK, ...(value.tools ? { tools: TOOLS_MARK } : {}) });
   into.reset();
+  into.reserve(skeleton.length + (value.tools ? toolsJson(value.tools).length : 0) + messagesLength(value.messages));
   let rest = skeleton;
   for (const [marker, write] of [
     [MESSAGES, () => writeMessages(into, value.messages)],
@@ -67,6 +68,16 @@ export function jsonWithMessages(value: { messages: readonly Message[]; tools?: 
   }
   into.put(rest);
   return into.bytes();
+}
+
+/** The messages' JSON length in bytes, or a little less (text counted in UTF-16 units). */
+function messagesLength(messages: readonly Message[]): number {
+  let length = messages.length + 2;
+  for (const message of messages) {
+    const stored = storedJson(message);
+    length += stored ? stored.end - stored.start : messageJson(message).length;
+  }
+  return length;
 }
 
 function writeMessages(into: ByteWriter, messages: readonly Message[]): void {

@@ -11,8 +11,8 @@
 //
 // Why: loading a session used to build every message as objects and strings on the JS heap, about a
 // byte of heap per byte of file. That heap is new memory each load, slow to fault in, and the
-// collector copies it on the way to the old generation, so a 50 MB load cost 1.6× as much per MB as
-// a 10 MB one. Kept as bytes, a resumed conversation's history costs one buffer the load has already
+// collector copies it on the way to the old generation, so a large load cost more per MB than a small
+// one. Kept as bytes, a resumed conversation's history costs one buffer the load has already
 // touched, and the first request after a resume copies those bytes instead of serializing every message.
 import type { Message } from "./messages.js";
 
