@@ -12,7 +12,7 @@ import { SUITES } from "./suites/index.js";
 import { conditionTable, keyRequestTable, modeLine } from "./summary.js";
 import { readFileSync } from "node:fs";
 import { ARTICLE_PARAMS, costModel, costTable, type CostParams } from "./cost-model.js";
-import { MeasuredSummarySchema, measuredCostSection } from "./suites/fold.js";
+import { MeasuredSummarySchema, measuredCostSection } from "./fold-measures.js";
 
 const wholeNumber = (flag: string) => (v: string) => {
   const n = Number(v);

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { costModel } from "../evals/cost-model.js";
 import type { RequestLine } from "../evals/records.js";
 import { readHelOffer } from "../evals/runner.js";
-import { measuredParams } from "../evals/suites/fold.js";
+import { measuredParams } from "../evals/fold-measures.js";
 import type { Summary } from "../evals/summary.js";
 import { DEFAULT_PRICES } from "../src/model/prices.js";
 import { tempProject } from "./helpers/temp-project.js";
