@@ -1,7 +1,7 @@
 // `npm run bench`: hel's speed and memory table. Contract: prints medians and ratios next to their
 // targets (✓/✗ for the reader, never an assertion: a missed target does not fail the run), writes the
 // same numbers to bench-results.json in the current directory, and with --json prints that JSON on
-// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,grep,commands`
+// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,grep,commands,parallel`
 // runs a subset. It is not part of the tests. A section that cannot be measured is reported and
 // makes the exit status 1; the other sections still run.
 import { cpus, loadavg } from "node:os";
@@ -9,6 +9,7 @@ import { writeFile } from "node:fs/promises";
 import { BIG_OUTPUT_BYTES, measureBigOutput, measureCommandOverhead } from "./commands.js";
 import { measureGrep } from "./grep.js";
 import { measureHarness, type HarnessSize } from "./harness.js";
+import { ANSWER_DELAY_MS, measureParallel } from "./parallel.js";
 import { measureMachine } from "./machine.js";
 import { rssMethod } from "./procs.js";
 import { measureReadFile } from "./read-file.js";
@@ -17,7 +18,7 @@ import { measureSessions } from "./session.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "grep", "commands"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "grep", "commands", "parallel"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -364,6 +365,51 @@ async function main(): Promise<number> {
       footnotes: [
         "Overhead: in-process runCommandTool.run vs child_process spawns, interleaved, each timed from the call to its return / the close of the pipes.",
         "100 MB: the built CLI against the simulator, one run_command call, then an answer; the whole output streams to spill/.",
+      ],
+    };
+  });
+
+  await attempt("parallel", "9. Parallel subagents", async (): Promise<Section | Section[]> => {
+    const r = await measureParallel({ runs: 5, log });
+    const together = median(r.parallel.childrenMs);
+    const apart = median(r.sequence.childrenMs);
+    const shares = r.firstHitShares.map((s) => s * 100);
+    return {
+      title: `9. Parallel subagents: three \`full\` children, every answer ${ANSWER_DELAY_MS} ms late (built CLI, ${r.requestsPerRun} requests a run)`,
+      rows: [
+        { key: "parallel.children.together", label: "three children at once: first child request → parent's next request", value: together, unit: "ms", note: `${r.parallel.childrenMs.length} runs` },
+        { key: "parallel.children.apart", label: "the same three one after another", value: apart, unit: "ms", note: `${r.sequence.childrenMs.length} runs` },
+        { key: "parallel.children.ratio", label: "  ratio at once / one after another", value: together / apart, unit: "x", target: { kind: "under", limit: 0.45, unit: "x" } },
+        {
+          key: "parallel.wall",
+          label: "whole run at once, spawn → exit",
+          value: median(r.parallel.wallMs),
+          unit: "ms",
+          note: `one after another ${fmt(median(r.sequence.wallMs), 0)} ms`,
+          extra: { sequence_wall_ms: median(r.sequence.wallMs) },
+        },
+        {
+          key: "parallel.peak_rss",
+          label: "peak RSS of hel, three children at once",
+          value: median(r.parallel.peakRssMb),
+          unit: "MB",
+          note: `one after another ${fmt(median(r.sequence.peakRssMb))} MB`,
+          extra: { sequence_peak_rss_mb: median(r.sequence.peakRssMb) },
+        },
+        {
+          key: "parallel.first_hit_share",
+          label: "cache-hit share of each child's first request (at once)",
+          value: median(shares),
+          unit: "%",
+          target: { kind: "atLeast", limit: 90, unit: "%" },
+          note: `${shares.length} requests; lowest ${fmt(Math.min(...shares))} %`,
+          extra: { min_percent: Math.min(...shares) },
+        },
+      ],
+      footnotes: [
+        "The parent reads notes.md (60 lines), then sends one message with three delegate_task calls and two read_file calls: at once = the",
+        "three delegations side by side; one after another = a read_file between each two, so each runs alone. Each child reads one file, then answers.",
+        "Times are arrivals at the simulator (in the bench process); the two shapes alternate, one unmeasured run of each first.",
       ],
     };
   });

@@ -15,10 +15,13 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export type Unit = "ms" | "s" | "MB" | "x" | "ms/MB";
+export type Unit = "ms" | "s" | "MB" | "x" | "ms/MB" | "%";
 
-/** A target is "under" a limit, or "about" a ratio of 1 (within tolerance), e.g. peak RSS 1 GB vs 1 MB. */
-export type Target = { kind: "under"; limit: number; unit: Unit } | { kind: "about"; value: number; tolerance: number };
+/**
+ * A target is "under" a limit, "atLeast" a floor (a share of cache hits), or "about" a ratio of 1
+ * (within tolerance), e.g. peak RSS 1 GB vs 1 MB.
+ */
+export type Target = { kind: "under"; limit: number; unit: Unit } | { kind: "atLeast"; limit: number; unit: Unit } | { kind: "about"; value: number; tolerance: number };
 
 export interface Row {
   /** Machine key for the JSON file, e.g. "harness.loop.1000". */
@@ -44,6 +47,7 @@ export function meets(row: Row): boolean | null {
   const t = row.target;
   if (!t || !Number.isFinite(row.value)) return t ? false : null;
   if (t.kind === "under") return convert(row.value, row.unit, t.unit) < t.limit;
+  if (t.kind === "atLeast") return convert(row.value, row.unit, t.unit) >= t.limit;
   return Math.abs(row.value - t.value) <= t.tolerance;
 }
 
@@ -64,6 +68,7 @@ export function formatValue(value: number, unit: Unit): string {
 function formatTarget(t: Target | undefined): string {
   if (!t) return "";
   if (t.kind === "under") return `< ${t.limit} ${t.unit}`;
+  if (t.kind === "atLeast") return `≥ ${t.limit} ${t.unit}`;
   return `≈ ${t.value}× (±${t.tolerance})`;
 }
 

@@ -1,7 +1,8 @@
 // The simulator's HTTP server (node:http): DeepSeek's routes, errors, streaming and non-streaming
 // answers, prefix-cache usage, and scripted faults. Contract: startSimulator() listens on 127.0.0.1 and
 // answers each chat request from the script (one step per request that passes validation, in arrival
-// order) or, when the script is empty, from the policy. Every request is logged in `requests` as received.
+// order) or, when the script is empty, from the policy. Every request is logged in `requests` as received,
+// with how many others were being answered when it arrived.
 // All state (script, cache, log, timers) belongs to one Simulator; nothing is shared between instances,
 // and concurrent requests (a parent and its child) are served independently.
 import { randomUUID } from "node:crypto";
@@ -69,6 +70,13 @@ function isFaultStep(step: SimStep): step is { fault: SimFault } {
 }
 function isFaultsStep(step: SimStep): step is { faults: SimFault[]; reply?: SimReply } {
   return typeof step === "object" && step !== null && "faults" in step;
+}
+
+/** The reply a step ends with; one of faults alone ends with an empty answer. */
+function replyOf(step: SimStep): SimReply {
+  if (isFaultStep(step)) return { content: null };
+  if (isFaultsStep(step)) return step.reply ?? { content: null };
+  return step;
 }
 
 /** The error, its message followed by the request's headers when `req` is given. */
@@ -170,6 +178,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   const enforceReasoningContent = opts.enforceReasoningContent ?? true;
   const apiKeys = opts.apiKeys ? new Set(opts.apiKeys) : undefined;
   const requests: SimRequestRecord[] = [];
+  /** Chat requests arrived and not yet answered. */
+  let open = 0;
   const stop = new AbortController();
   let requestIndex = 0;
 
@@ -211,11 +221,11 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     checkContext(prompt.ends.length, v.maxTokens, contextWindow);
 
     const index = requestIndex++;
-    const step = script.shift();
+    const scripted = script.shift();
+    const step = scripted ?? policy(v.request, { requestIndex: index });
     let faults: SimFault[] = [];
     let reply: SimReply | undefined;
-    if (step === undefined) reply = undefined;
-    else if (isFaultStep(step)) faults = [step.fault];
+    if (isFaultStep(step)) faults = [step.fault];
     else if (isFaultsStep(step)) {
       faults = step.faults;
       reply = step.reply;
@@ -259,7 +269,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     }
     if (!ex.alive) return;
 
-    reply ??= policy(v.request, { requestIndex: index });
+    // A scripted step without a reply is answered by the policy after its faults, as before policies could fault.
+    reply ??= scripted === undefined ? { content: null } : replyOf(policy(v.request, { requestIndex: index }));
     const turn = playReply(reply, { thinking: v.thinking, maxTokens: v.maxTokens });
 
     // Look up before storing: a request never hits the units it creates itself.
@@ -383,7 +394,13 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       return false;
     };
     if (path === "/chat/completions") {
-      if (route("POST")) await chat(ex, raw);
+      if (!route("POST")) return;
+      ex.record.overlapping = open++;
+      try {
+        await chat(ex, raw);
+      } finally {
+        open--;
+      }
       return;
     }
     if (path === "/models" || path.startsWith("/models/") || path === "/user/balance") {

@@ -33,7 +33,11 @@ export type SimFault =
 /** One scripted request: a reply, one fault, or faults applied in order followed by an optional reply. */
 export type SimStep = SimReply | { fault: SimFault } | { faults: SimFault[]; reply?: SimReply };
 
-export type Policy = (req: ChatRequest, ctx: { requestIndex: number }) => SimReply;
+/**
+ * Decides the answer to a request the script leaves unanswered. It is asked when the request arrives,
+ * so it may answer with faults too (a delay, an error for one agent's request), like a script step.
+ */
+export type Policy = (req: ChatRequest, ctx: { requestIndex: number }) => SimStep;
 
 export type PolicyName = "demo" | "h11" | "h9" | "echo" | "fold";
 
@@ -60,6 +64,8 @@ export interface SimRequestRecord {
   headers: Record<string, string | string[] | undefined>;
   /** The HTTP status sent; 0 when the connection was reset before any response. */
   status: number;
+  /** Chat requests that had arrived and were not yet answered when this one arrived: >0 means they overlapped. */
+  overlapping?: number;
   usage?: Usage;
 }
 

@@ -1,13 +1,14 @@
 // The built hel in a real terminal and through pipes: `script` gives it a pseudo-terminal, and the
 // test reads the screen's bytes. An edit shows as a coloured diff with line numbers and the run ends
 // with the files it changed; `sessions show` shows the same diff; an answer is rendered as markdown
-// on a terminal and left as the model wrote it in a pipe; the spinner shows on a terminal only; and
-// --json-events streams every event as a JSON line.
+// on a terminal and left as the model wrote it in a pipe; the spinner shows on a terminal only, with a
+// line for each working subagent; and --json-events streams every event as a JSON line.
 import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
+import { lastUserText } from "../sim/policies.js";
 import { JsonEventSchema, type JsonEvent } from "../src/cli/json-events.js";
 import { HEL, helEnv, runHel } from "./helpers/hel.js";
 import { screenOf } from "./helpers/screen.js";
@@ -164,6 +165,26 @@ it("shows a spinner with the current step and the time spent on a terminal, in o
   // Drawn over itself, and erased before hel's last lines: the screen keeps no trace of it.
   expect(hel.bytes()).toMatch(/\r\x1b\[J/);
   expect(hel.screen()).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+});
+
+it("shows each working subagent on its own line under the spinner, and Ctrl-C stops them all", async () => {
+  sim = await startSimulator({
+    policy: (req) =>
+      lastUserText(req).startsWith("You are a subagent")
+        ? { faults: [{ kind: "delay", ms: 30_000 }], reply: { content: "too late" } }
+        : { tool_calls: ["one", "two", "three"].map((task) => call("delegate_task", { task: `count to ${task}` })) },
+  });
+  const project = await tempProject();
+  const hel = inTerminal(["-C", project, "--delegate", "task-only", "count three ways at once"], sim.url);
+  // Dimmed, under the spinner's own line.
+  const lines = [/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for 3 subagents · \d+\.\ds/, ...[1, 2, 3].map((n) => `  #${n} task-only · step 1 · 0 tokens · requesting`)];
+  const shown = () => hel.screen().split("\n").slice(-4);
+  await hel.until(() => lines.every((line, i) => shown()[i]?.startsWith("\x1b[2m") && shown()[i]!.match(line) !== null), "a line per subagent");
+  hel.child.stdin.write("\x03");
+  await hel.exited;
+  expect(hel.screen()).toMatch(/⇠ delegation #1 aborted/);
+  expect(hel.screen()).toMatch(/⇠ delegation #3 aborted/);
+  expect(hel.screen()).not.toMatch(/#\d task-only · step/);
 });
 
 it("shows the whole reasoning on stderr with --show-reasoning, and none of it in a pipe without", async () => {

@@ -36,32 +36,37 @@ interface Turn {
   signal?: AbortSignal;
   /** Called as the note tool starts on a text (before it yields to the event loop). */
   onNote?: (text: string) => void;
+  /** Makes note a concurrent tool; `mark` stays one that runs alone. */
+  concurrent?: boolean;
 }
 
 /** Runs one turn of the loop over [SYSTEM, USER] with a `note` tool; returns all it left behind. */
-async function turn(client: ModelClient, { maxSteps = 5, signal = new AbortController().signal, onNote }: Turn = {}) {
+async function turn(client: ModelClient, { maxSteps = 5, signal = new AbortController().signal, onNote, concurrent = false }: Turn = {}) {
   const log: string[] = [];
-  // Yields between start and end, so calls run side by side would interleave in the log.
+  // Yields between start and end ("slow" for longer), so calls run side by side would interleave in the log.
   const note: Tool<{ text: string }> = {
     name: "note",
     description: "Record a note.",
     schema: z.object({ text: z.string() }),
     spill: false,
+    concurrent,
     run: async ({ text }) => {
       log.push(`start ${text}`);
       onNote?.(text);
-      await nextTick();
+      for (let i = text === "slow" ? 3 : 1; i > 0; i--) await nextTick();
       log.push(`end ${text}`);
       if (text === "bad") throw new ToolError("that note cannot be taken; take another");
       return `noted ${text}`;
     },
   };
+  const mark: Tool<{ text: string }> = { ...note, name: "mark", concurrent: false };
+  const tools = concurrent ? [note, mark] : [note];
   const events: AgentEvent[] = [];
   const run: AgentRun = {
     ref: REF,
     client,
-    tools: [note],
-    toolDefinitions: toolDefinitions([note]),
+    tools,
+    toolDefinitions: toolDefinitions(tools),
     toolContext: { projectDir: "/nonexistent", access: "edit", sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() },
     request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" },
     maxSteps,
@@ -109,6 +114,41 @@ describe("tool calls", () => {
       expect.objectContaining({ messages: messages.slice(0, 6) }),
     ]);
     expect(outcome).toMatchObject({ answer: "done", exitReason: "completed" });
+  });
+});
+
+describe("calls of a concurrent tool", () => {
+  const calls = (...specs: [name: string, text: string][]): AssistantMessage => ({
+    role: "assistant",
+    content: null,
+    tool_calls: specs.map(([name, text]) => toolCall(`call_${text}`, name, { text })),
+  });
+
+  it("run side by side when consecutive; each result joins in call order, a slow first one before the quick ones", async () => {
+    const message = calls(["note", "slow"], ["note", "bad"], ["note", "c"]);
+    const model = fakeModel([{ message }, { message: answer("done") }]);
+    const { messages, events, log } = await turn(model, { concurrent: true });
+    expect(log).toEqual(["start slow", "start bad", "start c", "end bad", "end c", "end slow"]);
+    expect(messages.slice(3, 6)).toEqual([result("slow"), result("bad", "Error: that note cannot be taken; take another"), result("c")]);
+    const order = events.filter((e) => e.type === "tool_start" || e.type === "tool_end").map((e) => `${e.type} ${"callId" in e ? e.callId : ""}`);
+    expect(order).toEqual(["tool_start call_slow", "tool_start call_bad", "tool_start call_c", "tool_end call_slow", "tool_end call_bad", "tool_end call_c"]);
+    expect(model.bodies[1]!.messages).toEqual(messages.slice(0, 6));
+  });
+
+  it("a call of another tool runs alone: it ends the batch before it and starts after", async () => {
+    const model = fakeModel([{ message: calls(["note", "a"], ["note", "b"], ["mark", "m"], ["note", "c"], ["note", "d"]) }, { message: answer("done") }]);
+    const { messages, log } = await turn(model, { concurrent: true });
+    expect(log).toEqual(["start a", "start b", "end a", "end b", "start m", "end m", "start c", "start d", "end c", "end d"]);
+    expect(messages.slice(3, 8).map((m) => (m.role === "tool" ? m.tool_call_id : m.role))).toEqual(["call_a", "call_b", "call_m", "call_c", "call_d"]);
+  });
+
+  it("an abort as the batch starts: the calls already started finish with their results, every later one gets the interrupted result", async () => {
+    const controller = new AbortController();
+    const model = fakeModel([{ message: calls(["note", "a"], ["note", "b"], ["mark", "m"]) }]);
+    const { outcome, messages, log } = await turn(model, { concurrent: true, signal: controller.signal, onNote: (text) => text === "a" && controller.abort() });
+    expect(log).toEqual(["start a", "end a"]);
+    expect(messages.slice(3)).toEqual([result("a"), { role: "tool", tool_call_id: "call_b", content: expect.stringMatching(INTERRUPTED) }, { role: "tool", tool_call_id: "call_m", content: expect.stringMatching(INTERRUPTED) }]);
+    expect(outcome.exitReason).toBe("aborted");
   });
 });
 

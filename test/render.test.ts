@@ -100,15 +100,49 @@ describe("the spinner on a terminal", () => {
     expect(shown).toBe("\x1b[2mone\x1b[22m\n\x1b[2mtwo\x1b[22m\n\x1b[2mthree\x1b[22m\n");
   });
 
-  it("names a subagent's step while it works", () => {
+  it("shows each working subagent on its own line: its mode, step and tokens", () => {
     const progress = new Progress();
+    const child = (delegation: number) => ({ agent: "child" as const, delegation });
+    const childResponse = (delegation: number, prompt: number, completion: number): AgentEvent => ({
+      ...(response as Extract<AgentEvent, { type: "response" }>),
+      ...child(delegation),
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: prompt },
+    });
+    const start = (number: number, mode: "full" | null): AgentEvent => ({ ...parent, type: "delegation_start", number, kind: mode ? "delegate" : "review", mode, task: "t" });
+    const end = (number: number): AgentEvent => ({ ...parent, type: "delegation_end", number, kind: "delegate", mode: "full", task: "t", answer: "x", exitReason: "completed", toolCalls: [], usage });
     progress.observe(turnStart, 0);
-    progress.observe({ agent: "child", delegation: 2, type: "turn_start", instruction: "look" }, 10);
-    progress.observe({ agent: "child", delegation: 2, type: "request", step: 3, body: {} as never, attempt: 1 }, 20);
-    progress.observe({ agent: "child", delegation: 2, type: "tool_start", callId: "k", name: "read_file", arguments: '{"path":"a.txt"}' }, 30);
-    expect(progress.line(65_000, 0)).toBe('⠋ subagent #2: running read_file {"path":"a.txt"} · step 3 · 1m 05s');
-    progress.observe({ agent: "child", delegation: 2, type: "turn_end", answer: "x", exitReason: "completed", usage, contextTokens: 1, meter: null }, 40);
-    expect(progress.line(65_000, 1)).toBe("⠙ starting · 1m 05s");
+    progress.observe({ ...parent, type: "tool_start", callId: "d1", name: "delegate_task", arguments: "{}" }, 5);
+    for (const number of [2, 3]) progress.observe(start(number, "full"), 10);
+    progress.observe(start(4, null), 10);
+    progress.observe({ ...child(2), type: "request", step: 3, body: {} as never, attempt: 1 }, 20);
+    progress.observe(childResponse(2, 1200, 34), 25);
+    progress.observe({ ...child(2), type: "tool_start", callId: "k", name: "read_file", arguments: '{"path":"a.txt"}' }, 30);
+    progress.observe({ ...child(3), type: "request", step: 1, body: {} as never, attempt: 1 }, 30);
+    expect(progress.lines(65_000, 0)).toEqual([
+      "⠋ waiting for 3 subagents · 1m 05s",
+      '  #2 full · step 3 · 1,234 tokens · running read_file {"path":"a.txt"}',
+      "  #3 full · step 1 · 0 tokens · requesting",
+      "  #4 review · step 1 · 0 tokens · starting",
+    ]);
+    for (const number of [3, 4]) progress.observe(end(number), 40);
+    expect(progress.lines(65_000, 1)).toEqual(["⠙ waiting for subagent #2 · 1m 05s", '  #2 full · step 3 · 1,234 tokens · running read_file {"path":"a.txt"}']);
+    progress.observe(end(2), 50);
+    expect(progress.lines(65_000, 2)).toEqual(['⠹ running delegate_task {} · 1m 05s']);
+  });
+
+  it("draws every working subagent's line in the live region, and names each one's tool lines", () => {
+    const t = terminals(true);
+    const r = renderer(t);
+    r.observe(turnStart);
+    for (const number of [1, 2]) r.observe({ ...parent, type: "delegation_start", number, kind: "delegate", mode: "no-tools", task: `task ${number}` });
+    r.observe({ agent: "child", delegation: 2, type: "tool_start", callId: "k", name: "read_file", arguments: '{"path":"a.txt"}' });
+    vi.advanceTimersByTime(80);
+    expect(t.region().split("\n")).toEqual([
+      "\x1b[2m⠙ waiting for 2 subagents · 0.0s\x1b[22m",
+      "\x1b[2m  #1 no-tools · step 1 · 0 tokens · starting\x1b[22m",
+      '\x1b[2m  #2 no-tools · step 1 · 0 tokens · running read_file {"pa…\x1b[0m',
+    ]);
+    expect(t.text("err")).toContain('    #2 → read_file {"path":"a.txt"}\n');
   });
 });
 

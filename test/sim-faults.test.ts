@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import { client, KEY, post, sse, user } from "./helpers/sim.js";
+import { waitFor } from "./helpers/wait.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -184,5 +185,35 @@ describe("timing faults", () => {
     expect(events.comments).toHaveLength(1);
     const text = (events.data as { choices: { delta: { content?: string } }[] }[]).map((c) => c.choices[0]!.delta.content ?? "").join("");
     expect(text).toBe("scripted after faults");
+  });
+});
+
+describe("faults from a policy", () => {
+  it("a policy answers each request by its content, faults included; a scripted step without a reply still gets the policy's", async () => {
+    sim = await startSimulator({
+      script: [{ fault: { kind: "delay", ms: 1 } }],
+      policy: (req) => {
+        const text = req.messages.at(-1)!.content as string;
+        if (text === "fail") return { fault: { kind: "status", status: 503 } };
+        return { faults: [{ kind: "delay", ms: 1 }], reply: { content: `policy: ${text}` } };
+      },
+    });
+    const ask = (text: string) => post(sim!.url, { ...body(), messages: [user(text)] });
+    const scripted = await ask("first");
+    expect(scripted.status).toBe(200);
+    expect((scripted.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("policy: first");
+    expect((await ask("fail")).status).toBe(503);
+    const answered = await ask("ok");
+    expect((answered.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("policy: ok");
+  });
+
+  it("each request records how many others were still being answered when it arrived", async () => {
+    sim = await startSimulator({ policy: () => ({ faults: [{ kind: "delay", ms: 1500 }], reply: { content: "late" } }) });
+    const url = sim.url;
+    const first = post(url, body());
+    await waitFor(() => sim!.requests.length === 1 && sim!.requests[0]!.overlapping !== undefined, "the first request to arrive");
+    await Promise.all([first, post(url, body())]);
+    await post(url, body());
+    expect(sim.requests.map((r) => r.overlapping)).toEqual([0, 1, 0]);
   });
 });

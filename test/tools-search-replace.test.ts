@@ -13,6 +13,40 @@ import { toolProject } from "./helpers/tools.js";
 
 const edit = (ctx: ToolContext, args: SearchReplaceArgs) => searchReplaceTool.run(args, ctx);
 
+describe("search_replace by two agents at once", () => {
+  it("edits of one file started together both land, each starting from the text the other left", async () => {
+    const { ctx, dir } = await toolProject();
+    await mkdir(path.join(dir, "src"));
+    const file = path.join(dir, "src", "config.ts");
+    await writeFile(file, "export const port = 80;\nexport const host = 'a';\nexport const debug = false;\n");
+    // Through two spellings of one path: the lock is the file's, not the words'.
+    const results = await Promise.all([
+      edit(ctx, { path: "src/config.ts", old_text: "port = 80;", new_text: "port = 8143;" }),
+      edit(ctx, { path: "./src/../src/config.ts", old_text: "host = 'a';", new_text: "host = 'b';" }),
+      edit(ctx, { path: "src/config.ts", old_text: "debug = false;", new_text: "debug = true;" }),
+    ]);
+    expect(results).toEqual([
+      "Edited src/config.ts: replaced line 1; the new text is at line 1.",
+      "Edited src/config.ts: replaced line 2; the new text is at line 2.",
+      "Edited src/config.ts: replaced line 3; the new text is at line 3.",
+    ]);
+    expect(await readFile(file, "utf8")).toBe("export const port = 8143;\nexport const host = 'b';\nexport const debug = true;\n");
+  });
+
+  it("an edit of text the other agent changed first fails as not found, telling it to read the file again", async () => {
+    const { ctx, dir } = await toolProject();
+    const file = path.join(dir, "f.txt");
+    await writeFile(file, "port: 80\n");
+    const [first, second] = await Promise.allSettled([
+      edit(ctx, { path: "f.txt", old_text: "port: 80", new_text: "port: 8143" }),
+      edit(ctx, { path: "f.txt", old_text: "port: 80", new_text: "port: 9000" }),
+    ]);
+    expect(first).toEqual({ status: "fulfilled", value: "Edited f.txt: replaced line 1; the new text is at line 1." });
+    expect(second).toMatchObject({ status: "rejected", reason: expect.objectContaining({ message: expect.stringMatching(/^old_text was not found in f\.txt\. Read f\.txt again with read_file/) }) });
+    expect(await readFile(file, "utf8")).toBe("port: 8143\n");
+  });
+});
+
 describe("search_replace", () => {
   it("replaces the one exact occurrence and says which lines changed", async () => {
     const { ctx, dir } = await toolProject();

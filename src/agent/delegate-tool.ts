@@ -3,6 +3,7 @@
 // included, so the cached prefix is shared), project directory and access, and the child budget; a
 // call may ask for fewer steps than the budget, never more. A child a budget stopped returns its last
 // text and a line naming the budget; one that failed otherwise returns an error the parent can act on.
+// Consecutive calls in one message run their children at the same time.
 import { z } from "../zod.js";
 import { ToolError, type Tool } from "../tools/types.js";
 import type { Message } from "../wire/messages.js";
@@ -35,6 +36,8 @@ export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs> {
     description: delegateDescription(deps.mode),
     schema: DelegateArgs,
     spill: true,
+    // Several delegate_task calls of one message are children working side by side.
+    concurrent: true,
     async run({ task, max_steps }, ctx) {
       const budget = deps.children.budget().maxSteps;
       if (max_steps !== undefined && max_steps > budget) {

@@ -1,12 +1,13 @@
 // The agent loop, shared by parent and child: send the conversation, append the assistant message,
-// run its tool calls, append their results, repeat until a final answer, the step limit, the token
+// run its tool calls (consecutive calls of a concurrent tool, such as delegate_task, at the same
+// time), append their results in call order, repeat until a final answer, the step limit, the token
 // budget, the output limit, an error or an abort. Everything it does is reported on one event stream.
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
 import type { ModelClient } from "../model/client.js";
 import { ModelError } from "../model/errors.js";
-import { executeToolCall } from "../tools/registry.js";
+import { executeToolCall, type ToolResult } from "../tools/registry.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import type { Message, ToolCall, ToolDefinition } from "../wire/messages.js";
 import type { AgentRef, EventSink, ExitReason } from "./events.js";
@@ -106,17 +107,42 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
 
 async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal): Promise<void> {
   const ctx: ToolContext = { ...run.toolContext, signal };
-  for (const call of calls) {
-    if (signal.aborted) {
-      append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
-      continue;
+  for (const batch of concurrentBatches(calls, run.tools)) {
+    // The calls of a batch all start before any result is awaited (none once the user interrupted);
+    // each result joins the conversation in call order.
+    const running = batch.map((call) => (signal.aborted ? null : runToolCall(call, run, ctx)));
+    for (const [i, call] of batch.entries()) {
+      const pending = running[i];
+      if (!pending) {
+        append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
+        continue;
+      }
+      const result = await pending;
+      const edit = result.edit ? { edit: result.edit } : {};
+      run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit });
+      append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
     }
-    const name = call.function.name;
-    run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
-    const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
-    const result = await executeToolCall(call, run.tools, { ...ctx, onOutput });
-    const edit = result.edit ? { edit: result.edit } : {};
-    run.emit({ ...run.ref, type: "tool_end", callId: call.id, name, isError: result.isError, result: result.content, ...edit });
-    append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
   }
+}
+
+function runToolCall(call: ToolCall, run: AgentRun, ctx: ToolContext): Promise<ToolResult> {
+  const name = call.function.name;
+  run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
+  const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
+  return executeToolCall(call, run.tools, { ...ctx, onOutput });
+}
+
+/**
+ * The calls in order, cut into batches to run together: a run of consecutive calls of concurrent
+ * tools is one batch, and every other call a batch of its own.
+ */
+function concurrentBatches(calls: readonly ToolCall[], tools: readonly Tool[]): ToolCall[][] {
+  const concurrent = (call: ToolCall) => tools.find((t) => t.name === call.function.name)?.concurrent === true;
+  const batches: ToolCall[][] = [];
+  for (const call of calls) {
+    const last = batches.at(-1);
+    if (last && concurrent(call) && concurrent(last[0]!)) last.push(call);
+    else batches.push([call]);
+  }
+  return batches;
 }

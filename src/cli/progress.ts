@@ -1,8 +1,10 @@
-// What hel is doing while the user waits, as the one line the spinner shows: the current step of
-// the agent that is working (requesting, thinking, writing, running a tool; a subagent's own step
-// while it works) and the time since the instruction began. Reads the event stream; the clock and
-// the spinner frame are passed in, so the line is a pure function of what happened.
+// What hel is doing while the user waits, as the lines the spinner shows: the parent's current step
+// (requesting, thinking, writing, running a tool, waiting for its subagents) and the time since the
+// instruction began, then one line per working subagent with its mode, step and tokens so far.
+// Reads the event stream; the clock and the spinner frame are passed in, so the lines are a pure
+// function of what happened.
 import type { AgentEvent } from "../agent/events.js";
+import { groupDigits, plural } from "../tools/format.js";
 import { toolCallLabel } from "./tool-views.js";
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -12,11 +14,17 @@ interface Activity {
   step: number;
 }
 
+interface ChildActivity extends Activity {
+  /** Its delegation mode, or "review". */
+  label: string;
+  tokens: number;
+}
+
 export class Progress {
   private startedAt: number | null = null;
   private parent: Activity = { what: "starting", step: 0 };
-  /** Working subagents by delegation number, the most recently active last. */
-  private readonly children = new Map<number, Activity>();
+  /** Working subagents by delegation number, in the order they started. */
+  private readonly children = new Map<number, ChildActivity>();
 
   observe(event: AgentEvent, now: number): void {
     if (event.type === "turn_start" && event.agent === "parent") {
@@ -25,31 +33,40 @@ export class Progress {
       this.children.clear();
       return;
     }
-    if (event.type === "turn_end") {
-      if (event.agent === "parent") this.startedAt = null;
-      else this.children.delete(event.delegation ?? 0);
+    if (event.type === "delegation_start") {
+      this.children.set(event.number, { what: "starting", step: 0, label: event.mode ?? event.kind, tokens: 0 });
       return;
     }
-    const child = event.agent === "child" ? (event.delegation ?? 0) : null;
-    const current = child === null ? this.parent : (this.children.get(child) ?? { what: "starting", step: 0 });
-    const what = activity(event);
-    const next = { what: what ?? current.what, step: event.type === "request" ? event.step : current.step };
-    if (child === null) this.parent = next;
-    else {
-      this.children.delete(child);
-      this.children.set(child, next);
+    if (event.type === "delegation_end") {
+      this.children.delete(event.number);
+      return;
     }
+    if (event.type === "turn_end" && event.agent === "parent") {
+      this.startedAt = null;
+      return;
+    }
+    const child = event.agent === "child" ? this.children.get(event.delegation ?? 0) : undefined;
+    const current = event.agent === "child" ? child : this.parent;
+    if (!current) return;
+    current.what = activity(event) ?? current.what;
+    if (event.type === "request") current.step = event.step;
+    if (child && event.type === "response" && event.usage) child.tokens += event.usage.prompt_tokens + event.usage.completion_tokens;
   }
 
-  /** The spinner's line, or null when no instruction is running. */
-  line(now: number, frame: number): string | null {
-    if (this.startedAt === null) return null;
-    const child = [...this.children].at(-1);
-    const who = child ? `subagent #${child[0]}: ` : "";
-    const { what, step } = child ? child[1] : this.parent;
-    const steps = step > 1 ? ` · step ${step}` : "";
-    return `${FRAMES[frame % FRAMES.length]} ${who}${what}${steps} · ${elapsed(now - this.startedAt)}`;
+  /** The spinner's lines, none when no instruction is running. */
+  lines(now: number, frame: number): string[] {
+    if (this.startedAt === null) return [];
+    const children = [...this.children];
+    const waiting = children.length > 0 ? `waiting for ${children.length > 1 ? plural(children.length, "subagent") : `subagent #${children[0]![0]}`}` : null;
+    const parent = `${FRAMES[frame % FRAMES.length]} ${waiting ?? this.parent.what}${steps(this.parent)} · ${elapsed(now - this.startedAt)}`;
+    // What it does comes last: a narrow terminal cuts that before the figures.
+    const childLines = children.map(([number, c]) => `  #${number} ${c.label} · step ${Math.max(c.step, 1)} · ${groupDigits(c.tokens)} tokens · ${c.what}`);
+    return [parent, ...childLines];
   }
+}
+
+function steps(activity: Activity): string {
+  return activity.step > 1 ? ` · step ${activity.step}` : "";
 }
 
 function activity(event: AgentEvent): string | null {
@@ -64,8 +81,6 @@ function activity(event: AgentEvent): string | null {
       return "writing";
     case "tool_start":
       return `running ${toolCallLabel(event.name, event.arguments)}`;
-    case "delegation_start":
-      return `starting subagent #${event.number}`;
     default:
       return null;
   }

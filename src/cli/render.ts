@@ -1,8 +1,8 @@
 // The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
 // edit's diff; each tool's look is in tool-views.ts), retries, token figures, and — when stderr is a
-// terminal — a spinner saying what hel is doing, with reasoning folded to its last lines while it
-// streams. The answer goes to stdout: streamed as it arrives in the interactive mode, printed whole
-// at the end otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when
+// terminal — a spinner saying what hel is doing (and a line for each working subagent), with
+// reasoning folded to its last lines while it streams. The answer goes to stdout: streamed as it
+// arrives in the interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when
 // stdout is a terminal, the model's text as it is otherwise.
 import type { AgentEvent } from "../agent/events.js";
 import type { UsageLedger, UsageReport } from "../agent/usage-ledger.js";
@@ -90,7 +90,9 @@ export function createRenderer(options: RendererOptions): Renderer {
   const printErr = (...lines: string[]) => {
     if (lines.length > 0) above(stderr, lines.map((l) => l + "\n").join(""));
   };
-  const indent = (event: AgentEvent) => (event.agent === "child" ? "    " : "");
+  /** Subagents working now: while several do, each one's lines name it. */
+  const working = new Set<number>();
+  const indent = (event: AgentEvent) => (event.agent === "parent" ? "" : working.size > 1 ? `    #${event.delegation ?? 0} ` : "    ");
   // A running command's tail is redrawn above the spinner, like every other line.
   const commands = createCommandView({ write: (text) => above(stderr, text), isTTY: stderr.isTTY, columns: stderr.columns });
   /** Arguments of the searches under way, by call id: their line is written when they end. */
@@ -100,10 +102,10 @@ export function createRenderer(options: RendererOptions): Renderer {
     `${printedInTurn || !first ? "\n" : ""}${markdown ? markdown.renderMarkdown(text, { style: outStyle, width: stdout.columns || 80 }) : text}\n`;
 
   const regionLines = (): string[] => {
-    const status = progress.line(now(), frame);
-    if (status === null) return [];
+    const status = progress.lines(now(), frame);
+    if (status.length === 0) return [];
     const folded = thinking && !options.showReasoning ? reasoningTail(reasoning, FOLDED_REASONING_LINES).map((l) => errStyle.dim(`  ${l}`)) : [];
-    return [...folded, errStyle.dim(status)];
+    return [...folded, ...status.map((line) => errStyle.dim(line))];
   };
   const startTicker = () => {
     if (!region || ticker) return;
@@ -211,9 +213,11 @@ export function createRenderer(options: RendererOptions): Renderer {
         break;
       }
       case "delegation_start":
+        working.add(event.number);
         printErr(`⇢ delegating (${event.mode ?? event.kind}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
         break;
       case "delegation_end":
+        working.delete(event.number);
         printErr(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`);
         break;
       case "turn_end": {

@@ -2,12 +2,14 @@
 // file when old_text is empty. Zero or several occurrences are errors that say what call to make next.
 // The model writes "\n"; a CRLF file is matched with its line endings normalised, and the new text gets
 // the file's line ending while untouched lines keep theirs byte for byte. BOM, mode, owner and group
-// are kept; a read-only file is refused.
+// are kept; a read-only file is refused. Reading, checking and writing a file is one step: an edit
+// made meanwhile by another agent of this process is never lost, and an old_text it changed is not found.
 import { constants } from "node:fs";
 import path from "node:path";
 import type { OpenDir } from "../fs/beneath.js";
 import { z } from "../zod.js";
 import { plural } from "./format.js";
+import { withFileLock } from "./file-lock.js";
 import { isMissing, projectRelative, withProjectEntry } from "./paths.js";
 import { loadTextFile, saveTextFile } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
@@ -41,33 +43,35 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
   }
   const display = projectRelative(ctx, args.path);
   // An empty old_text may create the file, parent directories included; otherwise a missing directory
-  // is a missing file.
-  const edited = withProjectEntry(ctx, args.path, "write", oldText === "", async ({ dir, name }) => {
-    const loaded = await loadTextFile(dir, name, display);
-    ctx.beforeWrite?.(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
-    if (loaded === null) {
-      const created = await createFile(dir, name, display, oldText, newText);
-      await recordEdit(ctx, display, "", 0, "", newText, true);
-      return created;
-    }
-    if (oldText === "") {
-      if (loaded.text !== "") {
-        throw new ToolError(
-          `${display} already exists and is not empty; an empty old_text only creates files. To change it, put the exact text to replace in old_text (read_file ${JSON.stringify({ path: display })} shows it)`,
-        );
+  // is a missing file. Another agent's edit of the same file waits until this one has written.
+  const edited = withProjectEntry(ctx, args.path, "write", oldText === "", ({ dir, name, real }) =>
+    withFileLock(real, async () => {
+      const loaded = await loadTextFile(dir, name, display);
+      ctx.beforeWrite?.(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
+      if (loaded === null) {
+        const created = await createFile(dir, name, display, oldText, newText);
+        await recordEdit(ctx, display, "", 0, "", newText, true);
+        return created;
       }
-      await saveTextFile(dir, name, display, loaded, newText);
-      await recordEdit(ctx, display, "", 0, "", newText);
-      return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
-    }
-    const edit = replaceOnce(loaded.text, oldText, newText, display);
-    await saveTextFile(dir, name, display, loaded, edit.text);
-    await recordEdit(ctx, display, edit.before, edit.at, oldText, newText);
-    const removed = spanOf(edit.line, oldText);
-    return newText === ""
-      ? `Edited ${display}: removed ${removed}.`
-      : `Edited ${display}: replaced ${removed}; the new text is at ${spanOf(edit.line, newText)}.`;
-  });
+      if (oldText === "") {
+        if (loaded.text !== "") {
+          throw new ToolError(
+            `${display} already exists and is not empty; an empty old_text only creates files. To change it, put the exact text to replace in old_text (read_file ${JSON.stringify({ path: display })} shows it)`,
+          );
+        }
+        await saveTextFile(dir, name, display, loaded, newText);
+        await recordEdit(ctx, display, "", 0, "", newText);
+        return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
+      }
+      const edit = replaceOnce(loaded.text, oldText, newText, display);
+      await saveTextFile(dir, name, display, loaded, edit.text);
+      await recordEdit(ctx, display, edit.before, edit.at, oldText, newText);
+      const removed = spanOf(edit.line, oldText);
+      return newText === ""
+        ? `Edited ${display}: removed ${removed}.`
+        : `Edited ${display}: replaced ${removed}; the new text is at ${spanOf(edit.line, newText)}.`;
+    }),
+  );
   return edited.catch((e: unknown) => {
     throw oldText !== "" && isMissing(e) ? missingFile(display) : e;
   });

@@ -48,6 +48,11 @@ export interface Tool<Args = unknown> {
   schema: z.ZodType<Args>;
   /** read_file's own pages are already bounded, so its results are never spilled. */
   spill: boolean;
+  /**
+   * Calls of it that follow one another in one assistant message run at the same time (delegate_task:
+   * each child waits on the model); results still join the conversation in call order.
+   */
+  concurrent?: boolean;
   run(args: Args, ctx: ToolContext): Promise<string>;
 }
 
