@@ -5,6 +5,7 @@
 // these are its decisions on given requests; the suite's run covers it over HTTP.
 import { describe, expect, it } from "vitest";
 import { fold } from "../sim/policies.js";
+import type { SimReply } from "../sim/index.js";
 import type { ChatRequest, Message } from "../src/wire/messages.js";
 
 const tool = (name: string, props: string[]) => ({ type: "function" as const, function: { name, description: name, parameters: { type: "object", properties: Object.fromEntries(props.map((p) => [p, { type: "string" }])) } } });
@@ -29,7 +30,8 @@ function conversation(instruction: string, steps: [name: string, args: object, r
   }
   return { model: "deepseek-flash", messages, tools: TOOLS };
 }
-const turn = (req: ChatRequest) => fold(req, { requestIndex: 0 });
+/** The fold policy only ever answers; it plays no faults. */
+const turn = (req: ChatRequest) => fold(req, { requestIndex: 0 }) as SimReply;
 const args = (req: ChatRequest) => JSON.parse(turn(req).tool_calls![0]!.arguments) as Record<string, unknown>;
 
 const BUILD = "Make the build pass: run `node build.js` with run_command and fix what it reports (there is no network). Tell me what you changed.";
