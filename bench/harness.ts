@@ -137,7 +137,7 @@ export async function measureHarness(options: {
   subscribe("undici:request:trailers", onDone);
 
   const tools = [readFileTool, searchReplaceTool, noopTool] as Tool[];
-  const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: null });
+  const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: [] });
   const emit = (event: AgentEvent): void => {
     switch (event.type) {
       case "request":

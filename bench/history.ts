@@ -3,7 +3,9 @@
 // reasoning_content and tool_calls, then one tool result per call) and a final answer — so the
 // simulator and saveSnapshot accept it. Sizes follow what read_file pages and answers weigh in
 // practice: user/assistant messages a few hundred bytes, tool results 1–4 KB.
-import type { Message } from "../src/wire/messages.js";
+import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
+import type { SnapshotInput } from "../src/session/snapshot.js";
+import type { Message, ToolDefinition } from "../src/wire/messages.js";
 
 export type Rng = () => number;
 
@@ -135,4 +137,36 @@ export function historyOfBytes(systemPrompt: string, bytes: number, seed = 2): M
 
 export function jsonBytes(messages: readonly Message[]): number {
   return Buffer.byteLength(JSON.stringify(messages));
+}
+
+/**
+ * A session of about `bytes` as hel would have saved it in `projectDir`: the history above behind
+ * hel's system prompt, with the figures a long session carries.
+ */
+export function sessionOfBytes(projectDir: string, bytes: number, id: string, tools: ToolDefinition[]): SnapshotInput {
+  const now = new Date().toISOString();
+  const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: [] }), bytes);
+  return {
+    schema_version: 1,
+    session_id: id,
+    cwd: projectDir,
+    created_at: now,
+    updated_at: now,
+    request_config: {
+      model: "deepseek-flash",
+      max_output_tokens: 65536,
+      max_steps: 50,
+      effort: "high",
+      access: "edit",
+      delegate: null,
+      compaction: { enabled: false, threshold_tokens: null },
+    },
+    meter: { message_count: messages.length, input_tokens: Math.round(bytes / 4) },
+    usage: { requests: messages.length >> 1, prompt_tokens: bytes * 10, completion_tokens: bytes >> 3, prompt_cache_hit_tokens: bytes * 9, prompt_cache_miss_tokens: bytes },
+    children: 0,
+    compaction: null,
+    cursors: {},
+    tools,
+    messages,
+  };
 }

@@ -14,15 +14,14 @@
 import { randomUUID } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { writeFileAtomic } from "../src/fs/atomic-write.js";
-import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { sessionPaths } from "../src/session/paths.js";
-import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type SnapshotInput } from "../src/session/snapshot.js";
+import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot } from "../src/session/snapshot.js";
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { findToolPairingError } from "../src/wire/tool-pairing.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../src/tools/registry.js";
 import { MessageSchema } from "../src/wire/messages.js";
 import { ByteWriter } from "../src/wire/byte-writer.js";
-import { historyOfBytes } from "./history.js";
+import { sessionOfBytes } from "./history.js";
 import { resetPeakRss, selfRss } from "./procs.js";
 
 const [phase, projectDir, what, repsArg] = process.argv.slice(2) as ["save" | "load", string, string, string];
@@ -58,31 +57,10 @@ async function step(op: () => unknown): Promise<number> {
 }
 
 async function save(bytes: number): Promise<object> {
-  const now = new Date().toISOString();
-  const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: null }), bytes);
-  const snapshot: SnapshotInput = {
-    schema_version: 1,
-    session_id: randomUUID(),
-    cwd: projectDir,
-    created_at: now,
-    updated_at: now,
-    request_config: {
-      model: "deepseek-flash",
-      max_output_tokens: 65536,
-      max_steps: 50,
-      effort: "high",
-      access: "edit",
-      delegate: null,
-      compaction: { enabled: false, threshold_tokens: null },
-    },
-    meter: { message_count: messages.length, input_tokens: Math.round(bytes / 4) },
-    usage: { requests: messages.length >> 1, prompt_tokens: bytes * 10, completion_tokens: bytes >> 3, prompt_cache_hit_tokens: bytes * 9, prompt_cache_miss_tokens: bytes },
-    children: 0,
-    compaction: null,
-    cursors: { c_0123456789ab: { path: "src/parse.ts", nextByte: 51200, nextLine: 1201, linesLeft: null, ino: 1234, size: 204800, mtimeMs: 1700000000000 } },
-    tools: toolDefinitions([...BUILTIN_TOOLS.values()]),
-    messages,
-  };
+  const snapshot = sessionOfBytes(projectDir, bytes, randomUUID(), toolDefinitions([...BUILTIN_TOOLS.values()]));
+  const messages = snapshot.messages;
+  // A read_file cursor, as a session that read a large file keeps one.
+  snapshot.cursors = { c_0123456789ab: { path: "src/parse.ts", nextByte: 51200, nextLine: 1201, linesLeft: null, ino: 1234, size: 204800, mtimeMs: 1700000000000 } };
   const out = { id: snapshot.session_id, fileBytes: 0, messages: messages.length, saveMs: [] as number[], saveCpuMs: [] as number[], savePeakMb: [] as number[], steps: {} as Record<string, number> };
   await saveSnapshot(projectDir, snapshot);
   for (let i = 0; i < reps; i++) {

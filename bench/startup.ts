@@ -10,9 +10,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
-import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { saveSnapshot } from "../src/session/snapshot-file.js";
-import { historyOfBytes } from "./history.js";
+import { sessionOfBytes } from "./history.js";
 import { startSimulator } from "../sim/index.js";
 import { runChild, schedTimes } from "./procs.js";
 
@@ -76,30 +75,7 @@ export const RESUME_BYTES = 10e6;
 /** A saved session of about `bytes` in `project`, as hel itself would have written it; returns its id. */
 async function savedSession(project: string, bytes: number): Promise<string> {
   const id = "bench0000-0000-4000-8000-000000000000";
-  const now = new Date().toISOString();
-  const messages = historyOfBytes(buildSystemPrompt({ projectDir: project, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: null }), bytes);
-  await saveSnapshot(project, {
-    schema_version: 1,
-    session_id: id,
-    cwd: project,
-    created_at: now,
-    updated_at: now,
-    request_config: {
-      model: "deepseek-flash",
-      max_output_tokens: 65536,
-      max_steps: 50,
-      effort: "high",
-      access: "edit",
-      delegate: null,
-      compaction: { enabled: false, threshold_tokens: null },
-    },
-    meter: { message_count: messages.length, input_tokens: Math.round(bytes / 4) },
-    usage: { requests: 1, prompt_tokens: 1, completion_tokens: 1, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 1 },
-    cursors: {},
-    compaction: null,
-    tools: [],
-    messages,
-  });
+  await saveSnapshot(project, sessionOfBytes(project, bytes, id, []));
   return id;
 }
 

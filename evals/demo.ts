@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { startSimulator } from "../sim/server.js";
 
@@ -22,9 +23,15 @@ async function main(): Promise<void> {
   process.stderr.write(`hel demo — ${online ? "DeepSeek (DEEPSEEK_API_KEY is set)" : `offline, on the bundled simulator at ${sim!.url}`}\n`);
   process.stderr.write(`project: ${project}\ninstruction: ${INSTRUCTION}\n\n`);
 
-  const child = spawn(process.execPath, [HEL_BIN, "-C", project, "--json", INSTRUCTION], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [HEL_BIN, "-C", project, "--json", INSTRUCTION], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  // hel's resume hint names a session on the simulator, which stops with the demo: offline it could
+  // not be followed, so it is left out, and `npm run try` is offered instead.
+  createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (line) => {
+    if (sim && /^session \S+ — resume with: /.test(line)) return;
+    process.stderr.write(`${line}\n`);
+  });
   const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
   await sim?.close();
 
@@ -38,6 +45,7 @@ async function main(): Promise<void> {
       `\n— tokens —\nrequests ${u.requests} · input ${u.prompt_tokens} (cache hit ${u.prompt_cache_hit_tokens}, miss ${u.prompt_cache_miss_tokens}, ${Math.round((100 * (u.prompt_cache_hit_tokens ?? 0)) / Math.max(1, u.prompt_tokens ?? 0))}%) · output ${u.completion_tokens}\n`,
     );
   }
+  if (sim) process.stdout.write("\nTo use hel yourself offline, on the same simulator: npm run try\n");
   process.exitCode = code;
 }
 

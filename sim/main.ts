@@ -8,11 +8,29 @@ import { POLICIES } from "./policies.js";
 import { startSimulator } from "./server.js";
 import type { PolicyName, SimOptions, SimStep } from "./types.js";
 
+const USAGE =
+  `usage: sim [--port N] [--policy ${Object.keys(POLICIES).join("|")}] [--block N] ` +
+  `[--api-key K] [--context-window N] [--no-enforce-reasoning] [--script file.json]`;
+
 function usage(message: string): never {
-  process.stderr.write(`sim: ${message} — usage: sim [--port N] [--policy ${Object.keys(POLICIES).join("|")}] [--block N] ` +
-    `[--api-key K] [--context-window N] [--no-enforce-reasoning] [--script file.json]\n`);
+  process.stderr.write(`sim: ${message} — ${USAGE}\n`);
   process.exit(2);
 }
+
+const HELP = `sim: a local DeepSeek chat-completions simulator, for hel's tests, evals, demo and offline use.
+${USAGE}
+
+  --port N               port to listen on (default 0: any free port)
+  --policy NAME          how it answers once the script is used up: ${Object.keys(POLICIES).join(", ")} (default echo)
+  --script file.json     a JSON array of steps to answer the first requests with, in order
+  --block N              prefix cache block size in tokens (default 64)
+  --api-key K            accept only this key (repeatable; default: any key)
+  --context-window N     context window in tokens (default 1048576)
+  --no-enforce-reasoning do not require reasoning_content on tool-calling assistant messages
+
+Prints "listening http://127.0.0.1:PORT" once it accepts requests; Ctrl-C stops it. Point hel at it with
+HEL_BASE_URL=http://127.0.0.1:PORT DEEPSEEK_API_KEY=any hel ...
+`;
 
 function int(flag: string, value: string | undefined, min: number): number {
   const n = Number(value);
@@ -65,9 +83,8 @@ function parse(argv: string[]): SimOptions {
       }
       case "-h":
       case "--help":
-        process.stdout.write("sim: a local DeepSeek chat-completions simulator\n");
-        usage("help");
-        break;
+        process.stdout.write(HELP);
+        process.exit(0);
       default:
         usage(`unknown option ${flag}`);
     }

@@ -155,11 +155,16 @@ describe("retries", () => {
     expect(oneLine(result.stderr)).toEqual([expect.stringContaining(`cannot reach ${url} after 4 tries`)]);
     expect(result.stderr.match(/retrying in/g)).toHaveLength(3);
     expect(existsSync(join(project, ".hel"))).toBe(false);
+
+    // HEL_DEBUG=1 adds the failure's stack, its cause (the refused connection) included.
+    const debug = await runHel({ args: ["-C", project, "hi"], baseUrl: url, env: { HEL_DEBUG: "1" } });
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/ModelError: cannot reach .* after 4 tries[^]*\n\s+at [^]*ECONNREFUSED/);
   });
 });
 
 describe("interruptions", () => {
-  it("SIGINT while the answer streams ends the instruction as aborted, not as an error", async () => {
+  it("SIGINT while the answer streams ends the instruction as aborted, not as an error, and exits 130", async () => {
     const stalled = (sim = await startSimulator({ script: [{ faults: [{ kind: "stall", ms: 20_000 }], reply: { content: "late" } }] }));
     const project = await tempProject();
     const child = startHel({ args: ["-C", project, "--json", "hi"], baseUrl: stalled.url });
@@ -168,8 +173,11 @@ describe("interruptions", () => {
     await waitFor(() => stalled.requests[0]?.status === 200, "the simulator to open the stalled stream");
     child.kill("SIGINT");
     const result = await done;
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted", answer: null });
     expect(result.stderr).not.toMatch(/broke off/);
+    // Nothing was answered, so there is nothing to resume and no hint.
+    expect(result.stderr.endsWith("hel: interrupted\n")).toBe(true);
+    expect(result.stderr).not.toMatch(/resume with/);
   });
 });

@@ -47,7 +47,7 @@ async function runIn(project: string): Promise<HelResult & { system: string }> {
 /** The system prompt hel sends for `project` with these rules, on the date the request carries. */
 function expectedSystem(project: string, sent: string, rules: { file: string; text: string } | null): string {
   const date = /Date: (\d{4}-\d{2}-\d{2})/.exec(sent)![1]!;
-  return buildSystemPrompt({ projectDir: project, platform: `${process.platform} ${process.arch}`, date, rules });
+  return buildSystemPrompt({ projectDir: project, platform: `${process.platform} ${process.arch}`, date, rules: rules ? [rules] : [] });
 }
 
 const warnings = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("hel: "));

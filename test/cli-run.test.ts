@@ -177,14 +177,26 @@ describe("the loop's limits and the model's mistakes", () => {
     expect(bodies()[2]!.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("content") });
   });
 
-  it("--access read-only refuses edits and says what to do instead", async () => {
+  it("--access read-only does not offer search_replace, and a call to it edits nothing", async () => {
     sim = await startSimulator({ script: [{ tool_calls: [call("search_replace", { path: "a.txt", old_text: "a", new_text: "b" })] }, { content: "could not" }] });
     const project = await tempProject();
     await writeFile(join(project, "a.txt"), "a\n");
     const result = await runHel({ args: ["-C", project, "--access", "read-only", "edit"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a\n");
-    expect(bodies()[1]!.messages.at(-1)!.content).toMatch(/^Error: .*read-only/);
+    expect(bodies()[0]!.tools!.map((t) => t.function.name)).toEqual(["read_file", "run_command", "grep", "find_files"]);
+    expect(bodies()[1]!.messages.at(-1)!.content).toBe('Error: unknown tool "search_replace". Available tools: read_file, run_command, grep, find_files');
+  });
+
+  it("an instruction of many requests leaves Node nothing to warn about", async () => {
+    const reads = Array.from({ length: 13 }, () => ({ tool_calls: [call("read_file", { path: "a.txt" })] }));
+    sim = await startSimulator({ script: [...reads, { content: "read it 13 times" }] });
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "a\n");
+    const result = await runHel({ args: ["-C", project, "read a.txt 13 times"], baseUrl: sim.url });
+    expect(result.code).toBe(0);
+    expect(sim.requests).toHaveLength(14);
+    expect(result.stderr).not.toMatch(/Warning|listeners/);
   });
 
   it("a path outside the project is refused as a tool error", async () => {

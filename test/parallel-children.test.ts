@@ -154,7 +154,7 @@ it("Ctrl-C while three children wait on the model stops all three, and every cal
   await waitFor(() => sim.requests.length === 4, "the three children's requests to arrive");
   child.kill("SIGINT");
   const result = await done;
-  expect(result.code).toBe(1);
+  expect(result.code).toBe(130);
   const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
   expect(events.at(-1)).toMatchObject({ type: "turn_end", agent: "parent", exit_reason: "aborted", answer: null });
   // The parent's conversation holds a result for each of its three calls, in call order.

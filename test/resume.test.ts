@@ -2,7 +2,7 @@
 // is compared byte for byte with the one an uninterrupted conversation sends.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, readdir, rm, writeFile, appendFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
@@ -166,7 +166,7 @@ it("a spill before the first answer leases the session, so it cannot be deleted 
 });
 
 describe("what is saved", () => {
-  it("nothing is written before the first answer, and an answer cut short is not saved", async () => {
+  it("nothing is written before the model's first answer; after it, every turn is saved however it ended", async () => {
     const s = await sim({ script: [{ fault: { kind: "status", status: 401 } }] });
     const project = await tempProject();
     const failed = await runHel({ args: ["-C", project, "hi"], baseUrl: s.url });
@@ -182,13 +182,60 @@ describe("what is saved", () => {
     expect(snapshot.messages.slice(1)).toEqual([
       { role: "user", content: "one" },
       { role: "assistant", content: "first answer", reasoning_content: expect.any(String) },
+      { role: "user", content: "two" },
     ]);
+    expect(snapshot.last_turn).toEqual({ exit_reason: "error", error: expect.stringMatching(/^DeepSeek refused the request \(400/) });
   });
 
-  it("a failed save warns, keeps the conversation, and the next answer saves it all", async () => {
+  it("a first instruction cut short by max steps after an edit is saved, and -c continues it", async () => {
+    const s = await sim({
+      script: [
+        { tool_calls: [call("search_replace", { path: "a.txt", old_text: "", new_text: "made\n" })] },
+        { tool_calls: [call("read_file", { path: "a.txt" })] },
+      ],
+    });
+    const project = await tempProject();
+    const first = await runHel({ args: ["-C", project, "--json", "--max-steps", "2", "make a.txt"], baseUrl: s.url });
+    expect(first.code).toBe(1);
+    const printed = JSON.parse(first.stdout) as { session_id: string; exit_reason: string };
+    expect(printed.exit_reason).toBe("max_steps");
+    expect(sessionIdOf(first.stderr)).toBe(printed.session_id);
+    const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", printed.session_id, "snapshot.json"), "utf8"));
+    expect(snapshot.last_turn).toEqual({ exit_reason: "max_steps", error: "stopped after 2 model requests (--max-steps)" });
+
+    s.push({ content: "done" });
+    const next = await runHel({ args: ["-C", project, "-c", "go on"], baseUrl: s.url });
+    expect(next.code).toBe(0);
+    expect(next.stderr).toContain(`hel: session ${printed.session_id}'s last turn was cut short (stopped after 2 model requests (--max-steps)); the next instruction continues from where it stopped`);
+    const body = s.requests.at(-1)!.body as ChatRequest;
+    expect(body.messages.slice(1).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "user"]);
+    expect(body.messages.at(-1)).toEqual({ role: "user", content: "go on" });
+  });
+
+  it("Ctrl-C in a one-shot run after a tool call saves the turn, prints interrupted and exits 130", async () => {
+    const s = await sim({
+      script: [{ tool_calls: [call("read_file", { path: "." })] }, { faults: [{ kind: "stall", ms: 20_000 }], reply: { content: "late" } }],
+    });
+    const project = await tempProject();
+    const child = spawn(process.execPath, [HEL, "-C", project, "look"], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
+    const done = collect(child);
+    await waitFor(() => s.requests[1]?.status === 200, "the second request's stalled stream");
+    child.kill("SIGINT");
+    const result = await done;
+    expect(result.code).toBe(130);
+    const id = sessionIdOf(result.stderr)!;
+    expect(result.stderr).toMatch(new RegExp(`session ${id} — resume with: hel --resume ${id} -C ${project}\nhel: interrupted\n$`));
+    const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8"));
+    expect(snapshot.messages.slice(1).map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(snapshot.last_turn).toEqual({ exit_reason: "aborted" });
+  });
+
+  it("a failed save warns, keeps the conversation, and the next turn saves it all", async () => {
     const s = await sim({ script: [{ content: "a1" }, { content: "a2" }] });
     const project = await tempProject();
-    await writeFile(join(project, ".hel"), "not a directory");
+    // .hel/ itself can be written, so the run starts; its sessions folder cannot be made.
+    await mkdir(join(project, ".hel"));
+    await writeFile(join(project, ".hel", "sessions"), "not a directory");
     const child = spawn(process.execPath, [HEL, "-C", project], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -196,8 +243,8 @@ describe("what is saved", () => {
     child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stdin!.write("one\n");
     await waitFor(() => stdout.includes("a1"), "the first answer");
-    await waitFor(() => /hel: could not .*session .* kept in memory/.test(stderr), () => `the warning that the save failed; stderr so far: ${stderr}`);
-    await rm(join(project, ".hel"));
+    await waitFor(() => /hel: could not .*session .* kept in memory and saved after the next turn/.test(stderr), () => `the warning that the save failed; stderr so far: ${stderr}`);
+    await rm(join(project, ".hel", "sessions"));
     child.stdin!.end("two\n");
     const code = await new Promise((r) => child.on("close", r));
     expect(code).toBe(0);
@@ -207,15 +254,27 @@ describe("what is saved", () => {
   });
 });
 
-it("an answer that could not be saved ends the run with exit 1", async () => {
+it("a turn that could not be saved ends the run with exit 1", async () => {
   const s = await sim({ script: [{ content: "answer" }] });
   const project = await tempProject();
-  await writeFile(join(project, ".hel"), "not a directory");
+  await mkdir(join(project, ".hel"));
+  await writeFile(join(project, ".hel", "sessions"), "not a directory");
   const result = await runHel({ args: ["-C", project, "hi"], baseUrl: s.url });
   expect(result.stdout).toBe("answer\n");
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/hel: could not .*session/);
   expect(result.stderr).not.toMatch(/resume with/);
+});
+
+it("a project where .hel/ cannot be written is reported before the first request", async () => {
+  const s = await sim({ script: [{ content: "answer" }] });
+  const project = await tempProject();
+  await writeFile(join(project, ".hel"), "not a directory");
+  const result = await runHel({ args: ["-C", project, "hi"], baseUrl: s.url });
+  expect(result.code).toBe(1);
+  expect(s.requests).toHaveLength(0);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toBe(`hel: ${join(project, ".hel")} is not a directory, so hel could not save this session — make it writable, or run hel in a project you can write\n`);
 });
 
 describe("bad sessions exit 2 and leave the file untouched", () => {
@@ -315,7 +374,7 @@ describe("signals", () => {
   });
 });
 
-it("SIGTERM during a request aborts it, ends the run and releases the lease; the snapshot keeps the answered turns", async () => {
+it("SIGTERM during a request aborts it, ends the run and releases the lease; the snapshot keeps the turn cut short", async () => {
   const { s, first, done, sessions, id } = await liveSession();
   s.push({ faults: [{ kind: "delay", ms: 20_000 }], reply: { content: "too late" } });
   const before = s.requests.length;
@@ -328,7 +387,8 @@ it("SIGTERM during a request aborts it, ends the run and releases the lease; the
   expect(result.code).toBe(1);
   expect(existsSync(join(sessions, id, ".active"))).toBe(false);
   const snapshot = JSON.parse(await readFile(join(sessions, id, "snapshot.json"), "utf8"));
-  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello"]);
+  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello", "slow one"]);
+  expect(snapshot.last_turn).toEqual({ exit_reason: "aborted" });
 });
 
 it("a lease lost while running stops the saving, and hel says so", { timeout: 40_000 }, async () => {
@@ -343,9 +403,10 @@ it("a lease lost while running stops the saving, and hel says so", { timeout: 40
   // The second answer exists nowhere but in that process's memory: the run failed to keep it.
   expect(result.code).toBe(1);
   expect(stderr).toMatch(new RegExp(`hel: lost the lease on session ${id} — .*stops saving`));
-  expect(stderr).toMatch(/resume with: hel --resume \S+ \(without the last answer, which could not be saved\)/);
+  expect(stderr).toMatch(/resume with: hel --resume \S+ -C \S+ \(without the last turn, which could not be saved\)/);
   const snapshot = JSON.parse(await readFile(join(sessions, id, "snapshot.json"), "utf8"));
   expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello"]);
+  expect(snapshot.last_turn).toEqual({ exit_reason: "completed" });
 });
 
 describe("hel sessions", () => {

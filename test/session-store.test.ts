@@ -314,7 +314,7 @@ describe("save and load", () => {
     const err = await sessionError(() => saveSnapshot(project, bad));
     expect(err.exitCode).toBe(1);
     expect(err.message).toBe(
-      `could not save session ${ID_A}: tool call call_1 (read_file) in messages[2] has no result — this is a bug in hel; the conversation is kept in memory and saved after the next answer`,
+      `could not save session ${ID_A}: tool call call_1 (read_file) in messages[2] has no result — this is a bug in hel; the conversation is kept in memory and saved after the next turn`,
     );
     const invalid = { ...makeSnapshot(project, ID_A), usage: { requests: -1 } } as unknown as Snapshot;
     expect((await sessionError(() => saveSnapshot(project, invalid))).message).toMatch(/snapshot is invalid \(has an invalid usage.requests .*; is missing usage.prompt_tokens/);
@@ -342,7 +342,7 @@ describe("a failed save never damages the previous snapshot", () => {
     const err = await sessionError(() => saveSnapshot(project, next, { writeData: halfThenFull }));
     expect(err.exitCode).toBe(1);
     expect(err.message).toBe(
-      `could not save session ${ID_A}: no space left on device — free some space; the conversation is kept in memory and saved after the next answer`,
+      `could not save session ${ID_A}: no space left on device — free some space; the conversation is kept in memory and saved after the next turn`,
     );
     expect(readFileSync(snapshotFile(ID_A)).equals(before)).toBe(true);
     expect(readdirSync(sessionPaths(project, ID_A).dir)).toEqual(["snapshot.json"]);

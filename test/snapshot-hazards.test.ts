@@ -83,7 +83,7 @@ it("a file size limit smaller than the next snapshot: a save-failure warning, ex
   expect(result.code).toBe(1);
   expect(result.stdout).toBe("noted\n");
   expect(helLines(result.stderr)).toEqual([
-    `hel: could not save session ${id}: the file is larger than this system allows — raise the file size limit (ulimit -f); the conversation is kept in memory and saved after the next answer`,
+    `hel: could not save session ${id}: the file is larger than this system allows — raise the file size limit (ulimit -f); the conversation is kept in memory and saved after the next turn`,
   ]);
   expect((await readFile(snapshot)).equals(before)).toBe(true);
   expect((await readdir(join(project, ".hel", "sessions", id))).filter((name) => name.endsWith(".tmp"))).toEqual([]);

@@ -189,12 +189,25 @@ describe("read_file on files", () => {
     expect(await read(ctx, { path: "unterminated.txt", offset: 2 })).toBe("     2\tb");
   });
 
-  it("refuses binary files and files that are not valid UTF-8", async () => {
+  it("refuses binary files", async () => {
     const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "bin.dat"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01]));
-    await writeFile(path.join(dir, "latin1.txt"), Buffer.from("ok\ncaf\xe9\n", "latin1"));
     await expect(read(ctx, { path: "bin.dat" })).rejects.toThrow(/^binary file: bin\.dat contains NUL bytes and cannot be read as text$/);
-    await expect(read(ctx, { path: "latin1.txt" })).rejects.toThrow(/binary file: latin1\.txt is not valid UTF-8 \(line 2.*cannot be read as text/);
+  });
+
+  it("reads a file that is not UTF-8 as Windows-1252, and says so", async () => {
+    const { ctx, dir } = await toolProject();
+    // é in Latin-1, and 0x80 and 0x93/0x94, which Windows-1252 gives to € and curly quotes.
+    await writeFile(path.join(dir, "latin1.txt"), Buffer.concat([Buffer.from("ok\ncaf\xe9\r\n", "latin1"), Buffer.from([0x80, 0x20, 0x93, 0x71, 0x94, 0x0a])]));
+    expect(await read(ctx, { path: "latin1.txt" })).toBe(
+      "     1\tok\n     2\tcafé\n     3\t€ \u201cq\u201d\n[latin1.txt is not UTF-8 text: shown decoded as Windows-1252 (Latin-1); search_replace keeps that encoding]",
+    );
+    // Page by page: a cursor goes on in the same bytes, and a UTF-8 page stays UTF-8.
+    await writeFile(path.join(dir, "mixed.txt"), Buffer.concat([Buffer.from("na\u00efve\n"), Buffer.from("caf\xe9\n", "latin1")]));
+    const first = await read(ctx, { path: "mixed.txt", limit: 1 });
+    expect(first).toMatch(/^     1\tnaïve\n\[line 1 of mixed\.txt shown/);
+    const cursor = /cursor: (c_[0-9a-f]+)/.exec(first)![1]!;
+    expect(await read(ctx, { cursor })).toBe("     2\tcafé\n[mixed.txt is not UTF-8 text: shown decoded as Windows-1252 (Latin-1); search_replace keeps that encoding]");
   });
 
   it("hides a UTF-8 BOM", async () => {

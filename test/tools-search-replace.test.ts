@@ -165,12 +165,25 @@ describe("search_replace", () => {
     expect((await stat(file)).mode & 0o7777).toBe(0o751);
   });
 
-  it("refuses files that are not UTF-8 text", async () => {
+  it("refuses binary files", async () => {
     const { ctx, dir } = await toolProject();
-    await writeFile(path.join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"));
     await writeFile(path.join(dir, "bin.dat"), Buffer.from([1, 0, 2]));
-    await expect(edit(ctx, { path: "latin1.txt", old_text: "caf", new_text: "bar" })).rejects.toThrow(/latin1\.txt is not valid UTF-8 text/);
     await expect(edit(ctx, { path: "bin.dat", old_text: "x", new_text: "y" })).rejects.toThrow(/binary file: bin\.dat/);
+  });
+
+  it("edits a Windows-1252 file in its encoding, every other byte kept, and refuses what the encoding cannot hold", async () => {
+    const { ctx, dir } = await toolProject();
+    const file = path.join(dir, "latin1.txt");
+    // Every byte from 0x80 to 0xff (the five Windows-1252 leaves undefined included) stays as it was.
+    const high = Buffer.from(Array.from({ length: 128 }, (_, i) => 0x80 + i));
+    await writeFile(file, Buffer.concat([Buffer.from("caf\xe9 = 1\n", "latin1"), high, Buffer.from("\n")]));
+    await edit(ctx, { path: "latin1.txt", old_text: "café = 1", new_text: "café = 2 €" });
+    expect(await readFile(file)).toEqual(Buffer.concat([Buffer.from("caf\xe9 = 2 \x80\n", "latin1"), high, Buffer.from("\n")]));
+    const before = await readFile(file);
+    await expect(edit(ctx, { path: "latin1.txt", old_text: "café", new_text: "кафе" })).rejects.toThrow(
+      /^latin1\.txt is Windows-1252 \(Latin-1\) text, which cannot hold "к" \(U\+043A\); nothing was written\. Make the edit with characters that encoding has$/,
+    );
+    expect(await readFile(file)).toEqual(before);
   });
 
   it("refuses edits with read-only access", async () => {

@@ -1,9 +1,11 @@
-// The system prompt: who hel is, the environment, and the project's own rules (HEL.md, else
-// AGENTS.md). Built once per process from values passed in; the date has day precision so that a
-// session resumed the same day sends a byte-identical prefix and keeps its prompt cache.
-// The rules file goes into every request, so it follows the tools' path rules: inside the project
-// (no symlink leading out, nothing in .hel/), a regular file (a FIFO would hang hel), of bounded size.
-// Anything else is skipped with one warning, and the next candidate is tried.
+// The system prompt: who hel is, the environment, and the project's own rules. Built once per process
+// from values passed in; the date has day precision so that a session resumed the same day sends a
+// byte-identical prefix and keeps its prompt cache.
+// Rules come from each folder from the project's root down to the folder hel was started in (HEL.md,
+// else AGENTS.md, in each), the nearest last so it has the last word. A rules file goes into every
+// request, so it follows the tools' path rules: inside the project (no symlink leading out, nothing
+// in .hel/), a regular file (a FIFO would hang hel), of bounded size. Anything else is skipped with
+// one warning, and the folder's next candidate is tried.
 import { constants, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { formatSize } from "../tools/format.js";
@@ -16,9 +18,12 @@ export interface ProjectRules {
 
 export interface PromptEnvironment {
   projectDir: string;
+  /** The folder hel was started in, relative to the project directory ("" at its root). */
+  here?: string;
   platform: string;
   date: string;
-  rules: ProjectRules | null;
+  /** Root first, nearest last. */
+  rules: readonly ProjectRules[];
 }
 
 export function buildSystemPrompt(env: PromptEnvironment): string {
@@ -29,11 +34,12 @@ export function buildSystemPrompt(env: PromptEnvironment): string {
     "",
     "# Environment",
     `Project directory: ${env.projectDir}`,
+    ...(env.here ? [`Current folder: ${env.here} (where the user is working; paths stay relative to the project directory)`] : []),
     `Platform: ${env.platform}`,
     `Date: ${env.date}`,
   ];
-  if (env.rules) {
-    lines.push("", `# Project rules (${env.rules.file})`, env.rules.text.trimEnd());
+  for (const rules of env.rules) {
+    lines.push("", `# Project rules (${rules.file})`, rules.text.trimEnd());
   }
   return lines.join("\n");
 }
@@ -42,9 +48,22 @@ const RULES_FILES = ["HEL.md", "AGENTS.md"];
 /** More than this is not rules but a mistake (a log, a dump) that every request would carry. */
 export const MAX_RULES_BYTES = 64 * 1024;
 
-/** The first rules file there is that may be used; `warn` gets a line for each one skipped. */
-export async function loadProjectRules(projectDir: string, warn: (line: string) => void): Promise<ProjectRules | null> {
-  for (const file of RULES_FILES) {
+/** The rules of each folder from the root down to `here`, root first; `warn` gets a line for each file skipped. */
+export async function loadProjectRules(projectDir: string, here: string, warn: (line: string) => void): Promise<ProjectRules[]> {
+  const parts = here.split("/").filter(Boolean);
+  const folders = parts.map((_, i) => `${parts.slice(0, i + 1).join("/")}/`);
+  const found: ProjectRules[] = [];
+  for (const folder of ["", ...folders]) {
+    const rules = await folderRules(projectDir, folder, warn);
+    if (rules) found.push(rules);
+  }
+  return found;
+}
+
+/** The first rules file in `folder` ("" or ending in "/") that may be used. */
+async function folderRules(projectDir: string, folder: string, warn: (line: string) => void): Promise<ProjectRules | null> {
+  for (const name of RULES_FILES) {
+    const file = `${folder}${name}`;
     let text: string | null;
     try {
       text = await readRules(projectDir, file);

@@ -1,62 +1,197 @@
-// The interactive prompt, used when stdin is a terminal. Ctrl-C while an instruction runs aborts
-// the request in flight and returns to the prompt with the conversation still valid; Ctrl-C at an
-// empty prompt twice, or Ctrl-D, exits (an instruction still running is aborted and finished first).
-import { createInterface } from "node:readline";
+// The interactive mode, used when stdin is a terminal. Instructions go to the model one at a time;
+// a line finished while hel works is queued and sent next, in order. Lines that name a command
+// (slash-commands.ts) are run by hel instead. Ctrl-C while an instruction runs aborts the request in
+// flight and returns to the prompt with the conversation still valid, putting any queued lines back
+// on the prompt; Ctrl-C on a typed line clears it; Ctrl-C at an empty prompt twice, or Ctrl-D, exits
+// (an instruction still running is aborted and finished first).
+//
+// The prompt outlives one conversation: /new and /resume end the conversation, and the run starts
+// the next one on the same prompt.
 import type { TurnOutcome } from "../agent/loop.js";
+import type { ConversationControls } from "./conversation-controls.js";
+import { loadPromptHistory } from "./prompt-history.js";
+import { formatRecentExchanges } from "./recent-exchanges.js";
+import { pickSession } from "./session-picker.js";
+import { completeSlash, parseSlash } from "./slash-commands.js";
+import { styleFor } from "./style.js";
+import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./terminal-prompt.js";
+import type { SessionSummary } from "../session/catalog.js";
 
-export interface InteractiveDeps {
+export interface ConversationDeps {
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
   /** Stops the spinner, so the prompt is drawn on a clean line. */
   stop(): void;
+  /** Prints a line above the spinner while an instruction runs. */
+  note(line: string): void;
+  controls: ConversationControls;
+  /** True when this conversation continues a saved session: its last exchanges are shown first. */
+  resumed: boolean;
 }
 
-export async function runInteractive(deps: InteractiveDeps): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› ", terminal: true });
-  let running: { controller: AbortController; done: Promise<void> } | null = null;
-  let closed = false;
-  let armedExit = false;
-  process.stderr.write("hel — type an instruction; Ctrl-C interrupts, Ctrl-D exits\n");
+/** How a conversation ended: the user is done, or wants a new session (null) or a saved one. */
+export type ConversationEnd = { exit: true } | { exit: false; sessionId: string | null };
 
-  const run = async (text: string, controller: AbortController) => {
-    try {
-      const outcome = await deps.instruct(text, controller.signal);
-      deps.stop();
-      if (outcome.exitReason === "aborted" && !closed) process.stderr.write("(interrupted — the conversation is kept; type the next instruction)\n");
-    } finally {
-      running = null;
-      if (!closed) rl.prompt();
-    }
+export interface Interactive {
+  converse(deps: ConversationDeps): Promise<ConversationEnd>;
+  /** The numbered picker of `hel --resume` without an id. */
+  pick(sessions: readonly SessionSummary[]): Promise<string | null>;
+  close(): void;
+}
+
+interface Handlers {
+  line(text: string): void;
+  interrupt(): void;
+  close(): void;
+}
+
+export async function openInteractive(projectDir: string, secrets: readonly string[]): Promise<Interactive> {
+  const stderr = process.stderr;
+  const style = styleFor(stderr, process.env);
+  const say = (lines: string[]) => stderr.write(lines.map((l) => `${l}\n`).join(""));
+  const saved = await loadPromptHistory(projectDir, secrets, HISTORY_SIZE);
+  /** The handlers of the conversation under way; lines typed between conversations wait for the next. */
+  let current: Handlers | null = null;
+  const early: string[] = [];
+  /** Every line sent, command or instruction, is recalled by the arrow keys, in this run and the next. */
+  const keep = (text: string) => {
+    prompt.remember(text);
+    void saved.add(text);
   };
-
-  await new Promise<void>((resolve) => {
-    rl.on("SIGINT", () => {
-      if (running) return running.controller.abort();
-      if (armedExit) return rl.close();
-      if (rl.line.length > 0) {
-        // Ctrl-C on a typed line clears it, as in a shell.
-        rl.write(null, { ctrl: true, name: "u" });
-        return;
+  let closed = false;
+  let greeted = false;
+  const prompt: TerminalPrompt = openTerminalPrompt({
+    input: process.stdin,
+    output: stderr,
+    history: saved.entries,
+    complete: completeSlash,
+    onLine: (text) => {
+      if (current) return current.line(text);
+      if (text.trim()) {
+        keep(text);
+        early.push(text);
       }
-      armedExit = true;
-      process.stderr.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
-      rl.prompt();
-    });
-    rl.on("close", () => {
+    },
+    onInterrupt: () => current?.interrupt(),
+    onClose: () => {
       closed = true;
-      process.stderr.write("\n");
-      const pending = running;
-      pending?.controller.abort();
-      void (pending?.done ?? Promise.resolve()).then(() => resolve());
-    });
-    rl.on("line", (line) => {
-      armedExit = false;
-      const text = line.trim();
-      // The input stays live while an instruction runs — pausing it would also swallow Ctrl-C.
-      if (running) return void process.stderr.write("(still working — Ctrl-C interrupts)\n");
-      if (!text) return rl.prompt();
-      const controller = new AbortController();
-      running = { controller, done: run(text, controller) };
-    });
-    rl.prompt();
+      current?.close();
+    },
   });
+
+  return {
+    pick(sessions) {
+      return pickSession({ sessions, say, ask: (q) => prompt.ask(q), width: stderr.columns || 100 });
+    },
+    close() {
+      current = null;
+      prompt.close();
+    },
+    converse(deps) {
+      return new Promise<ConversationEnd>((resolve) => {
+        let running: { controller: AbortController; done: Promise<void> } | null = null;
+        const queue: string[] = [];
+        let commanding = false;
+        let armedExit = false;
+        let ending: ConversationEnd | null = null;
+
+        const end = (how: ConversationEnd) => {
+          ending ??= how;
+          if (running) return;
+          if (current === handlers) current = null;
+          resolve(ending);
+        };
+        const ready = () => {
+          if (ending) return end(ending);
+          const next = queue.shift();
+          if (next === undefined) return prompt.show();
+          // A queued line is shown as if typed at the prompt, so the screen reads in order.
+          const lines = next.split("\n");
+          say([`› ${lines[0]}${lines.length > 1 ? style.dim(` (+${lines.length - 1} lines)`) : ""}`]);
+          start(next);
+        };
+        const start = (text: string) => {
+          const slash = parseSlash(text);
+          if (slash) {
+            commanding = true;
+            return void runCommand(slash).finally(() => {
+              commanding = false;
+              ready();
+            });
+          }
+          prompt.hide();
+          const controller = new AbortController();
+          const done = (async () => {
+            try {
+              const outcome = await deps.instruct(text, controller.signal);
+              deps.stop();
+              if (outcome.exitReason === "aborted" && !closed) say(["(interrupted — the conversation is kept; type the next instruction)"]);
+            } finally {
+              running = null;
+              if (!closed) ready();
+              else end({ exit: true });
+            }
+          })();
+          running = { controller, done };
+        };
+        const runCommand = async (slash: NonNullable<ReturnType<typeof parseSlash>>) => {
+          if (!slash.command) return say([`there is no command /${slash.name} — /help lists them`]);
+          try {
+            await slash.command.run(
+              {
+                controls: deps.controls,
+                say,
+                ask: (q) => prompt.ask(q),
+                style,
+                width: stderr.columns || 100,
+                exit: () => prompt.close(),
+                switchTo: (sessionId) => end({ exit: false, sessionId }),
+              },
+              slash.args,
+            );
+          } catch (error) {
+            say([`hel: /${slash.name} failed: ${error instanceof Error ? error.message : String(error)}`]);
+          }
+        };
+
+        const handlers: Handlers = {
+          line(text) {
+            armedExit = false;
+            if (!text.trim()) return running ? undefined : prompt.show();
+            keep(text);
+            if (running || commanding) {
+              queue.push(text);
+              deps.note(style.dim(`(queued, sent when hel is done: ${text.split("\n")[0]})`));
+              return;
+            }
+            start(text);
+          },
+          interrupt() {
+            if (running) {
+              // What was queued goes back on the prompt, to send or change once the interruption is seen.
+              if (queue.length > 0) prompt.insert(queue.splice(0).join("\n"));
+              return running.controller.abort();
+            }
+            if (prompt.typing) return prompt.clearLine();
+            if (armedExit) return prompt.close();
+            armedExit = true;
+            say(["", "(press Ctrl-C again or Ctrl-D to exit)"]);
+            prompt.show();
+          },
+          close() {
+            stderr.write("\n");
+            running?.controller.abort();
+            end({ exit: true });
+          },
+        };
+
+        current = handlers;
+        if (!greeted) say(["hel — type an instruction, /help for commands; Ctrl-C interrupts, Ctrl-D exits"]);
+        greeted = true;
+        if (deps.resumed) say(formatRecentExchanges(deps.controls.messages(), style));
+        if (closed) return end({ exit: true });
+        queue.push(...early.splice(0));
+        ready();
+      });
+    },
+  };
 }

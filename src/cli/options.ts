@@ -8,6 +8,7 @@ import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
+import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files"] as const;
 /** What --tools offers when not given. */
@@ -22,10 +23,15 @@ const positiveInt = (flag: string) =>
     .int(`${flag} takes a whole number`)
     .positive(`${flag} must be at least 1`);
 
+/** Where a setting came from when not from its default: its flag, or the environment (HEL_MODEL, HEL_BASE_URL). */
+const SETTING_SOURCES = ["flag", "env"] as const;
+
 const RunOptionsSchema = z.object({
   prompt: z.array(z.string()),
   delegate: z.enum(DELEGATE_MODES).nullable(),
   resume: z.string().min(1).nullable(),
+  /** --resume without an id: pick the session from a list. */
+  pickSession: z.boolean(),
   continue: z.boolean(),
   cwd: z.string(),
   model: z.string().min(1),
@@ -42,6 +48,8 @@ const RunOptionsSchema = z.object({
   jsonEvents: z.boolean(),
   showReasoning: z.boolean(),
   record: z.string().nullable(),
+  /** Settings given on the command line or by the environment; config files give only the others. */
+  setBy: z.partialRecord(z.enum(Object.keys(SETTING_OPTIONS) as [SettingKey, ...SettingKey[]]), z.enum(SETTING_SOURCES)),
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 
@@ -59,9 +67,9 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .enablePositionalOptions()
     .argument("[prompt...]", "the instruction; without one, instructions are read from stdin, one per line")
     .addOption(new Option("--delegate <mode>", "offer delegate_task, giving the child this context, and review_changes").choices(DELEGATE_MODES))
-    .option("--resume <id>", "continue a saved session (full id or a unique prefix)")
+    .option("--resume [id]", "continue a saved session (full id or a unique prefix); without an id, pick one from a list")
     .option("-c, --continue", "continue the most recently updated session of this project", false)
-    .option("-C, --cwd <dir>", "the project directory", ".")
+    .option("-C, --cwd <dir>", "the folder to start in; the project is the nearest folder at or above it with .hel/ or .git", ".")
     .option("--model <name>", "the model (env HEL_MODEL)", env.HEL_MODEL || DEFAULT_MODEL)
     .option("--base-url <url>", "the API base URL (env HEL_BASE_URL)", env.HEL_BASE_URL || DEFAULT_BASE_URL)
     .option("--max-output-tokens <n>", "max_tokens of each request (default 8192, or 65536 when thinking is on, since reasoning counts against it)")
@@ -86,10 +94,14 @@ Environment:
   HEL_DEBUG=1        show stack traces
   NO_COLOR           no colours in the terminal
 
-Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process.`,
+Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
+  keys the long flag names (model, effort, access, network, compact-at, child-max-steps, child-max-tokens,
+  base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
+
+Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process, 130 interrupted.`,
     )
     .action((prompt: string[], opts: Record<string, unknown>) => {
-      invocation = { kind: "run", options: validate(prompt, opts) };
+      invocation = { kind: "run", options: validate(prompt, opts, settingSources(program, env)) };
     });
 
   const sessions = program.command("sessions").description("list, show and delete this project's sessions");
@@ -131,12 +143,25 @@ export class ExitNow extends Error {
   }
 }
 
-function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
+const ENV_SETTINGS: Partial<Record<SettingKey, string>> = { model: "HEL_MODEL", "base-url": "HEL_BASE_URL" };
+
+function settingSources(program: Command, env: NodeJS.ProcessEnv): RunOptions["setBy"] {
+  const setBy: RunOptions["setBy"] = {};
+  for (const [key, option] of Object.entries(SETTING_OPTIONS) as [SettingKey, string][]) {
+    const envName = ENV_SETTINGS[key];
+    if (program.getOptionValueSource(option) === "cli") setBy[key] = "flag";
+    else if (envName && env[envName]) setBy[key] = "env";
+  }
+  return setBy;
+}
+
+function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOptions["setBy"]): RunOptions {
   const toolsText = String(opts.tools ?? "");
   const parsed = RunOptionsSchema.safeParse({
     prompt,
     delegate: opts.delegate ?? null,
-    resume: opts.resume ?? null,
+    resume: typeof opts.resume === "string" ? opts.resume : null,
+    pickSession: opts.resume === true,
     continue: Boolean(opts.continue),
     cwd: resolve(String(opts.cwd ?? ".")),
     model: opts.model,
@@ -154,12 +179,13 @@ function validate(prompt: string[], opts: Record<string, unknown>): RunOptions {
     jsonEvents: Boolean(opts.jsonEvents),
     showReasoning: Boolean(opts.showReasoning),
     record: opts.record ? resolve(String(opts.record)) : null,
+    setBy,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new HelError(`${issue?.message ?? "invalid option"} — see hel --help`, 2);
   }
-  if (parsed.data.resume && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
+  if ((parsed.data.resume || parsed.data.pickSession) && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
   if (parsed.data.json && parsed.data.jsonEvents) throw new HelError("--json and --json-events cannot be used together — pick one", 2);
   return parsed.data;
 }

@@ -42,6 +42,8 @@ export interface Renderer {
   observe(event: AgentEvent): void;
   /** Clears the spinner, so a prompt is drawn on a clean line. */
   stop(): void;
+  /** Prints a line on stderr, above the spinner (the interactive prompt's notes while hel works). */
+  note(line: string): void;
   /** Resolves once everything observed so far is on screen (an answer may wait for the markdown renderer to load). */
   flush(): Promise<void>;
   /** The run's closing lines: the files it changed. */
@@ -256,6 +258,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   return {
     observe,
     stop: stopTicker,
+    note: (line) => printErr(line),
     flush: () => pending?.catch(() => undefined) ?? Promise.resolve(),
     finish: () => {
       for (const line of changed.lines(errStyle)) stderr.write(line + "\n");

@@ -6,82 +6,118 @@ import { createChildren, type ChildSettings } from "../agent/child-run.js";
 import { createEventBus } from "../agent/event-bus.js";
 import type { ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
-import { defaultMaxTokens } from "../agent/request.js";
 import { createReviewTool } from "../agent/review-tool.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/delegate-tool.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { totalsOf } from "../agent/usage.js";
 import { HelError } from "../errors.js";
-import { createModelClient } from "../model/client.js";
+import { helDirProblem } from "../fs/hel-dir.js";
+import { createModelClient, type ModelClient } from "../model/client.js";
+import { ModelError } from "../model/errors.js";
 import { Recorder } from "../record/recorder.js";
 import { startBaseline } from "../session/baseline.js";
+import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
+import { conversationControls } from "./conversation-controls.js";
+import type { ConversationEnd, Interactive } from "./interactive.js";
+import { applyConfig, configPaths, loadConfig, requestConfigFor } from "./config.js";
 import { createJsonOutput } from "./json-output.js";
 import type { RunOptions } from "./options.js";
+import { oneShotInstruction } from "./one-shot-input.js";
 import { loadPriceTable } from "./price-table.js";
+import { findProjectRoot } from "./project-root.js";
 import { createRenderer } from "./render.js";
+import { resumeHint } from "./resume-hint.js";
 
-export async function runHel(options: RunOptions): Promise<number> {
+/** The interactive prompt, opened once and kept for the conversations that /new and /resume start. */
+interface Terminal {
+  prompt: Interactive | null;
+  /** How the last conversation ended, and the model and effort it had then. */
+  next: (ConversationEnd & Pick<RunOptions, "model" | "effort">) | null;
+}
+
+export async function runHel(flags: RunOptions): Promise<number> {
+  const terminal: Terminal = { prompt: null, next: null };
+  try {
+    let code = await runConversation(flags, terminal);
+    for (let next = terminal.next; next && !next.exit; next = terminal.next) {
+      terminal.next = null;
+      // A new session goes on with the settings chosen so far; a resumed one has its own.
+      const settings = next.sessionId === null ? { model: next.model, effort: next.effort } : {};
+      code = await runConversation({ ...flags, ...settings, prompt: [], resume: next.sessionId, pickSession: false, continue: false }, terminal);
+    }
+    return code;
+  } finally {
+    terminal.prompt?.close();
+  }
+}
+
+async function runConversation(flags: RunOptions, terminal: Terminal): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;
-  if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run demo`", 2);
-  const projectDir = await realProjectDir(options.cwd);
+  if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run try`", 2);
+  // Read before anything else, so an empty instruction ends the run before it costs anything.
+  const oneShot = flags.prompt.length > 0 ? await oneShotInstruction(flags.prompt, process.stdin) : null;
+  const interactive = oneShot === null && Boolean(process.stdin.isTTY);
+  const { root: projectDir, here } = await findProjectRoot(await realStartDir(flags.cwd));
+  const options = applyConfig(flags, await loadConfig(configPaths(projectDir, process.env)));
+  const openPrompt = async () => (terminal.prompt ??= await (await import("./interactive.js")).openInteractive(projectDir, [apiKey]));
+  const resume = options.pickSession ? await pickResume(projectDir, openPrompt, interactive ? null : terminal) : options.resume;
   // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
   const ledger = createUsageLedger({ table: await loadPriceTable(process.env), now: () => new Date() });
-  // What the project looked like at the start, for review_changes.
-  const baseline = options.delegate ? startBaseline(projectDir) : null;
+  // What the project looked like at the start, for review_changes and /diff.
+  const baseline = options.delegate || interactive ? startBaseline(projectDir) : null;
 
   const warn = (line: string) => process.stderr.write(`hel: ${line}\n`);
-  const loaded = await loadProjectRules(projectDir, warn);
+  const unwritable = await helDirProblem(projectDir);
+  if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
+  const loaded = await loadProjectRules(projectDir, here, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
-  const rules = loaded && { ...loaded, text: redactSecrets(loaded.text, [apiKey]) };
-  const systemPrompt = buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
-  const maxTokens = options.maxOutputTokens ?? defaultMaxTokens(options.effort);
-  const request = { model: options.model, maxTokens, effort: options.effort };
+  const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, [apiKey]) }));
+  const systemPrompt = buildSystemPrompt({ projectDir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
 
   const bus = createEventBus((error) =>
     process.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
   );
   const emit = bus.emit;
 
-  const client = createModelClient({
+  const connected = createModelClient({
     baseURL: options.baseUrl,
     apiKey,
     ...envNumber("HEL_STREAM_IDLE_MS", (v) => ({ idleTimeoutMs: v })),
     ...envNumber("HEL_RETRY_BASE_MS", (v) => ({ retryBaseMs: v })),
   });
+  const client = process.env.HEL_DEBUG === "1" ? printingStacks(connected) : connected;
 
-  const interactive = options.prompt.length === 0 && Boolean(process.stdin.isTTY);
   if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(projectDir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
   let session: ActiveSession | undefined;
   try {
-    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!);
+    // A tool that only edits would be refused every call under read-only access: it is not offered.
+    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!).filter((tool) => !(tool.onlyEdits && options.access === "read-only"));
     // The session is opened before the tool list is final: delegate_task reads the live conversation.
     session = await startSession({
       projectDir,
-      resume: options.resume,
+      resume,
       continueLatest: options.continue,
       systemPrompt,
-      requestConfig: {
-        model: options.model,
-        max_output_tokens: maxTokens,
-        max_steps: options.maxSteps,
-        effort: options.effort,
-        access: options.access,
-        delegate: options.delegate,
-        compaction: { enabled: false, threshold_tokens: null },
-      },
+      requestConfig: requestConfigFor(options),
       warn,
       usage: () => ledger.run().total,
     });
     const active = session;
+    const last = active.resumedLastTurn;
+    if (last && last.exit_reason !== "completed") {
+      warn(`session ${active.id}'s last turn was cut short (${last.error ?? last.exit_reason}); the next instruction continues from where it stopped`);
+    }
+    const { model, max_output_tokens: maxTokens } = active.requestConfig;
+    const request = { model, maxTokens, effort: active.requestConfig.effort ?? options.effort };
     const toolContext = {
       projectDir,
       access: options.access,
@@ -161,18 +197,35 @@ export async function runHel(options: RunOptions): Promise<number> {
     };
 
     let worst: ExitReason = "completed";
-    if (options.prompt.length > 0) {
-      worst = (await withSignals((signal) => instruct(options.prompt.join(" "), signal))).outcome.exitReason;
+    let interrupted = false;
+    if (oneShot !== null) {
+      const { outcome, stopped } = await withSignals((signal) => instruct(oneShot, signal));
+      worst = outcome.exitReason;
+      interrupted = stopped === "SIGINT";
     } else if (interactive) {
       // Loaded only here: a one-shot run has no use for readline and the terminal UI.
-      const { runInteractive } = await import("./interactive.js");
-      await runInteractive({ instruct, stop: renderer.stop });
+      const prompt = await openPrompt();
+      const controls = conversationControls({
+        request,
+        requestConfig: active.requestConfig,
+        fixedMaxTokens: options.maxOutputTokens !== null,
+        // Interactive runs always keep a baseline (above).
+        changes: () => baseline!.changes(),
+        usage: () => ledger.run(),
+        messages: () => active.messages,
+        sessionId: () => (active.saved ? active.id : null),
+        sessions: () => listSessions(projectDir),
+        resolveSession: (id) => resolveSessionId(projectDir, id),
+      });
+      const ended = await prompt.converse({ instruct, stop: renderer.stop, note: renderer.note, controls, resumed: active.saved });
+      terminal.next = { ...ended, model: request.model, effort: request.effort };
     } else {
       const { stdinInstructions } = await import("./stdin-lines.js");
       for await (const line of stdinInstructions(process.stdin)) {
         const { outcome, stopped } = await withSignals((signal) => instruct(line, signal));
         if (outcome.exitReason !== "completed" || stopped) {
           worst = stopped ? "aborted" : outcome.exitReason;
+          interrupted = stopped === "SIGINT";
           break;
         }
       }
@@ -183,10 +236,14 @@ export async function runHel(options: RunOptions): Promise<number> {
     await renderer.flush();
     renderer.finish();
     if (active.saved) {
-      const lost = active.lastSaveFailed ? " (without the last answer, which could not be saved)" : "";
-      process.stderr.write(`session ${active.id} — resume with: hel --resume ${active.id}${lost}\n`);
+      const lost = active.lastSaveFailed ? " (without the last turn, which could not be saved)" : "";
+      process.stderr.write(`session ${active.id} — resume with: ${await resumeHint(active.id, projectDir, process.cwd())}${lost}\n`);
     }
-    // An answer that could not be saved is work lost once the process ends: an I/O failure.
+    if (interrupted) {
+      process.stderr.write("hel: interrupted\n");
+      return 130;
+    }
+    // A turn that could not be saved is work lost once the process ends: an I/O failure.
     return worst === "completed" && !active.lastSaveFailed ? 0 : 1;
   } finally {
     await session?.close();
@@ -195,29 +252,64 @@ export async function runHel(options: RunOptions): Promise<number> {
 }
 
 /**
- * Runs one instruction with Ctrl-C and SIGTERM aborting it instead of killing the process, so the
- * conversation is left valid and the lease released. `stopped` says a signal came — possibly after
- * the answer, while it was being saved — and the run must end instead of reading more instructions.
+ * The session `hel --resume` without an id continues, picked from a numbered list in the terminal;
+ * null (a new session) when the user picks none. A one-shot run closes the prompt again after.
  */
-async function withSignals(run: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<{ outcome: TurnOutcome; stopped: boolean }> {
+async function pickResume(projectDir: string, openPrompt: () => Promise<Interactive>, closeAfter: Terminal | null): Promise<string | null> {
+  if (!process.stdin.isTTY) throw new HelError("--resume needs a session id when stdin is not a terminal — `hel sessions ls` lists them", 2);
+  const prompt = await openPrompt();
+  const id = await prompt.pick(await listSessions(projectDir));
+  if (closeAfter) {
+    prompt.close();
+    closeAfter.prompt = null;
+  }
+  if (id === null) process.stderr.write("starting a new session\n");
+  return id;
+}
+
+/**
+ * Runs one instruction with Ctrl-C and SIGTERM aborting it instead of killing the process, so the
+ * conversation is left valid, saved and the lease released. `stopped` names the signal that came —
+ * possibly after the answer, while it was being saved — and the run must end instead of reading
+ * more instructions.
+ */
+async function withSignals(run: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<{ outcome: TurnOutcome; stopped: NodeJS.Signals | null }> {
   const controller = new AbortController();
-  const abort = () => controller.abort();
-  process.on("SIGINT", abort);
-  process.on("SIGTERM", abort);
+  let stopped: NodeJS.Signals | null = null;
+  const on = (signal: NodeJS.Signals) => () => {
+    stopped ??= signal;
+    controller.abort();
+  };
+  const onInt = on("SIGINT");
+  const onTerm = on("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
   try {
-    const outcome = await run(controller.signal);
-    return { outcome, stopped: controller.signal.aborted };
+    return { outcome: await run(controller.signal), stopped };
   } finally {
-    process.off("SIGINT", abort);
-    process.off("SIGTERM", abort);
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
   }
 }
 
-/** The project directory's real path: path checks compare real paths, so symlinks cannot lead out. */
-async function realProjectDir(dir: string): Promise<string> {
+/** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */
+async function realStartDir(dir: string): Promise<string> {
   const info = await stat(dir).catch(() => null);
   if (!info?.isDirectory()) throw new HelError(`the project directory ${dir} does not exist or is not a directory — check -C`, 2);
   return realpath(dir);
+}
+
+/** HEL_DEBUG=1: a request's failure, which the turn reports in one line, is also printed with its stack. */
+function printingStacks(client: ModelClient): ModelClient {
+  return {
+    baseURL: client.baseURL,
+    close: () => client.close(),
+    complete: (body, signal, handlers) =>
+      client.complete(body, signal, handlers).catch((error: unknown) => {
+        if (!(error instanceof ModelError && error.kind === "aborted")) console.error(error);
+        throw error;
+      }),
+  };
 }
 
 function envNumber<T>(name: string, make: (value: number) => T): T | Record<string, never> {

@@ -9,14 +9,16 @@ import { loadSnapshot } from "../session/snapshot-file.js";
 import { styleFor } from "./style.js";
 import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./transcript.js";
 import type { Invocation } from "./options.js";
+import { findProjectRoot } from "./project-root.js";
 
 type SessionsInvocation = Extract<Invocation, { kind: "sessions" }>;
 
 export async function runSessionsCommand(invocation: SessionsInvocation): Promise<number> {
   // Sessions are keyed by the project's real path, as `hel` runs record it.
-  const projectDir = await realpath(invocation.cwd).catch(() => {
+  const start = await realpath(invocation.cwd).catch(() => {
     throw new HelError(`the project directory ${invocation.cwd} does not exist — check -C`, 2);
   });
+  const { root: projectDir } = await findProjectRoot(start);
   const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : text + "\n");
   switch (invocation.action) {
     case "ls": {

@@ -1,6 +1,7 @@
 // hel's own directory in a project, `.hel/`: where it is, and the one way to create it, so that
 // whichever writes first (a session's save or lease, a tool's spill) leaves it out of version control.
-import { mkdir, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 export const helDir = (projectDir: string): string => join(resolve(projectDir), ".hel");
@@ -16,4 +17,26 @@ export async function ensureHelDir(projectDir: string): Promise<string> {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   }
   return dir;
+}
+
+/**
+ * Why .hel/ could not be written, or null when it can: checked at start without writing anything, so
+ * a run that could not save its session says so before its first request costs anything. Where
+ * .hel/ does not exist yet, the project directory must let it be created.
+ */
+export async function helDirProblem(projectDir: string): Promise<string | null> {
+  const dir = helDir(projectDir);
+  const st = await stat(dir).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return null;
+    throw e;
+  });
+  if (st && !st.isDirectory()) return `${dir} is not a directory`;
+  const where = st ? dir : resolve(projectDir);
+  try {
+    await access(where, constants.W_OK | constants.X_OK);
+    return null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    return st ? `${dir} cannot be written (${code})` : `.hel/ cannot be created in ${where} (${code})`;
+  }
 }

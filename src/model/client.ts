@@ -79,11 +79,17 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 
   async function attemptOnce(body: Buffer, signal: AbortSignal, handlers: StreamHandlers) {
     const acc = new StreamAccumulator();
+    // The SDK and undici leave a listener on the signal they are given; the turn's signal lives for
+    // many requests, so each attempt gets a signal of its own, linked to it only while it runs.
+    const attempt = new AbortController();
+    const forward = () => attempt.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener("abort", forward, { once: true });
     try {
       // The SDK sends the request and turns an error status into an APIError; the answer's events
       // are read here (sse-decoder.ts), in work linear in their size.
       const response = (await sdk
-        .post("/chat/completions", { body, headers: { "content-type": "application/json" }, signal })
+        .post("/chat/completions", { body, headers: { "content-type": "application/json" }, signal: attempt.signal })
         .asResponse()) as unknown as FetchResponse;
       let done = false;
       for await (const data of sseData(response.body)) {
@@ -110,6 +116,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     } catch (error) {
       if (signal.aborted || error instanceof APIUserAbortError) throw new ModelError("aborted", "the request was aborted");
       return { failure: classify(error, acc.started), acc, error };
+    } finally {
+      signal.removeEventListener("abort", forward);
     }
   }
 
@@ -135,7 +143,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         const failure = outcome.failure;
         const said = whatWasSaid(outcome.error, options.apiKey);
         const delay = retryDelay(failure, attempt, baseMs);
-        if (delay === null) throw finalError(failure, said, options.baseURL, attempt);
+        if (delay === null) throw finalError(failure, said, options.baseURL, attempt, outcome.error);
         handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, said), status: failure.kind === "status" ? failure.status : 0 });
         await sleep(delay, signal).catch(() => {
           throw new ModelError("aborted", "the request was aborted");
@@ -176,7 +184,17 @@ function whatWasSaid(error: unknown, apiKey: string): Said {
   return { apiMessage: redactSecrets(apiMessage(error), [apiKey]), cause: redactSecrets(causeText(error), [apiKey]) };
 }
 
-function finalError(failure: Failure, said: Said, baseURL: string, attempts: number): ModelError {
+/**
+ * A connection failure keeps the last attempt's own error as its cause, for HEL_DEBUG=1 to print
+ * with its stack; an HTTP error's body is the server's, which a proxy may have filled with the key.
+ */
+function finalError(failure: Failure, said: Said, baseURL: string, attempts: number, cause: unknown): ModelError {
+  const error = describeFinal(failure, said, baseURL, attempts);
+  if (failure.kind === "connection" && cause !== undefined) error.cause = cause;
+  return error;
+}
+
+function describeFinal(failure: Failure, said: Said, baseURL: string, attempts: number): ModelError {
   switch (failure.kind) {
     case "status":
       return statusError(failure.status, said.apiMessage, baseURL, attempts);

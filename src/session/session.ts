@@ -1,8 +1,9 @@
 // The session a run works in: a new one, or one resumed from its snapshot. Owns the conversation,
-// the read_file cursors and the lease, and saves after every final answer.
+// the read_file cursors and the lease, and saves after every turn, cut short or not, with how it ended.
 //
-// A new session writes nothing until its first answer: the lease is taken then, just before the
-// first save; a resumed session takes it at once, without waiting, and a held one ends the run (exit 3).
+// A new session writes nothing until a turn ends with an answer of the model's in the conversation:
+// the lease is taken then, just before the first save; a resumed session takes it at once, without
+// waiting, and a held one ends the run (exit 3).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChildTranscript } from "../agent/child-transcript.js";
@@ -18,7 +19,7 @@ import { recordCommand } from "./command-records.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
-import type { RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
+import type { LastTurn, RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -29,7 +30,8 @@ export interface StartOptions {
   resume: string | null;
   continueLatest: boolean;
   systemPrompt: string;
-  requestConfig: RequestConfig;
+  /** This run's request settings, given the resumed session's (null for a new session). */
+  requestConfig(stored: RequestConfig | null): RequestConfig;
   warn(line: string): void;
   /** What this process has used so far (the usage ledger's figures), added to the stored session's. */
   usage(): UsageTotals;
@@ -42,6 +44,10 @@ export interface ActiveSession {
   readonly cursors: CursorStore;
   /** Delegations made so far, so child numbers keep counting across resumes. */
   readonly childCount: number;
+  /** The request settings this run uses: the flags', and for a resume the session's own where no flag was given. */
+  readonly requestConfig: RequestConfig;
+  /** How the resumed session's latest turn ended; null for a new session, or one saved before this was kept. */
+  readonly resumedLastTurn: LastTurn | null;
   /** True once a snapshot of this session exists on disk. */
   readonly saved: boolean;
   /** True when the latest answer could not be saved (a failed write, or the lease was lost). */
@@ -91,6 +97,9 @@ class Session implements ActiveSession {
   childCount: number;
   saved: boolean;
   lastSaveFailed = false;
+  readonly requestConfig: RequestConfig;
+  readonly resumedLastTurn: LastTurn | null;
+  private lastTurn: LastTurn | null = null;
   private meter: Meter;
   /** The usage of the processes before this one. */
   private readonly storedUsage: UsageTotals;
@@ -114,6 +123,8 @@ class Session implements ActiveSession {
   ) {
     const stored = loaded?.snapshot ?? null;
     this.stored = stored;
+    this.requestConfig = options.requestConfig(stored?.request_config ?? null);
+    this.resumedLastTurn = stored?.last_turn ?? null;
     this.onDisk = loaded?.identity ?? null;
     this.#id = id;
     this.messages = messages;
@@ -141,11 +152,11 @@ class Session implements ActiveSession {
     this.tools = tools;
     const stored = this.stored;
     if (!stored) return;
-    const modelChanged = stored.request_config.model !== this.options.requestConfig.model;
+    const modelChanged = stored.request_config.model !== this.requestConfig.model;
     const toolsChanged = JSON.stringify(stored.tools) !== JSON.stringify(tools);
     if (modelChanged || toolsChanged) {
       const what = [
-        modelChanged ? `model ${this.options.requestConfig.model} (was ${stored.request_config.model})` : "",
+        modelChanged ? `model ${this.requestConfig.model} (was ${stored.request_config.model})` : "",
         toolsChanged ? `tools ${tools.map((t) => t.function.name).join(",") || "none"} (was ${stored.tools.map((t) => t.function.name).join(",") || "none"})` : "",
       ].filter(Boolean);
       this.options.warn(`resuming session ${this.id} with ${what.join(" and ")}`);
@@ -157,16 +168,22 @@ class Session implements ActiveSession {
 
   /**
    * A reader of the run's event stream: it keeps what each edit changed (for `sessions show`), and
-   * saves when a parent turn is answered. Usage it asks the ledger.
+   * saves when a parent turn ends, however it ended: the loop leaves every tool call with its result,
+   * so a turn cut short is a conversation that can be continued. Usage it asks the ledger.
    */
   observe(event: AgentEvent): Promise<void> | void {
     if (event.type === "tool_end" && event.edit) {
       this.edits.push({ call_id: event.callId, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}), edit: event.edit });
     }
-    if (event.type === "turn_end" && event.agent === "parent" && event.exitReason === "completed") return this.saveAfterAnswer(event.meter);
+    if (event.type === "turn_end" && event.agent === "parent") {
+      this.lastTurn = { exit_reason: event.exitReason, ...(event.error ? { error: event.error } : {}) };
+      // A new session the model never answered (a bad key, no connection) holds nothing to go on from.
+      if (!this.saved && !this.messages.some((m) => m.role === "assistant")) return;
+      return this.saveAfterTurn(event.meter);
+    }
   }
 
-  private async saveAfterAnswer(meter: Meter | null): Promise<void> {
+  private async saveAfterTurn(meter: Meter | null): Promise<void> {
     if (meter) this.meter = meter;
     this.lastSaveFailed = true;
     if (this.lease?.lost) return this.warnLost();
@@ -180,9 +197,9 @@ class Session implements ActiveSession {
     } catch (error) {
       // Found out while saving that another process took the session: that is the one line to say.
       if (this.lease?.lost) return this.warnLost();
-      // The conversation stays in memory; the next answer saves the whole state again.
+      // The conversation stays in memory; the next turn saves the whole state again.
       const message = error instanceof Error ? error.message : String(error);
-      this.options.warn(message.includes("kept in memory") ? message : `${message}; the conversation is kept in memory and saved after the next answer`);
+      this.options.warn(message.includes("kept in memory") ? message : `${message}; the conversation is kept in memory and saved after the next turn`);
     }
   }
 
@@ -229,7 +246,7 @@ class Session implements ActiveSession {
       cwd: this.options.projectDir,
       created_at: this.createdAt,
       updated_at: new Date().toISOString(),
-      request_config: this.options.requestConfig,
+      request_config: this.requestConfig,
       meter: this.meter,
       usage: sumTotals(this.storedUsage, this.options.usage()),
       children: this.childCount,
@@ -237,6 +254,7 @@ class Session implements ActiveSession {
       cursors: this.cursors.toJSON(),
       tools: this.tools,
       ...(this.edits.length > 0 ? { edits: this.edits } : {}),
+      ...(this.lastTurn ? { last_turn: this.lastTurn } : {}),
       messages: this.messages,
     };
   }

@@ -42,7 +42,7 @@ export interface SaveOptions {
   writeData?: WriteData;
 }
 
-const KEPT = "the conversation is kept in memory and saved after the next answer";
+const KEPT = "the conversation is kept in memory and saved after the next turn";
 
 // Saves of one file are queued so a slower earlier save can never land after a later one.
 const saving = new Map<string, Promise<unknown>>();

@@ -5,6 +5,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "../zod.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
+import { EXIT_REASONS } from "../agent/events.js";
 import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
@@ -44,6 +45,13 @@ const StoredEditSchema = z.object({
 });
 export type StoredEdit = z.infer<typeof StoredEditSchema>;
 
+/** How the latest turn ended: a turn cut short is saved too, and a resume says so. */
+export const LastTurnSchema = z.object({
+  exit_reason: z.enum(EXIT_REASONS),
+  error: z.string().optional(),
+});
+export type LastTurn = z.infer<typeof LastTurnSchema>;
+
 export const SnapshotSchema = z.object({
   schema_version: z.literal(SCHEMA_VERSION),
   session_id: z.string().min(1),
@@ -60,6 +68,8 @@ export const SnapshotSchema = z.object({
   tools: z.array(ToolDefinitionSchema),
   // Absent until the session edits a file; older snapshots have none.
   edits: z.array(StoredEditSchema).optional(),
+  // Absent in snapshots written before turns cut short were saved.
+  last_turn: LastTurnSchema.optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;

@@ -21,6 +21,15 @@ export function describeEdit(path: string, text: string, at: number, oldText: st
   const after = text.slice(from.index, at) + newText + text.slice(at + oldText.length, to);
   // Numbered within the compared lines, which begin at line `from.line` of the file.
   const hunks = diffHunks(before, after).map((h) => ({ ...h, old_start: h.old_start + from.line - 1, new_start: h.new_start + from.line - 1 }));
+  return withCounts(path, created, hunks);
+}
+
+/** A whole file's change, from `before` to `after` (null: the file did not exist, or no longer does). */
+export function describeChange(path: string, before: string | null, after: string | null): FileEdit {
+  return withCounts(path, before === null, diffHunks(before ?? "", after ?? ""));
+}
+
+function withCounts(path: string, created: boolean, hunks: DiffHunk[]): FileEdit {
   let added = 0;
   let removed = 0;
   for (const line of hunks.flatMap((h) => h.lines)) {

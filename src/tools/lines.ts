@@ -1,10 +1,14 @@
 // Line-wise streaming over a file, in bounded memory whatever the file's size: a fixed chunk buffer,
 // and of each line only its first MAX_LINE_CHARS characters are kept; the rest of a long line is
 // checked and counted, never held. A line ends after its "\n" (a "\r" before it is not part of the
-// text); the bytes after the last "\n", if any, are a last line.
+// text); the bytes after the last "\n", if any, are a last line. Lines are UTF-8, or Windows-1252
+// when the caller found the file is not UTF-8; "\n" and "\r" are the same bytes in both.
 import type { FileHandle } from "node:fs/promises";
 import type { TextDecoder } from "node:util";
 import { strictUtf8Decoder } from "./text-file.js";
+import { decodeWindows1252 } from "./windows-1252.js";
+
+export type LineEncoding = "utf-8" | "windows-1252";
 
 export const MAX_LINE_CHARS = 2000;
 const CHUNK_BYTES = 64 * 1024;
@@ -22,11 +26,12 @@ export interface Line {
 
 /**
  * Lines from byte `start` up to byte `end` (exclusive). Throws a TypeError when a line is not valid
- * UTF-8; the caller knows which line it was waiting for.
+ * UTF-8 (in "utf-8"); the caller knows which line it was waiting for.
  */
-export async function* scanLines(fh: FileHandle, start: number, end: number, signal: AbortSignal): AsyncGenerator<Line> {
+export async function* scanLines(fh: FileHandle, start: number, end: number, signal: AbortSignal, encoding: LineEncoding = "utf-8"): AsyncGenerator<Line> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let line = new LineBuilder();
+  const windows1252 = encoding === "windows-1252";
+  let line = new LineBuilder(windows1252);
   let pos = start;
   while (pos < end) {
     signal.throwIfAborted();
@@ -42,7 +47,7 @@ export async function* scanLines(fh: FileHandle, start: number, end: number, sig
       }
       line.add(data.subarray(i, nl));
       yield line.finish(pos + nl + 1);
-      line = new LineBuilder();
+      line = new LineBuilder(windows1252);
       i = nl + 1;
     }
     pos += bytesRead;
@@ -81,6 +86,10 @@ class LineBuilder {
   private endsWithCr = false;
   /** Set once the line outgrows KEEP_BYTES: decodes the kept prefix, then checks the rest as it streams by. */
   private overflow: { decoder: TextDecoder; prefix: string } | null = null;
+  private cut = false;
+
+  /** In Windows-1252 every byte is a character and none is invalid: the kept head is all there is to decode. */
+  constructor(private readonly windows1252: boolean) {}
 
   isEmpty(): boolean {
     return this.keptBytes === 0;
@@ -88,7 +97,7 @@ class LineBuilder {
 
   add(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    this.chars += countCharStarts(bytes);
+    this.chars += this.windows1252 ? bytes.length : countCharStarts(bytes);
     this.endsWithCr = bytes[bytes.length - 1] === 13;
     const room = KEEP_BYTES - this.keptBytes;
     if (room > 0) {
@@ -98,6 +107,8 @@ class LineBuilder {
       bytes = bytes.subarray(head.length);
     }
     if (bytes.length === 0) return;
+    this.cut = true;
+    if (this.windows1252) return;
     if (this.overflow === null) {
       const decoder = strictUtf8Decoder();
       this.overflow = { decoder, prefix: decoder.decode(Buffer.concat(this.kept), { stream: true }) };
@@ -108,7 +119,10 @@ class LineBuilder {
   finish(end: number): Line {
     const chars = this.chars - (this.endsWithCr ? 1 : 0);
     let text: string;
-    if (this.overflow === null) {
+    if (this.windows1252) {
+      text = decodeWindows1252(Buffer.concat(this.kept));
+      if (this.endsWithCr && !this.cut) text = text.slice(0, -1);
+    } else if (this.overflow === null) {
       text = strictUtf8Decoder().decode(Buffer.concat(this.kept));
       if (this.endsWithCr) text = text.slice(0, -1);
     } else {

@@ -2,7 +2,7 @@
 // MAX_PAGE_LINES lines or MAX_PAGE_BYTES bytes and always ends at a line boundary; when more remains it
 // ends with a cursor that continues byte-exact where it stopped. Reading streams from a byte offset in
 // bounded memory, so the first page of a huge file costs what a small file costs. Results are never
-// spilled: a page is already bounded.
+// spilled: a page is already bounded. A page that is not valid UTF-8 is shown as Windows-1252 and says so.
 import type { FileHandle } from "node:fs/promises";
 import { lstat, readdir, stat } from "node:fs/promises";
 import path from "node:path";
@@ -10,11 +10,12 @@ import { PathChangedError, type OpenDir } from "../fs/beneath.js";
 import { z } from "../zod.js";
 import type { CursorState } from "./cursors.js";
 import { formatSize, groupDigits, plural } from "./format.js";
-import { MAX_LINE_CHARS, scanLines, seekLine, type Line } from "./lines.js";
+import { MAX_LINE_CHARS, scanLines, seekLine, type Line, type LineEncoding } from "./lines.js";
 import { isMissing, projectRelative, withProjectEntry } from "./paths.js";
 import { redactSecrets, redactSecretTail } from "../redact.js";
 import { BINARY_SNIFF_BYTES, identityOf, looksBinary, openForReading, sameIdentity, type FileIdentity } from "./text-file.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
+import { WINDOWS_1252 } from "./windows-1252.js";
 
 export const MAX_PAGE_LINES = 2000;
 export const MAX_PAGE_BYTES = 50 * 1024;
@@ -132,24 +133,32 @@ async function withFile<T>(dir: OpenDir, name: string, use: (fh: FileHandle, ide
   }
 }
 
+/** A page in UTF-8; a page that is not valid UTF-8 is read again as Windows-1252, and says so. */
 async function readPage(ctx: ToolContext, fh: FileHandle, start: PageStart): Promise<string> {
+  try {
+    return await readPageIn("utf-8", ctx, fh, start);
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "ERR_ENCODING_INVALID_ENCODED_DATA") throw e;
+  }
+  return readPageIn("windows-1252", ctx, fh, start);
+}
+
+async function readPageIn(encoding: LineEncoding, ctx: ToolContext, fh: FileHandle, start: PageStart): Promise<string> {
   const want = Math.min(MAX_PAGE_LINES, start.linesLeft ?? MAX_PAGE_LINES);
   const out: string[] = [];
   let bytes = 0;
   let next = { byte: start.byte, line: start.line };
-  try {
-    for await (const line of scanLines(fh, start.byte, start.identity.size, ctx.signal)) {
-      const numbered = formatLine(next.line, line, next.byte === 0, ctx.secrets);
-      const cost = Buffer.byteLength(numbered) + 1;
-      if (out.length > 0 && bytes + cost > MAX_PAGE_BYTES) break;
-      out.push(numbered);
-      bytes += cost;
-      next = { byte: line.end, line: next.line + 1 };
-      if (out.length === want) break;
-    }
-  } catch (e) {
-    if ((e as { code?: unknown }).code !== "ERR_ENCODING_INVALID_ENCODED_DATA") throw e;
-    throw new ToolError(`binary file: ${start.display} is not valid UTF-8 (line ${next.line} holds an invalid byte sequence) and cannot be read as text`);
+  for await (const line of scanLines(fh, start.byte, start.identity.size, ctx.signal, encoding)) {
+    const numbered = formatLine(next.line, line, next.byte === 0, ctx.secrets);
+    const cost = Buffer.byteLength(numbered) + 1;
+    if (out.length > 0 && bytes + cost > MAX_PAGE_BYTES) break;
+    out.push(numbered);
+    bytes += cost;
+    next = { byte: line.end, line: next.line + 1 };
+    if (out.length === want) break;
+  }
+  if (encoding === "windows-1252") {
+    out.push(`[${start.display} is not UTF-8 text: shown decoded as ${WINDOWS_1252} (Latin-1); search_replace keeps that encoding]`);
   }
   const left = start.identity.size - next.byte;
   if (left <= 0) return out.join("\n");

@@ -31,6 +31,7 @@ export const searchReplaceTool: Tool<SearchReplaceArgs> = {
   ].join(" "),
   schema: SearchReplaceArgsSchema,
   spill: true,
+  onlyEdits: true,
   run: searchReplace,
 };
 

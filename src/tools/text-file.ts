@@ -1,5 +1,5 @@
-// What the tools accept as a text file: UTF-8, optionally behind a BOM, with no NUL byte in its first
-// 8 KB (the mark of a binary file). Edits load a whole file, remember its identity and bytes, and save
+// What the tools accept as a text file: no NUL byte in its first 8 KB (the mark of a binary file);
+// UTF-8, optionally behind a BOM, else Windows-1252 (Latin-1), which an edit writes back as it was. Edits load a whole file, remember its identity and bytes, and save
 // it atomically (temp file in the same directory, then rename) with its BOM, mode, owner and group
 // unchanged, refusing when the file vanished or changed in between, so a concurrent writer's work is
 // not silently lost. A file without any write bit is read-only and never edited. Files are reached
@@ -13,6 +13,7 @@ import type { OpenDir } from "../fs/beneath.js";
 import { formatSize } from "./format.js";
 import { isMissing } from "./paths.js";
 import { ToolError } from "./types.js";
+import { decodeWindows1252, encodeWindows1252, WINDOWS_1252 } from "./windows-1252.js";
 
 export const BINARY_SNIFF_BYTES = 8 * 1024;
 /** search_replace holds the whole file in memory several times over (bytes, text, new text); beyond this it refuses. */
@@ -54,6 +55,8 @@ export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 
 export interface LoadedText {
   bom: boolean;
+  /** The file was not valid UTF-8, so it was read, and is written back, as Windows-1252. */
+  windows1252: boolean;
   /** The content after the BOM, line endings as they are on disk. */
   text: string;
   /** The file's bytes as loaded, to tell a rewrite of the same size within the same clock tick. */
@@ -85,12 +88,14 @@ export async function loadTextFile(dir: OpenDir, name: string, display: string):
     if (looksBinary(bytes)) throw new ToolError(`binary file: ${display} contains NUL bytes and cannot be edited as text`);
     const bom = startsWithBom(bytes);
     let text: string;
+    let windows1252 = false;
     try {
       text = strictUtf8Decoder().decode(bom ? bytes.subarray(UTF8_BOM.length) : bytes);
     } catch {
-      throw new ToolError(`${display} is not valid UTF-8 text, so it cannot be edited: search_replace edits UTF-8 files only`);
+      text = decodeWindows1252(bytes);
+      windows1252 = true;
     }
-    return { bom, text, bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, identity: identityOf(st) };
+    return { bom: bom && !windows1252, windows1252, text, bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, identity: identityOf(st) };
   } finally {
     await fh.close();
   }
@@ -103,7 +108,7 @@ export async function loadTextFile(dir: OpenDir, name: string, display: string):
  * writers. `beforeCheck` is a test seam: it runs just before that check.
  */
 export async function saveTextFile(dir: OpenDir, name: string, display: string, loaded: LoadedText, text: string, beforeCheck?: () => Promise<unknown>): Promise<void> {
-  const body = Buffer.from(text, "utf8");
+  const body = loaded.windows1252 ? windows1252Bytes(text, display) : Buffer.from(text, "utf8");
   try {
     await writeFileAtomic(dir.entry(name), loaded.bom ? [UTF8_BOM, body] : [body], {
       mode: loaded.mode,
@@ -119,6 +124,15 @@ export async function saveTextFile(dir: OpenDir, name: string, display: string, 
     if (isMissing(e)) throw vanished(display);
     throw e;
   }
+}
+
+function windows1252Bytes(text: string, display: string): Buffer {
+  const encoded = encodeWindows1252(text);
+  if ("bytes" in encoded) return encoded.bytes;
+  const code = encoded.unencodable.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  throw new ToolError(
+    `${display} is ${WINDOWS_1252} (Latin-1) text, which cannot hold ${JSON.stringify(encoded.unencodable)} (U+${code}); nothing was written. Make the edit with characters that encoding has`,
+  );
 }
 
 async function checkUnchanged(dir: OpenDir, name: string, display: string, loaded: LoadedText): Promise<void> {

@@ -48,6 +48,8 @@ export interface Tool<Args = unknown> {
   schema: z.ZodType<Args>;
   /** read_file's own pages are already bounded, so its results are never spilled. */
   spill: boolean;
+  /** The tool does nothing but change files, so it is of no use where edits are refused. */
+  onlyEdits?: boolean;
   /**
    * Calls of it that follow one another in one assistant message run at the same time (delegate_task:
    * each child waits on the model); results still join the conversation in call order.

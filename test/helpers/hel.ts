@@ -1,9 +1,13 @@
 // Runs the built hel CLI as a child process, as a user would, against a simulator over real HTTP.
 import { spawn, type ChildProcess } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { HEL_BIN, PROJECT_ROOT } from "../../scripts/hel-bin.js";
 
 export const ROOT = PROJECT_ROOT;
 export const HEL = HEL_BIN;
+/** A config home with nothing in it (it does not exist). */
+export const NO_CONFIG_HOME = join(tmpdir(), "hel-test-no-config-home");
 
 export interface HelResult {
   code: number | null;
@@ -21,7 +25,8 @@ export interface HelRun {
 }
 
 export function helEnv(baseUrl: string | undefined, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DEEPSEEK_API_KEY: "sk-test", HEL_RETRY_BASE_MS: "20", HEL_DEBUG: undefined };
+  // No config file of the machine's user: a test's settings are the ones it gives.
+  const env: NodeJS.ProcessEnv = { ...process.env, DEEPSEEK_API_KEY: "sk-test", HEL_RETRY_BASE_MS: "20", HEL_DEBUG: undefined, XDG_CONFIG_HOME: NO_CONFIG_HOME };
   if (baseUrl) env.HEL_BASE_URL = baseUrl;
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];

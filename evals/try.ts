@@ -1,0 +1,41 @@
+// `npm run try [-- <hel options and prompt>]`: hel to use by hand, offline, in one command. Starts the
+// bundled simulator (the demo's model: it fixes the typo in src/greet.js when asked) and runs the real
+// hel CLI on a copy of fixtures/demo, with the terminal as its stdin, stdout and stderr: the interactive
+// prompt without arguments, one instruction with them. The copy stays in one temporary folder between
+// runs, so `npm run try -- -c` continues the last session; while DEEPSEEK_API_KEY is set, hel goes to
+// DeepSeek instead.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
+import { startSimulator } from "../sim/server.js";
+
+async function main(): Promise<number> {
+  const project = join(tmpdir(), "hel-try");
+  if (!existsSync(project)) await cp(join(PROJECT_ROOT, "fixtures", "demo"), project, { recursive: true });
+  const online = Boolean(process.env.DEEPSEEK_API_KEY);
+  const sim = online ? null : await startSimulator({ policy: "demo" });
+  const env = { ...process.env, ...(sim ? { DEEPSEEK_API_KEY: "sim-try-key", HEL_BASE_URL: sim.url } : {}) };
+  process.stderr.write(
+    `hel, ${online ? "on DeepSeek (DEEPSEEK_API_KEY is set)" : "offline on the bundled simulator, which can fix the typo in src/greet.js"}, in ${project}\n` +
+      `try: Fix the typo in the greeting in src/greet.js · continue later with: npm run try -- -c\n`,
+  );
+  const child = spawn(process.execPath, [HEL_BIN, "-C", project, ...process.argv.slice(2)], { env, stdio: "inherit" });
+  // Ctrl-C reaches hel through the terminal; this process waits for hel to finish with it.
+  const ignore = () => undefined;
+  process.on("SIGINT", ignore);
+  const code = await new Promise<number>((resolve) => child.on("close", (c, signal) => resolve(c ?? (signal ? 130 : 1))));
+  process.off("SIGINT", ignore);
+  await sim?.close();
+  return code;
+}
+
+main().then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    process.stderr.write(`try: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,108 @@
+// Settings that stick: the user's config file ($XDG_CONFIG_HOME/hel/config.json, else
+// ~/.config/hel/config.json) and the project's (.hel/config.json). Their keys are the long flag names;
+// a flag (or HEL_MODEL / HEL_BASE_URL) wins over the project's file, which wins over the user's. A
+// file that is not a JSON object of known keys with valid values is a usage error naming the file and
+// the key. What a resumed session keeps of its own settings is decided here too (requestConfigFor).
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { z } from "../zod.js";
+import { defaultMaxTokens } from "../agent/request.js";
+import { HelError } from "../errors.js";
+import { helDir } from "../fs/hel-dir.js";
+import type { RequestConfig } from "../session/snapshot.js";
+import { ACCESS_LEVELS } from "../tools/types.js";
+import { EFFORTS } from "../wire/messages.js";
+import type { RunOptions } from "./options.js";
+import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
+
+const count = (min: number) => z.int("must be a whole number").min(min, `must be at least ${min}`);
+
+const ConfigFileSchema = z.strictObject({
+  model: z.string().min(1, "must be a model name"),
+  effort: z.enum(EFFORTS),
+  access: z.enum(ACCESS_LEVELS),
+  network: z.boolean(),
+  // Compaction's threshold in tokens, 0 = never: checked here, so a file written for it is valid.
+  "compact-at": count(0),
+  "child-max-steps": count(1),
+  "child-max-tokens": count(1),
+  "base-url": z.url("must be a URL such as https://api.deepseek.com"),
+}).partial();
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+/** The two files, lowest precedence first. */
+export function configPaths(projectDir: string, env: NodeJS.ProcessEnv): string[] {
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return [join(configHome, "hel", "config.json"), join(helDir(projectDir), "config.json")];
+}
+
+/** What the files say, merged (a later file wins); a missing file says nothing. Throws HelError(2) on a bad file. */
+export async function loadConfig(paths: readonly string[]): Promise<ConfigFile> {
+  let merged: ConfigFile = {};
+  for (const path of paths) merged = { ...merged, ...(await loadConfigFile(path)) };
+  return merged;
+}
+
+async function loadConfigFile(path: string): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return {};
+    throw new HelError(`cannot read the config file ${path} (${code ?? String(e)}) — fix its permissions or remove it`, 2);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new HelError(`the config file ${path} is not valid JSON (${(e as Error).message}) — fix it or remove it`, 2);
+  }
+  const parsed = ConfigFileSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const keys = Object.keys(ConfigFileSchema.shape).join(", ");
+  if (issue.code === "unrecognized_keys") {
+    throw new HelError(`the config file ${path} has an unknown key ${JSON.stringify(issue.keys[0])} — the keys are ${keys}`, 2);
+  }
+  if (issue.path.length === 0) throw new HelError(`the config file ${path} must hold a JSON object — with keys from ${keys}`, 2);
+  const key = String(issue.path[0]);
+  throw new HelError(`the config file ${path} has a bad value for ${JSON.stringify(key)}: ${describe(issue)} — fix it or remove the key`, 2);
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_value") return `must be one of ${issue.values.map(String).join(", ")}`;
+  if (issue.code === "invalid_type" && (issue.expected === "string" || issue.expected === "boolean")) return `must be a ${issue.expected}`;
+  return issue.message;
+}
+
+/** The options with each setting that no flag (or environment variable) gave taken from the config. */
+export function applyConfig(options: RunOptions, config: ConfigFile): RunOptions {
+  const applied: Record<string, unknown> = { ...options };
+  for (const [key, option] of Object.entries(SETTING_OPTIONS) as [SettingKey, string][]) {
+    if (options.setBy[key] === undefined && config[key] !== undefined) applied[option] = config[key];
+  }
+  return applied as RunOptions;
+}
+
+/**
+ * This run's request settings: a resumed session keeps its model and effort unless a flag says
+ * otherwise (the environment's and the config files' are defaults for new sessions), and the output
+ * limit follows the effort unless --max-output-tokens is given.
+ */
+export function requestConfigFor(options: RunOptions): (stored: RequestConfig | null) => RequestConfig {
+  return (stored) => {
+    const model = stored && options.setBy.model !== "flag" ? stored.model : options.model;
+    const effort = stored?.effort && options.setBy.effort !== "flag" ? stored.effort : options.effort;
+    return {
+      model,
+      max_output_tokens: options.maxOutputTokens ?? defaultMaxTokens(effort),
+      max_steps: options.maxSteps,
+      effort,
+      access: options.access,
+      delegate: options.delegate,
+      compaction: { enabled: false, threshold_tokens: null },
+    };
+  };
+}

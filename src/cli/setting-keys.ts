@@ -1,0 +1,12 @@
+// The settings a config file may give, by their long flag names, and the run option each one sets:
+// the command line (options.ts) says which of them a flag gave, the config files (config.ts) give the rest.
+export const SETTING_OPTIONS = {
+  model: "model",
+  effort: "effort",
+  access: "access",
+  network: "network",
+  "child-max-steps": "childMaxSteps",
+  "child-max-tokens": "childMaxTokens",
+  "base-url": "baseUrl",
+} as const;
+export type SettingKey = keyof typeof SETTING_OPTIONS;

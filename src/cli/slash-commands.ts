@@ -1,0 +1,136 @@
+// The interactive prompt's commands: a line that starts with one of these names is run by hel and
+// never sent to the model. One entry per command, in the order /help lists them; a command added
+// later (compaction's /compact and /fold among them) is one more entry here.
+import { EFFORTS, type Effort } from "../wire/messages.js";
+import { formatChanges } from "./changes-view.js";
+import type { ConversationControls } from "./conversation-controls.js";
+import { formatCost } from "./cost-view.js";
+import { pickSession } from "./session-picker.js";
+import type { Style } from "./style.js";
+import { formatSessionList } from "./transcript.js";
+
+export interface SlashContext {
+  controls: ConversationControls;
+  /** Writes lines for the user. */
+  say(lines: string[]): void;
+  /** Asks for one line on the prompt. */
+  ask(question: string): Promise<string>;
+  style: Style;
+  width: number;
+  /** Ends the interactive mode, as Ctrl-D does. */
+  exit(): void;
+  /** Ends this conversation and goes on in a new session (null) or the saved session named. */
+  switchTo(sessionId: string | null): void;
+}
+
+export interface SlashCommand {
+  name: string;
+  /** How its argument is written in /help, if it takes one. */
+  args?: string;
+  summary: string;
+  run(ctx: SlashContext, args: string): Promise<void> | void;
+}
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  {
+    name: "help",
+    summary: "list these commands",
+    run: (ctx) => {
+      const usage = SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ""}`);
+      const width = Math.max(...usage.map((u) => u.length));
+      ctx.say([
+        ...SLASH_COMMANDS.map((c, i) => `${usage[i]!.padEnd(width)}  ${c.summary}`),
+        ctx.style.dim("Enter sends; a line ending in \\ (or Alt-Enter) goes on below; ↑/↓ history; Tab completes; Ctrl-C interrupts; Ctrl-D exits"),
+      ]);
+    },
+  },
+  { name: "exit", summary: "leave hel (as Ctrl-D)", run: (ctx) => ctx.exit() },
+  {
+    name: "new",
+    summary: "start a new session from here on",
+    run: (ctx) => {
+      if (!ctx.controls.messages().some((m) => m.role === "user")) return ctx.say(["this session is new already"]);
+      ctx.switchTo(null);
+    },
+  },
+  {
+    name: "sessions",
+    summary: "list this project's sessions",
+    run: async (ctx) => {
+      const current = ctx.controls.sessionId();
+      // This process holds the current session's lease: it is in use here, not elsewhere.
+      const sessions = (await ctx.controls.sessions()).map((s) => (s.id === current ? { ...s, in_use: false } : s));
+      ctx.say([
+        ...formatSessionList(sessions, { width: ctx.width }).trimEnd().split("\n"),
+        ...(current ? [`this session: ${current}`] : []),
+        ctx.style.dim("/resume <id> continues one; /resume alone picks from a numbered list"),
+      ]);
+    },
+  },
+  {
+    name: "resume",
+    args: "[id]",
+    summary: "continue a saved session (a numbered picker without an id)",
+    run: async (ctx, args) => {
+      const sessions = await ctx.controls.sessions();
+      let id: string | null;
+      if (args) {
+        try {
+          id = await ctx.controls.resolveSession(args);
+        } catch (error) {
+          return ctx.say([error instanceof Error ? error.message : String(error)]);
+        }
+      } else {
+        const others = sessions.filter((s) => s.id !== ctx.controls.sessionId());
+        id = await pickSession({ sessions: others, say: ctx.say, ask: ctx.ask, width: ctx.width });
+        if (id === null) return;
+      }
+      if (id === ctx.controls.sessionId()) return ctx.say([`session ${id} is the one you are in`]);
+      if (sessions.find((s) => s.id === id)?.in_use) return ctx.say([`session ${id} is in use by another hel process — resume it once that one ends`]);
+      ctx.switchTo(id);
+    },
+  },
+  {
+    name: "model",
+    args: "<name>",
+    summary: "use this model from the next request on",
+    run: (ctx, args) => {
+      if (args) ctx.controls.setModel(args);
+      ctx.say([`model ${ctx.controls.model}${args ? " from the next request on" : ""}`]);
+    },
+  },
+  {
+    name: "effort",
+    args: `<${EFFORTS.join("|")}>`,
+    summary: "reasoning effort from the next request on (none turns thinking off)",
+    run: (ctx, args) => {
+      if (args && !(EFFORTS as readonly string[]).includes(args)) return ctx.say([`effort is one of ${EFFORTS.join(", ")}`]);
+      if (args) ctx.controls.setEffort(args as Effort);
+      ctx.say([`effort ${ctx.controls.effort}${args ? " from the next request on" : ""}`]);
+    },
+  },
+  {
+    name: "diff",
+    summary: "the files this session changed, as diffs",
+    run: async (ctx) => ctx.say(formatChanges(await ctx.controls.changes(), ctx.style)),
+  },
+  {
+    name: "cost",
+    summary: "tokens and dollars spent so far in this session, per agent",
+    run: (ctx) => ctx.say(formatCost(ctx.controls.usage())),
+  },
+];
+
+/** The command a line names, with its argument; null when the line is not a command. */
+export function parseSlash(line: string): { command: SlashCommand | null; name: string; args: string } | null {
+  const match = /^\/([a-z][a-z-]*)(?:\s+([^]*))?$/.exec(line.trim());
+  if (!match) return null;
+  const name = match[1]!;
+  return { command: SLASH_COMMANDS.find((c) => c.name === name) ?? null, name, args: (match[2] ?? "").trim() };
+}
+
+/** Tab's completions: the command names that start as the line does. */
+export function completeSlash(line: string): string[] {
+  if (!/^\/[a-z-]*$/.test(line)) return [];
+  return SLASH_COMMANDS.map((c) => `/${c.name}`).filter((name) => name.startsWith(line));
+}

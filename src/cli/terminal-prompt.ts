@@ -1,0 +1,186 @@
+// The line editor of the interactive mode: Node's readline, handed the terminal's keys one by one so
+// that hel decides first what a key means. A bracketed paste (the terminal marks its start and end
+// once asked to) is one block of text, however many lines it has; Alt-Enter, or a trailing backslash,
+// ends a line without sending it; arrows walk the history, Tab completes. While hel works the echo is
+// off but the keys are still read: what is typed then is kept, and a line finished then is sent next.
+import { EventEmitter } from "node:events";
+import { PassThrough } from "node:stream";
+import { createInterface, emitKeypressEvents, type Interface, type Key } from "node:readline";
+import { InputBlocks } from "./input-blocks.js";
+
+const PASTE_MODE_ON = "\x1b[?2004h";
+const PASTE_MODE_OFF = "\x1b[?2004l";
+const PROMPT = "› ";
+const MORE = "… ";
+/** Entries kept in the history, in memory and on disk. */
+export const HISTORY_SIZE = 500;
+
+export interface TerminalPromptOptions {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+  /** Earlier instructions, newest first. */
+  history: readonly string[];
+  /** The completions of a line being typed (Tab). */
+  complete(line: string): string[];
+  /** A whole instruction, the lines of a multi-line one joined and pasted blocks put back. */
+  onLine(text: string): void;
+  /** Ctrl-C: what it does depends on what hel is doing. */
+  onInterrupt(): void;
+  /** Ctrl-D on an empty line, or the terminal went away. */
+  onClose(): void;
+}
+
+export interface TerminalPrompt {
+  /** Shows the prompt again, with whatever was typed ahead, and echoes keys from now on. */
+  show(): void;
+  /** Stops echoing keys (hel works and prints); keys are still read and kept. */
+  hide(): void;
+  /** Asks one question on the prompt line; the next line answers it instead of being an instruction. */
+  ask(question: string): Promise<string>;
+  /** Puts text on the line being typed, as if pasted. */
+  insert(text: string): void;
+  /** Whether the line being typed holds anything (Ctrl-C then clears it). */
+  readonly typing: boolean;
+  clearLine(): void;
+  /** Adds a sent instruction to the history of the arrow keys. */
+  remember(text: string): void;
+  close(): void;
+}
+
+export function openTerminalPrompt(options: TerminalPromptOptions): TerminalPrompt {
+  const { input, output } = options;
+  const blocks = new InputBlocks();
+  // readline navigates this array and, with historySize 0, never adds to it: hel adds whole
+  // instructions itself, not the pieces of a multi-line one.
+  const history = options.history.map((text) => blocks.onLine(text));
+  let echo = true;
+  const gate = Object.assign(new EventEmitter(), {
+    isTTY: true,
+    get columns() {
+      return output.columns;
+    },
+    write(text: string) {
+      return echo ? output.write(text) : true;
+    },
+  });
+  const resized = () => gate.emit("resize");
+  output.on("resize", resized);
+  // readline reads keys from this stand-in; the terminal's keys reach it only through route().
+  const keys = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (mode: boolean) => input.setRawMode(mode) });
+  const rl: Interface = createInterface({
+    input: keys,
+    output: gate as unknown as NodeJS.WritableStream,
+    terminal: true,
+    prompt: PROMPT,
+    history,
+    historySize: 0,
+    completer: (line: string) => [options.complete(line), line],
+  });
+
+  let pasted: string[] | null = null;
+  let altEnter = false;
+  let pending: string[] = [];
+  let question: ((answer: string) => void) | null = null;
+
+  const insert = (text: string) => {
+    const clean = text.replace(/\r\n?/g, "\n").replace(/\n$/, "");
+    if (clean) rl.write(blocks.onLine(clean));
+  };
+  const route = (s: string | undefined, key: Key = {}) => {
+    if (key.name === "paste-start") return void (pasted = []);
+    if (key.name === "paste-end") {
+      const text = (pasted ?? []).join("");
+      pasted = null;
+      return insert(text);
+    }
+    if (pasted) return void pasted.push(key.sequence ?? s ?? "");
+    if (key.meta && (key.name === "return" || key.name === "enter")) {
+      altEnter = true;
+      return rl.write(null, { name: "return" });
+    }
+    keys.emit("keypress", s, key);
+  };
+
+  /** Answers the question asked, if there is one. Ctrl-C and Ctrl-D answer it with nothing, which the asker takes as "none". */
+  const answerQuestion = (text: string): boolean => {
+    const answer = question;
+    if (!answer) return false;
+    question = null;
+    rl.setPrompt(PROMPT);
+    answer(text);
+    return true;
+  };
+  rl.on("line", (line) => {
+    const continued = altEnter || line.endsWith("\\");
+    const piece = altEnter ? line : continued ? line.slice(0, -1) : line;
+    altEnter = false;
+    if (answerQuestion(blocks.expand(line))) return;
+    if (continued) {
+      pending.push(piece);
+      rl.setPrompt(MORE);
+      if (echo) rl.prompt();
+      return;
+    }
+    const text = blocks.expand([...pending, piece].join("\n"));
+    pending = [];
+    rl.setPrompt(PROMPT);
+    options.onLine(text);
+  });
+  rl.on("SIGINT", () => {
+    if (!answerQuestion("")) options.onInterrupt();
+  });
+  rl.on("close", () => {
+    answerQuestion("");
+    options.onClose();
+  });
+  const ended = () => rl.close();
+  emitKeypressEvents(input);
+  input.on("keypress", route);
+  input.on("end", ended);
+  input.resume();
+  output.write(PASTE_MODE_ON);
+
+  return {
+    show() {
+      echo = true;
+      // Nothing was drawn while the echo was off: the line starts afresh on the row below.
+      Object.assign(rl, { prevRows: 0 });
+      rl.prompt(true);
+    },
+    hide() {
+      echo = false;
+    },
+    ask(text) {
+      return new Promise((resolve) => {
+        question = resolve;
+        rl.setPrompt(text);
+        this.show();
+      });
+    },
+    insert,
+    get typing() {
+      return rl.line.length > 0 || pending.length > 0;
+    },
+    clearLine() {
+      pending = [];
+      rl.setPrompt(PROMPT);
+      rl.write(null, { ctrl: true, name: "e" });
+      rl.write(null, { ctrl: true, name: "u" });
+    },
+    remember(text) {
+      const entry = blocks.onLine(text);
+      const seen = history.indexOf(entry);
+      if (seen !== -1) history.splice(seen, 1);
+      history.unshift(entry);
+      history.length = Math.min(history.length, HISTORY_SIZE);
+    },
+    close() {
+      input.off("keypress", route);
+      input.off("end", ended);
+      output.off("resize", resized);
+      rl.close();
+      output.write(PASTE_MODE_OFF);
+      input.pause();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+// hel in a pseudo-terminal, as a person runs it: `script` gives it a terminal for stdin, stdout and
+// stderr, the test types into it (keys as the terminal sends them) and reads the screen's bytes.
+import { spawn } from "node:child_process";
+import { HEL, helEnv } from "./hel.js";
+import { screenOf } from "./screen.js";
+import { waitFor } from "./wait.js";
+
+const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
+
+export interface TerminalRun {
+  type(keys: string): void;
+  /** What the terminal shows now, redrawn lines resolved. */
+  screen(): string;
+  until(check: (screen: string) => boolean, what: string): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+export function inTerminal(args: string[], baseUrl: string, env: Record<string, string | undefined> = {}): TerminalRun {
+  const command = [process.execPath, HEL, ...args].map(quote).join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { env: helEnv(baseUrl, env), stdio: ["pipe", "pipe", "pipe"] });
+  let bytes = "";
+  child.stdout.on("data", (d: Buffer) => (bytes += d.toString()));
+  const screen = () => screenOf(bytes);
+  return {
+    type: (keys) => child.stdin.write(keys),
+    screen,
+    until: (check, what) => waitFor(() => check(screen()), () => `${what}; screen so far:\n${screen()}`),
+    exited: new Promise((resolve) => child.on("close", (code) => resolve(code))),
+  };
+}
+
+/** How many times `text` occurs in `screen`. */
+export const count = (screen: string, text: string): number => screen.split(text).length - 1;
