@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "../src/zod.js";
 import type { AgentEvent } from "../src/agent/events.js";
 import { runTurn, type AgentRun } from "../src/agent/loop.js";
+import { StampCounter } from "../src/agent/stamps.js";
 import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { createModelClient } from "../src/model/client.js";
 import { CursorStore } from "../src/tools/cursors.js";
@@ -156,6 +157,7 @@ export async function measureHarness(options: {
     request: { model: "deepseek-flash", maxTokens: 65536, effort: "high" },
     maxSteps: options.steps + 5,
     emit,
+    stamps: new StampCounter(),
   };
 
   const results: HarnessSize[] = [];

@@ -147,7 +147,7 @@ export function sessionOfBytes(projectDir: string, bytes: number, id: string, to
   const now = new Date().toISOString();
   const messages = historyOfBytes(buildSystemPrompt({ projectDir, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules: [] }), bytes);
   return {
-    schema_version: 1,
+    schema_version: 2,
     session_id: id,
     cwd: projectDir,
     created_at: now,
@@ -164,7 +164,9 @@ export function sessionOfBytes(projectDir: string, bytes: number, id: string, to
     meter: { message_count: messages.length, input_tokens: Math.round(bytes / 4) },
     usage: { requests: messages.length >> 1, prompt_tokens: bytes * 10, completion_tokens: bytes >> 3, prompt_cache_hit_tokens: bytes * 9, prompt_cache_miss_tokens: bytes },
     children: 0,
-    compaction: null,
+    stamps: 0,
+    compaction: { failures: 0, stopped: false },
+    archive: [],
     cursors: {},
     tools,
     messages,

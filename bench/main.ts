@@ -15,10 +15,11 @@ import { rssMethod } from "./procs.js";
 import { measureReadFile } from "./read-file.js";
 import { PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { measureSessions } from "./session.js";
+import { measureEpisode, measureViewChanges } from "./context.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "grep", "commands", "parallel"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "grep", "commands", "parallel"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -271,7 +272,36 @@ async function main(): Promise<number> {
     };
   });
 
-  await attempt("grep", "7. grep over large trees", async (): Promise<Section | Section[]> => {
+  await attempt("context", "7. Context economy: fold and compaction", async (): Promise<Section | Section[]> => {
+    const e = await measureEpisode();
+    const v = await measureViewChanges();
+    const usd = (x: number): string => `$${x.toFixed(4)}`;
+    const armRow = (name: "folded" | "inline", label: string): Row => ({
+      key: `context.next10.${name}`,
+      label: `next 10 requests, ${label}: prompt tokens`,
+      value: e[name].promptTokens,
+      unit: "x",
+      note: `${fmt(e[name].hitShare * 100)}% from the cache · ${usd(e[name].costUsd)}`,
+      extra: { hit_share: e[name].hitShare, cost_usd: e[name].costUsd },
+    });
+    return {
+      title: "7. Context economy: the seed article's build episode, folded or left in place; fold and compaction of a 10 MB session",
+      rows: [
+        { key: "context.episode.tokens", label: "build episode (reads and results)", value: e.episodeTokens, unit: "x", note: "tokens" },
+        { key: "context.note.tokens", label: "its fold note", value: e.noteTokens, unit: "x", note: `tokens · ${fmt(e.episodeTokens / e.noteTokens, 0)}× smaller` },
+        armRow("folded", "after the fold"),
+        armRow("inline", "episode left in place"),
+        { key: "context.fold_10mb", label: `fold in a 10 MB session (${v.messages} msgs): new view + archive + snapshot saved`, value: median(v.foldMs), unit: "ms", target: { kind: "under", limit: 100, unit: "ms" }, note: `${v.foldMs.length} reps` },
+        { key: "context.compact_10mb", label: "compaction of the same session: new view + archive + snapshot saved", value: median(v.compactMs), unit: "ms", target: { kind: "under", limit: 100, unit: "ms" }, note: `${v.compactMs.length} reps, summary request not included` },
+      ],
+      footnotes: [
+        "Episode: three build logs read with read_file by the simulator's episode policy, then folded (or not), then ten more instructions answered",
+        "at once; tokens counted by the simulator's tokenizer; cost at deepseek-flash off-peak prices ($0.003 hit, $0.15 miss, $0.60 output per 1M).",
+      ],
+    };
+  });
+
+  await attempt("grep", "8. grep over large trees", async (): Promise<Section | Section[]> => {
     const trees = await measureGrep({ runs: 5, projectRoot: PROJECT_ROOT, log });
     const rows: Row[] = [];
     for (const t of trees) {
@@ -329,7 +359,7 @@ async function main(): Promise<number> {
     };
   });
 
-  await attempt("commands", "8. run_command", async (): Promise<Section | Section[]> => {
+  await attempt("commands", "9. run_command", async (): Promise<Section | Section[]> => {
     const o = await measureCommandOverhead({ runs: 30, log });
     const big = await measureBigOutput({ runs: 3, log });
     const bash = median(o.bashMs);
@@ -369,7 +399,7 @@ async function main(): Promise<number> {
     };
   });
 
-  await attempt("parallel", "9. Parallel subagents", async (): Promise<Section | Section[]> => {
+  await attempt("parallel", "10. Parallel subagents", async (): Promise<Section | Section[]> => {
     const r = await measureParallel({ runs: 5, log });
     const together = median(r.parallel.childrenMs);
     const apart = median(r.sequence.childrenMs);

@@ -9,6 +9,12 @@
 //   fold  the seed article's fold/fork experiment on fixtures/fold (see its section below).
 //   h9    memory: "Remember this identifier: <ID>. Reply with OK." → OK; "What identifier did I ask you
 //         to remember?" → the identifier if it is anywhere earlier in the conversation, else "I don't know".
+//   episode  an episode to fold: reads each file the instruction names, one call at a time, then (when
+//         fold is offered) folds since the first read's result with a note, then answers.
+// Every policy answers hel's compaction instruction (a last user message opening "Context compaction:")
+// with a structured summary of the user's instructions, quoted verbatim, and no tool calls.
+import { COMPACTION_MARK } from "../src/agent/compaction.js";
+import { unstamped } from "../src/agent/stamps.js";
 import type { ChatRequest, Message, ToolDefinition } from "../src/wire/messages.js";
 import type { Policy, PolicyName, SimReply } from "./types.js";
 
@@ -26,9 +32,10 @@ function lastUserIndex(messages: readonly Message[]): number {
   return -1;
 }
 
+/** The last user message's text, without the stamp (`[#N] `) hel opens it with. */
 export function lastUserText(req: ChatRequest): string {
   const i = lastUserIndex(req.messages);
-  return i < 0 ? "" : (req.messages[i]!.content as string);
+  return i < 0 ? "" : unstamped(req.messages[i]!.content as string);
 }
 
 /** The tool calls and their results after the last user message, in the order the results came. */
@@ -478,12 +485,71 @@ export const h9: Policy = (req) => {
   return { content: "OK" };
 };
 
-export const POLICIES: Record<PolicyName, Policy> = { echo, demo, h11, h9, fold };
+// ------------------------------------------------------------------------------------------- episode
+
+const STAMP_AT_START = /^\[#(\d+)\] /;
+
+export const episode: Policy = (req) => {
+  const instruction = lastUserText(req);
+  const files = instruction.match(/[\w./-]+\.(?:log|txt|md|js|ts|json|ini|yaml)\b/g) ?? [];
+  const acts = actions(req);
+  // Once folded, the reads are gone from the view: the episode is over.
+  if (acts.some((a) => a.name === "fold" && !/Error:/.test(a.result.slice(0, 40)))) return { content: `done: ${instruction}` };
+  const reads = acts.filter((a) => a.name === "read_file");
+  const next = files[reads.length];
+  if (next !== undefined && offered(req, "read_file")) return { reasoning: `Read ${next}.`, tool_calls: [readCall(req, next)] };
+  if (reads.length > 0 && offered(req, "fold")) {
+    // The first read's result is the first message of the episode that carries a stamp.
+    const after = req.messages.slice(lastUserIndex(req.messages) + 1).find((m) => m.role === "tool");
+    const since = after ? STAMP_AT_START.exec(after.content)?.[1] : undefined;
+    if (since) {
+      return {
+        reasoning: "That episode is finished; fold it.",
+        tool_calls: [
+          call("fold", {
+            since: `#${since}`,
+            note: {
+              changed: "nothing",
+              learned: `read ${files.join(", ")}; the build passes once the cache is cleared, and only with NODE_ENV unset`,
+              decided: "keep the lockfile; rejected upgrading the compiler",
+              open: "nothing",
+            },
+          }),
+        ],
+      };
+    }
+  }
+  return { content: `done: ${instruction}` };
+};
+
+// ---------------------------------------------------------------------------------------- compaction
+
+/**
+ * hel's compaction request, answered as a model would: a summary that keeps the user's words, those
+ * an earlier summary quoted included.
+ */
+function compactionSummary(req: ChatRequest): SimReply {
+  const asked = req.messages
+    .slice(0, lastUserIndex(req.messages))
+    .filter((m) => m.role === "user")
+    .flatMap((m) => (m.content.startsWith("[compacted ") ? m.content.split("\n").filter((l) => l.startsWith('- "')) : [`- "${unstamped(m.content)}"`]));
+  return {
+    reasoning: "Summarize the conversation for the continuation.",
+    content: ["## Goal", "Carry on with the user's instructions.", "## User instructions (verbatim)", ...(asked.length > 0 ? asked : ["- (none)"]), "## Next steps", "1. Continue."].join("\n"),
+  };
+}
+
+/** Every policy answers a compaction request with a summary instead of its own move. */
+function answeringCompaction(policy: Policy): Policy {
+  return (req, ctx) => (lastUserText(req).startsWith(COMPACTION_MARK) ? compactionSummary(req) : policy(req, ctx));
+}
+
+export const POLICIES: Record<PolicyName, Policy> = { echo, demo, h11, h9, episode, fold };
 
 export function resolvePolicy(p: Policy | PolicyName | undefined): Policy {
-  if (p === undefined) return echo;
-  if (typeof p === "function") return p;
+  if (p === undefined) return answeringCompaction(echo);
+  if (typeof p === "function") return answeringCompaction(p);
   const found = POLICIES[p];
   if (!found) throw new Error(`unknown policy ${JSON.stringify(p)}; expected one of ${Object.keys(POLICIES).join(", ")}`);
-  return found;
+  return answeringCompaction(found);
 }

@@ -13,6 +13,7 @@ import type { ChildTranscript } from "../src/agent/child-transcript.js";
 import { createDelegateTool } from "../src/agent/delegate-tool.js";
 import type { AgentEvent } from "../src/agent/events.js";
 import { runTurn } from "../src/agent/loop.js";
+import { StampCounter } from "../src/agent/stamps.js";
 import { CursorStore } from "../src/tools/cursors.js";
 import { executeToolCall, toolDefinitions } from "../src/tools/registry.js";
 import type { Tool } from "../src/tools/types.js";
@@ -46,9 +47,10 @@ async function delegate(args: object, script: FakeTurn[], budget: ChildBudget) {
   const ctx = { projectDir: "/nonexistent", access: "edit" as const, sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() };
   const call = toolCall("call_d", "delegate_task", args);
   const parent: Message[] = [SYSTEM, USER, { role: "assistant", content: null, tool_calls: [call] }];
+  const stamps = new StampCounter();
   const children = createChildren({
     emit: (event) => events.push(event),
-    settings: () => ({ client: model, tools, toolDefinitions: definitions, toolContext: ctx, request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" }, budget }),
+    settings: () => ({ client: model, tools, toolDefinitions: definitions, toolContext: ctx, request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" }, stamps, budget }),
     saveTranscript: async (t) => void transcripts.push(t),
   });
   const tools: Tool[] = [note as Tool, createDelegateTool({ mode: "task-only", parentMessages: () => parent, children }) as Tool];
@@ -135,6 +137,7 @@ describe("the token budget", () => {
         maxSteps: 10,
         maxTokens: 100,
         emit: (event) => events.push(event),
+        stamps: new StampCounter(),
       },
       new AbortController().signal,
     );

@@ -2,8 +2,12 @@
 // into it as a person would — an instruction, Ctrl-C while the answer is pending, another
 // instruction, Ctrl-D.
 import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
+import { compactionInstruction } from "../src/agent/compaction.js";
+import { foldInstruction } from "../src/agent/fold.js";
 import type { ChatRequest } from "../src/wire/messages.js";
 import { HEL, helEnv } from "./helpers/hel.js";
 import { tempProject } from "./helpers/temp-project.js";
@@ -43,6 +47,36 @@ it("Ctrl-C aborts the request in flight, the conversation stays valid, Ctrl-D ex
   const last = sim.requests.at(-1)!.body as ChatRequest;
   const roles = last.messages.map((m) => m.role);
   expect(roles).toEqual(["system", "user", "user", "assistant", "tool"]);
-  expect(last.messages[1]).toEqual({ role: "user", content: "first question" });
-  expect(last.messages[2]).toEqual({ role: "user", content: "list files" });
+  expect(last.messages[1]).toEqual({ role: "user", content: "[#1] first question" });
+  expect(last.messages[2]).toEqual({ role: "user", content: "[#2] list files" });
+});
+
+it("/compact [focus] compacts now, with the focus in the instruction; /fold #N asks the model to fold since #N", async () => {
+  const project = await tempProject();
+  // Two reads of a page each (about 15,000 tokens): more than the tail a compaction keeps.
+  await writeFile(join(project, "big.txt"), Array.from({ length: 700 }, (_, i) => `line ${i}: the quick brown fox jumps over the lazy dog`).join("\n"));
+  const read = { tool_calls: [{ name: "read_file", arguments: '{"path":"big.txt"}' }] };
+  sim = await startSimulator({ policy: "echo", script: [read, { content: "read once" }, read, { content: "read twice" }] });
+  const child = spawn("script", ["-qfec", `${process.execPath} ${HEL} -C ${project} --tools read_file,fold --compact-at 0`, "/dev/null"], { env: helEnv(sim.url), stdio: ["pipe", "pipe", "pipe"] });
+  let screen = "";
+  child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
+  screenText = () => screen;
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const prompts = () => screen.split("› ").length - 1;
+  await until(() => prompts() === 1, "the prompt");
+  child.stdin.write("read it\r");
+  await until(() => prompts() === 2, "the first answer");
+  child.stdin.write("read it again\r");
+  await until(() => prompts() === 3, "the second answer");
+  child.stdin.write("/compact keep the port\r");
+  await until(() => screen.includes("⤓ compacted"), "the compaction");
+  const summary = sim.requests.at(-1)!.body as ChatRequest;
+  expect(summary.messages.at(-1)).toEqual({ role: "user", content: compactionInstruction("keep the port") });
+  await until(() => prompts() === 4, "the prompt after /compact");
+  child.stdin.write("/fold #2\r");
+  await until(() => sim.requests.length === 6, "the fold request");
+  expect((sim.requests[5]!.body as ChatRequest).messages.at(-1)).toEqual({ role: "user", content: `[#5] ${foldInstruction(2)}` });
+  await until(() => screen.includes("echo: Fold the finished episode"), "the answer");
+  child.stdin.write("\x04");
+  expect(await exited).toBe(0);
 });

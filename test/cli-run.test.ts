@@ -49,7 +49,7 @@ describe("a one-shot edit", () => {
     expect(system.content).toMatch(/Date: \d{4}-\d{2}-\d{2}\n/);
     expect(first).toEqual({
       model: "deepseek-flash",
-      messages: [system, { role: "user", content: "fix the typo in a.txt" }],
+      messages: [system, { role: "user", content: "[#1] fix the typo in a.txt" }],
       tools: first!.tools,
       thinking: { type: "enabled" },
       reasoning_effort: "high",
@@ -61,13 +61,13 @@ describe("a one-shot edit", () => {
 
     const assistant1 = second!.messages[2] as Extract<Message, { role: "assistant" }>;
     expect(assistant1).toMatchObject({ role: "assistant", reasoning_content: "read first", tool_calls: [{ type: "function", function: { name: "read_file", arguments: '{"path":"a.txt"}' } }] });
-    expect(second!.messages[3]).toEqual({ role: "tool", tool_call_id: assistant1.tool_calls![0]!.id, content: expect.stringContaining("hello wrold") });
+    expect(second!.messages[3]).toEqual({ role: "tool", tool_call_id: assistant1.tool_calls![0]!.id, content: expect.stringMatching(/^\[#2\] [^]*hello wrold/) });
     expect(second!.messages).toHaveLength(4);
     // Each request extends the previous one: same leading messages, same tools, same settings.
     expect(second!.messages.slice(0, 2)).toEqual(first!.messages);
     expect(third!.messages.slice(0, 4)).toEqual(second!.messages);
     expect(third!.messages[4]).toMatchObject({ role: "assistant", content: "Fixing.", reasoning_content: "fix it" });
-    expect(third!.messages[5]).toMatchObject({ role: "tool", content: expect.stringMatching(/line 1/i) });
+    expect(third!.messages[5]).toMatchObject({ role: "tool", content: expect.stringMatching(/^\[#3\] [^]*line 1/i) });
     expect(third!.tools).toEqual(first!.tools);
     expect(JSON.stringify(third!.messages[0])).toBe(JSON.stringify(system));
     expect(result.stderr).toMatch(/resume with: hel --resume [0-9a-f-]{36}/);
@@ -128,9 +128,9 @@ describe("stdin and --json", () => {
     expect(b.usage).toEqual({ ...figures, by_agent: [{ agent: "parent", ...figures }] });
     const second = bodies()[1]!;
     expect(second.messages.slice(1)).toEqual([
-      { role: "user", content: "first question" },
+      { role: "user", content: "[#1] first question" },
       { role: "assistant", content: "first answer", reasoning_content: expect.any(String) },
-      { role: "user", content: "second question" },
+      { role: "user", content: "[#2] second question" },
     ]);
     // The second request repeats the first request and its answer, so the prefix cache hits.
     expect(usage.prompt_cache_hit_tokens).toBeGreaterThan(0);
@@ -171,9 +171,9 @@ describe("the loop's limits and the model's mistakes", () => {
     expect(result.code).toBe(0);
     const results = bodies()[1]!.messages.filter((m) => m.role === "tool").map((m) => m.content);
     expect(results).toHaveLength(3);
-    expect(results[0]).toMatch(/^Error: .*JSON/);
-    expect(results[1]).toMatch(/^Error: .*run_shell.*read_file/s);
-    expect(results[2]).toMatch(/^Error: /);
+    expect(results[0]).toMatch(/^\[#2\] Error: .*JSON/);
+    expect(results[1]).toMatch(/^\[#3\] Error: .*run_shell.*read_file/s);
+    expect(results[2]).toMatch(/^\[#4\] Error: /);
     expect(bodies()[2]!.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("content") });
   });
 
@@ -203,7 +203,7 @@ describe("the loop's limits and the model's mistakes", () => {
     sim = await startSimulator({ script: [{ tool_calls: [call("read_file", { path: "../../etc/passwd" })] }, { content: "no" }] });
     const project = await tempProject();
     await runHel({ args: ["-C", project, "read"], baseUrl: sim.url });
-    expect(bodies()[1]!.messages.at(-1)!.content).toMatch(/^Error: .*inside the project/);
+    expect(bodies()[1]!.messages.at(-1)!.content).toMatch(/^\[#2\] Error: .*inside the project/);
   });
 });
 
@@ -321,12 +321,12 @@ describe("HTTP", () => {
       expect(same.code).toBe(0);
       expect(sim.requests).toHaveLength(1);
       expect(sim.requests[0]!.headers.authorization).toBe("Bearer sk-test");
-      expect(bodies()[0]!.messages.at(-1)).toEqual({ role: "user", content: "hi" });
+      expect(bodies()[0]!.messages.at(-1)).toEqual({ role: "user", content: "[#1] hi" });
 
       const away = await runHel({ args: ["-C", project, "hi"], baseUrl: `${base}/other` });
       expect(elsewhere).toHaveLength(1);
       expect(elsewhere[0]!.authorization).toBeUndefined();
-      expect(JSON.parse(elsewhere[0]!.body)).toMatchObject({ messages: [{ role: "system" }, { role: "user", content: "hi" }] });
+      expect(JSON.parse(elsewhere[0]!.body)).toMatchObject({ messages: [{ role: "system" }, { role: "user", content: "[#1] hi" }] });
       expect(away.stderr).toMatch(/hel: DeepSeek rejected the API key \(401\)/);
       expect(away.code).toBe(1);
     } finally {

@@ -1,15 +1,13 @@
 // kill -9 at random moments of a long stdin run, 50 times: every snapshot left on disk must load
 // and be one of the states that was saved — the conversation after some whole number of answers.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import { loadSnapshot } from "../src/session/snapshot-file.js";
-import { HEL, helEnv } from "./helpers/hel.js";
+import { killRuns } from "./helpers/kill-runs.js";
 import { tempProject } from "./helpers/temp-project.js";
-import { waitFor } from "./helpers/wait.js";
 
 const RUNS = 50;
 const LINES = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`);
@@ -29,16 +27,7 @@ it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { t
   const project = await tempProject();
   let withSnapshot = 0;
   let longest = 0;
-  for (const { afterRequests, extraMs } of moments) {
-    const before = sim.requests.length;
-    const child = spawn(process.execPath, [HEL, "-C", project, "--tools", "none", "--effort", "none"], { env: helEnv(sim.url), stdio: ["pipe", "ignore", "ignore"] });
-    child.stdin.on("error", () => {});
-    child.stdin.write(LINES.join("\n") + "\n");
-    await waitFor(() => sim.requests.length - before >= afterRequests || child.exitCode !== null, `request ${afterRequests} of the run`, { everyMs: 1, timeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, extraMs));
-    child.kill("SIGKILL");
-    await new Promise((r) => child.on("close", r));
-  }
+  await killRuns(sim, ["-C", project, "--tools", "none", "--effort", "none"], LINES, moments);
   const sessions = join(project, ".hel", "sessions");
   for (const id of existsSync(sessions) ? await readdir(sessions) : []) {
     if (!existsSync(join(sessions, id, "snapshot.json"))) continue;
@@ -46,8 +35,8 @@ it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { t
     const turns = (snapshot.messages.length - 1) / 2;
     expect(Number.isInteger(turns)).toBe(true);
     expect(snapshot.messages.slice(1)).toEqual(
-      LINES.slice(0, turns).flatMap((line) => [
-        { role: "user", content: line },
+      LINES.slice(0, turns).flatMap((line, i) => [
+        { role: "user", content: `[#${i + 1}] ${line}` },
         { role: "assistant", content: `echo: ${line}` },
       ]),
     );

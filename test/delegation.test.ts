@@ -53,10 +53,12 @@ describe.each(["full", "no-tools", "task-only"] as const)("--delegate %s", (mode
     ) as Extract<ChatRequest["messages"][number], { role: "assistant" }>;
     const task = JSON.parse(delegateCall.tool_calls![0]!.function.arguments).task as string;
     const [system, user] = parentBeforeDelegation.messages;
+    // The parent's instruction is #1 and its read's result #2: the child's task is stamped #3.
+    const taskMessage = { role: "user", content: `[#3] ${childTask(task)}` };
     const expectedMessages = {
-      full: [...parentBeforeDelegation.messages, { role: "user", content: childTask(task) }],
-      "no-tools": [system, user, { role: "user", content: childTask(task) }],
-      "task-only": [system, { role: "user", content: childTask(task) }],
+      full: [...parentBeforeDelegation.messages, taskMessage],
+      "no-tools": [system, user, taskMessage],
+      "task-only": [system, taskMessage],
     }[mode];
     const childFirst = lines.find((l) => l.agent === "child")!;
     // Same model, settings and tool list (delegate_task included), byte for byte; only the messages differ.
@@ -125,9 +127,9 @@ describe("a child that misbehaves", () => {
     const result = await runHel({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const childSecond = sim.requests[2]!.body as ChatRequest;
-    expect(childSecond.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^Error: a subagent cannot delegate.*yourself/) });
+    expect(childSecond.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^\[#3\] Error: a subagent cannot delegate.*yourself/) });
     const parentLast = sim.requests[3]!.body as ChatRequest;
-    expect(parentLast.messages.at(-1)).toMatchObject({ role: "tool", content: "hi" });
+    expect(parentLast.messages.at(-1)).toMatchObject({ role: "tool", content: "[#4] hi" });
     expect(result.stdout).toBe("child said hi\n");
   });
 
@@ -144,7 +146,7 @@ describe("a child that misbehaves", () => {
     const result = await runHel({ args: ["-C", project, "--delegate", "full", "go"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const parentAfter = sim.requests[3]!.body as ChatRequest;
-    expect(parentAfter.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^Error: the subagent did not finish \(error: .*400/) });
+    expect(parentAfter.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^\[#\d+\] Error: the subagent did not finish \(error: .*400/) });
     // Only the child's outcome entered the parent's conversation, never its messages.
     expect(parentAfter.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(result.stdout).toBe("the subagent failed; I stopped\n");

@@ -45,8 +45,8 @@ it("a repeated tool call id gets one of its own, so the results pair up, the ses
         { id: "call_00_same_01_hel", type: "function", function: { name: "read_file", arguments: '{"path":"b.txt"}' } },
       ],
     },
-    { role: "tool", tool_call_id: "call_00_same", content: expect.stringContaining("alpha") },
-    { role: "tool", tool_call_id: "call_00_same_01_hel", content: expect.stringContaining("beta") },
+    { role: "tool", tool_call_id: "call_00_same", content: expect.stringMatching(/^\[#2\] [^]*alpha/) },
+    { role: "tool", tool_call_id: "call_00_same_01_hel", content: expect.stringMatching(/^\[#3\] [^]*beta/) },
   ]);
   expect(sim.requests.map((r) => r.status)).toEqual([200, 200]);
 
@@ -58,5 +58,5 @@ it("a repeated tool call id gets one of its own, so the results pair up, the ses
   const resumed = await runHel({ args: ["-C", project, "--resume", id!, "anything else?"], baseUrl: sim.url });
   expect(resumed.code).toBe(0);
   expect(resumed.stdout).toBe("still here\n");
-  expect(bodies()[2]!.messages.slice(2)).toEqual([...results, { role: "assistant", content: "read them", reasoning_content: "both read" }, { role: "user", content: "anything else?" }]);
+  expect(bodies()[2]!.messages.slice(2)).toEqual([...results, { role: "assistant", content: "read them", reasoning_content: "both read" }, { role: "user", content: "[#4] anything else?" }]);
 });

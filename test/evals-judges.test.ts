@@ -25,6 +25,7 @@ function recordDir(over: Partial<RecordJson> | null, dir = "/runs/r"): RecordDir
           usage: { total: totals, parent: totals, child: totals, by_agent: [] },
           tool_calls: [],
           instructions: [],
+          context: [],
           ...over,
         };
   return { dir, record, requests: [], delegations: [], problems: record ? [] : ["record.json is missing"] };

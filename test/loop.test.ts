@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { AgentEvent } from "../src/agent/events.js";
 import { beginTurn, runTurn, type AgentRun } from "../src/agent/loop.js";
 import { estimateTokens } from "../src/agent/meter.js";
+import { StampCounter } from "../src/agent/stamps.js";
 import { createModelClient, type ModelClient } from "../src/model/client.js";
 import { ModelError } from "../src/model/errors.js";
 import { CursorStore } from "../src/tools/cursors.js";
@@ -20,7 +21,7 @@ import { fakeModel, toolCall, usage } from "./helpers/fake-model.js";
 const SYSTEM: Message = { role: "system", content: "You are hel." };
 const USER: Message = { role: "user", content: "take notes" };
 const REF = { agent: "child", delegation: 3 } as const;
-const INTERRUPTED = /^Error: the user interrupted before this tool call ran/;
+const INTERRUPTED = /^\[#\d+\] Error: the user interrupted before this tool call ran/;
 
 const notes = (...texts: string[]): AssistantMessage => ({
   role: "assistant",
@@ -29,7 +30,9 @@ const notes = (...texts: string[]): AssistantMessage => ({
   tool_calls: texts.map((text) => toolCall(`call_${text}`, "note", { text })),
 });
 const answer = (content: string): AssistantMessage => ({ role: "assistant", content });
-const result = (text: string, content = `noted ${text}`): Message => ({ role: "tool", tool_call_id: `call_${text}`, content });
+/** The result of the note call on `text`, opened by its stamp (a matcher is used as it is). */
+const result = (text: string, stamp: number, content: unknown = `noted ${text}`): Message =>
+  ({ role: "tool", tool_call_id: `call_${text}`, content: typeof content === "string" ? `[#${stamp}] ${content}` : content }) as Message;
 
 interface Turn {
   maxSteps?: number;
@@ -71,6 +74,7 @@ async function turn(client: ModelClient, { maxSteps = 5, signal = new AbortContr
     request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" },
     maxSteps,
     emit: (event) => events.push(event),
+    stamps: new StampCounter(),
   };
   const messages: Message[] = [SYSTEM, USER];
   const outcome = await runTurn(messages, run, signal);
@@ -96,9 +100,9 @@ describe("tool calls", () => {
       SYSTEM,
       USER,
       notes("a", "bad", "c"),
-      result("a"),
-      result("bad", "Error: that note cannot be taken; take another"),
-      result("c"),
+      result("a", 1),
+      result("bad", 2, "Error: that note cannot be taken; take another"),
+      result("c", 3),
       answer("done"),
     ]);
     expect(model.bodies).toEqual([
@@ -129,7 +133,7 @@ describe("calls of a concurrent tool", () => {
     const model = fakeModel([{ message }, { message: answer("done") }]);
     const { messages, events, log } = await turn(model, { concurrent: true });
     expect(log).toEqual(["start slow", "start bad", "start c", "end bad", "end c", "end slow"]);
-    expect(messages.slice(3, 6)).toEqual([result("slow"), result("bad", "Error: that note cannot be taken; take another"), result("c")]);
+    expect(messages.slice(3, 6)).toEqual([result("slow", 1), result("bad", 2, "Error: that note cannot be taken; take another"), result("c", 3)]);
     const order = events.filter((e) => e.type === "tool_start" || e.type === "tool_end").map((e) => `${e.type} ${"callId" in e ? e.callId : ""}`);
     expect(order).toEqual(["tool_start call_slow", "tool_start call_bad", "tool_start call_c", "tool_end call_slow", "tool_end call_bad", "tool_end call_c"]);
     expect(model.bodies[1]!.messages).toEqual(messages.slice(0, 6));
@@ -147,7 +151,7 @@ describe("calls of a concurrent tool", () => {
     const model = fakeModel([{ message: calls(["note", "a"], ["note", "b"], ["mark", "m"]) }]);
     const { outcome, messages, log } = await turn(model, { concurrent: true, signal: controller.signal, onNote: (text) => text === "a" && controller.abort() });
     expect(log).toEqual(["start a", "end a"]);
-    expect(messages.slice(3)).toEqual([result("a"), { role: "tool", tool_call_id: "call_b", content: expect.stringMatching(INTERRUPTED) }, { role: "tool", tool_call_id: "call_m", content: expect.stringMatching(INTERRUPTED) }]);
+    expect(messages.slice(3)).toEqual([result("a", 1), { role: "tool", tool_call_id: "call_b", content: expect.stringMatching(INTERRUPTED) }, { role: "tool", tool_call_id: "call_m", content: expect.stringMatching(INTERRUPTED) }]);
     expect(outcome.exitReason).toBe("aborted");
   });
 });
@@ -161,7 +165,7 @@ describe("an abort", () => {
       onNote: (text) => text === "a" && controller.abort(),
     });
     expect(log).toEqual(["start a", "end a"]);
-    expect(messages.slice(3)).toEqual([result("a"), result("b", expect.stringMatching(INTERRUPTED)), result("c", expect.stringMatching(INTERRUPTED))]);
+    expect(messages.slice(3)).toEqual([result("a", 1), result("b", 2, expect.stringMatching(INTERRUPTED)), result("c", 3, expect.stringMatching(INTERRUPTED))]);
     expect(outcome).toMatchObject({ answer: null, exitReason: "aborted" });
     expect(outcome.error).toBeUndefined();
     expect(types(events)).toEqual(["request", "reasoning_delta", "response", "message", "tool_start", "tool_end", "message", "message", "message", "turn_end"]);
@@ -174,7 +178,7 @@ describe("an abort", () => {
     const controller = new AbortController();
     const { outcome, messages, events, log } = await turn(client, { signal: controller.signal, onNote: (text) => text === "a" && controller.abort() });
     expect(log).toEqual(["start a", "end a"]);
-    expect(messages.slice(3)).toEqual([result("a"), result("b", expect.stringMatching(INTERRUPTED)), result("c", expect.stringMatching(INTERRUPTED))]);
+    expect(messages.slice(3)).toEqual([result("a", 1), result("b", 2, expect.stringMatching(INTERRUPTED)), result("c", 3, expect.stringMatching(INTERRUPTED))]);
     expect(outcome.exitReason).toBe("aborted");
     expect(types(events)).toEqual(["request", "response", "message", "tool_start", "tool_end", "message", "message", "message", "turn_end"]);
     expect(sim.requests).toHaveLength(1);
@@ -185,7 +189,7 @@ describe("an abort", () => {
     controller.abort();
     const { outcome, messages, log } = await turn(fakeModel([{ message: notes("a", "b") }]), { signal: controller.signal });
     expect(log).toEqual([]);
-    expect(messages.slice(2)).toEqual([notes("a", "b"), result("a", expect.stringMatching(INTERRUPTED)), result("b", expect.stringMatching(INTERRUPTED))]);
+    expect(messages.slice(2)).toEqual([notes("a", "b"), result("a", 1, expect.stringMatching(INTERRUPTED)), result("b", 2, expect.stringMatching(INTERRUPTED))]);
     expect(outcome.exitReason).toBe("aborted");
   });
 
@@ -221,7 +225,7 @@ it("the step limit ends the turn with max_steps after that many requests, every 
   const model = fakeModel([{ message: notes("a") }, { message: notes("b") }, { message: answer("late") }]);
   const { outcome, messages } = await turn(model, { maxSteps: 2 });
   expect(model.bodies).toHaveLength(2);
-  expect(messages).toEqual([SYSTEM, USER, notes("a"), result("a"), notes("b"), result("b")]);
+  expect(messages).toEqual([SYSTEM, USER, notes("a"), result("a", 1), notes("b"), result("b", 2)]);
   expect(outcome).toMatchObject({ answer: null, exitReason: "max_steps", error: "stopped after 2 model requests (--max-steps)" });
 });
 
@@ -232,7 +236,7 @@ describe("a model error", () => {
   ])("(%s) ends the turn with error, its message, and the conversation as it was", async (_name, error, status) => {
     const { outcome, messages, events } = await turn(fakeModel([{ message: notes("a") }, { error }]));
     expect(outcome).toMatchObject({ answer: null, exitReason: "error", error: error.message });
-    expect(messages).toEqual([SYSTEM, USER, notes("a"), result("a")]);
+    expect(messages).toEqual([SYSTEM, USER, notes("a"), result("a", 1)]);
     expect(events.filter((e) => e.type === "response").at(-1)).toEqual({ ...REF, type: "response", step: 2, status, usage: undefined, finishReason: null, durationMs: 0, error: error.message });
     expect(events.at(-1)).toMatchObject({ type: "turn_end", exitReason: "error", error: error.message });
   });
@@ -250,7 +254,7 @@ it("the events: each request, its deltas and response, each call's start and end
     { ...REF, type: "message", message: notes("a") },
     { ...REF, type: "tool_start", callId: "call_a", name: "note", arguments: '{"text":"a"}' },
     { ...REF, type: "tool_end", callId: "call_a", name: "note", isError: false, result: "noted a" },
-    { ...REF, type: "message", message: result("a") },
+    { ...REF, type: "message", message: result("a", 1) },
     { ...REF, type: "request", step: 2, body: null, attempt: 1 },
     { ...REF, type: "text_delta", text: "done" },
     { ...REF, type: "response", step: 2, status: 200, usage: u2, finishReason: "stop", durationMs: 0 },
@@ -284,12 +288,12 @@ it("usage is summed over the turn's requests, one without usage counted as a req
 it("every message that joins the conversation is reported, in order, by a message event", async () => {
   const messages: Message[] = [SYSTEM];
   const events: AgentEvent[] = [];
-  const run = { ref: REF, emit: (e: AgentEvent) => void events.push(e) };
+  const run = { ref: REF, emit: (e: AgentEvent) => void events.push(e), stamps: new StampCounter(6) };
   beginTurn(messages, "go", run);
-  expect(messages).toEqual([SYSTEM, { role: "user", content: "go" }]);
+  expect(messages).toEqual([SYSTEM, { role: "user", content: "[#7] go" }]);
   expect(events).toEqual([
     { ...REF, type: "turn_start", instruction: "go" },
-    { ...REF, type: "message", message: { role: "user", content: "go" } },
+    { ...REF, type: "message", message: { role: "user", content: "[#7] go" } },
   ]);
   const { messages: after, events: more } = await turn(fakeModel([{ message: notes("a") }, { message: answer("done") }]));
   expect(more.flatMap((e) => (e.type === "message" ? [e.message] : []))).toEqual(after.slice(2));

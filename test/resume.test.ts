@@ -57,7 +57,7 @@ describe("resume", () => {
     expect(resumed).toBe(uninterrupted);
     const body = stopped.requests[2]!.body as ChatRequest;
     expect(body.messages.slice(1).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
-    expect(body.messages.at(-1)).toEqual({ role: "user", content: "what did I ask?" });
+    expect(body.messages.at(-1)).toEqual({ role: "user", content: "[#3] what did I ask?" });
     // The resumed prefix is in DeepSeek's cache already: only the new message misses.
     const usage = stopped.requests[2]!.usage!;
     expect(usage.prompt_cache_hit_tokens / usage.prompt_tokens).toBeGreaterThan(0.9);
@@ -84,9 +84,9 @@ describe("resume", () => {
     expect(body.model).toBe("deepseek-v4-pro");
     expect(body.messages[0]!.content).toContain("New rule.");
     expect(body.messages.slice(1)).toEqual([
-      { role: "user", content: "second" },
+      { role: "user", content: "[#1] second" },
       { role: "assistant", content: "two", reasoning_content: expect.any(String) },
-      { role: "user", content: "third" },
+      { role: "user", content: "[#2] third" },
     ]);
   });
 
@@ -118,12 +118,12 @@ describe("resume", () => {
     s.push({ tool_calls: [call("read_file", { cursor })] }, { content: "read page two" });
     await runHel({ args: ["-C", project, "--resume", id, "go on"], baseUrl: s.url });
     const next = (s.requests[3]!.body as ChatRequest).messages.at(-1)!.content;
-    expect(next).toMatch(/^\s*2001\tline 2001$/m);
+    expect(next).toMatch(/^\[#4\] \s*2001\tline 2001$/m);
 
     await appendFile(join(project, "big.txt"), "more\n");
     s.push({ tool_calls: [call("read_file", { cursor })] }, { content: "refused" });
     await runHel({ args: ["-C", project, "--resume", id, "again"], baseUrl: s.url });
-    expect((s.requests[5]!.body as ChatRequest).messages.at(-1)!.content).toMatch(/^Error: .*changed.*read it again/i);
+    expect((s.requests[5]!.body as ChatRequest).messages.at(-1)!.content).toMatch(/^\[#6\] Error: .*changed.*read it again/i);
   });
 
   it("a spilled result stays readable after a resume", async () => {
@@ -180,7 +180,7 @@ describe("what is saved", () => {
     const id = sessionIdOf(partial.stderr)!;
     const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8"));
     expect(snapshot.messages.slice(1)).toEqual([
-      { role: "user", content: "one" },
+      { role: "user", content: "[#1] one" },
       { role: "assistant", content: "first answer", reasoning_content: expect.any(String) },
       { role: "user", content: "two" },
     ]);
@@ -250,7 +250,7 @@ describe("what is saved", () => {
     expect(code).toBe(0);
     const id = sessionIdOf(stderr)!;
     const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8"));
-    expect(snapshot.messages.filter((m: { role: string }) => m.role !== "system").map((m: { content: string }) => m.content)).toEqual(["one", "a1", "two", "a2"]);
+    expect(snapshot.messages.filter((m: { role: string }) => m.role !== "system").map((m: { content: string }) => m.content)).toEqual(["[#1] one", "a1", "[#2] two", "a2"]);
   });
 });
 
@@ -288,7 +288,7 @@ describe("bad sessions exit 2 and leave the file untouched", () => {
 
   const corruptions: [string, (text: string, id: string) => string, RegExp][] = [
     ["invalid JSON", (t) => t.slice(0, t.length / 2), /not valid JSON|invalid JSON/i],
-    ["another schema_version", (t) => t.replace('"schema_version":1', '"schema_version":2'), /schema_version 2/],
+    ["another schema_version", (t) => t.replace('"schema_version":2', '"schema_version":3'), /schema_version 3/],
     ["missing fields", (t) => { const o = JSON.parse(t); delete o.messages; return JSON.stringify(o); }, /messages/],
     ["a tool call without its result", (t) => { const o = JSON.parse(t); o.messages.splice(3, 1); return JSON.stringify(o); }, /tool call|result/i],
     ["another directory", (t) => { const o = JSON.parse(t); o.cwd = "/somewhere/else"; return JSON.stringify(o); }, /\/somewhere\/else/],
@@ -370,7 +370,7 @@ describe("signals", () => {
     expect(next.code).toBe(0);
     expect(next.stdout).toBe("echo: again\necho: and again\n");
     const last = s.requests.at(-1)!.body as ChatRequest;
-    expect(last.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["hello", "again", "and again"]);
+    expect(last.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["[#1] hello", "[#2] again", "[#3] and again"]);
   });
 });
 
@@ -387,7 +387,7 @@ it("SIGTERM during a request aborts it, ends the run and releases the lease; the
   expect(result.code).toBe(1);
   expect(existsSync(join(sessions, id, ".active"))).toBe(false);
   const snapshot = JSON.parse(await readFile(join(sessions, id, "snapshot.json"), "utf8"));
-  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello", "slow one"]);
+  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["[#1] hello", "[#2] slow one"]);
   expect(snapshot.last_turn).toEqual({ exit_reason: "aborted" });
 });
 
@@ -405,7 +405,7 @@ it("a lease lost while running stops the saving, and hel says so", { timeout: 40
   expect(stderr).toMatch(new RegExp(`hel: lost the lease on session ${id} — .*stops saving`));
   expect(stderr).toMatch(/resume with: hel --resume \S+ -C \S+ \(without the last turn, which could not be saved\)/);
   const snapshot = JSON.parse(await readFile(join(sessions, id, "snapshot.json"), "utf8"));
-  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["hello"]);
+  expect(snapshot.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: string }) => m.content)).toEqual(["[#1] hello"]);
   expect(snapshot.last_turn).toEqual({ exit_reason: "completed" });
 });
 

@@ -64,10 +64,10 @@ it("tool errors that quote the model's call (its tool name, an argument key, its
   expect(result.code).toBe(0);
   const results = (sim.requests[1]!.body as ChatRequest).messages.filter((m) => m.role === "tool").map((m) => m.content);
   expect(results).toEqual([
-    expect.stringMatching(/^Error: unknown tool "\[redacted secret\]"\. Available tools: /),
-    expect.stringMatching(/^Error: invalid arguments for read_file:\n- arguments: Unrecognized key: "\[redacted secret\]"\n/),
+    expect.stringMatching(/^\[#2\] Error: unknown tool "\[redacted secret\]"\. Available tools: /),
+    expect.stringMatching(/^\[#3\] Error: invalid arguments for read_file:\n- arguments: Unrecognized key: "\[redacted secret\]"\n/),
     // The parser quotes the text around the error cut short: the start of the key would show.
-    expect.stringMatching(/^Error: the arguments of read_file are not valid JSON \(Unexpected token .*"\{"path": \[redacted/),
+    expect.stringMatching(/^\[#4\] Error: the arguments of read_file are not valid JSON \(Unexpected token .*"\{"path": \[redacted/),
   ]);
   for (const text of results) expect(text).not.toContain(KEY.slice(0, "sk-echo".length));
 });

@@ -4,6 +4,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { unstamped } from "../src/agent/stamps.js";
 import { LEASE_TIMING } from "../src/session/lease.js";
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import type { Snapshot } from "../src/session/snapshot.js";
@@ -31,7 +32,7 @@ function bigSnapshot(project: string, id: string, bytes: number): Snapshot {
 }
 
 async function instructions(project: string, id: string): Promise<string[]> {
-  return (await loadSnapshot(project, id)).messages.filter((m) => m.role === "user").map((m) => m.content);
+  return (await loadSnapshot(project, id)).messages.filter((m) => m.role === "user").map((m) => unstamped(m.content));
 }
 
 it("a resume that starts while another process finishes its turn never drops that turn", { timeout: 120_000 }, async () => {

@@ -57,6 +57,7 @@ describe("paths", () => {
       snapshot: join(dir, "snapshot.json"),
       spill: join(dir, "spill"),
       children: join(dir, "children"),
+      archive: join(dir, "archive"),
       active: join(dir, ".active"),
       holder: join(dir, ".active.holder"),
     });
@@ -431,8 +432,8 @@ describe("loading refuses what it cannot resume, and never writes", () => {
   it("another schema_version", async () => {
     await expectRefused(
       ID_A,
-      JSON.stringify({ ...valid(), schema_version: 2 }),
-      `session ${ID_A} was written by another hel version (schema_version 2; this hel reads 1) — resume it with that version, or start a new session`,
+      JSON.stringify({ ...valid(), schema_version: 3 }),
+      `session ${ID_A} was written by another hel version (schema_version 3; this hel reads 1 and 2) — resume it with that version, or start a new session`,
     );
   });
 

@@ -20,7 +20,8 @@ export function childTask(task: string): string {
   return `${ROLE_NOTE}\n\nTask:\n${task}`;
 }
 
-export function childMessages(parent: readonly Message[], mode: DelegateMode, task: string): Message[] {
+/** `stamp` opens the task's message with the session's next stamp (stamps.ts). */
+export function childMessages(parent: readonly Message[], mode: DelegateMode, task: string, stamp: (text: string) => string = (text) => text): Message[] {
   let cut = parent.length;
   for (let i = parent.length - 1; i >= 0; i--) {
     if (parent[i]?.role === "assistant") {
@@ -39,7 +40,7 @@ export function childMessages(parent: readonly Message[], mode: DelegateMode, ta
         return before.filter((m) => m.role === "system");
     }
   })();
-  return [...context, { role: "user", content: childTask(task) }];
+  return [...context, { role: "user", content: stamp(childTask(task)) }];
 }
 
 /** The delegate tool's description: tells the parent what the child will see in this mode. */

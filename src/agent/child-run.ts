@@ -50,6 +50,8 @@ export interface Child {
 
 export interface Children {
   budget(): ChildBudget;
+  /** Stamps a message a child starts with, from the session's one counter. */
+  stamp(text: string): string;
   start(spec: ChildSpec): Child;
 }
 
@@ -57,6 +59,7 @@ export function createChildren(deps: ChildrenDeps): Children {
   let count = deps.firstNumber ?? 0;
   return {
     budget: () => deps.settings().budget,
+    stamp: (text) => deps.settings().stamps.stamp(text),
     start(spec) {
       const number = ++count;
       const settings = deps.settings();
@@ -76,6 +79,8 @@ export function createChildren(deps: ChildrenDeps): Children {
         ref,
         emit,
         tools: childTools(settings.tools, spec.kind),
+        // A question about the archive is answered and gone: it neither folds nor compacts.
+        ...(spec.kind === "ask" ? { archive: undefined, compaction: undefined } : {}),
         // A reviewer reads; whatever else it is offered (a command) runs with read-only access too.
         toolContext: spec.kind === "review" ? { ...settings.toolContext, access: "read-only" } : settings.toolContext,
       };

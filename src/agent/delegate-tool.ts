@@ -45,7 +45,7 @@ export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs> {
           `max_steps ${max_steps} is more than a subagent's budget of ${budget} model requests (--child-max-steps); no subagent was started. Call delegate_task again with max_steps ${budget} or less, or without max_steps.`,
         );
       }
-      const messages = childMessages(deps.parentMessages(), deps.mode, task);
+      const messages = childMessages(deps.parentMessages(), deps.mode, task, deps.children.stamp);
       const child = deps.children.start({ kind: "delegate", mode: deps.mode, task, messages, maxSteps: max_steps });
       const outcome = await child.turn(ctx.signal);
       await child.end(outcome.answer, outcome.exitReason);

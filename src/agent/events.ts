@@ -4,6 +4,7 @@
 import type { FileEdit } from "../tools/file-edit.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
 import type { DelegateMode } from "./child-messages.js";
+import type { ArchiveFile } from "./archive.js";
 import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 
@@ -12,7 +13,7 @@ export type AgentRole = "parent" | "child";
 export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted", "token_budget"] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
 /** What a child was started for: a delegate_task call, or a review_changes call. */
-export const CHILD_KINDS = ["delegate", "review"] as const;
+export const CHILD_KINDS = ["delegate", "review", "ask"] as const;
 export type ChildKind = (typeof CHILD_KINDS)[number];
 
 /** Which agent an event comes from: the parent, or the child of delegation number n. */
@@ -39,6 +40,13 @@ export type AgentEvent = AgentRef &
         durationMs: number;
         error?: string;
       }
+    /**
+     * A span left the view and went to the archive (`file`): folded by the model, or compacted. The
+     * view was rewritten from index `start` on; the token figures are the view's size around it.
+     */
+    | { type: "fold" | "compaction"; file: ArchiveFile; start: number; tokensBefore: number; tokensAfter: number }
+    /** A compaction failed or did not shrink the view; `stopped`: hel compacts no more in this session. */
+    | { type: "compaction_failed"; reason: string; stopped: boolean }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
     /**
      * Output of a running tool (a command's, cleaned and redacted) for a live view, a few times a second:

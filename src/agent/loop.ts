@@ -8,11 +8,15 @@
 import type { ModelClient } from "../model/client.js";
 import { ModelError } from "../model/errors.js";
 import { executeToolCall, type ToolResult } from "../tools/registry.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import { ToolError, type Tool, type ToolContext } from "../tools/types.js";
 import type { Message, ToolCall, ToolDefinition } from "../wire/messages.js";
+import type { ArchiveIndex } from "./archive-index.js";
 import type { AgentRef, EventSink, ExitReason } from "./events.js";
-import { estimateInputTokens, type Meter } from "./meter.js";
+import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "./fold.js";
+import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
 import { buildRequest, type RequestConfig } from "./request.js";
+import { compactNow, wantsCompaction, type CompactionSettings } from "./compact-run.js";
+import type { StampCounter } from "./stamps.js";
 import { addUsage, emptyTotals, type UsageTotals } from "./usage.js";
 
 export interface AgentRun {
@@ -29,6 +33,12 @@ export interface AgentRun {
    */
   maxTokens?: number | null;
   emit: EventSink;
+  /** The session's stamp counter, shared by parent and children. */
+  stamps: StampCounter;
+  /** The session's archive; without one, fold is refused. */
+  archive?: ArchiveIndex;
+  /** When to compact; without it, or without an archive, the conversation is never compacted. */
+  compaction?: CompactionSettings;
 }
 
 export interface TurnOutcome {
@@ -42,9 +52,9 @@ export interface TurnOutcome {
 const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. Ask whether to continue before repeating it.";
 
 /** Starts an instruction: reports it, and adds it to the conversation as a user message. */
-export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit">): void {
+export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit" | "stamps">): void {
   run.emit({ ...run.ref, type: "turn_start", instruction });
-  append(messages, { role: "user", content: instruction }, run);
+  append(messages, { role: "user", content: run.stamps.stamp(instruction) }, run);
 }
 
 /** Every message joins a conversation through here, so the event stream sees each one. */
@@ -65,11 +75,20 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     return outcome;
   };
 
+  let retriedForLength = false;
+  const compact = async (step: number): Promise<boolean> => {
+    if (!run.archive || !run.compaction) return false;
+    const done = await compactNow(messages, { ...run, archive: run.archive, compaction: run.compaction }, signal, meter, step);
+    meter = done.meter;
+    if (done.requested) usage = addUsage(usage, done.usage);
+    return done.compacted;
+  };
   for (let step = 1; step <= run.maxSteps; step++) {
     const spent = usage.prompt_tokens + usage.completion_tokens;
     if (run.maxTokens != null && spent >= run.maxTokens) {
       return end("token_budget", null, `stopped after ${spent} tokens, at the budget of ${run.maxTokens}`);
     }
+    if (wantsCompaction(run, meter, messages)) await compact(step);
     const body = buildRequest(messages, run.toolDefinitions, run.request);
     let turn;
     try {
@@ -83,6 +102,14 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
       const modelError = error instanceof ModelError ? error : null;
       const message = error instanceof Error ? error.message : String(error);
       emit({ ...ref, type: "response", step, status: modelError?.status ?? 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
+      // Refused for its length: compact, and send it again once.
+      if (modelError?.kind === "context" && run.compaction && run.archive && !retriedForLength && !run.compaction.state.stopped) {
+        retriedForLength = true;
+        if (await compact(step)) {
+          step--;
+          continue;
+        }
+      }
       return modelError?.kind === "aborted" ? end("aborted", null) : end("error", null, message);
     }
     usage = addUsage(usage, turn.usage);
@@ -99,37 +126,70 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) return end("completed", message.content ?? "");
 
-    await runToolCalls(calls, messages, run, signal);
+    meter = await runToolCalls(calls, messages, run, signal, meter);
     if (signal.aborted) return end("aborted", null);
   }
   return end("max_steps", null, `stopped after ${run.maxSteps} model requests (--max-steps)`);
 }
 
-async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal): Promise<void> {
+/** Runs the calls and appends their results; returns the meter, which a fold changes. */
+async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal, meter: Meter | null): Promise<Meter | null> {
   const ctx: ToolContext = { ...run.toolContext, signal };
   for (const batch of concurrentBatches(calls, run.tools)) {
+    let folded: FoldPlanned | null = null;
     // The calls of a batch all start before any result is awaited (none once the user interrupted);
     // each result joins the conversation in call order.
-    const running = batch.map((call) => (signal.aborted ? null : runToolCall(call, run, ctx)));
+    const running = batch.map((call) => {
+      if (signal.aborted) return null;
+      const tools = call.function.name === FOLD_TOOL_NAME && run.archive ? withFold(run.tools, messages, call, run.archive, (plan) => (folded = plan)) : run.tools;
+      return runToolCall(call, run, ctx, tools);
+    });
     for (const [i, call] of batch.entries()) {
       const pending = running[i];
       if (!pending) {
-        append(messages, { role: "tool", tool_call_id: call.id, content: ABORTED_RESULT }, run);
+        append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(ABORTED_RESULT) }, run);
         continue;
       }
       const result = await pending;
       const edit = result.edit ? { edit: result.edit } : {};
       run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit });
-      append(messages, { role: "tool", tool_call_id: call.id, content: result.content }, run);
+      append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(result.content) }, run);
+    }
+    if (folded) {
+      const plan: FoldPlanned = folded;
+      const tokensBefore = estimateInputTokens(meter, messages);
+      // The last request measured the view before the fold; only its part before the span still holds.
+      meter = meter && meterBefore(meter, messages, plan.start);
+      messages.splice(0, messages.length, ...foldedView(messages, plan));
+      const tokensAfter = estimateInputTokens(meter, messages);
+      run.emit({ ...run.ref, type: "fold", file: plan.file, start: plan.start, tokensBefore, tokensAfter });
     }
   }
+  return meter;
 }
 
-function runToolCall(call: ToolCall, run: AgentRun, ctx: ToolContext): Promise<ToolResult> {
+/** The tool list with fold bound to this call and conversation: it plans the fold the loop then applies. */
+function withFold(tools: readonly Tool[], view: readonly Message[], call: ToolCall, archive: ArchiveIndex, planned: (plan: FoldPlanned) => void): Tool[] {
+  return tools.map((tool) =>
+    tool.name !== FOLD_TOOL_NAME
+      ? tool
+      : {
+          ...tool,
+          run: async (args: unknown) => {
+            const plan = planFold(view, call, args as FoldArgs, archive.entries);
+            if (!plan.ok) throw new ToolError(plan.error);
+            planned(plan);
+            return plan.result;
+          },
+        },
+  );
+}
+
+function runToolCall(call: ToolCall, run: AgentRun, ctx: ToolContext, tools: readonly Tool[]): Promise<ToolResult> {
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
-  return executeToolCall(call, run.tools, { ...ctx, onOutput });
+  return executeToolCall(call, tools, { ...ctx, onOutput });
 }
 
 /**

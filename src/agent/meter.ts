@@ -28,3 +28,14 @@ export function estimateInputTokens(meter: Meter | null, messages: readonly Mess
   for (let i = from; i < messages.length; i++) tokens += estimateTokens(messageJson(messages[i]!));
   return tokens;
 }
+
+/**
+ * The meter for a view rewritten from `start` on (a fold, a compaction): what the last request
+ * measured, less the estimate of the messages it sent from `start`, which are gone or changed.
+ */
+export function meterBefore(meter: Meter, sent: readonly Message[], start: number): Meter {
+  if (start >= meter.message_count) return meter;
+  let tokens = meter.input_tokens;
+  for (let i = start; i < Math.min(meter.message_count, sent.length); i++) tokens -= estimateTokens(messageJson(sent[i]!));
+  return { message_count: start, input_tokens: Math.max(0, tokens) };
+}

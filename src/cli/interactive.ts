@@ -145,6 +145,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
                 width: stderr.columns || 100,
                 exit: () => prompt.close(),
                 switchTo: (sessionId) => end({ exit: false, sessionId }),
+                send: (text) => void queue.unshift(text),
               },
               slash.args,
             );

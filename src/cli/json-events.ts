@@ -2,6 +2,7 @@
 // happens — requests, reasoning and answer text as they stream, tool calls with their results (and an
 // edit's diff), subagents' events tagged with their delegation, and the end of each turn. The shapes
 // below are a contract (documented in the README): add fields, never rename them.
+import { ContextEventSchema, contextEventOf } from "../agent/context-event.js";
 import { CHILD_KINDS, EXIT_REASONS, type AgentEvent } from "../agent/events.js";
 import type { UsageLedger } from "../agent/usage-ledger.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
@@ -35,6 +36,8 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
     error: z.string().optional(),
   }),
   z.object({ type: z.literal("message"), ...ref, message: MessageSchema }),
+  /** A fold, a compaction, or a compaction that failed: what left the view, and the tokens before and after. */
+  z.object({ type: z.literal("context"), ...ref, change: ContextEventSchema }),
   z.object({ type: z.literal("tool_start"), ...ref, call_id: z.string(), name: z.string(), arguments: z.string() }),
   z.object({ type: z.literal("tool_output"), ...ref, call_id: z.string(), name: z.string(), text: z.string(), skipped_bytes: count }),
   z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional() }),
@@ -90,6 +93,10 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
       };
     case "message":
       return { type: "message", ...ref, message: event.message };
+    case "fold":
+    case "compaction":
+    case "compaction_failed":
+      return { type: "context", ...ref, change: contextEventOf(event)! };
     case "tool_start":
       return { type: "tool_start", ...ref, call_id: event.callId, name: event.name, arguments: event.arguments };
     case "tool_output":

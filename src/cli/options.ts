@@ -10,7 +10,7 @@ import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
-export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files"] as const;
+export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"] as const;
 /** What --tools offers when not given. */
 export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace", "run_command", "grep", "find_files"];
 export const DEFAULT_MODEL = "deepseek-flash";
@@ -44,6 +44,8 @@ const RunOptionsSchema = z.object({
   network: z.boolean(),
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
+  /** null: the default, 80% of the model's window. */
+  compactAt: z.coerce.number({ error: "--compact-at takes a whole number of tokens" }).int("--compact-at takes a whole number of tokens").nonnegative("--compact-at takes 0 (never) or more tokens").nullable(),
   json: z.boolean(),
   jsonEvents: z.boolean(),
   showReasoning: z.boolean(),
@@ -80,6 +82,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
+    .option("--compact-at <tokens>", "compact the conversation when the next request would exceed this many input tokens (default 80% of the model's context window); 0 = never")
     .option("--json", "print one JSON object per instruction on stdout", false)
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
     .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
@@ -175,6 +178,7 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,
+    compactAt: opts.compactAt ?? null,
     json: Boolean(opts.json),
     jsonEvents: Boolean(opts.jsonEvents),
     showReasoning: Boolean(opts.showReasoning),

@@ -214,6 +214,17 @@ export function createRenderer(options: RendererOptions): Renderer {
         if (event.edit) changed.add(event.edit);
         break;
       }
+      case "fold":
+      case "compaction": {
+        const { file } = event;
+        const stamps = file.first_stamp === null ? "" : ` #${file.first_stamp}–#${file.last_stamp}`;
+        const what = event.type === "fold" ? `folded${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
+        printErr(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens`);
+        break;
+      }
+      case "compaction_failed":
+        stderr.write(`hel: compaction failed: ${event.reason}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
+        break;
       case "delegation_start":
         working.add(event.number);
         printErr(`⇢ delegating (${event.mode ?? event.kind}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);

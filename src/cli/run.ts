@@ -11,6 +11,12 @@ import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-pro
 import { createDelegateTool } from "../agent/delegate-tool.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { totalsOf } from "../agent/usage.js";
+import { createRecallTool, foldTool } from "../agent/context-tools.js";
+import { createHints } from "../agent/hints.js";
+import { defaultCompactAt } from "../agent/compaction.js";
+import { compactNow } from "../agent/compact-run.js";
+import { RECALL_TOOL_NAME } from "../agent/recall.js";
+import { ASK_TOOL_NAME, createAskTool } from "../agent/ask.js";
 import { HelError } from "../errors.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { createModelClient, type ModelClient } from "../model/client.js";
@@ -97,17 +103,19 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
   if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(projectDir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
+  const compactAt = options.compactAt ?? defaultCompactAt(options.model);
   let session: ActiveSession | undefined;
   try {
-    // A tool that only edits would be refused every call under read-only access: it is not offered.
-    const tools: Tool[] = options.tools.map((name) => BUILTIN_TOOLS.get(name)!).filter((tool) => !(tool.onlyEdits && options.access === "read-only"));
     // The session is opened before the tool list is final: delegate_task reads the live conversation.
     session = await startSession({
       projectDir,
       resume,
       continueLatest: options.continue,
       systemPrompt,
-      requestConfig: requestConfigFor(options),
+      requestConfig: (stored) => ({
+        ...requestConfigFor(options)(stored),
+        compaction: { enabled: compactAt > 0, threshold_tokens: compactAt > 0 ? compactAt : null },
+      }),
       warn,
       usage: () => ledger.run().total,
     });
@@ -118,6 +126,35 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
     }
     const { model, max_output_tokens: maxTokens } = active.requestConfig;
     const request = { model, maxTokens, effort: active.requestConfig.effort ?? options.effort };
+    const hints = createHints(active.archive);
+    // Every child of the session, whatever started it, counts in one sequence.
+    const children = createChildren({
+      emit,
+      settings: () => childSettings,
+      firstNumber: active.childCount,
+      // What the child used and cost, as the ledger totalled it.
+      saveTranscript: (transcript) => {
+        const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
+        return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
+      },
+    });
+    const contextTools = new Map<string, Tool>([
+      [foldTool.name, foldTool as Tool],
+      [RECALL_TOOL_NAME, createRecallTool(active.archive) as Tool],
+      [
+        ASK_TOOL_NAME,
+        createAskTool({
+          archive: active.archive,
+          parentMessages: () => active.messages,
+          children,
+          budgetTokens: compactAt || defaultCompactAt(options.model),
+        }) as Tool,
+      ],
+    ]);
+    // A tool that only edits would be refused every call under read-only access: it is not offered.
+    const tools: Tool[] = options.tools
+      .map((name) => BUILTIN_TOOLS.get(name) ?? contextTools.get(name)!)
+      .filter((tool) => !(tool.onlyEdits && options.access === "read-only"));
     const toolContext = {
       projectDir,
       access: options.access,
@@ -126,6 +163,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         return active.dir;
       },
       cursors: active.cursors,
+      archiveHint: hints.hint,
       secrets: [apiKey],
       network: options.network,
       claimSessionDir: () => active.claim(),
@@ -133,16 +171,6 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       ...(baseline ? { beforeWrite: baseline.keep } : {}),
     };
     if (options.delegate && baseline) {
-      const children = createChildren({
-        emit,
-        settings: () => childSettings,
-        firstNumber: active.childCount,
-        // What the child used and cost, as the ledger totalled it.
-        saveTranscript: (transcript) => {
-          const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
-          return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
-        },
-      });
       const parentMessages = () => active.messages;
       tools.push(
         createDelegateTool({ mode: options.delegate, parentMessages, children }),
@@ -151,13 +179,29 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
     }
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
-    const parentRun: AgentRun = { ref: { agent: "parent" }, client, tools, toolDefinitions: definitions, toolContext, request, maxSteps: options.maxSteps, emit };
+    const compaction = { compactAt, state: active.compaction };
+    const parentRun: AgentRun = {
+      ref: { agent: "parent" },
+      client,
+      tools,
+      toolDefinitions: definitions,
+      toolContext,
+      request,
+      maxSteps: options.maxSteps,
+      emit,
+      stamps: active.stamps,
+      archive: active.archive,
+      compaction,
+    };
     const childSettings: ChildSettings = {
       client,
       tools,
       toolDefinitions: definitions,
       toolContext,
       request,
+      stamps: active.stamps,
+      archive: active.archive,
+      compaction,
       budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
     };
 
@@ -175,6 +219,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
     // The ledger first: the readers after it (the session's save included) ask it about the event they read.
     bus.subscribe(ledger.observe);
     bus.subscribe((event) => active.observe(event));
+    bus.subscribe((event) => (event.type === "turn_start" && event.agent === "parent" ? hints.newTurn() : undefined));
     bus.subscribe(renderer.observe);
     if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id, ledger));
     if (options.jsonEvents) {
@@ -216,6 +261,13 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         sessionId: () => (active.saved ? active.id : null),
         sessions: () => listSessions(projectDir),
         resolveSession: (id) => resolveSessionId(projectDir, id),
+        compact: async (focus) => {
+          // Asked for by the user: tried whatever --compact-at and earlier failures say.
+          const settings = { compactAt: compactAt || defaultCompactAt(options.model), state: active.compaction };
+          const done = await compactNow(active.messages, { ...parentRun, archive: active.archive, compaction: settings }, new AbortController().signal, null, 0, focus || undefined);
+          await bus.settle();
+          return done.requested;
+        },
       });
       const ended = await prompt.converse({ instruct, stop: renderer.stop, note: renderer.note, controls, resumed: active.saved });
       terminal.next = { ...ended, model: request.model, effort: request.effort };

@@ -5,6 +5,7 @@ export const SETTING_OPTIONS = {
   effort: "effort",
   access: "access",
   network: "network",
+  "compact-at": "compactAt",
   "child-max-steps": "childMaxSteps",
   "child-max-tokens": "childMaxTokens",
   "base-url": "baseUrl",

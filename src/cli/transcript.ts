@@ -2,7 +2,10 @@
 // the style are parameters), so the output is tested byte for byte. A transcript is for reading what
 // happened: instructions and final answers in full, each tool call on one line with the diff of the
 // edit it made, tool results cut to a glimpse.
+import { noteHeadline } from "../agent/archive.js";
 import type { ChildTranscript } from "../agent/child-transcript.js";
+import { COMPACTED_PREFIX, FOLD_RESULT_PREFIX, FOLD_TOOL_NAME } from "../agent/fold.js";
+import { unstamped } from "../agent/stamps.js";
 import type { SessionSummary } from "../session/catalog.js";
 import type { Snapshot, StoredEdit } from "../session/snapshot.js";
 import type { FileEdit } from "../tools/file-edit.js";
@@ -37,11 +40,21 @@ export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): stri
     `tokens   ${groupDigits(usage.prompt_tokens + usage.completion_tokens)} (prompt ${groupDigits(usage.prompt_tokens)}, cache hit ${groupDigits(usage.prompt_cache_hit_tokens)}, completion ${groupDigits(usage.completion_tokens)}) in ${usage.requests} requests`,
   ];
   if (snapshot.children > 0) header.push(`children ${snapshot.children} subagent transcripts`);
+  for (const entry of snapshot.archive) {
+    const stamps = entry.first_stamp === null ? "" : ` #${entry.first_stamp}–#${entry.last_stamp}`;
+    header.push(`archive  ${entry.handle} ${entry.kind}${stamps}: ${noteHeadline(entry.note)}`);
+  }
 
   const blocks: string[] = [header.join("\n")];
   let turn = 0;
   const view = { edits: editsOf(snapshot.edits), style };
-  blocks.push(...formatMessages(snapshot.messages, (content) => `── instruction ${++turn} ──\n${content}`, view));
+  blocks.push(
+    ...formatMessages(
+      snapshot.messages,
+      (content) => (content.startsWith(COMPACTED_PREFIX) ? `── compacted ──\n${content}` : `── instruction ${++turn} ──\n${content}`),
+      view,
+    ),
+  );
   return blocks.join("\n\n") + "\n";
 }
 
@@ -101,10 +114,15 @@ function formatAssistant(m: Extract<Message, { role: "assistant" }>, results: Re
   if (!m.tool_calls) return `── answer ──\n${content}`;
   const lines = content ? [content] : [];
   for (const call of m.tool_calls) {
+    const result = results.get(call.id);
+    // A folded span is shown as what stands for it: the note.
+    if (call.function.name === FOLD_TOOL_NAME && result !== undefined && unstamped(result).startsWith(FOLD_RESULT_PREFIX)) {
+      lines.push(`── ${unstamped(result).split("\n", 1)[0]} ──`, ...unstamped(result).split("\n").slice(1));
+      continue;
+    }
     const edit = view.edits.get(call.id);
     if (edit) lines.push(`→ ${toolCallLabel(call.function.name, call.function.arguments)}`, ...formatEdit(edit, { style: view.style, indent: "  " }));
     else lines.push(`→ ${call.function.name} ${formatArguments(call)}`);
-    const result = results.get(call.id);
     lines.push(result === undefined ? "  ← (no result)" : `  ← ${glimpse(result)}`);
   }
   return lines.join("\n");

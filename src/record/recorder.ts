@@ -3,6 +3,7 @@
 // and record.json. Built only from the agent's event stream; usage and cost come from the usage ledger.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { contextEventOf } from "../agent/context-event.js";
 import type { AgentEvent, ChildKind } from "../agent/events.js";
 import { totalsOf, hitRatio } from "../agent/usage.js";
 import { byAgent, emptySpend, type UsageLedger } from "../agent/usage-ledger.js";
@@ -30,6 +31,7 @@ export class Recorder {
     usage: { total: emptySpend(), parent: emptySpend(), child: emptySpend(), by_agent: [] },
     tool_calls: [],
     instructions: [],
+    context: [],
   };
   private currentInstruction = "";
 
@@ -50,6 +52,8 @@ export class Recorder {
 
   readonly observe = (event: AgentEvent): void => {
     const key = `${event.agent}:${event.delegation ?? 0}`;
+    const change = contextEventOf(event);
+    if (change) this.record.context.push(change);
     switch (event.type) {
       case "turn_start":
         if (event.agent === "parent") this.currentInstruction = event.instruction;

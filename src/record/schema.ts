@@ -1,6 +1,7 @@
 // The files `--record <dir>` writes, defined once: the recorder writes these shapes and
 // evals read them back with the same schemas.
 import { z } from "../zod.js";
+import { ContextEventSchema } from "../agent/context-event.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { CHILD_KINDS, EXIT_REASONS } from "../agent/events.js";
 import { SpendSchema, UsageTotalsSchema } from "../agent/usage.js";
@@ -34,6 +35,8 @@ export const RecordJsonSchema = z.object({
     z.object({ agent: AgentSchema, delegation: z.number().int().optional(), name: z.string(), arguments: z.string(), is_error: z.boolean() }),
   ),
   instructions: z.array(z.object({ instruction: z.string(), answer: z.string().nullable(), exit_reason: z.enum(EXIT_REASONS) })),
+  /** Folds and compactions, in order. */
+  context: z.array(ContextEventSchema).default([]),
 });
 export type RecordJson = z.infer<typeof RecordJsonSchema>;
 

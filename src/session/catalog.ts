@@ -3,6 +3,7 @@
 // snapshot as a load would (snapshot-file.ts) and keeps nothing of it. Deleting touches nothing but
 // the named session directories, and only while no process holds their lease.
 import { readdir, rm } from "node:fs/promises";
+import { unstamped } from "../agent/stamps.js";
 import { oneLine, SessionError } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
 import { isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
@@ -58,7 +59,7 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
     return {
       updated_at: s.updated_at,
       turns: users.length,
-      first_instruction: users[0]?.content ?? null,
+      first_instruction: users[0] ? unstamped(users[0].content) : null,
       tokens: s.usage.prompt_tokens + s.usage.completion_tokens,
       model: s.request_config.model,
     };

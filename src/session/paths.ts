@@ -10,6 +10,8 @@ export interface SessionPaths {
   snapshot: string;
   spill: string;
   children: string;
+  /** Spans that left the view, one `<handle>.json` each. */
+  archive: string;
   /** The lease: a directory proper-lockfile creates while a process uses the session. */
   active: string;
   /** Which process took the lease last: a token it checks before each save replaces the snapshot. */
@@ -33,6 +35,7 @@ export function sessionPaths(projectDir: string, id: string): SessionPaths {
     snapshot: join(dir, "snapshot.json"),
     spill: join(dir, "spill"),
     children: join(dir, "children"),
+    archive: join(dir, "archive"),
     active: join(dir, ".active"),
     holder: join(dir, ".active.holder"),
   };

@@ -6,7 +6,9 @@
 // waiting, and a held one ends the run (exit 3).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { ArchiveIndex } from "../agent/archive-index.js";
 import type { ChildTranscript } from "../agent/child-transcript.js";
+import { StampCounter } from "../agent/stamps.js";
 import type { AgentEvent } from "../agent/events.js";
 import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
@@ -19,7 +21,9 @@ import { recordCommand } from "./command-records.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
+import type { CompactionState } from "../agent/compaction.js";
 import type { LastTurn, RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
+import { readArchive, writeArchive } from "./archive-store.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -42,6 +46,12 @@ export interface ActiveSession {
   readonly dir: string;
   readonly messages: Message[];
   readonly cursors: CursorStore;
+  /** The session's stamp counter: parent and children stamp from it. */
+  readonly stamps: StampCounter;
+  /** Spans that left the view (folded or compacted), and their files. */
+  readonly archive: ArchiveIndex;
+  /** Compactions that failed or did not shrink the view in a row, and whether hel gave up on them. */
+  compaction: CompactionState;
   /** Delegations made so far, so child numbers keep counting across resumes. */
   readonly childCount: number;
   /** The request settings this run uses: the flags', and for a resume the session's own where no flag was given. */
@@ -94,6 +104,9 @@ function withSystemPrompt(messages: readonly Message[], systemPrompt: string): M
 class Session implements ActiveSession {
   readonly messages: Message[];
   readonly cursors: CursorStore;
+  readonly stamps: StampCounter;
+  readonly archive: ArchiveIndex;
+  compaction: CompactionState;
   childCount: number;
   saved: boolean;
   lastSaveFailed = false;
@@ -129,6 +142,9 @@ class Session implements ActiveSession {
     this.#id = id;
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
+    this.stamps = new StampCounter(stored?.stamps ?? 0);
+    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (handle) => readArchive(sessionPaths(this.options.projectDir, this.id).archive, handle));
+    this.compaction = stored?.compaction ?? { failures: 0, stopped: false };
     this.childCount = stored?.children ?? 0;
     this.edits = stored?.edits ?? [];
     this.saved = stored !== null;
@@ -167,11 +183,13 @@ class Session implements ActiveSession {
   }
 
   /**
-   * A reader of the run's event stream: it keeps what each edit changed (for `sessions show`), and
+   * A reader of the run's event stream: it keeps what each edit changed (for `sessions show`),
+   * indexes spans that leave the view (their files are written before the next snapshot), and
    * saves when a parent turn ends, however it ended: the loop leaves every tool call with its result,
    * so a turn cut short is a conversation that can be continued. Usage it asks the ledger.
    */
   observe(event: AgentEvent): Promise<void> | void {
+    if (event.type === "fold" || event.type === "compaction") this.archive.add(event.file);
     if (event.type === "tool_end" && event.edit) {
       this.edits.push({ call_id: event.callId, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}), edit: event.edit });
     }
@@ -189,8 +207,9 @@ class Session implements ActiveSession {
     if (this.lease?.lost) return this.warnLost();
     try {
       const lease = await this.claim();
-      // Transcripts first: a snapshot never counts a child whose transcript is not on disk.
+      // Transcripts and archive files first: a snapshot never names a file that is not on disk.
       await this.flushChildren();
+      await this.flushArchive();
       this.onDisk = await saveSnapshot(this.options.projectDir, this.snapshot(), { lease, expected: this.onDisk });
       this.saved = true;
       this.lastSaveFailed = false;
@@ -239,6 +258,14 @@ class Session implements ActiveSession {
     }
   }
 
+  private async flushArchive(): Promise<void> {
+    const dir = sessionPaths(this.options.projectDir, this.id).archive;
+    for (const file of [...this.archive.pending()]) {
+      await writeArchive(dir, file);
+      this.archive.written(file.handle);
+    }
+  }
+
   private snapshot(): Snapshot {
     return {
       schema_version: SCHEMA_VERSION,
@@ -250,7 +277,9 @@ class Session implements ActiveSession {
       meter: this.meter,
       usage: sumTotals(this.storedUsage, this.options.usage()),
       children: this.childCount,
-      compaction: null,
+      stamps: this.stamps.last,
+      compaction: this.compaction,
+      archive: [...this.archive.entries],
       cursors: this.cursors.toJSON(),
       tools: this.tools,
       ...(this.edits.length > 0 ? { edits: this.edits } : {}),

@@ -17,7 +17,21 @@ import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError } from "./errors.js";
 import { withStoreLock, type Lease } from "./lease.js";
 import { sessionPaths } from "./paths.js";
-import { encodeSnapshot, headerOfFirstLine, indexedShape, rememberChecksum, verifiedIndex, SCHEMA_VERSION, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot, type Snapshot, type SnapshotInput } from "./snapshot.js";
+import {
+  encodeSnapshot,
+  headerOfFirstLine,
+  indexedShape,
+  rememberChecksum,
+  verifiedIndex,
+  SCHEMA_VERSION,
+  SCHEMA_VERSION_1,
+  SnapshotHeaderSchema,
+  SnapshotHeaderV1Schema,
+  SnapshotSchema,
+  splitSnapshot,
+  type Snapshot,
+  type SnapshotInput,
+} from "./snapshot.js";
 
 /**
  * Which snapshot.json a process last read or wrote (every save is a new file, renamed into place), or
@@ -267,18 +281,18 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
   const { header, messages: wholeMessages } = layout ? { header: layout.header, messages: undefined } : parseWhole(bytes, broken);
   const version = header.schema_version;
   if (version === undefined) throw broken("snapshot.json has no schema_version, so it is not a hel snapshot");
-  if (version !== SCHEMA_VERSION) {
+  if (version !== SCHEMA_VERSION && version !== SCHEMA_VERSION_1) {
     throw new SessionError(
-      `session ${id} was written by another hel version (schema_version ${JSON.stringify(version)}; this hel reads ${SCHEMA_VERSION}) — resume it with that version, or start a new session`,
+      `session ${id} was written by another hel version (schema_version ${JSON.stringify(version)}; this hel reads ${SCHEMA_VERSION_1} and ${SCHEMA_VERSION}) — resume it with that version, or start a new session`,
       2,
     );
   }
   // The header and each message are checked apart, as saveSnapshot checks them; the messages are
   // remembered as valid, so the first save after a resume does not check them again.
-  const parsedHeader = SnapshotHeaderSchema.safeParse(header);
+  const parsedHeader = (version === SCHEMA_VERSION_1 ? SnapshotHeaderV1Schema : SnapshotHeaderSchema).safeParse(header);
   if (!parsedHeader.success) throw broken(`snapshot.json ${describeIssues(parsedHeader.error, header)}`);
   if (!layout && !Array.isArray(wholeMessages)) {
-    const whole = SnapshotSchema.safeParse({ ...header, messages: wholeMessages });
+    const whole = (version === SCHEMA_VERSION_1 ? SnapshotHeaderV1Schema : SnapshotSchema).safeParse({ ...header, messages: wholeMessages });
     throw broken(`snapshot.json ${whole.success ? "has an invalid messages (expected an array)" : describeIssues(whole.error, { ...header, messages: wholeMessages })}`);
   }
   const count = layout ? layout.messages.length / 2 : (wholeMessages as unknown[]).length;

@@ -1,9 +1,12 @@
-// snapshot.json, schema_version 1: the one schema used both to write and to read a session, so a
-// snapshot hel saved is by construction one it can load. Everything needed to continue the
+// snapshot.json, schema_version 2: the one schema used both to write and to read a session, so a
+// snapshot hel saved is by construction one it can load (a version-1 snapshot is read too, and
+// upgraded: its messages keep their bytes, and it is written back as version 2). Everything needed to continue the
 // conversation is here; the API key never is. Key order in the schema is the order on disk: the
 // small header fields come first so a person opening the file sees them before the messages.
 import { isAbsolute } from "node:path";
 import { z } from "../zod.js";
+import { ArchiveEntrySchema } from "../agent/archive.js";
+import { CompactionStateSchema } from "../agent/compaction.js";
 import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { EXIT_REASONS } from "../agent/events.js";
 import { MeterSchema } from "../agent/meter.js";
@@ -17,7 +20,9 @@ import { messageJson, messagePieces } from "../wire/serialize.js";
 import { toolCallsOf } from "../wire/stored-message.js";
 import { crc32 } from "node:zlib";
 
-export const SCHEMA_VERSION = 1 as const;
+export const SCHEMA_VERSION = 2 as const;
+/** The older version still read: it had no stamps, no archive and no compaction state. */
+export const SCHEMA_VERSION_1 = 1 as const;
 
 const count = z.number().int().nonnegative();
 
@@ -62,8 +67,11 @@ export const SnapshotSchema = z.object({
   meter: MeterSchema,
   usage: UsageTotalsSchema,
   children: count.default(0),
-  // Room for compaction state; version 1 writes null.
-  compaction: z.null().or(z.record(z.string(), z.unknown())),
+  /** The last stamp given (0: none yet); the next message's is one more. */
+  stamps: count,
+  compaction: CompactionStateSchema,
+  /** Spans that left the view, oldest first; each one's messages are in archive/<handle>.json. */
+  archive: z.array(ArchiveEntrySchema),
   cursors: CursorMapSchema,
   tools: z.array(ToolDefinitionSchema),
   // Absent until the session edits a file; older snapshots have none.
@@ -79,6 +87,20 @@ export type SnapshotInput = WithMessages<z.input<typeof SnapshotSchema>>;
 /** Everything but the messages, which are checked one by one (see saveSnapshot). */
 export const SnapshotHeaderSchema = SnapshotSchema.omit({ messages: true });
 export type SnapshotHeader = z.infer<typeof SnapshotHeaderSchema>;
+
+/** A version-1 header, read as the version-2 header it becomes: nothing stamped, nothing archived. */
+export const SnapshotHeaderV1Schema = SnapshotHeaderSchema.omit({ stamps: true, archive: true, compaction: true })
+  .extend({
+    schema_version: z.literal(SCHEMA_VERSION_1),
+    compaction: z.null().or(z.record(z.string(), z.unknown())),
+  })
+  .transform(({ compaction: _, ...header }): SnapshotHeader => ({
+    ...header,
+    schema_version: SCHEMA_VERSION,
+    stamps: 0,
+    compaction: { failures: 0, stopped: false },
+    archive: [],
+  }));
 
 /**
  * The bytes of snapshot.json, in pieces to be written one after another: JSON.stringify(snapshot)

@@ -86,6 +86,8 @@ async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<T
   let content: string;
   try {
     content = redactSecrets(await tool.run(args, ctx), ctx.secrets);
+    const hint = ctx.archiveHint?.(name, args);
+    if (hint) content = `${content}\n${hint}`;
   } catch (e) {
     return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx);
   }

@@ -19,6 +19,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Called before a tool writes into the session directory (a spill), so the session is leased first. */
   claimSessionDir?: () => Promise<unknown>;
+  /**
+   * A line to end a call's result with when its file was touched by a span of the conversation that
+   * has been archived (the agent keeps the archive; tools only ask), or null.
+   */
+  archiveHint?: (tool: string, args: unknown) => string | null;
   /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
   secrets?: readonly string[];
   /** `--network`: sandboxed commands may reach the network (read-only access never gives it). */

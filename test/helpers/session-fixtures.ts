@@ -5,7 +5,7 @@ import type { Snapshot } from "../../src/session/snapshot.js";
 
 export function makeSnapshot(projectDir: string, id: string, overrides: Partial<Snapshot> = {}): Snapshot {
   return {
-    schema_version: 1,
+    schema_version: 2,
     session_id: id,
     cwd: projectDir,
     created_at: "2025-01-01T10:00:00.000Z",
@@ -22,7 +22,9 @@ export function makeSnapshot(projectDir: string, id: string, overrides: Partial<
     meter: { message_count: 4, input_tokens: 1234 },
     usage: { requests: 2, prompt_tokens: 2000, completion_tokens: 150, prompt_cache_hit_tokens: 1024, prompt_cache_miss_tokens: 976 },
     children: 0,
-    compaction: null,
+    stamps: 0,
+    compaction: { failures: 0, stopped: false },
+    archive: [],
     cursors: { c_0a1b2c3d4e5f: { path: "src/a.ts", nextByte: 4096, nextLine: 120, linesLeft: null, ino: 42, size: 9000, mtimeMs: 1700000000000 } },
     tools: [
       {

@@ -3,6 +3,7 @@
 // text answer, after whatever the test makes it wait for, and records when each request arrived.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { unstamped } from "../../src/agent/stamps.js";
 
 export interface StubRequest {
   /** The last user message of the request: which instruction it carries. */
@@ -35,7 +36,7 @@ export async function startStubModel(): Promise<StubModel> {
     req.on("data", (d: Buffer) => pieces.push(d));
     req.on("end", async () => {
       const body = JSON.parse(Buffer.concat(pieces).toString("utf8")) as { messages: { role: string; content: string }[] };
-      const request = { instruction: body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "", arrivedAt: Date.now() };
+      const request = { instruction: unstamped(body.messages.filter((m) => m.role === "user").at(-1)?.content ?? ""), arrivedAt: Date.now() };
       stub.requests.push(request);
       await stub.before?.(request);
       res.writeHead(200, { "content-type": "text/event-stream" });
