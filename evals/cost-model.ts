@@ -11,7 +11,8 @@
 // - re-reading: a fresh child must read again what the parent had already read (`reread`): written
 //   once, then read from the cache on each later turn. A fork inherits it.
 // The article adds its lines rounded to thousands; the totals here do the same, so the printed
-// table reproduces its figures exactly.
+// table reproduces its figures exactly. Sizes measured on a small fixture are far below a thousand
+// tokens a line, so a model may be built rounding to whole tokens instead (`round`).
 
 export interface CostParams {
   /** The parent's prefix a fork inherits, in tokens. */
@@ -61,31 +62,33 @@ export interface CostModel {
   foldedFork: CostColumn;
   /** fork total / fresh total. */
   forkToFresh: number;
+  /** What each line was rounded to before adding: 1000 as the article, 1 for measured sizes. */
+  round: number;
 }
 
-const thousands = (n: number): number => Math.round(n / 1000) * 1000;
-
-function column(p: CostParams, prefix: number, reread: number): CostColumn {
+function column(p: CostParams, prefix: number, reread: number, round: number): CostColumn {
+  const rounded = (n: number): number => Math.round(n / round) * round;
   const lines = {
     prefixReads: prefix * p.turns * p.read,
     loopWrites: p.added * p.write,
     loopReads: (p.added * p.turns * p.read) / 2,
     rereading: reread * p.write + reread * p.read * (p.turns - 1),
   };
-  const total = thousands(lines.prefixReads) + thousands(lines.loopWrites) + thousands(lines.loopReads) + thousands(lines.rereading);
+  const total = rounded(lines.prefixReads) + rounded(lines.loopWrites) + rounded(lines.loopReads) + rounded(lines.rereading);
   return { ...lines, total, dollars: (total / 1e6) * p.price };
 }
 
-export function costModel(p: CostParams): CostModel {
-  const fork = column(p, p.prefix, 0);
-  const fresh = column(p, p.system, p.reread);
-  return { fork, fresh, foldedFork: column(p, p.foldedPrefix, 0), forkToFresh: fork.total / fresh.total };
+export function costModel(p: CostParams, round = 1000): CostModel {
+  const fork = column(p, p.prefix, 0, round);
+  const fresh = column(p, p.system, p.reread, round);
+  return { fork, fresh, foldedFork: column(p, p.foldedPrefix, 0, round), forkToFresh: fork.total / fresh.total, round };
 }
-
-const k = (n: number): string => `${Math.round(n / 1000).toLocaleString("en-US")}K`;
 
 /** The article's table, as Markdown: one row per line of the model, then totals and dollars. */
 export function costTable(model: CostModel, p: CostParams): string {
+  // Thousands as the article prints them; whole tokens for a model rounded finer.
+  const k = (n: number): string =>
+    model.round >= 1000 ? `${Math.round(n / 1000).toLocaleString("en-US")}K` : Math.round(n).toLocaleString("en-US");
   const row = (label: string, factor: string, pick: (c: CostColumn) => string) =>
     `| ${label} | ${factor} | ${pick(model.fork)} | ${pick(model.fresh)} | ${pick(model.foldedFork)} |`;
   return [
@@ -96,6 +99,6 @@ export function costTable(model: CostModel, p: CostParams): string {
     row("loop's additions, re-read as they grow", `${p.read}×`, (c) => k(c.loopReads)),
     row("re-reading what the parent had read", `${p.write}× + ${p.read}×`, (c) => k(c.rereading)),
     row("**total (fresh-token equivalents)**", "", (c) => `**${k(c.total)}**`),
-    row(`at $${p.price} per million tokens`, "", (c) => `$${c.dollars.toFixed(2)}`),
+    row(`at $${p.price} per million tokens`, "", (c) => `$${c.dollars.toFixed(model.round >= 1000 ? 2 : 4)}`),
   ].join("\n");
 }

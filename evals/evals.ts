@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_TIMEOUT_MS, OFFLINE_MODEL, ROOT, runSuite, type RunResult } from "./runner.js";
+import { DEFAULT_TIMEOUT_MS, OFFLINE_MODEL, ROOT, readHelOffer, runSuite, type RunResult } from "./runner.js";
 import type { SimOptions } from "../sim/index.js";
 import { SUITES } from "./suites/index.js";
 import { renderMarkdown, summarize, type Summary } from "./summary.js";
@@ -63,10 +63,21 @@ export async function runEvals(o: EvalsOptions): Promise<EvalsResult> {
     if (built.status !== 0) throw new Error(`npm run build failed (exit ${built.status ?? built.signal})`);
   }
 
+  // A condition this hel cannot run (it lacks a tool or flag the condition needs) is left out, and said so.
+  const hel = readHelOffer();
+  const skipped = conditions.flatMap((condition) => {
+    const reason = suite.unavailable?.(condition, hel) ?? null;
+    return reason === null ? [] : [{ condition, reason }];
+  });
+  for (const s of skipped) o.log?.(`${suite.name} · ${s.condition} · skipped: ${s.reason}`);
+  const runnable = conditions.filter((c) => !skipped.some((s) => s.condition === c));
+  if (runnable.length === 0) throw new UsageError(`this hel can run none of the conditions asked for (${skipped.map((s) => `${s.condition}: ${s.reason}`).join("; ")})`);
+
   const online = o.model !== undefined ? { model: o.model } : null;
   const runs = await runSuite({
     suite,
-    conditions,
+    hel,
+    conditions: runnable,
     repeat,
     out: dir,
     online,
@@ -75,8 +86,8 @@ export async function runEvals(o: EvalsOptions): Promise<EvalsResult> {
     ...(o.log ? { log: o.log } : {}),
     ...(o.keepProjects ? { keepProjects: true } : {}),
   });
-  const summary = summarize(suite, runs, { conditions, repeat, timeoutMs, mode: online ? "online" : "offline", model: online?.model ?? OFFLINE_MODEL });
-  const markdown = renderMarkdown(summary);
+  const summary = summarize(suite, runs, { conditions: runnable, skipped, repeat, timeoutMs, mode: online ? "online" : "offline", model: online?.model ?? OFFLINE_MODEL });
+  const markdown = renderMarkdown(summary, suite.appendix?.(summary));
   await writeFile(join(dir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
   await writeFile(join(dir, "summary.md"), markdown);
   return { summary, markdown, dir, runs };

@@ -10,6 +10,15 @@ export interface JudgeInput {
   files: Readonly<Record<string, string | null>>;
   /** What the run was given, e.g. h9's identifier. */
   params: Readonly<Record<string, string>>;
+  /** The suite's checks, run in the project after the run (fold: the two-worker test), by id. */
+  checks?: Readonly<Record<string, CheckOutcome>>;
+}
+
+export interface CheckOutcome {
+  /** Null when the check was killed (it has a time limit). */
+  code: number | null;
+  /** stdout and stderr together. */
+  output: string;
 }
 
 export interface Verdict {

@@ -10,7 +10,9 @@ import { UsageError, runEvals } from "./evals.js";
 import { H11_INSTRUCTION } from "./suites/h11.js";
 import { SUITES } from "./suites/index.js";
 import { conditionTable, keyRequestTable, modeLine } from "./summary.js";
+import { readFileSync } from "node:fs";
 import { ARTICLE_PARAMS, costModel, costTable, type CostParams } from "./cost-model.js";
+import { MeasuredSummarySchema, measuredCostSection } from "./fold-measures.js";
 
 const wholeNumber = (flag: string) => (v: string) => {
   const n = Number(v);
@@ -131,7 +133,12 @@ const costCommand = program
   .command("cost-model")
   .description("print the seed article's table: a forked child against a fresh one, and a fork from the folded view");
 for (const [key, flag, description] of costFlags) costCommand.option(flag, `${description} (article: ${ARTICLE_PARAMS[key]})`, nonNegative(flag.split(" ")[0]!), ARTICLE_PARAMS[key]);
-costCommand.action((opts: CostParams) => {
+costCommand.option("--from <summary.json>", "fill the sizes with what a fold suite run measured (its summary.json); the factors and price stay the flags'");
+costCommand.action(({ from, ...opts }: CostParams & { from?: string }) => {
+  if (from !== undefined) {
+    process.stdout.write(`${measuredCostSection(readFoldSummary(from), opts)}\n`);
+    return;
+  }
   const model = costModel(opts);
   process.stdout.write(
     `${costTable(model, opts)}
@@ -143,6 +150,23 @@ costCommand.action((opts: CostParams) => {
 `,
   );
 });
+
+function readFoldSummary(path: string) {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new UsageError(`cannot read ${path}: ${(e as Error).message} — give the summary.json an \`evals run fold\` wrote`);
+  }
+  let parsed;
+  try {
+    parsed = MeasuredSummarySchema.safeParse(JSON.parse(text));
+  } catch {
+    throw new UsageError(`${path} is not JSON — give the summary.json an \`evals run fold\` wrote`);
+  }
+  if (!parsed.success || parsed.data.suite !== "fold") throw new UsageError(`${path} is not a fold suite's summary.json — run \`evals run fold --out DIR\` and give DIR/fold/summary.json`);
+  return parsed.data;
+}
 
 for (const command of [program, ...program.commands]) command.exitOverride();
 

@@ -7,7 +7,7 @@
 // the prefix cache then starts empty for each run, so a run's cache figures do not depend on which runs
 // came before it, and the processes of one run (h9's restart and resume) share one cache, as they would
 // share DeepSeek's. Online, hel talks to DeepSeek with the caller's DEEPSEEK_API_KEY.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,14 +15,17 @@ import { join, relative } from "node:path";
 import { z } from "../src/zod.js";
 import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { startSimulator, type SimOptions } from "../sim/index.js";
-import { runJudges, type Verdict } from "./judges.js";
+import { freshEquivalent, offPeakCost, peakPrompt } from "./costs.js";
+import { runJudges, type CheckOutcome, type Verdict } from "./judges.js";
 import { readRecordDir, sumRequests, type RecordDir, type Totals } from "./records.js";
-import type { RunRequest, Suite } from "./suite.js";
+import type { HelOffer, ProjectCheck, RunRequest, Suite } from "./suite.js";
 
 export const ROOT = PROJECT_ROOT;
 export { HEL_BIN };
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const OFFLINE_MODEL = "deepseek-flash";
+/** Time a suite's check (a node script in the project) may take. */
+const CHECK_LIMIT_MS = 60_000;
 /** Time hel gets to stop after SIGTERM (it aborts the instruction and writes its record) before SIGKILL. */
 const KILL_GRACE_MS = 2_000;
 
@@ -41,6 +44,8 @@ export interface SuiteRunOptions {
   log?: (line: string) => void;
   /** Keep each run's project copy instead of deleting it after judging. */
   keepProjects?: boolean;
+  /** What the hel under test offers (readHelOffer); plans use it. */
+  hel: HelOffer;
 }
 
 export interface KeyFigures {
@@ -75,6 +80,12 @@ export interface RunResult {
   processes: ProcessResult[];
   /** Summed over the lines of raw/requests.jsonl of every process of the run. */
   totals: { all: Totals; parent: Totals; child: Totals };
+  /** The largest prompt_tokens of any request; dollars at DeepSeek's off-peak prices (null: no price for the model); fresh-token equivalents. */
+  cost: { peak_prompt_tokens: number; usd: number | null; fresh_equivalent: number };
+  /** The suite's own figures of this run (Suite.measure). */
+  measures: Record<string, number>;
+  /** The suite's checks, run in the project after hel exited. */
+  checks: Record<string, CheckOutcome>;
   key_requests: Record<string, KeyFigures | null>;
   judges: Record<string, Verdict>;
   /** Offline: what the simulator itself served during the run, to check the records against. */
@@ -136,7 +147,7 @@ async function runOne(o: SuiteRunOptions, condition: string, repetition: number,
   const problems: string[] = [];
   let timedOut = false;
   try {
-    for (const plan of suite.plan(condition, params)) {
+    for (const plan of suite.plan(condition, params, o.hel)) {
       const recordDir = join(runDir, plan.recordDir);
       await mkdir(recordDir, { recursive: true });
       const args = ["-C", project, "--json", "--record", recordDir, "--model", model, ...(sim ? ["--base-url", sim.url] : []), ...plan.args];
@@ -200,6 +211,8 @@ async function runOne(o: SuiteRunOptions, condition: string, repetition: number,
   for (const r of records) problems.push(...r.problems.map((p) => `${relative(o.out, r.dir) || "."}: ${p}`));
   const files: Record<string, string | null> = {};
   for (const f of suite.files) files[f] = await readFile(join(project, f), "utf8").catch(() => null);
+  const checks: Record<string, CheckOutcome> = {};
+  for (const c of suite.checks ?? []) checks[c.id] = await runCheck(project, c);
   if (!o.keepProjects) await rm(project, { recursive: true, force: true });
 
   const requests: RunRequest[] = records.flatMap((r, i) => r.requests.map((l) => ({ ...l, process: i })));
@@ -235,11 +248,14 @@ async function runOne(o: SuiteRunOptions, condition: string, repetition: number,
     started_at: startedAt.toISOString(),
     wall_ms: Math.round(wallMs),
     timed_out: timedOut,
-    completed: !timedOut && processes.length === suite.plan(condition, params).length && processes.every((p) => p.exit_code === 0),
+    completed: !timedOut && processes.length === suite.plan(condition, params, o.hel).length && processes.every((p) => p.exit_code === 0),
     processes,
     totals,
     key_requests: keyRequests,
-    judges: runJudges(suite.judges, { records, files, params }),
+    cost: { peak_prompt_tokens: peakPrompt(requests), usd: offPeakCost(requests, model), fresh_equivalent: freshEquivalent(totals.all) },
+    measures: suite.measure?.(requests) ?? {},
+    checks,
+    judges: runJudges(suite.judges, { records, files, params, checks }),
     simulator,
     problems,
     path: relative(o.out, join(runDir, "run.json")),
@@ -285,4 +301,31 @@ function runHelProcess(args: string[], env: NodeJS.ProcessEnv, input: string, li
       resolve({ code, signal, killed, stdout, stderr });
     });
   });
+}
+
+/** A suite's check: node with its arguments in the project, without the API key, bounded in time. */
+function runCheck(project: string, check: ProjectCheck): Promise<CheckOutcome> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DEEPSEEK_API_KEY;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, check.args, { cwd: project, env, stdio: ["ignore", "pipe", "pipe"], timeout: CHECK_LIMIT_MS });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("error", (e) => resolve({ code: null, output: e.message }));
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** The tools `--tools` accepts and the long flags, read from the built hel's --help. */
+export function readHelOffer(): HelOffer {
+  const help = spawnSync(process.execPath, [HEL_BIN, "--help"], { encoding: "utf8", env: { ...process.env, COLUMNS: "400" } }).stdout ?? "";
+  const flat = help.replace(/\s+/g, " ");
+  // "from a, b, c; none = no tools", or at least the default list.
+  const option = /--tools <names>(.*?)(?= --[a-z]|$)/.exec(flat)?.[1] ?? "";
+  const list = /from ([\w, ]+?);/.exec(option)?.[1] ?? /default: "([\w,]+)"/.exec(option)?.[1] ?? "";
+  return {
+    tools: new Set(list.split(",").map((t) => t.trim()).filter(Boolean)),
+    flags: new Set([...flat.matchAll(/(?:^| )(--[a-z][a-z-]*)/g)].map((m) => m[1]!)),
+  };
 }

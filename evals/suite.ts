@@ -5,6 +5,7 @@ import type { PolicyName } from "../sim/index.js";
 import { lastUserText as lastUserTextOf } from "../sim/policies.js";
 import type { Judge } from "./judges.js";
 import type { RequestLine } from "./records.js";
+import type { Summary } from "./summary.js";
 
 /** One hel process of a run. */
 export interface ProcessPlan {
@@ -20,6 +21,19 @@ export interface ProcessPlan {
 
 /** A request line of a run, with the index of the process that made it. */
 export type RunRequest = RequestLine & { process: number };
+
+/** What the hel under test offers, read from its --help: the tools --tools accepts and its long flags. */
+export interface HelOffer {
+  tools: ReadonlySet<string>;
+  flags: ReadonlySet<string>;
+}
+
+/** A command run with node in the run's project after hel exits, before the judges. */
+export interface ProjectCheck {
+  id: string;
+  /** Arguments to node, e.g. ["test/two-workers.js"]. */
+  args: string[];
+}
 
 /** A request the summary shows on its own line of the per-request cache table. */
 export interface KeyRequest {
@@ -40,7 +54,15 @@ export interface Suite {
   conditions: Readonly<Record<string, string>>;
   /** Values drawn fresh for each repetition and shared by its conditions (h9: the identifier). */
   params(): Record<string, string>;
-  plan(condition: string, params: Readonly<Record<string, string>>): ProcessPlan[];
+  plan(condition: string, params: Readonly<Record<string, string>>, hel: HelOffer): ProcessPlan[];
+  /** Why a condition cannot run on this hel (a tool or flag it does not offer), or null when it can. */
+  unavailable?(condition: string, hel: HelOffer): string | null;
+  /** Commands run in the project after each run, for the judges. */
+  checks?: ProjectCheck[];
+  /** Figures of one run read off its requests, averaged per condition in the summary (fold: sizes for the cost model). */
+  measure?(requests: readonly RunRequest[]): Record<string, number>;
+  /** Markdown appended to the summary (fold: the cost model filled with what the suite measured). */
+  appendix?(summary: Summary): string;
   /** Project files read after the run for the judges. */
   files: string[];
   judges: Judge[];

@@ -30,6 +30,13 @@ export interface ConditionRow {
   };
   /** Σ cache hit tokens / Σ input tokens over the runs. */
   hit_ratio: number;
+  /**
+   * The largest prompt any request of any run carried; dollars at DeepSeek's off-peak prices and the
+   * article's fresh-token equivalents, means over the runs (usd null when the model has no price).
+   */
+  cost: { peak_prompt_tokens: number; usd: number | null; fresh_equivalent: number };
+  /** The suite's own figures (Suite.measure), each a mean over the runs that had it. */
+  measures: Record<string, number>;
 }
 
 export interface KeyRequestRow {
@@ -55,6 +62,8 @@ export interface Summary {
   generated_at: string;
   judges: { id: string; title: string; description: string }[];
   conditions: ConditionRow[];
+  /** Conditions asked for that this hel cannot run, with why. */
+  skipped: { condition: string; reason: string }[];
   key_requests: KeyRequestRow[];
   failures: { condition: string; repetition: number; judge: string; detail: string }[];
   problems: { condition: string; repetition: number; problem: string }[];
@@ -67,7 +76,7 @@ const ratio = (hit: number, input: number): number => (input === 0 ? 0 : hit / i
 export function summarize(
   suite: Suite,
   runs: readonly RunResult[],
-  meta: { conditions: string[]; repeat: number; timeoutMs: number; mode: "offline" | "online"; model: string; now?: Date },
+  meta: { conditions: string[]; skipped?: { condition: string; reason: string }[]; repeat: number; timeoutMs: number; mode: "offline" | "online"; model: string; now?: Date },
 ): Summary {
   const rows: ConditionRow[] = [];
   const keyRows: KeyRequestRow[] = [];
@@ -101,6 +110,12 @@ export function summarize(
         wall_s: totals.wall_ms / 1000 / n,
       },
       hit_ratio: ratio(totals.all.prompt_cache_hit_tokens, totals.all.prompt_tokens),
+      cost: {
+        peak_prompt_tokens: Math.max(0, ...mine.map((r) => r.cost.peak_prompt_tokens)),
+        usd: mine.some((r) => r.cost.usd === null) ? null : mine.reduce((sum, r) => sum + r.cost.usd!, 0) / n,
+        fresh_equivalent: mine.reduce((sum, r) => sum + r.cost.fresh_equivalent, 0) / n,
+      },
+      measures: meanMeasures(mine.map((r) => r.measures)),
     });
     for (const k of suite.keyRequests) {
       const perRun = mine.map((r) => r.key_requests[k.label] ?? null);
@@ -128,6 +143,7 @@ export function summarize(
     generated_at: (meta.now ?? new Date()).toISOString(),
     judges: suite.judges.map((j) => ({ id: j.id, title: j.title, description: j.description })),
     conditions: rows,
+    skipped: meta.skipped ?? [],
     key_requests: keyRows,
     failures: runs.flatMap((r) =>
       Object.entries(r.judges)
@@ -137,6 +153,16 @@ export function summarize(
     problems: runs.flatMap((r) => r.problems.map((problem) => ({ condition: r.condition, repetition: r.repetition, problem }))),
     runs: runs.map((r) => r.path),
   };
+}
+
+function meanMeasures(perRun: readonly Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  const keys = [...new Set(perRun.flatMap((m) => Object.keys(m)))];
+  for (const key of keys) {
+    const values = perRun.flatMap((m) => (key in m ? [m[key]!] : []));
+    out[key] = values.reduce((a, b) => a + b, 0) / values.length;
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------------------------------- rendering
@@ -183,6 +209,22 @@ export function keyRequestTable(s: Summary): string {
   return table(head, rows, head.map((_, i) => i >= 2)) + note;
 }
 
+/** Per condition: the largest context, output, and the cost in dollars and in fresh-token equivalents. */
+export function costSummaryTable(s: Summary): string {
+  const head = ["condition", "requests", "input", "hit share", "largest context", "output", "cost (DeepSeek off-peak)", "fresh-token equivalents"];
+  const rows = s.conditions.map((c) => [
+    c.condition,
+    mean(c.mean.requests_parent + c.mean.requests_child),
+    mean(c.mean.prompt_tokens),
+    pct(c.hit_ratio),
+    int(c.cost.peak_prompt_tokens),
+    mean(c.mean.completion_tokens),
+    c.cost.usd === null ? "no price" : `$${c.cost.usd.toFixed(4)}`,
+    int(c.cost.fresh_equivalent),
+  ]);
+  return table(head, rows, head.map((_, i) => i >= 1));
+}
+
 export function modeLine(s: Summary): string {
   return s.mode === "offline"
     ? `Offline: hel's bundled DeepSeek simulator played the model (policy \`${s.simulator_policy}\`, a fresh simulator per run). ` +
@@ -190,7 +232,8 @@ export function modeLine(s: Summary): string {
     : `Online: DeepSeek, model \`${s.model}\`.`;
 }
 
-export function renderMarkdown(s: Summary): string {
+/** `appendix`: the suite's own section (Suite.appendix), after the per-request table. */
+export function renderMarkdown(s: Summary, appendix?: string): string {
   const reps = `${s.repeat} repetition${s.repeat === 1 ? "" : "s"} per condition`;
   const out = [
     `# ${s.suite} — ${s.title}`,
@@ -203,12 +246,22 @@ export function renderMarkdown(s: Summary): string {
     "Judge columns count the runs that passed. Requests, tokens and wall time are means over the repetitions; " +
       "input = cache hit + cache miss; the hit ratio is Σ cache hit / Σ input.",
     "",
+    ...(s.skipped.length ? [`Not run: ${s.skipped.map((k) => `\`${k.condition}\` (${k.reason})`).join("; ")}.`, ""] : []),
+    "## Cost",
+    "",
+    costSummaryTable(s),
+    "",
+    `Means over the repetitions, every agent's requests together; the largest context is the most input tokens any one request carried. ` +
+      `Dollars at DeepSeek's off-peak prices for \`${s.model}\` (hel's price table); fresh-token equivalents as the seed article counts them: ` +
+      `a cached input token 0.1, an uncached one (written into the cache) 1.25, output not counted.`,
+    "",
     "## Per-request cache",
     "",
     keyRequestTable(s),
     "",
     "Means over the runs that made the request; hit ratio = Σ cache hit / Σ input.",
     "",
+    ...(appendix ? [appendix.trimEnd(), ""] : []),
     "## Conditions",
     "",
     ...s.conditions.map((c) => `- \`${c.condition}\`: ${c.description}`),
