@@ -345,6 +345,11 @@ function buildEpisode(req: ChatRequest, acts: readonly Action[]): SimReply | { p
   const output = lastBuild ? unstampedText(lastBuild.result) : "";
   const pin = /cannot resolve sqlish@([\w.-]+).*?vendor\/ holds only sqlish-([\w.-]+)/.exec(acts.filter(isBuild).map((a) => a.result).join("\n"));
   const rule = acts.map((a) => /The claim must select and claim in one transaction[^\n]*/.exec(a.result)?.[0]).find(Boolean);
+  // What was just read decides the next step even when the build's output before it was compacted away.
+  if (last?.name === "read_file" && samePath(last, CLAIM_JS) && !output.startsWith("exit code 0"))
+    return { reasoning: "The claim itself is one transaction; the setting breaks it.", tool_calls: [readCall(req, "build.config.json")] };
+  if (last?.name === "read_file" && samePath(last, "build.config.json"))
+    return { reasoning: "Turn autocommit off.", tool_calls: [editCall(req, "build.config.json", '"autocommit": true', '"autocommit": false')] };
   if (!lastBuild) return { reasoning: "Run the build to see what fails.", tool_calls: [commandCall(req, "node build.js")] };
   if (output.startsWith("exit code 0")) {
     const changed = acts
@@ -362,9 +367,6 @@ function buildEpisode(req: ChatRequest, acts: readonly Action[]): SimReply | { p
   }
   if (last.name === "read_file" && samePath(last, "deps.lock.json") && pin)
     return { reasoning: `Pin the vendored ${pin[2]} instead of ${pin[1]}.`, tool_calls: [editCall(req, "deps.lock.json", `"sqlish": "${pin[1]}"`, `"sqlish": "${pin[2]}"`)] };
-  if (last.name === "read_file" && samePath(last, CLAIM_JS)) return { reasoning: "The claim itself is one transaction; the setting breaks it.", tool_calls: [readCall(req, "build.config.json")] };
-  if (last.name === "read_file" && samePath(last, "build.config.json"))
-    return { reasoning: "Turn autocommit off.", tool_calls: [editCall(req, "build.config.json", '"autocommit": true', '"autocommit": false')] };
   return { reasoning: "Build again.", tool_calls: [commandCall(req, "node build.js")] };
 }
 
