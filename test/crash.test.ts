@@ -46,8 +46,9 @@ it(`every snapshot left by ${RUNS} kill -9s loads and equals a saved state`, { t
     withSnapshot++;
     longest = Math.max(longest, turns);
   }
-  // The kills must have landed both before and after saves for the test to mean anything: a tenth
-  // of them come before the first request, and about as many before its answer is saved.
-  expect(withSnapshot).toBeGreaterThanOrEqual(RUNS * 0.7);
+  // The kills must have landed both before and after saves for the test to mean anything: a tenth of
+  // them come before the first request, and on a loaded machine more before the first save.
+  expect(withSnapshot).toBeGreaterThanOrEqual(RUNS / 2);
+  expect(withSnapshot).toBeLessThan(RUNS);
   expect(longest).toBeGreaterThan(1);
 });
