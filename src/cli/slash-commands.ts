@@ -1,6 +1,6 @@
 // The interactive prompt's commands: a line that starts with one of these names is run by hel and
 // never sent to the model. One entry per command, in the order /help lists them; a command added
-// later (compaction's /compact and /fold among them) is one more entry here.
+// later is one more entry here.
 import { foldInstruction } from "../agent/fold.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { formatChanges } from "./changes-view.js";
@@ -35,24 +35,6 @@ export interface SlashCommand {
 }
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
-  {
-    name: "compact",
-    args: "[focus]",
-    summary: "compact the conversation now into a summary (the original is archived; recall reads it)",
-    run: async (ctx, args) => {
-      if (!(await ctx.controls.compact(args.trim()))) ctx.say(["(nothing to compact yet)"]);
-    },
-  },
-  {
-    name: "fold",
-    args: "#N",
-    summary: "ask the model to fold the finished episode that began at stamp #N into a note",
-    run: (ctx, args) => {
-      const stamp = /^#?(\d+)$/.exec(args.trim());
-      if (!stamp) return ctx.say(["/fold takes the stamp where the episode began, like /fold #12"]);
-      ctx.send(foldInstruction(Number(stamp[1])));
-    },
-  },
   {
     name: "help",
     summary: "list these commands",
@@ -139,6 +121,24 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     name: "cost",
     summary: "tokens and dollars spent so far in this session, per agent",
     run: (ctx) => ctx.say(formatCost(ctx.controls.usage())),
+  },
+  {
+    name: "compact",
+    args: "[focus]",
+    summary: "compact the conversation now into a summary (the original is archived; recall reads it)",
+    run: async (ctx, args) => {
+      if (!(await ctx.controls.compact(args.trim()))) ctx.say(["(nothing to compact yet)"]);
+    },
+  },
+  {
+    name: "fold",
+    args: "#N",
+    summary: "ask the model to fold the finished episode that began at stamp #N into a note",
+    run: (ctx, args) => {
+      const stamp = /^#?(\d+)$/.exec(args.trim());
+      if (!stamp) return ctx.say(["/fold takes the stamp where the episode began, like /fold #12"]);
+      ctx.send(foldInstruction(Number(stamp[1])));
+    },
   },
 ];
 
