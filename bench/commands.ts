@@ -13,7 +13,7 @@ import { bwrapArgs } from "../src/tools/command/bwrap.js";
 import { findSandboxProgram } from "../src/tools/command/sandbox.js";
 import { sandboxPolicy } from "../src/tools/command/sandbox-policy.js";
 import { CursorStore } from "../src/tools/cursors.js";
-import { runCommandTool } from "../src/tools/run-command.js";
+import { runCommandTool } from "../src/tools/command/run-command.js";
 import type { ToolContext } from "../src/tools/types.js";
 import { runChild } from "./procs.js";
 

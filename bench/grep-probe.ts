@@ -16,7 +16,7 @@ const args = JSON.stringify(path === undefined ? { pattern } : { pattern, path }
 const call = { id: "call_probe", type: "function" as const, function: { name: "grep", arguments: args } };
 
 // The search modules load on the first call; load them first, so the figures are the search's own.
-await import("../src/tools/grep-search.js");
+await import("../src/tools/search/grep-search.js");
 const canReset = resetPeakRss();
 const before = selfRss().rssMb;
 const cpu0 = process.cpuUsage();

@@ -13,7 +13,7 @@
 //         fold is offered) folds since the first read's result with a note, then answers.
 // Every policy answers hel's compaction instruction (a last user message opening "Context compaction:")
 // with a structured summary of the user's instructions, quoted verbatim, and no tool calls.
-import { COMPACTION_MARK } from "../src/agent/compaction.js";
+import { COMPACTION_MARK } from "../src/agent/context/compaction.js";
 import { unstamped } from "../src/agent/stamps.js";
 import type { ChatRequest, Message, ToolDefinition } from "../src/wire/messages.js";
 import type { Policy, PolicyName, SimReply } from "./types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupDigits } from "../src/tools/format.js";
+import { groupDigits } from "../src/format.js";
 
 describe("groupDigits", () => {
   it("writes integers as toLocaleString('en-US') does, without starting ICU", () => {

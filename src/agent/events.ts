@@ -1,10 +1,9 @@
 // The one stream of events the agent loop emits. The terminal renderer, `--json` output, the run
 // records and the session saver all read this stream (event-bus.ts); nothing else reports what the
 // loop did.
-import type { FileEdit } from "../tools/file-edit.js";
+import type { FileEdit } from "../changes/file-edit.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
-import type { DelegateMode } from "./child-messages.js";
-import type { ArchiveFile } from "./archive.js";
+import type { ArchiveFile } from "./context/archive.js";
 import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 
@@ -15,6 +14,9 @@ export type ExitReason = (typeof EXIT_REASONS)[number];
 /** What a child was started for: a delegate_task call, or a review_changes call. */
 export const CHILD_KINDS = ["delegate", "review", "ask"] as const;
 export type ChildKind = (typeof CHILD_KINDS)[number];
+/** How a delegate child's messages are built from its parent's (see children/child-messages.ts). */
+export const DELEGATE_MODES = ["full", "no-tools", "task-only"] as const;
+export type DelegateMode = (typeof DELEGATE_MODES)[number];
 
 /** Which agent an event comes from: the parent, or the child of delegation number n. */
 export interface AgentRef {

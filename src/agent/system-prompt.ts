@@ -8,7 +8,7 @@
 // one warning, and the folder's next candidate is tried.
 import { constants, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
-import { formatSize } from "../tools/format.js";
+import { formatSize } from "../format.js";
 import { isMissing, PathError, withProjectEntry } from "../tools/paths.js";
 
 export interface ProjectRules {

@@ -3,7 +3,7 @@
 // own. Each answered request is priced once, as its response arrives, for the model its request named.
 import { requestCost, type PriceTable } from "../model/prices.js";
 import type { Usage } from "../wire/messages.js";
-import type { DelegateMode } from "./child-messages.js";
+import type { DelegateMode } from "./events.js";
 import type { AgentEvent, ChildKind } from "./events.js";
 import { addUsage, emptyTotals, sumTotals, type Spend } from "./usage.js";
 

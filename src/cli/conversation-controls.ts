@@ -1,7 +1,7 @@
 // What the interactive prompt's commands may read and change of the conversation running: its model
 // and effort (applied from the next request on, and kept in the session's request_config so a resume
 // finds them), the files it changed, what it has spent, its messages, and the project's sessions.
-import type { ProjectChanges } from "../agent/review-tool.js";
+import type { ProjectChanges } from "../changes/unified-diff.js";
 import type { RequestConfig as AgentRequest } from "../agent/request.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import type { UsageReport } from "../agent/usage-ledger.js";

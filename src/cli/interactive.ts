@@ -9,12 +9,12 @@
 // the next one on the same prompt.
 import type { TurnOutcome } from "../agent/loop.js";
 import type { ConversationControls } from "./conversation-controls.js";
-import { loadPromptHistory } from "./prompt-history.js";
-import { formatRecentExchanges } from "./recent-exchanges.js";
-import { pickSession } from "./session-picker.js";
+import { loadPromptHistory } from "./term/prompt-history.js";
+import { formatRecentExchanges } from "./term/recent-exchanges.js";
+import { pickSession } from "./term/session-picker.js";
 import { completeSlash, parseSlash } from "./slash-commands.js";
-import { styleFor } from "./style.js";
-import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./terminal-prompt.js";
+import { styleFor } from "./term/style.js";
+import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/terminal-prompt.js";
 import type { SessionSummary } from "../session/catalog.js";
 
 export interface ConversationDeps {

@@ -1,4 +1,4 @@
-// hel's entry point (bundled; src/bin/hel.ts runs it): parse the command line, run, and turn every
+// hel's entry point (bundled; src/bin/hel.cts runs it): parse the command line, run, and turn every
 // failure into one line on stderr and hel's exit status (0 done, 1 failed, 2 usage, 3 in use). Stack traces only with HEL_DEBUG=1.
 import { createRequire } from "node:module";
 import { hasExitCode } from "../errors.js";

@@ -3,8 +3,8 @@
 import { Command, Option } from "commander";
 import { resolve } from "node:path";
 import { z } from "../zod.js";
-import { DEFAULT_CHILD_MAX_STEPS } from "../agent/child-budget.js";
-import { DELEGATE_MODES } from "../agent/child-messages.js";
+import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
+import { DELEGATE_MODES } from "../agent/events.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";

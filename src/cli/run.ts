@@ -2,27 +2,27 @@
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
 import { realpath, stat } from "node:fs/promises";
-import { createChildren, type ChildSettings } from "../agent/child-run.js";
+import { createChildren, type ChildSettings } from "../agent/children/child-run.js";
 import { createEventBus } from "../agent/event-bus.js";
 import type { ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
-import { createReviewTool } from "../agent/review-tool.js";
+import { createReviewTool } from "../agent/children/review-tool.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
-import { createDelegateTool } from "../agent/delegate-tool.js";
+import { createDelegateTool } from "../agent/children/delegate-tool.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { totalsOf } from "../agent/usage.js";
-import { createRecallTool, foldTool } from "../agent/context-tools.js";
-import { createHints } from "../agent/hints.js";
-import { defaultCompactAt } from "../agent/compaction.js";
-import { compactNow } from "../agent/compact-run.js";
-import { RECALL_TOOL_NAME } from "../agent/recall.js";
-import { ASK_TOOL_NAME, createAskTool } from "../agent/ask.js";
+import { createRecallTool, foldTool } from "../agent/context/context-tools.js";
+import { createHints } from "../agent/context/hints.js";
+import { defaultCompactAt } from "../agent/context/compaction.js";
+import { compactNow } from "../agent/context/compact-run.js";
+import { RECALL_TOOL_NAME } from "../agent/context/recall.js";
+import { ASK_TOOL_NAME, createAskTool } from "../agent/children/ask.js";
 import { HelError } from "../errors.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { createModelClient, type ModelClient } from "../model/client.js";
 import { ModelError } from "../model/errors.js";
 import { Recorder } from "../record/recorder.js";
-import { startBaseline } from "../session/baseline.js";
+import { startBaseline } from "../changes/baseline.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
@@ -33,12 +33,12 @@ import type { Tool } from "../tools/types.js";
 import { conversationControls } from "./conversation-controls.js";
 import type { ConversationEnd, Interactive } from "./interactive.js";
 import { applyConfig, configPaths, loadConfig, requestConfigFor } from "./config.js";
-import { createJsonOutput } from "./json-output.js";
+import { createJsonOutput } from "./json/json-output.js";
 import type { RunOptions } from "./options.js";
 import { oneShotInstruction } from "./one-shot-input.js";
 import { loadPriceTable } from "./price-table.js";
 import { findProjectRoot } from "./project-root.js";
-import { createRenderer } from "./render.js";
+import { createRenderer } from "./term/render.js";
 import { resumeHint } from "./resume-hint.js";
 
 /** The interactive prompt, opened once and kept for the conversations that /new and /resume start. */
@@ -223,7 +223,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
     bus.subscribe(renderer.observe);
     if (options.json) bus.subscribe(createJsonOutput((line) => process.stdout.write(line), () => active.id, ledger));
     if (options.jsonEvents) {
-      const { createJsonEvents } = await import("./json-events.js");
+      const { createJsonEvents } = await import("./json/json-events.js");
       bus.subscribe(createJsonEvents((line) => process.stdout.write(line), () => active.id, ledger));
     }
     if (options.record) {

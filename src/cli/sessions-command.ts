@@ -2,12 +2,12 @@
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { HelError } from "../errors.js";
 import { join } from "node:path";
-import { ChildTranscriptSchema, type ChildTranscript } from "../agent/child-transcript.js";
+import { ChildTranscriptSchema, type ChildTranscript } from "../agent/children/child-transcript.js";
 import { sessionPaths } from "../session/paths.js";
 import { listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
 import { loadSnapshot } from "../session/snapshot-file.js";
-import { styleFor } from "./style.js";
-import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./transcript.js";
+import { styleFor } from "./term/style.js";
+import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
 import { findProjectRoot } from "./project-root.js";
 

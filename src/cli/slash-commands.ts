@@ -1,14 +1,14 @@
 // The interactive prompt's commands: a line that starts with one of these names is run by hel and
 // never sent to the model. One entry per command, in the order /help lists them; a command added
 // later is one more entry here.
-import { foldInstruction } from "../agent/fold.js";
+import { foldInstruction } from "../agent/context/fold.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
-import { formatChanges } from "./changes-view.js";
+import { formatChanges } from "./term/changes-view.js";
 import type { ConversationControls } from "./conversation-controls.js";
-import { formatCost } from "./cost-view.js";
-import { pickSession } from "./session-picker.js";
-import type { Style } from "./style.js";
-import { formatSessionList } from "./transcript.js";
+import { formatCost } from "./term/cost-view.js";
+import { pickSession } from "./term/session-picker.js";
+import type { Style } from "./term/style.js";
+import { formatSessionList } from "./term/transcript.js";
 
 export interface SlashContext {
   controls: ConversationControls;

@@ -3,7 +3,7 @@
 // and record.json. Built only from the agent's event stream; usage and cost come from the usage ledger.
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { contextEventOf } from "../agent/context-event.js";
+import { contextEventOf } from "../agent/context/context-event.js";
 import type { AgentEvent, ChildKind } from "../agent/events.js";
 import { totalsOf, hitRatio } from "../agent/usage.js";
 import { byAgent, emptySpend, type UsageLedger } from "../agent/usage-ledger.js";

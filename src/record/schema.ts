@@ -1,8 +1,8 @@
 // The files `--record <dir>` writes, defined once: the recorder writes these shapes and
 // evals read them back with the same schemas.
 import { z } from "../zod.js";
-import { ContextEventSchema } from "../agent/context-event.js";
-import { DELEGATE_MODES } from "../agent/child-messages.js";
+import { ContextEventSchema } from "../agent/context/context-event.js";
+import { DELEGATE_MODES } from "../agent/events.js";
 import { CHILD_KINDS, EXIT_REASONS } from "../agent/events.js";
 import { SpendSchema, UsageTotalsSchema } from "../agent/usage.js";
 import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";

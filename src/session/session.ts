@@ -6,8 +6,8 @@
 // waiting, and a held one ends the run (exit 3).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { ArchiveIndex } from "../agent/archive-index.js";
-import type { ChildTranscript } from "../agent/child-transcript.js";
+import { ArchiveIndex } from "../agent/context/archive-index.js";
+import type { ChildTranscript } from "../agent/children/child-transcript.js";
 import { StampCounter } from "../agent/stamps.js";
 import type { AgentEvent } from "../agent/events.js";
 import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
@@ -21,7 +21,7 @@ import { recordCommand } from "./command-records.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
-import type { CompactionState } from "../agent/compaction.js";
+import type { CompactionState } from "../agent/context/compaction.js";
 import type { LastTurn, RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
 import { readArchive, writeArchive } from "./archive-store.js";
 import { SCHEMA_VERSION } from "./snapshot.js";

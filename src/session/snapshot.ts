@@ -5,15 +5,15 @@
 // small header fields come first so a person opening the file sees them before the messages.
 import { isAbsolute } from "node:path";
 import { z } from "../zod.js";
-import { ArchiveEntrySchema } from "../agent/archive.js";
-import { CompactionStateSchema } from "../agent/compaction.js";
-import { DELEGATE_MODES } from "../agent/child-messages.js";
+import { ArchiveEntrySchema } from "../agent/context/archive.js";
+import { CompactionStateSchema } from "../agent/context/compaction.js";
+import { DELEGATE_MODES } from "../agent/events.js";
 import { EXIT_REASONS } from "../agent/events.js";
 import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
-import { FileEditSchema } from "../tools/file-edit.js";
+import { FileEditSchema } from "../changes/file-edit.js";
 import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message, type WithMessages } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { messageJson, messagePieces } from "../wire/serialize.js";

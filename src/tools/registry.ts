@@ -5,13 +5,12 @@
 // the conversation's bound like any result.
 import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
-import { mapEditLines, type FileEdit } from "./file-edit.js";
-import { formatSize } from "./format.js";
-import { findFilesTool } from "./find-files.js";
-import { grepTool } from "./grep.js";
-import { readFileTool } from "./read-file.js";
-import { runCommandTool } from "./run-command.js";
-import { searchReplaceTool } from "./search-replace.js";
+import { mapEditLines, type FileEdit } from "../changes/file-edit.js";
+import { formatSize } from "../format.js";
+import { findFilesTool, grepTool } from "./search/tools.js";
+import { readFileTool } from "./file/read-file.js";
+import { runCommandTool } from "./command/run-command.js";
+import { searchReplaceTool } from "./file/search-replace.js";
 import { oneLine as oneLineText } from "../errors.js";
 import { redactSecrets } from "../redact.js";
 import { cutLongError, spillIfLong } from "./spill.js";

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ensureHelDir } from "../fs/hel-dir.js";
-import { formatSize } from "./format.js";
+import { formatSize } from "../format.js";
 import { projectRelative } from "./paths.js";
 import type { ToolContext } from "./types.js";
 

@@ -10,7 +10,7 @@ import type { FileHandle } from "node:fs/promises";
 import { TextDecoder } from "node:util";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import type { OpenDir } from "../fs/beneath.js";
-import { formatSize } from "./format.js";
+import { formatSize } from "../format.js";
 import { isMissing } from "./paths.js";
 import { ToolError } from "./types.js";
 import { decodeWindows1252, encodeWindows1252, WINDOWS_1252 } from "./windows-1252.js";

@@ -12,6 +12,8 @@ export interface ImportEdge {
   to: string;
   /** 1-based line of the import in `from`. */
   line: number;
+  /** An `import()` expression, which loads its module only when it runs. */
+  dynamic: boolean;
 }
 
 export interface ImportGraph {
@@ -46,7 +48,8 @@ export function importGraph(files: ReadonlyMap<string, string>): ImportGraph {
       const target = posix.normalize(posix.join(posix.dirname(from), specifier));
       const extension = posix.extname(target);
       const to = extension in COMPILED_TO_SOURCE ? target.slice(0, -extension.length) + COMPILED_TO_SOURCE[extension] : target;
-      if (files.has(to)) edges.push({ from, to, line });
+      const dynamic = /import\s*\(\s*$/.test(source.slice(Math.max(0, imported.pos - 20), imported.pos));
+      if (files.has(to)) edges.push({ from, to, line, dynamic });
       else unresolved.push(`${from}:${line} → ${specifier}`);
     }
   }
@@ -72,6 +75,32 @@ export function layerViolations(graph: ImportGraph, layers: readonly (readonly s
     if (level.get(b)! >= level.get(a)!) problems.add(`${from}:${line} imports ${to}: ${a}/ may not import ${b}/, which is not below it`);
   }
   return [...problems];
+}
+
+/**
+ * The part of a graph inside one folder (`room`), with paths relative to it, so that layerViolations
+ * can hold the folders inside a room to a table of their own (the room's own files are its layer ".").
+ */
+export function roomGraph(graph: ImportGraph, room: string): ImportGraph {
+  const prefix = `${room}/`;
+  const inside = (file: string) => file.startsWith(prefix);
+  const edges = graph.edges.filter((e) => inside(e.from) && inside(e.to)).map((e) => ({ ...e, from: e.from.slice(prefix.length), to: e.to.slice(prefix.length) }));
+  return { edges, unresolved: [] };
+}
+
+/**
+ * Imports that pass a room's door: a file outside `room` may import only `doors` of it, and `lazy`
+ * files of the room may be imported only dynamically (by `import()`), so loading the door does not load them.
+ */
+export function doorViolations(graph: ImportGraph, room: string, doors: readonly string[], lazy: (file: string) => boolean): string[] {
+  const inside = (file: string) => file.startsWith(`${room}/`);
+  const problems: string[] = [];
+  for (const { from, to, line, dynamic } of graph.edges) {
+    if (!inside(to)) continue;
+    if (!inside(from) && !doors.includes(to)) problems.push(`${from}:${line} imports ${to}: outside ${room}/ only ${doors.join(", ")} may be imported`);
+    if (lazy(to) && !lazy(from) && !dynamic) problems.push(`${from}:${line} imports ${to} statically: it is loaded only on first use`);
+  }
+  return problems;
 }
 
 /** Every cycle between files, each as "a → b → … → a" from its alphabetically first file; none when empty. */

@@ -1,7 +1,7 @@
 // The text the model gets for a finished command: first how it ended and how long it took, then its
 // output, with the left-out middle of a long output marked by one line that says how much is missing
 // and which read_file call shows it.
-import { formatSize, groupDigits } from "../format.js";
+import { formatSize, groupDigits } from "../../format.js";
 import { readOnCall } from "../spill.js";
 import type { CapturedOutput } from "./output.js";
 import type { Ending } from "./run-process.js";

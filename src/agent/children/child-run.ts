@@ -1,0 +1,128 @@
+// One child agent from its start to its end, for delegate_task and review_changes alike: its number
+// (counted through the session, resumes included), its events, its budget across the turns it runs,
+// and its transcript. The child runs the parent's loop with the parent's settings and tool list; its
+// own messages never reach the parent.
+import type { Message } from "../../wire/messages.js";
+import type { BudgetStop, ChildBudget } from "./child-budget.js";
+import type { DelegateMode } from "../events.js";
+import { childTools } from "./child-tools.js";
+import type { ChildTranscript } from "./child-transcript.js";
+import type { AgentEvent, ChildKind, EventSink, ExitReason } from "../events.js";
+import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop.js";
+import { emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
+
+/** What a child shares with its parent: the parent's run settings, but the child budget's limits. */
+export type ChildSettings = Omit<AgentRun, "ref" | "emit" | "maxSteps" | "maxTokens"> & { budget: ChildBudget };
+
+export interface ChildrenDeps {
+  emit: EventSink;
+  /** A getter: the settings are made after the tool list, which holds the tools that start children. */
+  settings: () => ChildSettings;
+  /** Children already started in this session, so numbers keep counting after a resume. */
+  firstNumber?: number;
+  saveTranscript?: (transcript: Omit<ChildTranscript, "cost_usd">) => Promise<void>;
+}
+
+export interface ChildSpec {
+  kind: ChildKind;
+  mode: DelegateMode | null;
+  /** The parent's words for it (a delegation's task, a review's focus). */
+  task: string;
+  messages: Message[];
+  /** Fewer model requests than the step budget, as a delegate_task call may ask. */
+  maxSteps?: number;
+}
+
+export interface Child {
+  readonly messages: Message[];
+  /**
+   * Runs one turn over the child's messages within what is left of its budget. A later turn adds
+   * `instruction` first (the parent's word to it), and may be held to fewer `steps`.
+   */
+  turn(signal: AbortSignal, next?: { instruction: string; steps: number }): Promise<TurnOutcome>;
+  /** Its latest words after the parent's last message to it: its answer, or its progress so far. */
+  lastText(): string | null;
+  /** Which budget ended the latest turn, if one did. */
+  budgetStop(): BudgetStop | null;
+  /** Reports the child's end (delegation_end) and saves its transcript. */
+  end(answer: string | null, exitReason: ExitReason): Promise<void>;
+}
+
+export interface Children {
+  budget(): ChildBudget;
+  /** Stamps a message a child starts with, from the session's one counter. */
+  stamp(text: string): string;
+  start(spec: ChildSpec): Child;
+}
+
+export function createChildren(deps: ChildrenDeps): Children {
+  let count = deps.firstNumber ?? 0;
+  return {
+    budget: () => deps.settings().budget,
+    stamp: (text) => deps.settings().stamps.stamp(text),
+    start(spec) {
+      const number = ++count;
+      const settings = deps.settings();
+      const { budget } = settings;
+      const stepLimit = Math.min(spec.maxSteps ?? budget.maxSteps, budget.maxSteps);
+      const ref = { agent: "child" as const, delegation: number };
+      const toolCalls: { name: string; arguments: string }[] = [];
+      const emit = (event: AgentEvent) => {
+        if (event.type === "tool_start") toolCalls.push({ name: event.name, arguments: event.arguments });
+        deps.emit(event);
+      };
+      const { messages } = spec;
+      let usage: UsageTotals = emptyTotals();
+      let last: TurnOutcome | null = null;
+      const run: Omit<AgentRun, "maxSteps" | "maxTokens"> = {
+        ...settings,
+        ref,
+        emit,
+        tools: childTools(settings.tools, spec.kind),
+        // A question about the archive is answered and gone: it neither folds nor compacts.
+        ...(spec.kind === "ask" ? { archive: undefined, compaction: undefined } : {}),
+        // A reviewer reads; whatever else it is offered (a command) runs with read-only access too.
+        toolContext: spec.kind === "review" ? { ...settings.toolContext, access: "read-only" } : settings.toolContext,
+      };
+      deps.emit({ agent: "parent", type: "delegation_start", number, kind: spec.kind, mode: spec.mode, task: spec.task });
+
+      return {
+        messages,
+        async turn(signal, next) {
+          const stepsLeft = Math.max(stepLimit - usage.requests, 0);
+          const spent = usage.prompt_tokens + usage.completion_tokens;
+          if (next) beginTurn(messages, next.instruction, run);
+          else emit({ ...ref, type: "turn_start", instruction: spec.task });
+          last = await runTurn(messages, {
+            ...run,
+            maxSteps: Math.min(stepsLeft, next?.steps ?? stepsLeft),
+            maxTokens: budget.maxTokens === null ? null : Math.max(budget.maxTokens - spent, 0),
+          }, signal);
+          usage = sumTotals(usage, last.usage);
+          return last;
+        },
+        lastText() {
+          for (let i = messages.length - 1; i >= 0 && messages[i]!.role !== "user"; i--) {
+            const m = messages[i]!;
+            const text = m.role === "assistant" ? m.content?.trim() : "";
+            if (text) return text;
+          }
+          return null;
+        },
+        budgetStop() {
+          if (last?.exitReason === "token_budget" && budget.maxTokens !== null) {
+            return { budget: "tokens", limit: budget.maxTokens, used: usage.prompt_tokens + usage.completion_tokens };
+          }
+          if (last?.exitReason === "max_steps" && usage.requests >= stepLimit) {
+            return { budget: "steps", limit: stepLimit, source: stepLimit < budget.maxSteps ? "call" : "flag" };
+          }
+          return null;
+        },
+        async end(answer, exitReason) {
+          deps.emit({ agent: "parent", type: "delegation_end", number, kind: spec.kind, mode: spec.mode, task: spec.task, answer, exitReason, toolCalls, usage });
+          await deps.saveTranscript?.({ number, kind: spec.kind, mode: spec.mode, task: spec.task, messages, answer, exit_reason: exitReason, usage });
+        },
+      };
+    },
+  };
+}

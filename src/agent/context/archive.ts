@@ -1,0 +1,37 @@
+// The archive's records, defined once for writing and reading: the index entry a snapshot keeps for
+// each span that left the view (a fold or a compaction), and the file `archive/<handle>.json` that
+// holds the span itself, its messages exactly as they were sent.
+import { z } from "../../zod.js";
+import { MessageSchema, type WithMessages } from "../../wire/messages.js";
+
+export const ARCHIVE_KINDS = ["fold", "compaction"] as const;
+export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
+
+/** 4 to 12 lowercase letters and digits, unique in the session. */
+export const HandleSchema = z.string().regex(/^[a-z0-9]{4,12}$/, "a handle is 4 to 12 lowercase letters and digits");
+
+export const ArchiveEntrySchema = z.object({
+  handle: HandleSchema,
+  kind: z.enum(ARCHIVE_KINDS),
+  /** The first and last stamp inside the span; null when it holds no stamped message. */
+  first_stamp: z.number().int().positive().nullable(),
+  last_stamp: z.number().int().positive().nullable(),
+  /** The fold's note, or the compaction's summary: what stands in the view for the span. */
+  note: z.string(),
+  /** Project files the span's tool calls touched. */
+  files: z.array(z.string()),
+});
+export type ArchiveEntry = z.infer<typeof ArchiveEntrySchema>;
+
+export const ArchiveFileSchema = ArchiveEntrySchema.extend({
+  /** The stamps of the span's messages, in order. */
+  stamps: z.array(z.number().int().positive()),
+  messages: z.array(MessageSchema),
+});
+export type ArchiveFile = WithMessages<z.infer<typeof ArchiveFileSchema>>;
+
+/** The note's first line, cut to a length a list or a hint can show. */
+export function noteHeadline(note: string, max = 80): string {
+  const line = note.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

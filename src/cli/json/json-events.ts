@@ -1,0 +1,124 @@
+// `--json-events`: the event stream for editors and scripts, one JSON object per line on stdout as it
+// happens — requests, reasoning and answer text as they stream, tool calls with their results (and an
+// edit's diff), subagents' events tagged with their delegation, and the end of each turn. The shapes
+// below are a contract (documented in the README): add fields, never rename them.
+import { ContextEventSchema, contextEventOf } from "../../agent/context/context-event.js";
+import { CHILD_KINDS, EXIT_REASONS, type AgentEvent } from "../../agent/events.js";
+import type { UsageLedger } from "../../agent/usage-ledger.js";
+import { UsageTotalsSchema } from "../../agent/usage.js";
+import { FileEditSchema } from "../../changes/file-edit.js";
+import { MessageSchema, UsageSchema, type Message } from "../../wire/messages.js";
+import { z } from "../../zod.js";
+
+const count = z.number().int().nonnegative();
+const ref = {
+  agent: z.enum(["parent", "child"]),
+  /** The subagent's delegation number; only on a child's events. */
+  delegation: count.optional(),
+};
+const exitReason = z.enum(EXIT_REASONS);
+const child = { number: count, kind: z.enum(CHILD_KINDS), mode: z.string().nullable() };
+
+export const JsonEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("turn_start"), ...ref, instruction: z.string() }),
+  z.object({ type: z.literal("request"), ...ref, step: count, attempt: count }),
+  z.object({ type: z.literal("retry"), ...ref, attempt: count, delay_ms: count, reason: z.string(), status: count }),
+  z.object({ type: z.literal("reasoning"), ...ref, text: z.string() }),
+  z.object({ type: z.literal("text"), ...ref, text: z.string() }),
+  z.object({
+    type: z.literal("response"),
+    ...ref,
+    step: count,
+    status: count,
+    finish_reason: z.string().nullable(),
+    usage: UsageSchema.nullable(),
+    duration_ms: count,
+    error: z.string().optional(),
+  }),
+  z.object({ type: z.literal("message"), ...ref, message: MessageSchema }),
+  /** A fold, a compaction, or a compaction that failed: what left the view, and the tokens before and after. */
+  z.object({ type: z.literal("context"), ...ref, change: ContextEventSchema }),
+  z.object({ type: z.literal("tool_start"), ...ref, call_id: z.string(), name: z.string(), arguments: z.string() }),
+  z.object({ type: z.literal("tool_output"), ...ref, call_id: z.string(), name: z.string(), text: z.string(), skipped_bytes: count }),
+  z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional() }),
+  z.object({ type: z.literal("delegation_start"), ...ref, ...child, task: z.string() }),
+  z.object({ type: z.literal("delegation_end"), ...ref, ...child, exit_reason: exitReason, answer: z.string().nullable(), usage: UsageTotalsSchema }),
+  z.object({
+    type: z.literal("turn_end"),
+    ...ref,
+    /** On the parent's turn_end: the session to resume. */
+    session_id: z.string().optional(),
+    answer: z.string().nullable(),
+    exit_reason: exitReason,
+    error: z.string().optional(),
+    /** The parent's: every request of the instruction, its subagents' included. */
+    usage: UsageTotalsSchema,
+    context_tokens: count,
+  }),
+]);
+type ParsedJsonEvent = z.infer<typeof JsonEventSchema>;
+/** As parsed, but a message event carries the conversation's own (read-only) message. */
+export type JsonEvent = ParsedJsonEvent extends infer E ? (E extends { type: "message" } ? Omit<E, "message"> & { message: Message } : E) : never;
+
+/** `ledger` must read each event before this reader does: the parent's turn_end carries its totals. */
+export function createJsonEvents(write: (line: string) => void, sessionId: () => string, ledger: UsageLedger): (event: AgentEvent) => void {
+  return (event) => {
+    write(JSON.stringify(toJsonEvent(event, ledger.instruction().total, sessionId)) + "\n");
+  };
+}
+
+function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageTotalsSchema>, sessionId: () => string): JsonEvent {
+  const ref = { agent: event.agent, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}) };
+  switch (event.type) {
+    case "turn_start":
+      return { type: "turn_start", ...ref, instruction: event.instruction };
+    case "request":
+      return { type: "request", ...ref, step: event.step, attempt: event.attempt };
+    case "retry":
+      return { type: "retry", ...ref, attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason, status: event.status };
+    case "reasoning_delta":
+      return { type: "reasoning", ...ref, text: event.text };
+    case "text_delta":
+      return { type: "text", ...ref, text: event.text };
+    case "response":
+      return {
+        type: "response",
+        ...ref,
+        step: event.step,
+        status: event.status,
+        finish_reason: event.finishReason,
+        usage: event.usage ?? null,
+        duration_ms: Math.round(event.durationMs),
+        ...(event.error ? { error: event.error } : {}),
+      };
+    case "message":
+      return { type: "message", ...ref, message: event.message };
+    case "fold":
+    case "compaction":
+    case "compaction_failed":
+      return { type: "context", ...ref, change: contextEventOf(event)! };
+    case "tool_start":
+      return { type: "tool_start", ...ref, call_id: event.callId, name: event.name, arguments: event.arguments };
+    case "tool_output":
+      return { type: "tool_output", ...ref, call_id: event.callId, name: event.name, text: event.text, skipped_bytes: event.skippedBytes };
+    case "tool_end":
+      return { type: "tool_end", ...ref, call_id: event.callId, name: event.name, is_error: event.isError, result: event.result, ...(event.edit ? { edit: event.edit } : {}) };
+    case "delegation_start":
+      return { type: "delegation_start", ...ref, number: event.number, kind: event.kind, mode: event.mode, task: event.task };
+    case "delegation_end":
+      return { type: "delegation_end", ...ref, number: event.number, kind: event.kind, mode: event.mode, exit_reason: event.exitReason, answer: event.answer, usage: event.usage };
+    case "turn_end": {
+      const parent = event.agent === "parent";
+      return {
+        type: "turn_end",
+        ...ref,
+        ...(parent ? { session_id: sessionId() } : {}),
+        answer: event.answer,
+        exit_reason: event.exitReason,
+        ...(event.error ? { error: event.error } : {}),
+        usage: parent ? instructionTotals : event.usage,
+        context_tokens: event.contextTokens,
+      };
+    }
+  }
+}

@@ -1,0 +1,21 @@
+// What /cost prints: the tokens and dollars this process has spent in the session so far, one line
+// per agent (the parent, then each subagent in the order it started) and a total. Pure.
+import type { UsageReport } from "../../agent/usage-ledger.js";
+import type { Spend } from "../../agent/usage.js";
+import { formatUsd } from "../../model/prices.js";
+import { groupDigits, plural } from "../../format.js";
+
+export function formatCost(report: UsageReport): string[] {
+  if (report.total.requests === 0) return ["no requests yet in this session"];
+  const rows: [string, Spend][] = [
+    ["parent", report.parent],
+    ...report.delegations.map((d): [string, Spend] => [`subagent #${d.delegation} (${d.mode ?? d.kind})`, d]),
+    ["total", report.total],
+  ];
+  const width = Math.max(...rows.map(([who]) => who.length));
+  return rows.map(([who, spend]) => {
+    const tokens = `${groupDigits(spend.prompt_tokens)} in (${groupDigits(spend.prompt_cache_hit_tokens)} cached), ${groupDigits(spend.completion_tokens)} out`;
+    const cost = spend.cost_usd === null ? "cost unknown" : formatUsd(spend.cost_usd);
+    return `${who.padEnd(width)}  ${plural(spend.requests, "request")}, ${tokens}, ${cost}`;
+  });
+}

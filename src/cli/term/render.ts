@@ -1,0 +1,303 @@
+// The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
+// edit's diff; each tool's look is in tool-views.ts), retries, token figures, and — when stderr is a
+// terminal — a spinner saying what hel is doing (and a line for each working subagent), with
+// reasoning folded to its last lines while it streams. The answer goes to stdout: streamed as it
+// arrives in the interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when
+// stdout is a terminal, the model's text as it is otherwise.
+import type { AgentEvent } from "../../agent/events.js";
+import type { UsageLedger, UsageReport } from "../../agent/usage-ledger.js";
+import { hitRatio, type UsageTotals } from "../../agent/usage.js";
+import { monotonicMs } from "../../clock.js";
+import { formatUsd } from "../../model/prices.js";
+import { groupDigits, plural } from "../../format.js";
+import { isSearchTool, searchSummary } from "../../tools/search/format.js";
+import { splitCompleteBlocks } from "./answer-blocks.js";
+import { ChangedFiles } from "./changed-files.js";
+import { createCommandView } from "./command-view.js";
+import { LiveRegion } from "./live-region.js";
+import type { Output } from "./output.js";
+import { Progress } from "./progress.js";
+import { styleFor, terminalSafe } from "./style.js";
+import { firstLine, toolCallLabel, toolEndLines } from "./tool-views.js";
+
+export type { Output };
+
+export interface RendererOptions {
+  stdout: Output;
+  stderr: Output;
+  /** Stream the answer as it arrives (interactive mode). */
+  live: boolean;
+  /** Print the final answer on stdout (off with --json, which prints its own object). */
+  printAnswer: boolean;
+  /** Print all of the reasoning on stderr instead of folding it. */
+  showReasoning: boolean;
+  /** For NO_COLOR. */
+  env: NodeJS.ProcessEnv;
+  /** Where the end-of-instruction line's figures come from. */
+  usage: UsageLedger;
+  now?: () => number;
+}
+
+export interface Renderer {
+  observe(event: AgentEvent): void;
+  /** Clears the spinner, so a prompt is drawn on a clean line. */
+  stop(): void;
+  /** Prints a line on stderr, above the spinner (the interactive prompt's notes while hel works). */
+  note(line: string): void;
+  /** Resolves once everything observed so far is on screen (an answer may wait for the markdown renderer to load). */
+  flush(): Promise<void>;
+  /** The run's closing lines: the files it changed. */
+  finish(): void;
+}
+
+const SPIN_MS = 80;
+const MAX_SUMMARY_CHARS = 160;
+/** Reasoning lines shown while it streams, without --show-reasoning. */
+const FOLDED_REASONING_LINES = 3;
+
+type Markdown = typeof import("./markdown.js");
+
+export function createRenderer(options: RendererOptions): Renderer {
+  const { stdout, stderr } = options;
+  const now = options.now ?? monotonicMs;
+  const errStyle = styleFor(stderr, options.env);
+  const outStyle = styleFor(stdout, options.env);
+  const progress = new Progress();
+  const changed = new ChangedFiles();
+  const region = stderr.isTTY ? new LiveRegion(stderr) : null;
+  // The answer is rendered when it goes to a terminal; the renderer is loaded when first needed.
+  const wantMarkdown = options.printAnswer && Boolean(stdout.isTTY);
+  let markdown: Markdown | null = null;
+  let pending: Promise<void> | null = null;
+
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  let frame = 0;
+  let streamedText = false;
+  /** The parent's answer text not yet printed (markdown mode prints it a block at a time). */
+  let answer = "";
+  let answerBlocks = 0;
+  /** Whether this turn printed anything yet: a rendered answer is set off from the lines above it. */
+  let printedInTurn = false;
+  /** The parent's reasoning in the current step; `thinking` while it is the latest thing streamed. */
+  let reasoning = "";
+  let thinking = false;
+  let reasoningPrinted = 0;
+
+  /** Writes above the spinner, which is drawn again after. */
+  const above = (out: Output, text: string) => {
+    printedInTurn = true;
+    if (region) region.print(() => out.write(text));
+    else out.write(text);
+  };
+  const printErr = (...lines: string[]) => {
+    if (lines.length > 0) above(stderr, lines.map((l) => l + "\n").join(""));
+  };
+  /** Subagents working now: while several do, each one's lines name it. */
+  const working = new Set<number>();
+  const indent = (event: AgentEvent) => (event.agent === "parent" ? "" : working.size > 1 ? `    #${event.delegation ?? 0} ` : "    ");
+  // A running command's tail is redrawn above the spinner, like every other line.
+  const commands = createCommandView({ write: (text) => above(stderr, text), isTTY: stderr.isTTY, columns: stderr.columns });
+  /** Arguments of the searches under way, by call id: their line is written when they end. */
+  const searches = new Map<string, string>();
+  /** The answer as a terminal shows it, a blank line above when lines came before it. */
+  const rendered = (text: string, first: boolean) =>
+    `${printedInTurn || !first ? "\n" : ""}${markdown ? markdown.renderMarkdown(text, { style: outStyle, width: stdout.columns || 80 }) : text}\n`;
+
+  const regionLines = (): string[] => {
+    const status = progress.lines(now(), frame);
+    if (status.length === 0) return [];
+    const folded = thinking && !options.showReasoning ? reasoningTail(reasoning, FOLDED_REASONING_LINES).map((l) => errStyle.dim(`  ${l}`)) : [];
+    return [...folded, ...status.map((line) => errStyle.dim(line))];
+  };
+  const startTicker = () => {
+    if (!region || ticker) return;
+    ticker = setInterval(() => {
+      frame++;
+      region.set(regionLines());
+    }, SPIN_MS);
+    ticker.unref();
+    region.set(regionLines());
+  };
+  const stopTicker = () => {
+    clearInterval(ticker);
+    ticker = undefined;
+    region?.clear();
+  };
+
+  /** --show-reasoning: the reasoning's complete lines, dimmed; the rest once it ends. */
+  const printReasoning = (final: boolean) => {
+    const unprinted = reasoning.slice(reasoningPrinted);
+    const upTo = final ? unprinted.length : unprinted.lastIndexOf("\n") + 1;
+    if (upTo === 0) return;
+    const text = unprinted.slice(0, upTo).replace(/\n$/, "");
+    reasoningPrinted += upTo;
+    if (text !== "") printErr(errStyle.dim(terminalSafe(text)));
+  };
+  const endReasoning = () => {
+    if (!thinking) return;
+    thinking = false;
+    if (options.showReasoning) printReasoning(true);
+    region?.set(regionLines());
+  };
+
+  /** Prints the answer's complete blocks (all of it when `final`), a blank line between blocks. */
+  const printAnswerBlocks = (final: boolean) => {
+    const { complete, rest } = final ? { complete: answer, rest: "" } : splitCompleteBlocks(answer);
+    answer = rest;
+    if (complete.trim() === "") return;
+    above(stdout, rendered(complete, answerBlocks++ === 0));
+  };
+
+  function handle(event: AgentEvent): void {
+    progress.observe(event, now());
+    const parent = event.agent === "parent";
+    switch (event.type) {
+      case "turn_start":
+        if (!parent) break;
+        streamedText = false;
+        printedInTurn = false;
+        startTicker();
+        break;
+      case "request":
+        if (!parent) break;
+        reasoning = "";
+        reasoningPrinted = 0;
+        answerBlocks = 0;
+        break;
+      case "retry":
+        printErr(`${indent(event)}… ${event.reason}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`);
+        break;
+      case "reasoning_delta":
+        if (!parent) break;
+        thinking = true;
+        reasoning += event.text;
+        if (options.showReasoning) printReasoning(false);
+        break;
+      case "text_delta":
+        if (!parent) break;
+        endReasoning();
+        if (!options.live) break;
+        if (wantMarkdown) {
+          answer += event.text;
+          printAnswerBlocks(false);
+        } else {
+          stdout.write(event.text);
+          streamedText = true;
+        }
+        break;
+      case "response":
+        if (!parent) break;
+        endReasoning();
+        if (answer !== "") printAnswerBlocks(true);
+        if (streamedText) {
+          stdout.write("\n");
+          streamedText = false;
+        }
+        break;
+      case "tool_start":
+        if (parent) endReasoning();
+        // A search is shown once it is done, as one line with its count; a command as it runs.
+        if (isSearchTool(event.name)) searches.set(event.callId, event.arguments);
+        else if (!commands.start(event, indent(event))) printErr(`${indent(event)}→ ${toolCallLabel(event.name, event.arguments)}`);
+        break;
+      case "tool_output":
+        commands.output(event);
+        break;
+      case "tool_end": {
+        if (commands.end(event)) break;
+        const args = searches.get(event.callId);
+        if (args !== undefined) {
+          searches.delete(event.callId);
+          printErr(`${indent(event)}→ ${terminalSafe(truncate(searchSummary(event.name, args, event), MAX_SUMMARY_CHARS))}`);
+        }
+        printErr(...toolEndLines(event, errStyle, indent(event)));
+        if (event.edit) changed.add(event.edit);
+        break;
+      }
+      case "fold":
+      case "compaction": {
+        const { file } = event;
+        const stamps = file.first_stamp === null ? "" : ` #${file.first_stamp}–#${file.last_stamp}`;
+        const what = event.type === "fold" ? `folded${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
+        printErr(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens`);
+        break;
+      }
+      case "compaction_failed":
+        stderr.write(`hel: compaction failed: ${event.reason}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
+        break;
+      case "delegation_start":
+        working.add(event.number);
+        printErr(`⇢ delegating (${event.mode ?? event.kind}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
+        break;
+      case "delegation_end":
+        working.delete(event.number);
+        printErr(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`);
+        break;
+      case "turn_end": {
+        if (!parent) break;
+        stopTicker();
+        if (event.error) stderr.write(`hel: ${event.error}\n`);
+        if (options.printAnswer && event.answer !== null && !options.live) stdout.write(wantMarkdown ? rendered(event.answer, true) : event.answer + "\n");
+        const usage = options.usage.instruction();
+        if (usage.total.requests > 0) stderr.write(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens\n`);
+        break;
+      }
+    }
+  }
+
+  /** Events that print the answer: the markdown renderer must be loaded before they are handled. */
+  const needsMarkdown = (event: AgentEvent) =>
+    wantMarkdown && event.agent === "parent" && ((options.live && event.type === "text_delta") || (!options.live && event.type === "turn_end" && event.answer !== null));
+
+  function observe(event: AgentEvent): void {
+    if (!markdown && !pending && needsMarkdown(event)) {
+      // Until it is loaded, events wait their turn, so what is printed keeps its order.
+      pending = import("./markdown.js").then((module) => {
+        markdown = module;
+      });
+    }
+    if (!pending) return handle(event);
+    const next: Promise<void> = pending.then(() => handle(event));
+    pending = next;
+    void next
+      .catch((error: unknown) => stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — the terminal view stops here; the run goes on\n`))
+      .finally(() => {
+        if (pending === next) pending = null;
+      });
+  }
+
+  return {
+    observe,
+    stop: stopTicker,
+    note: (line) => printErr(line),
+    flush: () => pending?.catch(() => undefined) ?? Promise.resolve(),
+    finish: () => {
+      for (const line of changed.lines(errStyle)) stderr.write(line + "\n");
+    },
+  };
+}
+
+/** The last `count` non-empty lines of the reasoning so far, made safe for the terminal. */
+function reasoningTail(text: string, count: number): string[] {
+  return terminalSafe(text)
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(-count);
+}
+
+export function formatUsage(u: UsageTotals): string {
+  const ratio = Math.round(hitRatio(u) * 100);
+  return `${u.requests} request${u.requests === 1 ? "" : "s"} · ${groupDigits(u.prompt_tokens)} input tokens (${groupDigits(u.prompt_cache_hit_tokens)} cached, ${ratio}%) · ${groupDigits(u.completion_tokens)} output`;
+}
+
+/** The instruction's totals and cost, then, when subagents ran, the parent's share and theirs. */
+export function formatSpend(report: UsageReport): string {
+  const cost = (spend: { cost_usd: number | null }) => (spend.cost_usd === null ? "" : ` · ${formatUsd(spend.cost_usd)}`);
+  const line = `${formatUsage(report.total)}${cost(report.total)}`;
+  if (report.delegations.length === 0) return line;
+  const tokens = (u: UsageTotals) => `${groupDigits(u.prompt_tokens + u.completion_tokens)} tokens`;
+  const share = (spend: { cost_usd: number | null }) => (spend.cost_usd === null ? "" : ` ${formatUsd(spend.cost_usd)}`);
+  return `${line} (parent${share(report.parent)}, ${tokens(report.parent)}; ${plural(report.delegations.length, "subagent")}${share(report.children)}, ${tokens(report.children)})`;
+}
+
+const truncate = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1) + "…" : text);

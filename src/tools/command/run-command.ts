@@ -1,0 +1,111 @@
+// run_command: runs a bash command line in the project (or a directory inside it) and returns how it
+// ended, how long it took and its output. Under `read-only` and `edit` access the command runs in the
+// sandbox those levels promise, and is refused where no sandbox program exists; `full` runs it as is.
+// The result is bounded by the output capture (the whole output goes to a spill file), so the registry
+// never spills it again.
+import { stat } from "node:fs/promises";
+import { z } from "../../zod.js";
+import { commandEnvironment } from "./environment.js";
+import { shellFor } from "./find-program.js";
+import { OutputCapture } from "./output.js";
+import { formatCommandResult } from "./result.js";
+import { runProcess } from "./run-process.js";
+import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
+import { sandboxPolicy } from "./sandbox-policy.js";
+import { projectRelative, resolveToolPath } from "../paths.js";
+import { newSpillFile } from "../spill.js";
+import { ToolError, type Tool, type ToolContext } from "../types.js";
+
+export const DEFAULT_TIMEOUT_S = 120;
+export const MAX_TIMEOUT_S = 600;
+
+const RunCommandArgsSchema = z
+  .strictObject({
+    command: z.string(),
+    timeout_s: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}.`),
+    workdir: z.string().optional().describe("Relative to the project."),
+  })
+  .superRefine((args, issues) => {
+    if (args.command.trim() === "") issues.addIssue({ code: "custom", path: ["command"], message: 'the command is empty: give the bash command line to run, e.g. "npm test"' });
+    if (args.command.includes("\0")) issues.addIssue({ code: "custom", path: ["command"], message: "the command contains a NUL character, which no shell can run: remove it" });
+    const t = args.timeout_s;
+    if (t !== undefined && !(t > 0 && t <= MAX_TIMEOUT_S)) {
+      issues.addIssue({ code: "custom", path: ["timeout_s"], message: `${t} is not a timeout: give seconds, more than 0 and at most ${MAX_TIMEOUT_S}, or leave timeout_s out for ${DEFAULT_TIMEOUT_S}` });
+    }
+  });
+export type RunCommandArgs = z.infer<typeof RunCommandArgsSchema>;
+
+export const runCommandTool: Tool<RunCommandArgs> = {
+  name: "run_command",
+  description: [
+    "Run a bash command in the project: returns exit code, time and output (stdout and stderr together).",
+    "No stdin; background processes end with it. Long output keeps head and tail, the whole in a file.",
+    "Unless access is full: writes only in the project and /tmp, no network.",
+  ].join(" "),
+  schema: RunCommandArgsSchema,
+  spill: false,
+  run: runCommand,
+};
+
+async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<string> {
+  const cwd = args.workdir === undefined ? ctx.projectDir : await workdir(ctx, args.workdir);
+  const timeoutS = args.timeout_s ?? DEFAULT_TIMEOUT_S;
+  const access = ctx.access;
+  const program = access === "full" ? null : sandboxProgram(ctx.projectDir, access);
+  // The session must exist and be leased before the command starts: the command is recorded in it,
+  // and its .hel/ directory must exist to be protected.
+  await ctx.claimSessionDir?.();
+
+  const shell = shellFor(process.env);
+  // One pipe for both streams keeps their lines in the order they were written; on the same line as
+  // the command, so line numbers in the shell's messages stay the model's.
+  const argv = [shell, "-c", `exec 2>&1; ${args.command}`];
+  const launch: Launch =
+    program === null || access === "full"
+      ? { file: shell, args: argv.slice(1), env: {}, cleanup: async () => undefined }
+      : await sandboxedLaunch(program, sandboxPolicy(ctx.projectDir, access, ctx.network ?? false), cwd, argv);
+  const capture = new OutputCapture({ secrets: ctx.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.onOutput });
+  try {
+    let run;
+    try {
+      run = await runProcess(
+        { file: launch.file, args: launch.args, cwd, env: commandEnvironment(process.env, launch.env) },
+        { timeoutMs: timeoutS * 1000, signal: ctx.signal, output: capture, onStart: ctx.trackCommand },
+      );
+    } catch (e) {
+      throw new ToolError(`the command could not be started: ${(e as Error).message}`);
+    }
+    const output = await capture.finish();
+    return formatCommandResult({
+      ...run,
+      timeoutS,
+      output,
+      spillPath: output.spillPath === null ? null : projectRelative(ctx, output.spillPath),
+      sandbox: access === "full" ? null : sandboxSummary(access, ctx.network ?? false),
+    });
+  } finally {
+    await launch.cleanup();
+  }
+}
+
+function sandboxProgram(projectDir: string, access: "read-only" | "edit"): SandboxProgram {
+  const program = findSandboxProgram(projectDir);
+  if (program !== null) return program;
+  throw new ToolError(
+    `no command was run: under --access ${access} hel runs commands only inside a sandbox, and this machine has none. Tell the user to ${installAdvice()}; meanwhile use the other tools.`,
+  );
+}
+
+/** What the sandbox allows, told with a failed command's result, since the failure may come from it. */
+function sandboxSummary(access: "read-only" | "edit", network: boolean): string {
+  if (access === "read-only") return "nothing is writable but a private /tmp; no network";
+  return `only the project and a private /tmp are writable (not .hel/, nor .git hooks and config)${network ? "" : "; no network"}`;
+}
+
+async function workdir(ctx: ToolContext, given: string): Promise<string> {
+  const dir = await resolveToolPath(ctx, given, "write");
+  const info = await stat(dir).catch(() => null);
+  if (info === null) throw new ToolError(`workdir ${JSON.stringify(given)} does not exist: give a directory inside the project, or leave workdir out to run in the project root`);
+  if (!info.isDirectory()) throw new ToolError(`workdir ${JSON.stringify(given)} is a file, not a directory: give the directory it is in, or leave workdir out`);
+  return dir;
+}

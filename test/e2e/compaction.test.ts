@@ -1,0 +1,150 @@
+// Compaction end to end, through the CLI against the simulator: the summary request extends the last
+// request (served from the cache), the new view is system + [compacted <handle>] + the recent tail,
+// the span is archived, a resumed session sends what a continuous one does, a context-length 400 is
+// compacted and retried, and bad summaries count as failures until hel stops compacting.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { startSimulator, type SimReply, type Simulator } from "../../sim/index.js";
+import { episode } from "../../sim/policies.js";
+import type { Policy, SimOptions, SimStep } from "../../sim/types.js";
+import { compactionInstruction } from "../../src/agent/context/compaction.js";
+import type { ChatRequest } from "../../src/wire/messages.js";
+import { runHel } from "../helpers/hel.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+let sims: Simulator[] = [];
+afterEach(async () => {
+  await Promise.all(sims.map((s) => s.close()));
+  sims = [];
+});
+async function sim(options: SimOptions) {
+  const s = await startSimulator(options);
+  sims.push(s);
+  return s;
+}
+
+const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
+const body = (s: Simulator, i: number) => s.requests[i]!.body as ChatRequest;
+const ARGS = ["--tools", "read_file", "--effort", "none", "--compact-at", "6000"];
+/** Reads the files an instruction names, then answers; tool call ids depend only on the conversation. */
+const steady: Policy = (req, ctx) => {
+  const reply = episode(req, ctx) as SimReply;
+  return { ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((c, i) => ({ ...c, id: `call_${req.messages.length}_${i}` })) } : {}) };
+};
+
+async function project(): Promise<string> {
+  const dir = await tempProject();
+  for (let n = 1; n <= 3; n++) {
+    const lines = Array.from({ length: 120 }, (_, j) => `note ${n} line ${j}: the quick brown fox jumps over the lazy dog`);
+    await writeFile(join(dir, `notes${n}.txt`), lines.join("\n") + "\n");
+  }
+  return dir;
+}
+
+it("the summary request extends the last request; the next request is system, [compacted <handle>] with the summary, then the tail; the span is archived", async () => {
+  const dir = await project();
+  const s = await sim({ policy: steady });
+  const run = await runHel({ args: ["-C", dir, ...ARGS], input: "read notes1.txt\nread notes2.txt\n", baseUrl: s.url });
+  expect(run.code).toBe(0);
+  // Turn 1: read, answer. Turn 2: read; the result pushes the view past --compact-at; summary; answer.
+  expect(s.requests).toHaveLength(5);
+  const last = body(s, 2);
+  const summaryRequest = body(s, 3);
+  const after = body(s, 4);
+  expect(JSON.stringify(summaryRequest.messages.slice(0, last.messages.length))).toBe(JSON.stringify(last.messages));
+  expect(summaryRequest.messages.slice(last.messages.length, -1).map((m) => m.role)).toEqual(["assistant", "tool"]);
+  expect(summaryRequest.messages.at(-1)).toEqual({ role: "user", content: compactionInstruction() });
+  expect({ ...summaryRequest, messages: undefined }).toEqual({ ...last, messages: undefined });
+  // Served from the cache for everything the previous request sent.
+  expect(s.requests[3]!.usage!.prompt_cache_hit_tokens).toBeGreaterThanOrEqual(Math.floor(s.requests[2]!.usage!.prompt_tokens / 64) * 64);
+
+  const id = sessionIdOf(run.stderr)!;
+  const snapshot = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8"));
+  const [entry] = snapshot.archive;
+  expect(entry).toMatchObject({ kind: "compaction", first_stamp: 1, last_stamp: 2, files: ["notes1.txt"] });
+  expect(entry.note).toBe('## Goal\nCarry on with the user\'s instructions.\n## User instructions (verbatim)\n- "read notes1.txt"\n- "read notes2.txt"\n## Next steps\n1. Continue.');
+  const archived = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "archive", `${entry.handle}.json`), "utf8"));
+  const spanLength = archived.messages.length;
+  expect(JSON.stringify(archived.messages)).toBe(JSON.stringify(summaryRequest.messages.slice(1, 1 + spanLength)));
+  expect(JSON.stringify(after.messages)).toBe(
+    JSON.stringify([
+      summaryRequest.messages[0],
+      {
+        role: "user",
+        content: `[compacted ${entry.handle}] The earlier conversation (#1–#2) was compacted into the summary below; recall {"handle":"${entry.handle}"} reads it back exactly, and ask answers questions about it. The messages after this one are the most recent, as they were.\n\n${entry.note}`,
+      },
+      ...summaryRequest.messages.slice(1 + spanLength, -1),
+    ]),
+  );
+  // The tail starts at the instruction being worked on, as it was said.
+  expect(after.messages[2]).toEqual({ role: "user", content: "[#3] read notes2.txt" });
+  expect(run.stderr).toMatch(new RegExp(`⤓ compacted #1–#2 into ${entry.handle}: context ~[\\d,]+ → ~[\\d,]+ tokens`));
+});
+
+it("the first request after --resume of a compacted session equals the one a continuous process sends", async () => {
+  const continuousDir = await project();
+  const continuous = await sim({ policy: steady });
+  const one = await runHel({ args: ["-C", continuousDir, ...ARGS], input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n", baseUrl: continuous.url });
+  expect(one.code).toBe(0);
+  const dir = await project();
+  const stopped = await sim({ policy: steady });
+  const first = await runHel({ args: ["-C", dir, ...ARGS], input: "read notes1.txt\nread notes2.txt\n", baseUrl: stopped.url });
+  const id = sessionIdOf(first.stderr)!;
+  const second = await runHel({ args: ["-C", dir, ...ARGS, "--resume", id, "read notes3.txt"], baseUrl: stopped.url });
+  expect(second.code).toBe(0);
+  const same = (s: Simulator, d: string) => JSON.stringify(body(s, 5)).replaceAll(d, "<project>");
+  expect(body(stopped, 5).messages[1]!.content).toMatch(/^\[compacted [0-9a-f]{4,12}\] /);
+  expect(same(stopped, dir)).toBe(same(continuous, continuousDir));
+});
+
+it("a request refused for its length is compacted and sent again once; a summary request too long itself leaves out its oldest messages", async () => {
+  const dir = await project();
+  // A window the second read overflows while hel's own estimate is still under --compact-at.
+  const s = await sim({ policy: steady, contextWindow: 9000 });
+  const run = await runHel({
+    args: ["-C", dir, "--tools", "read_file", "--effort", "none", "--max-output-tokens", "100", "--compact-at", "12000"],
+    input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n",
+    baseUrl: s.url,
+  });
+  expect(run.stderr).not.toMatch(/hel: the conversation is longer/);
+  expect(run.code).toBe(0);
+  const statuses = s.requests.map((r) => r.status);
+  expect(statuses.filter((x) => x === 400).length).toBeGreaterThanOrEqual(2);
+  const summaries = s.requests.filter((r) => (r.body as ChatRequest).messages.at(-1)!.content === compactionInstruction());
+  // The first summary request was too long; the one answered left out the oldest messages.
+  expect(summaries.at(-1)!.status).toBe(200);
+  expect((summaries.at(-1)!.body as ChatRequest).messages.length).toBeLessThan((summaries[0]!.body as ChatRequest).messages.length);
+  expect(run.stdout).toMatch(/done: read notes3.txt\n$/);
+  expect(run.stderr).toMatch(/⤓ compacted #1/);
+});
+
+it("an empty summary, one longer than what it replaces, and one cut off are failures; after 3 hel stops compacting and says so, and nothing is lost", async () => {
+  const dir = await project();
+  const read = (path: string, n: number): SimStep => ({ tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path }), id: `call_${n}` }] });
+  const s = await sim({
+    script: [
+      read("notes1.txt", 1),
+      { content: "" },
+      read("notes2.txt", 2),
+      { content: "word ".repeat(3_000) },
+      read("notes3.txt", 3),
+      { content: "## Goal\ncut", finish_reason: "length" },
+      { content: "done" },
+    ],
+  });
+  const run = await runHel({ args: ["-C", dir, "--tools", "read_file", "--effort", "none", "--compact-at", "100", "read all three"], baseUrl: s.url });
+  expect(run.code).toBe(0);
+  expect(run.stdout).toBe("done\n");
+  expect(run.stderr.match(/^hel: compaction failed: .*$/gm)).toEqual([
+    "hel: compaction failed: the summary was empty",
+    "hel: compaction failed: the summary was no shorter than what it would replace",
+    "hel: compaction failed: the summary was empty — hel stops compacting this session after 3 failures; /compact tries again, or start a new session",
+  ]);
+  expect(s.requests).toHaveLength(7);
+  const id = sessionIdOf(run.stderr)!;
+  const snapshot = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8"));
+  expect(snapshot.compaction).toEqual({ failures: 3, stopped: true });
+  expect(snapshot.archive).toEqual([]);
+  expect(snapshot.messages.filter((m: { role: string }) => m.role === "tool")).toHaveLength(3);
+});
