@@ -6,20 +6,15 @@ import { doorViolations, importCycles, importGraph, layerViolations, readSources
 // everything; bin/ is the launcher, which no module imports.
 // changes/ is what a session changed in the project (baselines, diffs), read by tools, reviews and views.
 const LAYERS = [["."], ["wire", "fs", "changes"], ["model", "tools"], ["agent"], ["session", "record"], ["cli"], ["bin"]];
-// Inside a room, the same rule between its folders; "." is the room's own files.
+// Inside a room, the same rule between its folders; "." is the room's own files. In agent/ these are
+// the vocabulary every part speaks (events, usage, meter, stamps, requests, the archived span).
 const ROOMS: Record<string, string[][]> = {
-  agent: [["."], ["context"], ["children"]],
+  agent: [["."], ["context"], ["loop"], ["children"]],
   tools: [["."], ["file", "search", "command"]],
   cli: [["term", "json"], ["."]],
 };
 // Upward imports inside a room that the reshaping still has to remove; the list only shrinks.
 const KNOWN_UPWARD: Record<string, string[]> = {
-  agent: [
-    "events.ts:6 imports context/archive.ts: ./ may not import context/, which is not below it",
-    "loop.ts:13 imports context/archive-index.ts: ./ may not import context/, which is not below it",
-    "loop.ts:15 imports context/fold.ts: ./ may not import context/, which is not below it",
-    "loop.ts:18 imports context/compact-run.ts: ./ may not import context/, which is not below it",
-  ],
   tools: [
     "registry.ts:10 imports search/tools.ts: ./ may not import search/, which is not below it",
     "registry.ts:11 imports file/read-file.ts: ./ may not import file/, which is not below it",

@@ -3,7 +3,7 @@
 // loop did.
 import type { FileEdit } from "../changes/file-edit.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
-import type { ArchiveFile } from "./context/archive.js";
+import type { ArchiveFile } from "./archive.js";
 import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 

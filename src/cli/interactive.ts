@@ -7,7 +7,7 @@
 //
 // The prompt outlives one conversation: /new and /resume end the conversation, and the run starts
 // the next one on the same prompt.
-import type { TurnOutcome } from "../agent/loop.js";
+import type { TurnOutcome } from "../agent/loop/loop.js";
 import type { ConversationControls } from "./conversation-controls.js";
 import { loadPromptHistory } from "./term/prompt-history.js";
 import { formatRecentExchanges } from "./term/recent-exchanges.js";

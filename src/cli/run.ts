@@ -5,7 +5,7 @@ import { realpath, stat } from "node:fs/promises";
 import { createChildren, type ChildSettings } from "../agent/children/child-run.js";
 import { createEventBus } from "../agent/event-bus.js";
 import type { ExitReason } from "../agent/events.js";
-import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop.js";
+import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
 import { createReviewTool } from "../agent/children/review-tool.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { createDelegateTool } from "../agent/children/delegate-tool.js";

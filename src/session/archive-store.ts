@@ -4,7 +4,7 @@
 // changed by hand; it never throws for that, so a session with a damaged archive still resumes.
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ArchiveFileSchema, HandleSchema, type ArchiveFile } from "../agent/context/archive.js";
+import { ArchiveFileSchema, HandleSchema, type ArchiveFile } from "../agent/archive.js";
 import type { ArchiveRead } from "../agent/context/archive-index.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { ByteWriter } from "../wire/byte-writer.js";

@@ -5,7 +5,7 @@
 // small header fields come first so a person opening the file sees them before the messages.
 import { isAbsolute } from "node:path";
 import { z } from "../zod.js";
-import { ArchiveEntrySchema } from "../agent/context/archive.js";
+import { ArchiveEntrySchema } from "../agent/archive.js";
 import { CompactionStateSchema } from "../agent/context/compaction.js";
 import { DELEGATE_MODES } from "../agent/events.js";
 import { EXIT_REASONS } from "../agent/events.js";

@@ -12,7 +12,7 @@ import { createChildren } from "../../src/agent/children/child-run.js";
 import type { ChildTranscript } from "../../src/agent/children/child-transcript.js";
 import { createDelegateTool } from "../../src/agent/children/delegate-tool.js";
 import type { AgentEvent } from "../../src/agent/events.js";
-import { runTurn } from "../../src/agent/loop.js";
+import { runTurn } from "../../src/agent/loop/loop.js";
 import { StampCounter } from "../../src/agent/stamps.js";
 import { CursorStore } from "../../src/tools/cursors.js";
 import { executeToolCall, toolDefinitions } from "../../src/tools/registry.js";

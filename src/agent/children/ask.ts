@@ -9,7 +9,7 @@ import type { Message } from "../../wire/messages.js";
 import { messageJson } from "../../wire/serialize.js";
 import { toolCallsOf } from "../../wire/stored-message.js";
 import type { ArchiveIndex } from "../context/archive-index.js";
-import type { ArchiveFile } from "../context/archive.js";
+import type { ArchiveFile } from "../archive.js";
 import { childTask } from "./child-messages.js";
 import type { Children } from "./child-run.js";
 import { FOLD_TOOL_NAME } from "../context/fold.js";

@@ -8,7 +8,7 @@ import type { DelegateMode } from "../events.js";
 import { childTools } from "./child-tools.js";
 import type { ChildTranscript } from "./child-transcript.js";
 import type { AgentEvent, ChildKind, EventSink, ExitReason } from "../events.js";
-import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop.js";
+import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop/loop.js";
 import { emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 
 /** What a child shares with its parent: the parent's run settings, but the child budget's limits. */

@@ -9,7 +9,7 @@ import { ToolError, type Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
 import { budgetStopLine } from "./child-budget.js";
 import type { Children } from "./child-run.js";
-import type { TurnOutcome } from "../loop.js";
+import type { TurnOutcome } from "../loop/loop.js";
 import { REVIEW_TOOL_NAME } from "./child-tools.js";
 import { parseReview, retryMessage, REVIEW_DESCRIPTION, reviewMessage } from "./review.js";
 import { unstamped } from "../stamps.js";

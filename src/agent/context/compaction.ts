@@ -6,7 +6,7 @@ import { z } from "../../zod.js";
 import type { Message } from "../../wire/messages.js";
 import { replaceSpan } from "../../wire/conversation.js";
 import { messageJson } from "../../wire/serialize.js";
-import type { ArchiveEntry, ArchiveFile } from "./archive.js";
+import type { ArchiveEntry, ArchiveFile } from "../archive.js";
 import { COMPACTED_PREFIX, newHandle, touchedFiles } from "./fold.js";
 import { estimateTokens } from "../meter.js";
 import { stampOf } from "../stamps.js";

@@ -7,7 +7,7 @@ import type { Message, ToolCall } from "../../wire/messages.js";
 import { replaceSpan } from "../../wire/conversation.js";
 import { toolCallsOf } from "../../wire/stored-message.js";
 import { findToolPairingError } from "../../wire/tool-pairing.js";
-import type { ArchiveEntry, ArchiveFile } from "./archive.js";
+import type { ArchiveEntry, ArchiveFile } from "../archive.js";
 import { parseStampRef, stampOf, unstamped } from "../stamps.js";
 
 export const FOLD_TOOL_NAME = "fold";

@@ -3,7 +3,7 @@
 // contradicts) what the note recorded. Once per file and handle per turn, so repeated reads stay short.
 import { posix } from "node:path";
 import type { ArchiveIndex } from "./archive-index.js";
-import { noteHeadline } from "./archive.js";
+import { noteHeadline } from "../archive.js";
 
 // The tools whose results get a hint, and the argument that names their file.
 const HINTED: Record<string, string> = { read_file: "path", search_replace: "path" };

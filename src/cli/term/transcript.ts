@@ -2,7 +2,7 @@
 // the style are parameters), so the output is tested byte for byte. A transcript is for reading what
 // happened: instructions and final answers in full, each tool call on one line with the diff of the
 // edit it made, tool results cut to a glimpse.
-import { noteHeadline } from "../../agent/context/archive.js";
+import { noteHeadline } from "../../agent/archive.js";
 import type { ChildTranscript } from "../../agent/children/child-transcript.js";
 import { COMPACTED_PREFIX, FOLD_RESULT_PREFIX, FOLD_TOOL_NAME } from "../../agent/context/fold.js";
 import { unstamped } from "../../agent/stamps.js";

@@ -1,7 +1,7 @@
 // fold, planned as a pure function of the view: the span it archives, the note it returns, and an
 // error result that says what to do for each way a fold can be wrong.
 import { describe, expect, it } from "vitest";
-import type { ArchiveEntry } from "../../../src/agent/context/archive.js";
+import type { ArchiveEntry } from "../../../src/agent/archive.js";
 import { askContext } from "../../../src/agent/children/ask.js";
 import { foldedView, planFold, touchedFiles, type FoldArgs } from "../../../src/agent/context/fold.js";
 import type { AssistantMessage, Message, ToolCall } from "../../../src/wire/messages.js";

@@ -5,19 +5,19 @@
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
-import type { ModelClient } from "../model/client.js";
-import { ModelError } from "../model/errors.js";
-import { executeToolCall, type ToolResult } from "../tools/registry.js";
-import { ToolError, type Tool, type ToolContext } from "../tools/types.js";
-import type { Message, ToolCall, ToolDefinition } from "../wire/messages.js";
-import type { ArchiveIndex } from "./context/archive-index.js";
-import type { AgentRef, EventSink, ExitReason } from "./events.js";
-import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "./context/fold.js";
-import { estimateInputTokens, meterBefore, type Meter } from "./meter.js";
-import { buildRequest, type RequestConfig } from "./request.js";
-import { compactNow, wantsCompaction, type CompactionSettings } from "./context/compact-run.js";
-import type { StampCounter } from "./stamps.js";
-import { addUsage, emptyTotals, type UsageTotals } from "./usage.js";
+import type { ModelClient } from "../../model/client.js";
+import { ModelError } from "../../model/errors.js";
+import { executeToolCall, type ToolResult } from "../../tools/registry.js";
+import { ToolError, type Tool, type ToolContext } from "../../tools/types.js";
+import type { Message, ToolCall, ToolDefinition } from "../../wire/messages.js";
+import type { ArchiveIndex } from "../context/archive-index.js";
+import type { AgentRef, EventSink, ExitReason } from "../events.js";
+import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "../context/fold.js";
+import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
+import { buildRequest, type RequestConfig } from "../request.js";
+import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
+import type { StampCounter } from "../stamps.js";
+import { addUsage, emptyTotals, type UsageTotals } from "../usage.js";
 
 export interface AgentRun {
   ref: AgentRef;

@@ -1,8 +1,8 @@
 // The archive's records, defined once for writing and reading: the index entry a snapshot keeps for
 // each span that left the view (a fold or a compaction), and the file `archive/<handle>.json` that
 // holds the span itself, its messages exactly as they were sent.
-import { z } from "../../zod.js";
-import { MessageSchema, type WithMessages } from "../../wire/messages.js";
+import { z } from "../zod.js";
+import { MessageSchema, type WithMessages } from "../wire/messages.js";
 
 export const ARCHIVE_KINDS = ["fold", "compaction"] as const;
 export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
