@@ -54,6 +54,30 @@ describe("the import graph of src/", () => {
   });
 });
 
+// The repository around src/: the product at the bottom (beside the build scripts it never imports),
+// the simulator on it, and the evals and the benchmark, which drive both.
+const REPO_LAYERS = [["scripts"], ["src"], ["sim"], ["evals", "bench"]];
+
+describe("the import graph of the whole repository", () => {
+  const root = resolve(import.meta.dirname, "..");
+  const files = new Map<string, string>();
+  for (const dir of REPO_LAYERS.flat()) for (const [file, text] of readSources(resolve(root, dir))) files.set(`${dir}/${file}`, text);
+  const graph = importGraph(files);
+
+  it("is read whole", () => {
+    expect(graph.unresolved).toEqual([]);
+    expect(graph.edges.map((e) => `${e.from} → ${e.to}`)).toContain("evals/summary.ts → evals/results.ts");
+  });
+
+  it("points only down: src/ never imports the simulator, the evals or the benchmark", () => {
+    expect(layerViolations(graph, REPO_LAYERS)).toEqual([]);
+  });
+
+  it("has no cycle between files anywhere", () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+});
+
 describe("the import graph reader", () => {
   const files = new Map([
     [
