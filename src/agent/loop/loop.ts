@@ -14,7 +14,7 @@ import type { ArchiveIndex } from "../context/archive-index.js";
 import type { AgentRef, EventSink, ExitReason } from "../events.js";
 import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "../context/fold.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
-import { buildRequest, type RequestConfig } from "../request.js";
+import { buildRequest, type RequestSettings } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
 import type { StampCounter } from "../stamps.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../usage.js";
@@ -25,7 +25,7 @@ export interface AgentRun {
   tools: readonly Tool[];
   toolDefinitions: readonly ToolDefinition[];
   toolContext: Omit<ToolContext, "signal">;
-  request: RequestConfig;
+  request: RequestSettings;
   maxSteps: number;
   /**
    * Prompt plus completion tokens this turn may use (a child's budget). Checked before each request,
@@ -39,6 +39,11 @@ export interface AgentRun {
   archive?: ArchiveIndex;
   /** When to compact; without it, or without an archive, the conversation is never compacted. */
   compaction?: CompactionSettings;
+}
+
+/** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
+export interface AgentToolContext extends ToolContext {
+  agent: AgentRun;
 }
 
 export interface TurnOutcome {
@@ -134,7 +139,7 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
 
 /** Runs the calls and appends their results; returns the meter, which a fold changes. */
 async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal, meter: Meter | null): Promise<Meter | null> {
-  const ctx: ToolContext = { ...run.toolContext, signal };
+  const ctx: AgentToolContext = { ...run.toolContext, signal, agent: run };
   for (const batch of concurrentBatches(calls, run.tools)) {
     let folded: FoldPlanned | null = null;
     // The calls of a batch all start before any result is awaited (none once the user interrupted);
@@ -155,8 +160,10 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
       run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit });
       append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(result.content) }, run);
     }
-    if (folded) {
+    if (folded && run.archive) {
       const plan: FoldPlanned = folded;
+      // Indexed before anyone reads on: the next fold, recall and ask see the span at once.
+      run.archive.add(plan.file);
       const tokensBefore = estimateInputTokens(meter, messages);
       // The last request measured the view before the fold; only its part before the span still holds.
       meter = meter && meterBefore(meter, messages, plan.start);
@@ -185,7 +192,7 @@ function withFold(tools: readonly Tool[], view: readonly Message[], call: ToolCa
   );
 }
 
-function runToolCall(call: ToolCall, run: AgentRun, ctx: ToolContext, tools: readonly Tool[]): Promise<ToolResult> {
+function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext, tools: readonly Tool[]): Promise<ToolResult> {
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
