@@ -19,7 +19,7 @@ export async function runHel(flags: RunOptions): Promise<number> {
   let ended: Ended;
   if (oneShot !== null) ended = await runOneShot(await openProject(flags, apiKey, io), oneShot, io);
   else if (process.stdin.isTTY) ended = await runInteractive(flags, apiKey, io);
-  else ended = await runStdin(await openProject(flags, apiKey, io), io);
+  else ended = await runStdin(await openProject(flags, apiKey, io), io, process.stdin);
   return exitStatus(ended, io);
 }
 

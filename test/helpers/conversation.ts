@@ -4,7 +4,9 @@
 // Output goes to strings; the requests are the simulator's.
 import type { Conversation } from "../../src/cli/conversation.js";
 import { openConversation } from "../../src/cli/conversation.js";
+import { Readable } from "node:stream";
 import { runOneShot } from "../../src/cli/modes/one-shot.js";
+import { runStdin } from "../../src/cli/modes/stdin.js";
 import { parseArgs, type RunOptions } from "../../src/cli/options.js";
 import { openProject, type Io } from "../../src/cli/project.js";
 import { exitStatus } from "../../src/cli/run.js";
@@ -16,6 +18,8 @@ import { helEnv, ROOT, type HelResult } from "./hel.js";
 export interface InProcessRun {
   /** hel's arguments (`-C <project>` among them); for runInProcess, ending with the instruction. */
   args: string[];
+  /** For runInProcess without an instruction: stdin's lines, each an instruction. */
+  input?: string;
   baseUrl: string;
   env?: Record<string, string | undefined>;
 }
@@ -44,12 +48,16 @@ function flagsOf(run: InProcessRun): { flags: RunOptions; env: NodeJS.ProcessEnv
   return { flags: invocation.options, env };
 }
 
-/** `hel <args> "<instruction>"` in this process: the exit status and what it printed, as runHel gives them. */
+/**
+ * `hel <args> "<instruction>"`, or `… | hel <args>` with `input`, in this process: the exit status and
+ * what it printed, as runHel gives them.
+ */
 export async function runInProcess(run: InProcessRun): Promise<Omit<HelResult, "signal">> {
   const { flags, env } = flagsOf(run);
   const out = capture(env);
   const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
-  const ended = await runOneShot(project, flags.prompt.join(" "), out.io);
+  const ended =
+    flags.prompt.length > 0 ? await runOneShot(project, flags.prompt.join(" "), out.io) : await runStdin(project, out.io, Readable.from([run.input ?? ""]));
   return { code: exitStatus(ended, out.io), stdout: out.stdout(), stderr: out.stderr() };
 }
 
@@ -65,7 +73,7 @@ export interface TestConversation {
 }
 
 /** A conversation to drive turn by turn, as the interactive prompt would (without a terminal). */
-export async function openTestConversation(run: InProcessRun & { sim: Simulator; interactive?: boolean }): Promise<TestConversation> {
+export async function openTestConversation(run: Omit<InProcessRun, "baseUrl" | "input"> & { sim: Simulator; interactive?: boolean }): Promise<TestConversation> {
   const { flags, env } = flagsOf({ ...run, baseUrl: run.sim.url });
   const out = capture(env);
   const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
