@@ -2,6 +2,8 @@
 // run its tool calls (consecutive calls of a concurrent tool, such as delegate_task, at the same
 // time), append their results in call order, repeat until a final answer, the step limit, the token
 // budget, the output limit, an error or an abort. Everything it does is reported on one event stream.
+// A span it folds or compacts joins the archive before it is reported; each tool call's context
+// carries the running agent, so a tool that starts a child starts it from this agent's settings.
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
