@@ -11,7 +11,8 @@ const LAYERS = [["."], ["wire", "fs", "changes"], ["model", "tools"], ["agent"],
 const ROOMS: Record<string, string[][]> = {
   agent: [["."], ["context"], ["loop"], ["children"]],
   tools: [["."], ["file", "search", "command"]],
-  cli: [["term", "json"], ["."]],
+  // The input modes drive the conversation the root's files assemble; run.ts only chooses a mode.
+  cli: [["term", "json"], ["."], ["modes"], ["run.ts"], ["main.ts"]],
 };
 // Upward imports inside a room that the reshaping still has to remove; the list only shrinks.
 const KNOWN_UPWARD: Record<string, string[]> = {
@@ -122,6 +123,10 @@ describe("the import graph reader", () => {
       "high/b.ts:2 imports other/g.ts: high/ may not import other/, which is not below it",
     ]);
     expect(layerViolations(graph, [["."], ["other"], ["high"], ["low"]])).toEqual([]);
+    // A file at the top may be a layer of its own, above the folders beside it.
+    expect(layerViolations(graph, [["other"], ["high"], ["low"], ["f.cts"]])).toEqual([
+      "high/b.ts:1 imports f.cts: high/ may not import f.cts, which is not below it",
+    ]);
   });
 
   it("reports each cycle between files as a path back to its first file", () => {

@@ -11,7 +11,7 @@ export type AgentRole = "parent" | "child";
 /** `token_budget` ends only a child: the parent has no token budget. */
 export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted", "token_budget"] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
-/** What a child was started for: a delegate_task call, or a review_changes call. */
+/** What a child was started for: a delegate_task, review_changes or ask call (children/kinds.ts). */
 export const CHILD_KINDS = ["delegate", "review", "ask"] as const;
 export type ChildKind = (typeof CHILD_KINDS)[number];
 /** How a delegate child's messages are built from its parent's (see children/child-messages.ts). */
@@ -61,7 +61,7 @@ export type AgentEvent = AgentRef &
         type: "delegation_end";
         number: number;
         kind: ChildKind;
-        /** How the child's messages were built from the parent's; null for a review, which gets none of them. */
+        /** How the child's messages were built from the parent's; null for a review or a question, which are not delegations. */
         mode: DelegateMode | null;
         task: string;
         answer: string | null;

@@ -47,7 +47,8 @@ export interface ToolContext {
   recordEdit?(edit: FileEdit): void;
 }
 
-export interface Tool<Args = unknown> {
+/** `Ctx`: what the caller gives besides the base context (the agent's loop gives the running agent). */
+export interface Tool<Args = unknown, Ctx extends ToolContext = ToolContext> {
   name: string;
   description: string;
   schema: z.ZodType<Args>;
@@ -60,7 +61,7 @@ export interface Tool<Args = unknown> {
    * each child waits on the model); results still join the conversation in call order.
    */
   concurrent?: boolean;
-  run(args: Args, ctx: ToolContext): Promise<string>;
+  run(args: Args, ctx: Ctx): Promise<string>;
 }
 
 /** A failure to report to the model as the tool's result: what failed and what call to make next. */

@@ -12,11 +12,11 @@ import type { ArchiveIndex } from "../context/archive-index.js";
 import type { ArchiveFile } from "../archive.js";
 import { childTask } from "./child-messages.js";
 import type { Children } from "./child-run.js";
+import type { AgentToolContext } from "../loop/loop.js";
+import { ASK_TOOL_NAME } from "./tool-names.js";
 import { FOLD_TOOL_NAME } from "../context/fold.js";
 import { estimateTokens } from "../meter.js";
 import { unstamped } from "../stamps.js";
-
-export const ASK_TOOL_NAME = "ask";
 
 const AskArgs = z.strictObject({
   handle: z.string().describe("The handle of an archived span, from a fold note or a [compacted …] message."),
@@ -62,7 +62,7 @@ export interface AskDeps {
   budgetTokens: number;
 }
 
-export function createAskTool(deps: AskDeps): Tool<AskArgs> {
+export function createAskTool(deps: AskDeps): Tool<AskArgs, AgentToolContext> {
   return {
     name: ASK_TOOL_NAME,
     description: [
@@ -74,8 +74,8 @@ export function createAskTool(deps: AskDeps): Tool<AskArgs> {
     async run({ handle, question }, ctx) {
       const read = await deps.archive.read(handle);
       if (!read.ok) throw new ToolError(`cannot ask about ${handle}: ${read.error}. The note in the conversation is all that is left of it.`);
-      const messages = [...askContext(deps.parentMessages(), read.file, deps.budgetTokens), { role: "user" as const, content: deps.children.stamp(childTask(question)) }];
-      const child = deps.children.start({ kind: "ask", mode: null, task: question, messages });
+      const messages = [...askContext(deps.parentMessages(), read.file, deps.budgetTokens), { role: "user" as const, content: ctx.agent.stamps.stamp(childTask(question)) }];
+      const child = deps.children.start({ kind: "ask", mode: null, task: question, messages }, ctx.agent);
       const outcome = await child.turn(ctx.signal);
       await child.end(outcome.answer, outcome.exitReason);
       if (outcome.exitReason !== "completed") throw new ToolError(`the question about ${handle} was not answered (${outcome.exitReason}: ${outcome.error ?? outcome.exitReason}). Read the span with recall instead.`);

@@ -5,6 +5,7 @@
 // arrives in the interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when
 // stdout is a terminal, the model's text as it is otherwise.
 import type { AgentEvent } from "../../agent/events.js";
+import { childLabel } from "../../agent/children/kinds.js";
 import type { UsageLedger, UsageReport } from "../../agent/usage-ledger.js";
 import { hitRatio, type UsageTotals } from "../../agent/usage.js";
 import { monotonicMs } from "../../clock.js";
@@ -227,7 +228,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         break;
       case "delegation_start":
         working.add(event.number);
-        printErr(`⇢ delegating (${event.mode ?? event.kind}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
+        printErr(`⇢ delegating (${childLabel(event)}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
         break;
       case "delegation_end":
         working.delete(event.number);
