@@ -2,21 +2,18 @@
 // prompt. Wires the parts together at the edge — model client, tools, session, and the readers of
 // the event stream (terminal, --json, --record) — and returns the exit status.
 import { realpath, stat } from "node:fs/promises";
+import { assembleTools } from "../agent/children/assemble-tools.js";
 import { createChildren, type ChildSettings } from "../agent/children/child-run.js";
 import { createEventBus } from "../agent/event-bus.js";
 import type { ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
-import { createReviewTool } from "../agent/children/review-tool.js";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
-import { createDelegateTool } from "../agent/children/delegate-tool.js";
+import { TOOLBOX } from "../agent/toolbox.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { totalsOf } from "../agent/usage.js";
-import { createRecallTool, foldTool } from "../agent/context/context-tools.js";
 import { createHints } from "../agent/context/hints.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { compactNow } from "../agent/context/compact-run.js";
-import { RECALL_TOOL_NAME } from "../agent/context/recall.js";
-import { ASK_TOOL_NAME, createAskTool } from "../agent/children/ask.js";
 import { HelError } from "../errors.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { createModelClient, type ModelClient } from "../model/client.js";
@@ -26,10 +23,9 @@ import { startBaseline } from "../changes/baseline.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
-import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
-import type { ProcessGroup } from "../tools/command/process-group.js";
+import { toolDefinitions } from "../tools/registry.js";
+import type { ProcessGroup } from "../tools/types.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
-import type { Tool } from "../tools/types.js";
 import { conversationControls } from "./conversation-controls.js";
 import type { ConversationEnd, Interactive } from "./interactive.js";
 import { applyConfig, configPaths, loadConfig, requestConfigFor } from "./config.js";
@@ -100,7 +96,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
   });
   const client = process.env.HEL_DEBUG === "1" ? printingStacks(connected) : connected;
 
-  if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(projectDir) === null) {
+  if (options.tools.some((name) => TOOLBOX[name].runsCommands) && options.access !== "full" && findSandboxProgram(projectDir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
   const compactAt = options.compactAt ?? defaultCompactAt(options.model);
@@ -138,23 +134,13 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
       },
     });
-    const contextTools = new Map<string, Tool>([
-      [foldTool.name, foldTool as Tool],
-      [RECALL_TOOL_NAME, createRecallTool(active.archive) as Tool],
-      [
-        ASK_TOOL_NAME,
-        createAskTool({
-          archive: active.archive,
-          parentMessages: () => active.messages,
-          children,
-          budgetTokens: compactAt || defaultCompactAt(options.model),
-        }) as Tool,
-      ],
-    ]);
-    // A tool that only edits would be refused every call under read-only access: it is not offered.
-    const tools: Tool[] = options.tools
-      .map((name) => BUILTIN_TOOLS.get(name) ?? contextTools.get(name)!)
-      .filter((tool) => !(tool.onlyEdits && options.access === "read-only"));
+    const tools = assembleTools(options, {
+      archive: active.archive,
+      parentMessages: () => active.messages,
+      children,
+      askBudgetTokens: compactAt || defaultCompactAt(options.model),
+      changes: baseline ? () => baseline.changes() : null,
+    });
     const toolContext = {
       projectDir,
       access: options.access,
@@ -170,13 +156,6 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       trackCommand: (group: ProcessGroup) => active.trackCommand(group),
       ...(baseline ? { beforeWrite: baseline.keep } : {}),
     };
-    if (options.delegate && baseline) {
-      const parentMessages = () => active.messages;
-      tools.push(
-        createDelegateTool({ mode: options.delegate, parentMessages, children }),
-        createReviewTool({ parentMessages, children, changes: () => baseline.changes() }),
-      );
-    }
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
     const compaction = { compactAt, state: active.compaction };

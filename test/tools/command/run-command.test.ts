@@ -3,7 +3,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { groupHasLiveMembers, type ProcessGroup } from "../../../src/tools/command/process-group.js";
+import { groupHasLiveMembers } from "../../../src/tools/command/process-group.js";
+import type { ProcessGroup } from "../../../src/tools/types.js";
 import { readFileTool } from "../../../src/tools/file/read-file.js";
 import { executeToolCall } from "../../../src/tools/registry.js";
 import { runCommandTool, type RunCommandArgs } from "../../../src/tools/command/run-command.js";
