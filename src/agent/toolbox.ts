@@ -1,6 +1,6 @@
 // The catalogue of tools: every tool hel can offer, declared once by name, with when it is offered
-// and what it does that others must know of (the flags, the children's refusals, the archive's
-// hints, the tool list's filter, the sandbox warning). It names tools without loading them, so the
+// and what it does that others must know of (the flags, the children's refusals, the files a fold
+// records and the archive's hints, the tool list's filter, the sandbox warning). It names tools without loading them, so the
 // command line can list and check them before any tool's code is needed; the tools themselves are
 // made from it in children/assemble-tools.ts.
 export interface ToolTraits {
@@ -22,15 +22,17 @@ export interface ToolTraits {
   startsChild?: "task" | "question";
   /** It moves a span of the conversation into the archive: only the conversation that owns one may. */
   folds?: true;
-  /** The argument naming the file it reads or edits, whose archived spans its result hints at. */
-  hintedPath?: string;
+  /** The argument naming the file (or folder) a call works on: a fold records it as touched. */
+  pathArgument?: string;
+  /** A call's result ends with a hint at the archived spans that touched its file (`pathArgument`). */
+  hintedPath?: true;
 }
 
 const DECLARED = {
-  read_file: { offered: "by default", hintedPath: "path" },
-  search_replace: { offered: "by default", editsFiles: true, hintedPath: "path" },
-  run_command: { offered: "by default", runsCommands: true },
-  grep: { offered: "by default" },
+  read_file: { offered: "by default", pathArgument: "path", hintedPath: true },
+  search_replace: { offered: "by default", editsFiles: true, pathArgument: "path", hintedPath: true },
+  run_command: { offered: "by default", runsCommands: true, pathArgument: "workdir" },
+  grep: { offered: "by default", pathArgument: "path" },
   find_files: { offered: "by default" },
   fold: { offered: "on request", folds: true },
   recall: { offered: "on request" },

@@ -19,8 +19,9 @@ export function createHints(archive: ArchiveIndex): Hints {
   const given = new Set<string>();
   return {
     hint(tool, args) {
-      // The tools whose results get a hint name their file in this argument (the catalogue says which).
-      const key = traitsOf(tool)?.hintedPath;
+      // Only the tools the catalogue marks hinted get one, for the file their path argument names.
+      const traits = traitsOf(tool);
+      const key = traits?.hintedPath ? traits.pathArgument : undefined;
       const value = key && typeof args === "object" && args !== null ? (args as Record<string, unknown>)[key] : undefined;
       if (typeof value !== "string" || value.trim() === "") return null;
       const file = normal(value);
