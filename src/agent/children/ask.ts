@@ -16,8 +16,6 @@ import { FOLD_TOOL_NAME } from "../context/fold.js";
 import { estimateTokens } from "../meter.js";
 import { unstamped } from "../stamps.js";
 
-export const ASK_TOOL_NAME = "ask";
-
 const AskArgs = z.strictObject({
   handle: z.string().describe("The handle of an archived span, from a fold note or a [compacted …] message."),
   question: z.string().min(1).describe("The question, self-contained: what you need to know from that span."),
@@ -64,7 +62,7 @@ export interface AskDeps {
 
 export function createAskTool(deps: AskDeps): Tool<AskArgs> {
   return {
-    name: ASK_TOOL_NAME,
+    name: "ask",
     description: [
       "Ask a question about an archived span of this conversation (folded or compacted): a subagent that sees the conversation as it was when the span was live answers it.",
       "Use it for what recall's raw text would take long to work out; its answer is all that comes back.",
