@@ -334,7 +334,7 @@ describe("owner and group", () => {
     await chmod(file, 0o664);
     const script = `
       const [modules, project] = process.argv.slice(1);
-      const { searchReplaceTool } = await import(modules + "/tools/search-replace.js");
+      const { searchReplaceTool } = await import(modules + "/tools/file/search-replace.js");
       const { CursorStore } = await import(modules + "/tools/cursors.js");
       const ctx = { projectDir: project, access: "edit", sessionDir: project + "/.hel/sessions/s1", cursors: new CursorStore(), signal: new AbortController().signal };
       console.log(await searchReplaceTool.run({ path: "f.txt", old_text: "a", new_text: "b" }, ctx));`;
