@@ -1,8 +1,8 @@
 // The catalogue of tools: every tool hel can offer, declared once by name, with when it is offered
 // and what it does that others must know of (the flags, the children's refusals, the files a fold
-// records and the archive's hints, the tool list's filter, the sandbox warning). It names tools without loading them, so the
-// command line can list and check them before any tool's code is needed; the tools themselves are
-// made from it in children/assemble-tools.ts.
+// records and the archive's hints, the tool list's filter, the sandbox warning). It names tools
+// without loading them, so the command line can list and check them before any tool's code is
+// needed; the tools themselves are made from it in children/assemble-tools.ts.
 export interface ToolTraits {
   /**
    * "by default": offered when --tools is not given; "on request": only when --tools names it;
