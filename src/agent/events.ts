@@ -2,6 +2,7 @@
 // records and the session saver all read this stream (event-bus.ts); nothing else reports what the
 // loop did.
 import type { FileEdit } from "../changes/file-edit.js";
+import type { ToolDetails } from "../tools/types.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
 import type { ArchiveFile } from "./archive.js";
 import type { Meter } from "./meter.js";
@@ -55,7 +56,8 @@ export type AgentEvent = AgentRef &
      * what came since the last one, or its last lines after `skippedBytes` left out. The result is in tool_end.
      */
     | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
-    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit }
+    /** `details`: how the call ended, for readers (a command's exit code, a search's counts); the model gets `result`. */
+    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit; details?: ToolDetails }
     | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
     | {
         type: "delegation_end";

@@ -4,26 +4,22 @@
 // each child derives its own from it when a tool call starts one. The input modes (modes/) only
 // drive it: instruct, compact, the controls of the interactive prompt, and its end and close.
 import { createChildren, type Children } from "../agent/children/child-run.js";
-import { createAskTool } from "../agent/children/ask.js";
-import { createDelegateTool } from "../agent/children/delegate-tool.js";
-import { createReviewTool } from "../agent/children/review-tool.js";
-import { ASK_TOOL_NAME } from "../agent/children/tool-names.js";
-import { createRecallTool, foldTool } from "../agent/context/context-tools.js";
 import { compactNow } from "../agent/context/compact-run.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { createHints } from "../agent/context/hints.js";
-import { RECALL_TOOL_NAME } from "../agent/context/recall.js";
 import { createEventBus } from "../agent/event-bus.js";
 import type { ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { totalsOf } from "../agent/usage.js";
-import { startBaseline, type Baseline } from "../changes/baseline.js";
+import { startBaseline } from "../changes/baseline.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
-import type { ProcessGroup } from "../tools/command/process-group.js";
+import type { ProcessGroup } from "../tools/types.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
-import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
+import { toolDefinitions } from "../tools/registry.js";
+import { assembleTools } from "../agent/children/assemble-tools.js";
+import { traitsOf } from "../agent/toolbox.js";
 import type { Tool } from "../tools/types.js";
 import { requestConfigFor } from "./config.js";
 import { conversationControls, type ConversationControls } from "./conversation-controls.js";
@@ -78,7 +74,7 @@ export async function openConversation(project: Project, settings: ConversationS
     io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
   );
   const client = openModelClient(options.baseUrl, apiKey, io.env);
-  if (options.tools.includes("run_command") && options.access !== "full" && findSandboxProgram(dir) === null) {
+  if (options.tools.some((name) => traitsOf(name)?.runsCommands) && options.access !== "full" && findSandboxProgram(dir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
   let session: ActiveSession | undefined;
@@ -112,7 +108,13 @@ export async function openConversation(project: Project, settings: ConversationS
         return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
       },
     });
-    const tools = assembleTools(options, active, children, baseline, askedCompactAt);
+    const tools = assembleTools(options, {
+      archive: active.archive,
+      parentMessages: () => active.messages,
+      children,
+      askBudgetTokens: askedCompactAt,
+      changes: baseline ? () => baseline.changes() : null,
+    });
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
     const run: AgentRun = {
@@ -227,33 +229,4 @@ export async function withConversation<T extends Omit<Ended, "lastSaveFailed">>(
   } finally {
     await conversation.close();
   }
-}
-
-/** The tools this conversation offers, in --tools order, then delegate_task and review_changes with --delegate. */
-function assembleTools(options: RunOptions, active: ActiveSession, children: Children, baseline: Baseline | null, askBudgetTokens: number): Tool[] {
-  const contextTools = new Map<string, Tool>([
-    [foldTool.name, foldTool as Tool],
-    [RECALL_TOOL_NAME, createRecallTool(active.archive) as Tool],
-    [
-      ASK_TOOL_NAME,
-      createAskTool({
-        archive: active.archive,
-        parentMessages: () => active.messages,
-        children,
-        budgetTokens: askBudgetTokens,
-      }) as Tool,
-    ],
-  ]);
-  // A tool that only edits would be refused every call under read-only access: it is not offered.
-  const tools: Tool[] = options.tools
-    .map((name) => BUILTIN_TOOLS.get(name) ?? contextTools.get(name)!)
-    .filter((tool) => !(tool.onlyEdits && options.access === "read-only"));
-  if (options.delegate && baseline) {
-    const parentMessages = () => active.messages;
-    tools.push(
-      createDelegateTool({ mode: options.delegate, parentMessages, children }) as Tool,
-      createReviewTool({ parentMessages, children, changes: () => baseline.changes() }) as Tool,
-    );
-  }
-  return tools;
 }

@@ -16,7 +16,7 @@ import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
-import type { ProcessGroup } from "../tools/command/process-group.js";
+import type { ProcessGroup } from "../tools/types.js";
 import { recordCommand } from "./command-records.js";
 import { acquireLease, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";

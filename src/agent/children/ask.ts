@@ -13,7 +13,6 @@ import type { ArchiveFile } from "../archive.js";
 import { childTask } from "./child-messages.js";
 import type { Children } from "./child-run.js";
 import type { AgentToolContext } from "../loop/loop.js";
-import { ASK_TOOL_NAME } from "./tool-names.js";
 import { FOLD_TOOL_NAME } from "../context/fold.js";
 import { estimateTokens } from "../meter.js";
 import { unstamped } from "../stamps.js";
@@ -64,7 +63,7 @@ export interface AskDeps {
 
 export function createAskTool(deps: AskDeps): Tool<AskArgs, AgentToolContext> {
   return {
-    name: ASK_TOOL_NAME,
+    name: "ask",
     description: [
       "Ask a question about an archived span of this conversation (folded or compacted): a subagent that sees the conversation as it was when the span was live answers it.",
       "Use it for what recall's raw text would take long to work out; its answer is all that comes back.",

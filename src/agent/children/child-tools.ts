@@ -1,11 +1,11 @@
 // The tools a child runs with: the parent's own list, in the same order and with the same definitions
 // (so the child's requests share the parent's cached prefix), where the tools a child may not use
-// answer every call with a refusal that says what to do instead. A child never starts another
-// delegation or review; what else it refuses its kind's row says (kinds.ts).
+// answer every call with a refusal that says what to do instead. A child never starts a child for
+// a task of its own (the catalogue's trait); what else it refuses its kind's row says (kinds.ts).
 import { z } from "../../zod.js";
 import { ToolError, type Tool } from "../../tools/types.js";
+import { traitsOf } from "../toolbox.js";
 import type { ChildKindRow } from "./kinds.js";
-import { DELEGATE_TOOL_NAME, REVIEW_TOOL_NAME } from "./tool-names.js";
 
 const NO_CHILDREN = "a subagent cannot delegate or start a review (depth limit reached). Do this task yourself with your other tools.";
 
@@ -23,7 +23,7 @@ function refused(tool: Tool, message: string): Tool {
 
 export function childTools(tools: readonly Tool[], row: ChildKindRow): Tool[] {
   return tools.map((tool) => {
-    if (tool.name === DELEGATE_TOOL_NAME || tool.name === REVIEW_TOOL_NAME) return refused(tool, NO_CHILDREN);
+    if (traitsOf(tool.name)?.startsChild === "task") return refused(tool, NO_CHILDREN);
     const refusal = row.refuses(tool);
     return refusal === null ? tool : refused(tool, refusal);
   });

@@ -3,7 +3,7 @@
 // included, so the cached prefix is shared), project directory and access, and the child budget; a
 // call may ask for fewer steps than the budget, never more. A child a budget stopped returns its last
 // text and a line naming the budget; one that failed otherwise returns an error the parent can act on.
-// Consecutive calls in one message run their children at the same time.
+// Consecutive calls in one message run their children at the same time (the catalogue says so).
 import { z } from "../../zod.js";
 import { ToolError, type Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
@@ -12,7 +12,6 @@ import { childMessages, delegateDescription } from "./child-messages.js";
 import type { DelegateMode } from "../events.js";
 import type { Children } from "./child-run.js";
 import type { AgentToolContext } from "../loop/loop.js";
-import { DELEGATE_TOOL_NAME } from "./tool-names.js";
 
 const DelegateArgs = z.object({
   task: z.string().min(1).describe("The complete, self-contained task for the subagent, naming the exact output you need back."),
@@ -34,12 +33,10 @@ export interface DelegateDeps {
 
 export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs, AgentToolContext> {
   return {
-    name: DELEGATE_TOOL_NAME,
+    name: "delegate_task",
     description: delegateDescription(deps.mode),
     schema: DelegateArgs,
     spill: true,
-    // Several delegate_task calls of one message are children working side by side.
-    concurrent: true,
     async run({ task, max_steps }, ctx) {
       const budget = deps.children.budget.maxSteps;
       if (max_steps !== undefined && max_steps > budget) {

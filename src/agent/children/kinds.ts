@@ -3,13 +3,12 @@
 // the words the model gets instead). child-run.ts and child-tools.ts read the row; a new kind of
 // child (a named agent read from a file) is one more row.
 import type { Access, Tool } from "../../tools/types.js";
-import { FOLD_TOOL_NAME } from "../context/fold.js";
 import type { ChildKind, DelegateMode } from "../events.js";
-import { ASK_TOOL_NAME } from "./tool-names.js";
+import { traitsOf } from "../toolbox.js";
 
 export interface ChildKindRow {
-  /** What the terminal, the cost table and transcripts call a child of this kind. */
-  label(mode: DelegateMode | null): string;
+  /** What the terminal, the cost table and transcripts call a child of this kind; absent: the kind's name. */
+  label?(mode: DelegateMode | null): string;
   /** The access its tools run with, whatever the parent's; absent: the parent's. */
   access?: Access;
   /** It folds and compacts on the session's archive, as the parent does. */
@@ -24,12 +23,16 @@ const NO_EDITS = "you are the reviewer: you may read files but never edit them. 
 export const CHILD_KIND_ROWS: Readonly<Record<ChildKind, ChildKindRow>> = {
   delegate: { label: (mode) => mode ?? "delegate", keepsArchive: true, refuses: () => null },
   // A reviewer reads; whatever else it is offered (a command) runs with read-only access too.
-  review: { label: () => "review", access: "read-only", keepsArchive: true, refuses: (tool) => (tool.onlyEdits ? NO_EDITS : null) },
+  review: { access: "read-only", keepsArchive: true, refuses: (tool) => (traitsOf(tool.name)?.editsFiles ? NO_EDITS : null) },
   // A question about the archive is answered and gone: it neither folds nor compacts, nor asks on.
-  ask: { label: () => "ask", keepsArchive: false, refuses: (tool) => (tool.name === ASK_TOOL_NAME || tool.name === FOLD_TOOL_NAME ? NO_ARCHIVE : null) },
+  ask: { keepsArchive: false, refuses: (tool) => {
+      const traits = traitsOf(tool.name);
+      return traits?.startsChild === "question" || traits?.folds ? NO_ARCHIVE : null;
+    },
+  },
 };
 
 /** A child's name for people: its delegation mode, or its kind. */
 export function childLabel(child: { kind: ChildKind; mode: DelegateMode | null }): string {
-  return CHILD_KIND_ROWS[child.kind].label(child.mode);
+  return CHILD_KIND_ROWS[child.kind].label?.(child.mode) ?? child.kind;
 }

@@ -10,7 +10,6 @@ import type { Message } from "../../wire/messages.js";
 import { budgetStopLine } from "./child-budget.js";
 import type { Children } from "./child-run.js";
 import type { AgentToolContext, TurnOutcome } from "../loop/loop.js";
-import { REVIEW_TOOL_NAME } from "./tool-names.js";
 import { parseReview, retryMessage, REVIEW_DESCRIPTION, reviewMessage } from "./review.js";
 import { unstamped } from "../stamps.js";
 import type { ProjectChanges } from "../../changes/unified-diff.js";
@@ -36,7 +35,7 @@ export const NO_CHANGES =
 
 export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs, AgentToolContext> {
   return {
-    name: REVIEW_TOOL_NAME,
+    name: "review_changes",
     description: REVIEW_DESCRIPTION,
     schema: ReviewArgs,
     spill: true,

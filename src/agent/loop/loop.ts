@@ -159,7 +159,8 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
       }
       const result = await pending;
       const edit = result.edit ? { edit: result.edit } : {};
-      run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit });
+      const details = result.details ? { details: result.details } : {};
+      run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit, ...details });
       append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(result.content) }, run);
     }
     if (folded && run.archive) {

@@ -31,7 +31,6 @@ export const searchReplaceTool: Tool<SearchReplaceArgs> = {
   ].join(" "),
   schema: SearchReplaceArgsSchema,
   spill: true,
-  onlyEdits: true,
   run: searchReplace,
 };
 

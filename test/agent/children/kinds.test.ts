@@ -9,7 +9,7 @@ import type { Tool, ToolContext } from "../../../src/tools/types.js";
 import { CursorStore } from "../../../src/tools/cursors.js";
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, description: name, schema: z.unknown(), spill: true, run: async () => `${name} ran`, ...extra });
-const PARENT = [tool("read_file"), tool("search_replace", { onlyEdits: true }), tool("fold"), tool("ask"), tool("delegate_task"), tool("review_changes")];
+const PARENT = [tool("read_file"), tool("search_replace"), tool("fold"), tool("ask"), tool("delegate_task"), tool("review_changes")];
 const ctx: ToolContext = { projectDir: "/p", access: "edit", sessionDir: "/p/.hel/sessions/x", cursors: new CursorStore(), signal: new AbortController().signal };
 
 /** What each of the parent's tools answers in a child of this row: "ran", or the refusal's first words. */
