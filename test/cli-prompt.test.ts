@@ -110,7 +110,7 @@ describe("typing and pasting", () => {
 
     const history = await readFile(join(project, ".hel", "history"), "utf8");
     expect(history).not.toContain(KEY);
-    expect(history.trim().split("\n").map((line) => JSON.parse(line))).toEqual(["the key is [redacted secret]", "two", "the key is [redacted secret]"]);
+    expect(history.trim().split("\n").map((line) => JSON.parse(line))).toEqual(["the key is [REDACTED]", "two", "the key is [REDACTED]"]);
 
     const second = await prompt(project);
     second.type("\x1b[A\x1b[A\r");

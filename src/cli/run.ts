@@ -17,7 +17,7 @@ import { defaultCompactAt } from "../agent/compaction.js";
 import { compactNow } from "../agent/compact-run.js";
 import { RECALL_TOOL_NAME } from "../agent/recall.js";
 import { ASK_TOOL_NAME, createAskTool } from "../agent/ask.js";
-import { HelError } from "../errors.js";
+import { boundedLine, HelError } from "../errors.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { createModelClient, type ModelClient } from "../model/client.js";
 import { ModelError } from "../model/errors.js";
@@ -28,11 +28,12 @@ import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
+import { credentialValues } from "../tools/command/environment.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
 import { conversationControls } from "./conversation-controls.js";
 import type { ConversationEnd, Interactive } from "./interactive.js";
-import { applyConfig, configPaths, loadConfig, requestConfigFor } from "./config.js";
+import { applyConfig, requestConfigFor } from "./config.js";
 import { createJsonOutput } from "./json-output.js";
 import type { RunOptions } from "./options.js";
 import { oneShotInstruction } from "./one-shot-input.js";
@@ -40,6 +41,7 @@ import { loadPriceTable } from "./price-table.js";
 import { findProjectRoot } from "./project-root.js";
 import { createRenderer } from "./render.js";
 import { resumeHint } from "./resume-hint.js";
+import { askOnTerminal, trustedConfig } from "./trust.js";
 
 /** The interactive prompt, opened once and kept for the conversations that /new and /resume start. */
 interface Terminal {
@@ -67,24 +69,27 @@ export async function runHel(flags: RunOptions): Promise<number> {
 async function runConversation(flags: RunOptions, terminal: Terminal): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;
   if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run try`", 2);
+  // Masked wherever they would go but the Authorization header: the key, and what commands may not see.
+  const secrets = [apiKey, ...credentialValues(process.env)];
   // Read before anything else, so an empty instruction ends the run before it costs anything.
   const oneShot = flags.prompt.length > 0 ? await oneShotInstruction(flags.prompt, process.stdin) : null;
   const interactive = oneShot === null && Boolean(process.stdin.isTTY);
   const { root: projectDir, here } = await findProjectRoot(await realStartDir(flags.cwd));
-  const options = applyConfig(flags, await loadConfig(configPaths(projectDir, process.env)));
-  const openPrompt = async () => (terminal.prompt ??= await (await import("./interactive.js")).openInteractive(projectDir, [apiKey]));
+  const warn = (line: string) => process.stderr.write(`hel: ${boundedLine(line)}\n`);
+  const config = await trustedConfig({ projectDir, flags, env: process.env, ask: process.stdin.isTTY ? askOnTerminal : null, warn });
+  const options = applyConfig(flags, config);
+  const openPrompt = async () => (terminal.prompt ??= await (await import("./interactive.js")).openInteractive(projectDir, secrets));
   const resume = options.pickSession ? await pickResume(projectDir, openPrompt, interactive ? null : terminal) : options.resume;
   // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
   const ledger = createUsageLedger({ table: await loadPriceTable(process.env), now: () => new Date() });
   // What the project looked like at the start, for review_changes and /diff.
   const baseline = options.delegate || interactive ? startBaseline(projectDir) : null;
 
-  const warn = (line: string) => process.stderr.write(`hel: ${line}\n`);
   const unwritable = await helDirProblem(projectDir);
   if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
   const loaded = await loadProjectRules(projectDir, here, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
-  const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, [apiKey]) }));
+  const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
   const systemPrompt = buildSystemPrompt({ projectDir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
 
   const bus = createEventBus((error) =>
@@ -164,7 +169,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       },
       cursors: active.cursors,
       archiveHint: hints.hint,
-      secrets: [apiKey],
+      secrets,
       network: options.network,
       claimSessionDir: () => active.claim(),
       trackCommand: (group: ProcessGroup) => active.trackCommand(group),
@@ -233,7 +238,8 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
     }
 
     const instruct = async (text: string, signal: AbortSignal): Promise<TurnOutcome> => {
-      beginTurn(active.messages, text, parentRun);
+      // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.
+      beginTurn(active.messages, redactSecrets(text, secrets), parentRun);
       const outcome = await runTurn(active.messages, parentRun, signal);
       await renderer.flush();
       // The session saves from the turn's end; the next instruction waits for that save.
