@@ -105,8 +105,8 @@ describe("typing and pasting", () => {
     await first.until(() => sim.requests.length === 3, "the recalled instruction");
     first.type("\x04");
     expect(await first.exited).toBe(0);
-    // Sent as typed; only the file on disk has the key blanked.
-    expect(users(bodies()[2]!).at(-1)).toBe(`[#3] the key is ${KEY}`);
+    // A typed key is masked like one in a file: in the request as in the history on disk.
+    expect(users(bodies()[2]!).at(-1)).toBe("[#3] the key is [REDACTED]");
 
     const history = await readFile(join(project, ".hel", "history"), "utf8");
     expect(history).not.toContain(KEY);

@@ -67,7 +67,7 @@ it("tool errors that quote the model's call (its tool name, an argument key, its
     expect.stringMatching(/^\[#2\] Error: unknown tool "\[REDACTED\]"\. Available tools: /),
     expect.stringMatching(/^\[#3\] Error: invalid arguments for read_file:\n- arguments: Unrecognized key: "\[REDACTED\]"\n/),
     // The parser quotes the text around the error cut short: the start of the key would show.
-    expect.stringMatching(/^\[#4\] Error: the arguments of read_file are not valid JSON \(Unexpected token .*"\{"path": \[redacted/),
+    expect.stringMatching(/^\[#4\] Error: the arguments of read_file are not valid JSON \(Unexpected token .*"\{"path": \[REDACTED/),
   ]);
   for (const text of results) expect(text).not.toContain(KEY.slice(0, "sk-echo".length));
 });
