@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../sim/index.js";
 import { collect, runHel, startHel, type HelRun } from "./helpers/hel.js";
 import { tempProject } from "./helpers/temp-project.js";
+import { inTerminal } from "./helpers/terminal.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
@@ -73,6 +74,25 @@ it("a snapshot.json that is a symlink is not followed out of the project", async
   expect(resumed.code).toBe(2);
   expect(resumed.stderr).toBe(`hel: session ${id}: snapshot.json is a symbolic link (${snapshot}), which hel does not follow — delete the session with \`hel sessions rm ${id}\`\n`);
   expect(sim.requests).toHaveLength(1);
+});
+
+it("a .hel/history that is a symlink is neither read nor appended to", async () => {
+  sim = await startSimulator({ policy: "echo" });
+  const project = await tempProject();
+  const outside = await tempProject();
+  await writeFile(join(outside, ".bashrc"), `"secret line"\n`);
+  await mkdir(join(project, ".hel"));
+  await symlink(join(outside, ".bashrc"), join(project, ".hel", "history"));
+  const t = inTerminal(["-C", project], sim.url);
+  await t.until((s) => s.includes("›"), "the prompt");
+  // The up arrow would bring back a line of the file behind the link.
+  t.type("\x1b[A");
+  t.type("hello\r");
+  await t.until((s) => s.includes("echo: hello"), "the answer");
+  t.type("\x04");
+  expect(await t.exited).toBe(0);
+  expect(t.screen()).not.toContain("secret line");
+  expect(await readFile(join(outside, ".bashrc"), "utf8")).toBe(`"secret line"\n`);
 });
 
 describe("files hel is given must be regular files of bounded size", () => {

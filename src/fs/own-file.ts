@@ -1,9 +1,11 @@
-// Files hel writes in place rather than by atomic replacement (the --record files, appended to as a
-// run goes), and the small files it replaces in one go from synchronous code. A command may have
+// Files hel writes in place rather than by atomic replacement (the --record files and the prompt
+// history, appended to as a run goes), and the small files it replaces in one go from synchronous code. A command may have
 // planted a symlink, a hard link, a FIFO or a device where such a file goes, to make hel write
-// somewhere else or wait: hel never opens what it finds there, it puts a new file in its place.
+// somewhere else or wait: hel puts a new file in its place, or appends only to a regular file it
+// opened without following a link.
 import { constants, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { open } from "node:fs/promises";
 import { FileRefused } from "./regular-file.js";
 
 /**
@@ -20,6 +22,19 @@ export function createOwnFileSync(path: string): number {
     if (code !== "ENOENT") throw e;
   }
   return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+}
+
+/** Appends `data` to the regular file `path`, created if missing; throws FileRefused for a symlink, a FIFO or a device there. */
+export async function appendOwnFile(path: string, data: string, mode: number): Promise<void> {
+  const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === "ELOOP" ? new FileRefused("is a symbolic link") : e;
+  });
+  try {
+    if (!(await handle.stat()).isFile()) throw new FileRefused("is not a regular file");
+    await handle.appendFile(data);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Replaces `path` with `data` by renaming a new file over it. */

@@ -10,10 +10,13 @@ export class FileRefused extends Error {
   override name = "FileRefused";
 }
 
-/** The file's text; throws FileRefused for what is not a regular file of at most `maxBytes`, and the OS error otherwise. */
-export async function readRegularFile(path: string, maxBytes: number): Promise<string> {
+/**
+ * The file's text; throws FileRefused for what is not a regular file of at most `maxBytes`, and the
+ * OS error otherwise (ELOOP for a symlink when `follow` is false: a file of hel's own under .hel/).
+ */
+export async function readRegularFile(path: string, maxBytes: number, follow = true): Promise<string> {
   // O_NONBLOCK changes nothing for a regular file; for a FIFO it makes open() return at once.
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new FileRefused(`is ${kindOf(info)}, not a regular file`);

@@ -9,7 +9,7 @@
 // The store lock (.hel/.sessions.lock) is separate and short: it makes "resolve, take the lease" and
 // "check the token, rename" atomic, and lets `sessions rm` delete only sessions nobody holds.
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import type ProperLockfile from "proper-lockfile";
 import { removeFinishedCommands, runningCommands } from "./command-records.js";
 import { SessionError, systemProblem } from "./errors.js";
@@ -172,7 +172,9 @@ function commandsRunning(id: string, pgid: number): SessionError {
 /** Replaced whole (a temporary file renamed over it), so a reader never sees half a token. */
 async function writeHolder(path: string, token: string): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, token, { mode: 0o600 });
+  // Whatever is at the temporary name (one left by a kill, a planted link) goes first: never written through.
+  await rm(tmp, { force: true });
+  await writeFile(tmp, token, { mode: 0o600, flag: "wx" });
   await rename(tmp, path);
 }
 
