@@ -75,7 +75,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
   const oneShot = flags.prompt.length > 0 ? await oneShotInstruction(flags.prompt, process.stdin) : null;
   const interactive = oneShot === null && Boolean(process.stdin.isTTY);
   const { root: projectDir, here } = await findProjectRoot(await realStartDir(flags.cwd));
-  const warn = (line: string) => process.stderr.write(`hel: ${boundedLine(line)}\n`);
+  const warn = (line: string) => process.stderr.write(`hel: ${boundedLine(redactSecrets(line, secrets))}\n`);
   const config = await trustedConfig({ projectDir, flags, env: process.env, ask: process.stdin.isTTY ? askOnTerminal : null, warn });
   const options = applyConfig(flags, config);
   const openPrompt = async () => (terminal.prompt ??= await (await import("./interactive.js")).openInteractive(projectDir, secrets));

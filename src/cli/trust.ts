@@ -65,27 +65,29 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   if (asked.length === 0) return { ...user, ...project };
   const settings = asked.map(({ key }) => [key, project[key]] as const);
   const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
-  if (await isTrusted(input, settings, hash)) return { ...user, ...project };
+  const verdict = await trustOf(input, settings, hash);
+  if (verdict === "trusted") return { ...user, ...project };
   const kept: ConfigFile = { ...project };
   for (const { key } of asked) delete kept[key];
-  input.warn(
-    `ignored this project's ${asked.map((w) => w.key).join(", ")} (${paths.project}): a project's own files may not widen what hel does until you trust it — pass --trust to trust it for this run, or run hel in a terminal to be asked`,
-  );
+  const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
+  input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${paths.project}): a project's own files may not widen what hel does until you trust it — ${how}`);
   return { ...user, ...kept };
 }
 
-async function isTrusted(input: TrustInput, settings: readonly (readonly [string, unknown])[], hash: string): Promise<boolean> {
-  if (input.flags.trust) return true;
+async function trustOf(input: TrustInput, settings: readonly (readonly [string, unknown])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {
+  if (input.flags.trust) return "trusted";
   const file = join(userConfigDir(input.env), "trusted.json");
   const trusted = await loadTrusted(file);
-  if (trusted.projects.some((p) => p.path === input.projectDir && p.hash === hash)) return true;
+  if (trusted.projects.some((p) => p.path === input.projectDir && p.hash === hash)) return "trusted";
   const key = `${input.projectDir}\0${hash}`;
-  const earlier = decided.get(key);
-  if (earlier !== undefined || input.ask === null) return earlier ?? false;
-  const yes = await input.ask(`This project (${shown(input.projectDir)}) asks for: ${describeAsked(settings)}. Trust it? [y/N] `);
-  decided.set(key, yes);
-  if (yes) await saveTrusted(file, { projects: [...trusted.projects.filter((p) => p.path !== input.projectDir), { path: input.projectDir, hash, trusted_at: new Date().toISOString() }] });
-  return yes;
+  let yes = decided.get(key);
+  if (yes === undefined) {
+    if (input.ask === null) return "not asked";
+    yes = await input.ask(`This project (${shown(input.projectDir)}) asks for: ${describeAsked(settings)}. Trust it? [y/N] `);
+    decided.set(key, yes);
+    if (yes) await saveTrusted(file, { projects: [...trusted.projects.filter((p) => p.path !== input.projectDir), { path: input.projectDir, hash, trusted_at: new Date().toISOString() }] });
+  }
+  return yes ? "trusted" : "declined";
 }
 
 /** "base-url https://…, access full, network": each setting with its value, as the user would type it. */
@@ -130,6 +132,8 @@ export function askOnTerminal(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   return new Promise((done) => {
     let answered = false;
+    // Ctrl-C or Ctrl-D is a no too.
+    rl.on("SIGINT", () => rl.close());
     rl.on("close", () => {
       if (!answered) done(false);
     });
