@@ -13,8 +13,8 @@ import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import type { RequestConfig } from "../session/snapshot.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
-import { MAX_MODEL_NAME, type RunOptions } from "./options.js";
-import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
+import type { RunOptions } from "./options.js";
+import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 const count = (min: number) => z.int("must be a whole number").min(min, `must be at least ${min}`);
 

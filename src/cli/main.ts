@@ -2,7 +2,6 @@
 // failure into one line on stderr and hel's exit status (0 done, 1 failed, 2 usage, 3 in use). Stack traces only with HEL_DEBUG=1.
 import { createRequire } from "node:module";
 import { boundedLine, hasExitCode } from "../errors.js";
-import { redactSecrets } from "../redact.js";
 import { ExitNow, parseArgs } from "./options.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -42,8 +41,7 @@ main().then(
     }
     if (process.env.HEL_DEBUG === "1") console.error(error);
     const message = error instanceof Error ? error.message : String(error);
-    // An error may quote what a server or a file said, which may hold the key.
-    process.stderr.write(`hel: ${boundedLine(redactSecrets(message, [process.env.DEEPSEEK_API_KEY ?? ""]))}\n`);
+    process.stderr.write(`hel: ${boundedLine(message)}\n`);
     process.exitCode = hasExitCode(error) ? error.exitCode : 1;
   },
 );

@@ -8,7 +8,7 @@ import { DELEGATE_MODES } from "../agent/child-messages.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
-import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
+import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"] as const;
 /** What --tools offers when not given. */
@@ -16,8 +16,6 @@ export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_fil
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 export const DEFAULT_EFFORT: Effort = "high";
-/** Model names are short; a longer one is a mistake that every request and error line would repeat. */
-export const MAX_MODEL_NAME = 256;
 
 const positiveInt = (flag: string) =>
   z.coerce

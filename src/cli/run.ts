@@ -41,7 +41,7 @@ import { loadPriceTable } from "./price-table.js";
 import { findProjectRoot } from "./project-root.js";
 import { createRenderer } from "./render.js";
 import { resumeHint } from "./resume-hint.js";
-import { askOnTerminal, trustedConfig } from "./trust.js";
+import { trustedConfig } from "./trust.js";
 
 /** The interactive prompt, opened once and kept for the conversations that /new and /resume start. */
 interface Terminal {
@@ -76,7 +76,8 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
   const interactive = oneShot === null && Boolean(process.stdin.isTTY);
   const { root: projectDir, here } = await findProjectRoot(await realStartDir(flags.cwd));
   const warn = (line: string) => process.stderr.write(`hel: ${boundedLine(redactSecrets(line, secrets))}\n`);
-  const config = await trustedConfig({ projectDir, flags, env: process.env, ask: process.stdin.isTTY ? askOnTerminal : null, warn });
+  const ask = async (question: string) => (await import("./trust-question.js")).askOnTerminal(question);
+  const config = await trustedConfig({ projectDir, flags, env: process.env, ask: process.stdin.isTTY ? ask : null, warn });
   const options = applyConfig(flags, config);
   const openPrompt = async () => (terminal.prompt ??= await (await import("./interactive.js")).openInteractive(projectDir, secrets));
   const resume = options.pickSession ? await pickResume(projectDir, openPrompt, interactive ? null : terminal) : options.resume;

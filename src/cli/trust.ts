@@ -6,7 +6,6 @@
 // Without trust they are dropped with one warning line; every other project setting only narrows or
 // tunes, and applies as it is.
 import { createHash } from "node:crypto";
-import { createInterface } from "node:readline";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "../zod.js";
@@ -125,22 +124,4 @@ async function loadTrusted(file: string): Promise<Trusted> {
 async function saveTrusted(file: string, trusted: Trusted): Promise<void> {
   await mkdir(join(file, ".."), { recursive: true, mode: 0o700 });
   await writeFileAtomic(file, Buffer.from(JSON.stringify(trusted, null, 2) + "\n"));
-}
-
-/** The question on the terminal (stdin and stderr): only "y" or "yes" is a yes, so Enter means no. */
-export function askOnTerminal(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  return new Promise((done) => {
-    let answered = false;
-    // Ctrl-C or Ctrl-D is a no too.
-    rl.on("SIGINT", () => rl.close());
-    rl.on("close", () => {
-      if (!answered) done(false);
-    });
-    rl.question(question, (answer) => {
-      answered = true;
-      rl.close();
-      done(/^\s*y(es)?\s*$/i.test(answer));
-    });
-  });
 }
