@@ -18,3 +18,27 @@ export function oneLine(text: string): string {
 export function hasExitCode(e: unknown): e is Error & { exitCode: number } {
   return e instanceof Error && typeof (e as { exitCode?: unknown }).exitCode === "number";
 }
+
+/** A line for the terminal no longer than `max` characters: what is cut is said, not printed. */
+export function boundedLine(text: string, max = 2000): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters cut)`;
+}
+
+// What the system's error codes mean to a person: Node's own messages quote the call that failed
+// ("ELOOP: too many symbolic links encountered, scandir '/abs/path'").
+const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
+  ELOOP: "a loop of symbolic links is in the way",
+  EACCES: "permission denied",
+  EPERM: "not permitted",
+  ENOTDIR: "a file is where a folder should be",
+  ENOSPC: "the disk is full",
+  EROFS: "the file system is read-only",
+};
+
+/** A failed file operation in a person's words, naming the path it was about when it names one. */
+export function systemProblem(e: unknown): string {
+  const { code, path } = e as NodeJS.ErrnoException;
+  const words = code ? SYSTEM_ERRORS[code] : undefined;
+  if (!words) return oneLine(e instanceof Error ? e.message : String(e));
+  return path ? `${words} (${path})` : words;
+}

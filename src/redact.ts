@@ -8,7 +8,7 @@ export function redactSecrets(text: string, secrets: readonly string[] | undefin
   let out = text;
   for (const secret of secrets ?? []) {
     // Short values would blank out ordinary words; real keys are far longer.
-    if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join("[redacted secret]");
+    if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join("[REDACTED]");
   }
   return out;
 }
@@ -18,7 +18,7 @@ export function redactSecretTail(text: string, secrets: readonly string[] | unde
   for (const secret of secrets ?? []) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     for (let k = secret.length - 1; k >= 4; k--) {
-      if (text.endsWith(secret.slice(0, k))) return `${text.slice(0, text.length - k)}[redacted secret]`;
+      if (text.endsWith(secret.slice(0, k))) return `${text.slice(0, text.length - k)}[REDACTED]`;
     }
   }
   return text;

@@ -3,7 +3,6 @@
 // a flag (or HEL_MODEL / HEL_BASE_URL) wins over the project's file, which wins over the user's. A
 // file that is not a JSON object of known keys with valid values is a usage error naming the file and
 // the key. What a resumed session keeps of its own settings is decided here too (requestConfigFor).
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "../zod.js";
@@ -11,16 +10,17 @@ import { defaultMaxTokens } from "../agent/request.js";
 import { HelError } from "../errors.js";
 import { helDir } from "../fs/hel-dir.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
+import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import type { RequestConfig, RunRequestConfig } from "../session/snapshot.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
 import type { RunOptions } from "./options.js";
-import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
+import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 const count = (min: number) => z.int("must be a whole number").min(min, `must be at least ${min}`);
 
 const ConfigFileSchema = z.strictObject({
-  model: z.string().min(1, "must be a model name"),
+  model: z.string().min(1, "must be a model name").max(MAX_MODEL_NAME, `must be a model name of at most ${MAX_MODEL_NAME} characters`),
   effort: z.enum(EFFORTS),
   access: z.enum(ACCESS_LEVELS),
   network: z.boolean(),
@@ -32,27 +32,28 @@ const ConfigFileSchema = z.strictObject({
 }).partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
-/** The two files, lowest precedence first. */
-export function configPaths(projectDir: string, env: NodeJS.ProcessEnv): string[] {
-  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return [join(configHome, "hel", "config.json"), join(helDir(projectDir), "config.json")];
+/** A config file is a few lines: anything near this size is not one. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** hel's folder of the user's own files: $XDG_CONFIG_HOME/hel, else ~/.config/hel. */
+export function userConfigDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "hel");
 }
 
-/** What the files say, merged (a later file wins); a missing file says nothing. Throws HelError(2) on a bad file. */
-export async function loadConfig(paths: readonly string[]): Promise<ConfigFile> {
-  let merged: ConfigFile = {};
-  for (const path of paths) merged = { ...merged, ...(await loadConfigFile(path)) };
-  return merged;
+/** The two files: the user's own, and the project's (whose widening keys need trust, trust.ts). */
+export function configPaths(projectDir: string, env: NodeJS.ProcessEnv): { user: string; project: string } {
+  return { user: join(userConfigDir(env), "config.json"), project: join(helDir(projectDir), "config.json") };
 }
 
-async function loadConfigFile(path: string): Promise<ConfigFile> {
+/** What one file says; a missing file says nothing. Throws HelError(2) on a bad file. */
+export async function loadConfigFile(path: string): Promise<ConfigFile> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readRegularFile(path, MAX_CONFIG_BYTES);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return {};
-    throw new HelError(`cannot read the config file ${path} (${code ?? String(e)}) — fix its permissions or remove it`, 2);
+    throw new HelError(`the config file ${path} ${readProblem(e)} — fix it or remove it`, 2);
   }
   let json: unknown;
   try {

@@ -17,6 +17,7 @@ import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import type { ProcessGroup } from "../tools/types.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
+import { redactSecrets } from "../redact.js";
 import { toolDefinitions } from "../tools/registry.js";
 import { assembleTools } from "../agent/children/assemble-tools.js";
 import { traitsOf } from "../agent/toolbox.js";
@@ -131,7 +132,7 @@ export async function openConversation(project: Project, settings: ConversationS
         },
         cursors: active.cursors,
         archiveHint: hints.hint,
-        secrets: [apiKey],
+        secrets: project.secrets,
         network: options.network,
         claimSessionDir: () => active.claim(),
         trackCommand: (group: ProcessGroup) => active.trackCommand(group),
@@ -168,7 +169,8 @@ export async function openConversation(project: Project, settings: ConversationS
     return {
       session: active,
       async instruct(text, signal) {
-        beginTurn(active.messages, text, run);
+        // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.
+        beginTurn(active.messages, redactSecrets(text, project.secrets), run);
         const outcome = await runTurn(active.messages, run, signal);
         await renderer.flush();
         // The session saves from the turn's end; the next instruction waits for that save.

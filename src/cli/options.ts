@@ -9,7 +9,7 @@ import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
-import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
+import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
@@ -32,7 +32,7 @@ const RunOptionsSchema = z.object({
   pickSession: z.boolean(),
   continue: z.boolean(),
   cwd: z.string(),
-  model: z.string().min(1),
+  model: z.string().min(1).max(MAX_MODEL_NAME, `--model takes a model name of at most ${MAX_MODEL_NAME} characters`),
   baseUrl: z.url({ error: "--base-url must be a URL such as https://api.deepseek.com" }),
   maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
   maxSteps: positiveInt("--max-steps"),
@@ -48,6 +48,8 @@ const RunOptionsSchema = z.object({
   jsonEvents: z.boolean(),
   showReasoning: z.boolean(),
   record: z.string().nullable(),
+  /** Take the project's own widening settings for this run without asking (trust.ts). */
+  trust: z.boolean(),
   /** Settings given on the command line or by the environment; config files give only the others. */
   setBy: z.partialRecord(z.enum(Object.keys(SETTING_OPTIONS) as [SettingKey, ...SettingKey[]]), z.enum(SETTING_SOURCES)),
 });
@@ -85,6 +87,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
     .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
+    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network) for this run, without asking", false)
     .addHelpText(
       "after",
       `
@@ -98,6 +101,9 @@ Environment:
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, compact-at, child-max-steps, child-max-tokens,
   base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
+  The project's base-url, network, and an access wider than the user's (or edit) are used only once you
+  trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
+  (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process, 130 interrupted.`,
     )
@@ -181,6 +187,7 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     jsonEvents: Boolean(opts.jsonEvents),
     showReasoning: Boolean(opts.showReasoning),
     record: opts.record ? resolve(String(opts.record)) : null,
+    trust: Boolean(opts.trust),
     setBy,
   });
   if (!parsed.success) {

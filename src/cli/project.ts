@@ -4,10 +4,12 @@
 // the system prompt. Everything here is read once per conversation; nothing is sent or started.
 import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
-import { HelError } from "../errors.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { redactSecrets } from "../redact.js";
-import { applyConfig, configPaths, loadConfig } from "./config.js";
+import { boundedLine, HelError } from "../errors.js";
+import { credentialValues } from "../tools/command/environment.js";
+import { applyConfig } from "./config.js";
+import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
 import { findProjectRoot } from "./project-root.js";
 import type { Output } from "./term/output.js";
@@ -29,6 +31,8 @@ export interface Project {
   /** The flags with the config files' settings applied. */
   options: RunOptions;
   apiKey: string;
+  /** Masked wherever they would go but the Authorization header: the key, and what commands may not see. */
+  secrets: string[];
   systemPrompt: string;
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
@@ -36,15 +40,19 @@ export interface Project {
 
 export async function openProject(flags: RunOptions, apiKey: string, io: Io): Promise<Project> {
   const { root: dir, here } = await findProjectRoot(await realStartDir(flags.cwd));
-  const options = applyConfig(flags, await loadConfig(configPaths(dir, io.env)));
-  const warn = (line: string) => io.stderr.write(`hel: ${line}\n`);
+  const secrets = [apiKey, ...credentialValues(io.env)];
+  const warn = (line: string) => io.stderr.write(`hel: ${boundedLine(redactSecrets(line, secrets))}\n`);
+  // The project's own settings that widen what hel does are taken only once the user trusts it (trust.ts).
+  const ask = async (question: string) => (await import("./trust-question.js")).askOnTerminal(question);
+  const config = await trustedConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
+  const options = applyConfig(flags, config);
   const unwritable = await helDirProblem(dir);
   if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
   const loaded = await loadProjectRules(dir, here, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
-  const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, [apiKey]) }));
+  const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
-  return { dir, here, options, apiKey, systemPrompt, warn };
+  return { dir, here, options, apiKey, secrets, systemPrompt, warn };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

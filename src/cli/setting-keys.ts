@@ -1,5 +1,6 @@
 // The settings a config file may give, by their long flag names, and the run option each one sets:
 // the command line (options.ts) says which of them a flag gave, the config files (config.ts) give the rest.
+// Both check a model name against the same bound.
 export const SETTING_OPTIONS = {
   model: "model",
   effort: "effort",
@@ -11,3 +12,6 @@ export const SETTING_OPTIONS = {
   "base-url": "baseUrl",
 } as const;
 export type SettingKey = keyof typeof SETTING_OPTIONS;
+
+/** Model names are short; a longer one is a mistake that every request and error line would repeat. */
+export const MAX_MODEL_NAME = 256;

@@ -1,7 +1,7 @@
 // hel's own directory in a project, `.hel/`: where it is, and the one way to create it, so that
 // whichever writes first (a session's save or lease, a tool's spill) leaves it out of version control.
 import { constants } from "node:fs";
-import { access, mkdir, stat, writeFile } from "node:fs/promises";
+import { access, lstat, mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 export const helDir = (projectDir: string): string => join(resolve(projectDir), ".hel");
@@ -26,10 +26,12 @@ export async function ensureHelDir(projectDir: string): Promise<string> {
  */
 export async function helDirProblem(projectDir: string): Promise<string | null> {
   const dir = helDir(projectDir);
-  const st = await stat(dir).catch((e: NodeJS.ErrnoException) => {
+  const st = await lstat(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return null;
     throw e;
   });
+  // A link could take every file hel writes there out of the project.
+  if (st?.isSymbolicLink()) return `${dir} is a symbolic link`;
   if (st && !st.isDirectory()) return `${dir} is not a directory`;
   const where = st ? dir : resolve(projectDir);
   try {

@@ -1,8 +1,13 @@
 // Measurement records for `--record <dir>`: raw/requests.jsonl (one line per HTTP
 // request, with the exact body), raw/delegations.jsonl (one line per child: a delegation or a review)
 // and record.json. Built only from the agent's event stream; usage and cost come from the usage ledger.
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+// The directory may be inside the project, where a command can plant links: each file is created
+// afresh in place of whatever is there (fs/own-file.ts), never written through.
+import { writeSync } from "node:fs";
 import { join } from "node:path";
+import { HelError } from "../errors.js";
+import { createOwnFileSync, ownDirectorySync, replaceFileSync } from "../fs/own-file.js";
+import { FileRefused } from "../fs/regular-file.js";
 import { contextEventOf } from "../agent/context/context-event.js";
 import type { AgentEvent, ChildKind } from "../agent/events.js";
 import { totalsOf, hitRatio } from "../agent/usage.js";
@@ -18,8 +23,8 @@ interface PendingRequest {
 }
 
 export class Recorder {
-  private readonly requestsPath: string;
-  private readonly delegationsPath: string;
+  private readonly requests: number;
+  private readonly delegations: number;
   private readonly pending = new Map<string, PendingRequest>();
   private readonly toolArguments = new Map<string, string>();
   private readonly kinds = new Map<number, ChildKind>();
@@ -39,11 +44,9 @@ export class Recorder {
     private readonly dir: string,
     private readonly ledger: UsageLedger,
   ) {
-    mkdirSync(join(dir, "raw"), { recursive: true });
-    this.requestsPath = join(dir, "raw", "requests.jsonl");
-    this.delegationsPath = join(dir, "raw", "delegations.jsonl");
-    writeFileSync(this.requestsPath, "");
-    writeFileSync(this.delegationsPath, "");
+    refusedAs(join(dir, "raw"), ownDirectorySync);
+    this.requests = refusedAs(join(dir, "raw", "requests.jsonl"), createOwnFileSync);
+    this.delegations = refusedAs(join(dir, "raw", "delegations.jsonl"), createOwnFileSync);
   }
 
   setSessionId(id: string): void {
@@ -89,8 +92,8 @@ export class Recorder {
         break;
       case "delegation_end": {
         const spent = this.ledger.run().delegations.find((d) => d.delegation === event.number) ?? { ...emptySpend() };
-        appendFileSync(
-          this.delegationsPath,
+        writeAll(
+          this.delegations,
           JSON.stringify({
             delegation: event.number,
             kind: event.kind,
@@ -137,13 +140,28 @@ export class Recorder {
     };
     // The body's JSON comes from the per-message cache instead of being serialized again.
     const head = Buffer.from(`${JSON.stringify(line).slice(0, -1)},"body":`);
-    appendFileSync(this.requestsPath, Buffer.concat([head, requestBytes(pending.body), Buffer.from("}\n")]));
+    writeAll(this.requests, Buffer.concat([head, requestBytes(pending.body), Buffer.from("}\n")]));
   }
 
   /** record.json is rewritten after every instruction, so a run cut short still leaves one. */
   flush(): void {
     const usage = this.ledger.run();
     this.record.usage = { total: usage.total, parent: usage.parent, child: usage.children, by_agent: byAgent(usage) };
-    writeFileSync(join(this.dir, "record.json"), JSON.stringify(this.record, null, 2) + "\n");
+    replaceFileSync(join(this.dir, "record.json"), JSON.stringify(this.record, null, 2) + "\n");
   }
+}
+
+function refusedAs<T>(path: string, open: (path: string) => T): T {
+  try {
+    return open(path);
+  } catch (e) {
+    if (!(e instanceof FileRefused)) throw e;
+    throw new HelError(`--record: ${path} ${e.message}, and hel writes its records only into files of its own — remove it, or record into another directory`, 2);
+  }
+}
+
+/** All of `data` at the end of the file (opened for appending), however many writes it takes. */
+function writeAll(fd: number, data: string | Buffer): void {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
 }

@@ -2,14 +2,17 @@
 // atomically and only ever before the snapshot that names it, so a snapshot never refers to a file a
 // crash kept from being written. Reading says plainly what is wrong with a file that is missing or was
 // changed by hand; it never throws for that, so a session with a damaged archive still resumes.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ArchiveFileSchema, HandleSchema, type ArchiveFile } from "../agent/archive.js";
 import type { ArchiveRead } from "../agent/context/archive-index.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
-import { oneLine } from "./errors.js";
+
+/** Far above any span a conversation could fold away; a file past it was not written by hel. */
+const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
 
 const fileOf = (archiveDir: string, handle: string): string => join(archiveDir, `${handle}.json`);
 
@@ -26,10 +29,12 @@ export async function readArchive(archiveDir: string, handle: string): Promise<A
   const path = fileOf(archiveDir, handle);
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    // Not through a link: what it leads to is not the span hel archived.
+    text = await readRegularFile(path, MAX_ARCHIVE_BYTES, false);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return { ok: false, error: code === "ENOENT" ? `its archive file ${path} is missing (deleted?)` : `its archive file could not be read (${oneLine((e as Error).message)})` };
+    if (code === "ENOENT") return { ok: false, error: `its archive file ${path} is missing (deleted?)` };
+    return { ok: false, error: `its archive file ${path} ${code === "ELOOP" ? "is a symbolic link, which hel does not follow" : readProblem(e)}` };
   }
   let raw: unknown;
   try {

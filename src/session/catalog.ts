@@ -4,7 +4,7 @@
 // the named session directories, and only while no process holds their lease.
 import { readdir, rm } from "node:fs/promises";
 import { unstamped } from "../agent/stamps.js";
-import { oneLine, SessionError } from "./errors.js";
+import { SessionError, systemProblem } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
 import { isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
 import { lookAtSnapshot, updatedAtOnFirstLine } from "./snapshot-file.js";
@@ -16,7 +16,7 @@ async function sessionIds(projectDir: string): Promise<string[]> {
     return entries.filter((e) => e.isDirectory() && isValidSessionId(e.name)).map((e) => e.name);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new SessionError(`could not list sessions: ${oneLine((e as Error).message)} — check the permissions of ${sessionsDir(projectDir)}`, 1);
+    throw new SessionError(`could not list sessions: ${systemProblem(e)} — check the permissions of ${sessionsDir(projectDir)}`, 1);
   }
 }
 
@@ -130,7 +130,7 @@ export async function removeSessions(projectDir: string, idsOrPrefixes: readonly
       }
     } catch (e) {
       if (e instanceof SessionError) throw e;
-      throw new SessionError(`could not delete session: ${oneLine((e as Error).message)} — check the permissions of ${sessionsDir(projectDir)}`, 1);
+      throw new SessionError(`could not delete session: ${systemProblem(e)} — check the permissions of ${sessionsDir(projectDir)}`, 1);
     } finally {
       for (const lease of leases) await lease.release();
     }

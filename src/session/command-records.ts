@@ -25,7 +25,9 @@ export async function recordCommand(sessionDir: string, group: ProcessGroup): Pr
   const record: CommandRecord = { pgid: group.pgid, leader_start: group.leaderStart, started_at: new Date().toISOString() };
   // Renamed into place whole: a hel killed halfway must not leave an empty record, which counts for nothing.
   const tmp = `${file}.tmp`;
-  await writeFile(tmp, JSON.stringify(record) + "\n");
+  // Whatever is at the temporary name (one left by a kill, a planted link) goes first: never written through.
+  await rm(tmp, { force: true });
+  await writeFile(tmp, JSON.stringify(record) + "\n", { flag: "wx" });
   await rename(tmp, file);
   return () => rm(file, { force: true });
 }

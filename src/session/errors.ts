@@ -7,4 +7,4 @@ export class SessionError extends HelError {
   override name = "SessionError";
 }
 
-export { oneLine } from "../errors.js";
+export { oneLine, systemProblem } from "../errors.js";

@@ -9,10 +9,10 @@
 // The store lock (.hel/.sessions.lock) is separate and short: it makes "resolve, take the lease" and
 // "check the token, rename" atomic, and lets `sessions rm` delete only sessions nobody holds.
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import type ProperLockfile from "proper-lockfile";
 import { removeFinishedCommands, runningCommands } from "./command-records.js";
-import { SessionError } from "./errors.js";
+import { SessionError, systemProblem } from "./errors.js";
 import { ensureHelDir, helDir } from "../fs/hel-dir.js";
 import { sessionPaths, storeLockPath } from "./paths.js";
 
@@ -172,7 +172,9 @@ function commandsRunning(id: string, pgid: number): SessionError {
 /** Replaced whole (a temporary file renamed over it), so a reader never sees half a token. */
 async function writeHolder(path: string, token: string): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, token, { mode: 0o600 });
+  // Whatever is at the temporary name (one left by a kill, a planted link) goes first: never written through.
+  await rm(tmp, { force: true });
+  await writeFile(tmp, token, { mode: 0o600, flag: "wx" });
   await rename(tmp, path);
 }
 
@@ -185,7 +187,7 @@ function leaseError(e: unknown, id: string): SessionError {
     );
   }
   if (code === "ENOENT") return new SessionError(`no session ${id} in this project — \`hel sessions ls\` lists them`, 2);
-  return new SessionError(`could not take the lease of session ${id}: ${(e as Error).message} — check that .hel/ is writable`, 1);
+  return new SessionError(`could not take the lease of session ${id}: ${systemProblem(e)} — check that .hel/ is writable`, 1);
 }
 
 /** Whether a live process holds the session's lease (a stale lease counts as free), or a command it started still runs. */
@@ -215,7 +217,7 @@ export async function withStoreLock<T>(projectDir: string, fn: () => Promise<T>)
     if ((e as NodeJS.ErrnoException).code === "ELOCKED") {
       throw new SessionError("the session store is busy (.hel/.sessions.lock is held by another hel process) — try again in a moment", 3);
     }
-    throw new SessionError(`could not lock the session store: ${(e as Error).message} — check that .hel/ is writable`, 1);
+    throw new SessionError(`could not lock the session store: ${systemProblem(e)} — check that .hel/ is writable`, 1);
   }
   try {
     return await fn();

@@ -14,7 +14,7 @@ import { findToolPairingError } from "../wire/tool-pairing.js";
 import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { ensureHelDir } from "../fs/hel-dir.js";
 import { ByteWriter } from "../wire/byte-writer.js";
-import { oneLine, SessionError } from "./errors.js";
+import { oneLine, SessionError, systemProblem } from "./errors.js";
 import { withStoreLock, type Lease } from "./lease.js";
 import { sessionPaths } from "./paths.js";
 import {
@@ -240,11 +240,11 @@ async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
 /**
  * Opens a file for reading without ever waiting on it: a FIFO in a snapshot's place would block
  * open() until some process wrote to it, and a device would never end. Anything but a regular file
- * is refused with the code ENOTREG.
+ * is refused with the code ENOTREG; a symlink, which could lead out of the project, with ELOOP.
  */
 async function openRegularFile(file: string): Promise<FileHandle> {
   // O_NONBLOCK changes nothing for a regular file; for a FIFO it makes open() return at once.
-  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   const info = await handle.stat().catch(async (e: unknown) => {
     await handle.close();
     throw e;
@@ -259,6 +259,9 @@ async function readError(e: unknown, id: string, dir: string, file: string): Pro
   if (code === "ENOTREG") {
     return new SessionError(`session ${id}: snapshot.json is not a regular file (${file}) — delete the session with \`hel sessions rm ${id}\``, 2);
   }
+  if (code === "ELOOP") {
+    return new SessionError(`session ${id}: snapshot.json is a symbolic link (${file}), which hel does not follow — delete the session with \`hel sessions rm ${id}\``, 2);
+  }
   if (code === "ENOENT") {
     const dirExists = await stat(dir).then(
       () => true,
@@ -268,7 +271,7 @@ async function readError(e: unknown, id: string, dir: string, file: string): Pro
       ? new SessionError(`session ${id} has no saved snapshot (${file}) — it never finished an answer; \`hel sessions rm ${id}\` deletes it`, 2)
       : new SessionError(`no session ${id} in this project — \`hel sessions ls\` lists them`, 2);
   }
-  return new SessionError(`could not read session ${id}: ${oneLine((e as Error).message)} — check the permissions of ${file}`, 1);
+  return new SessionError(`could not read session ${id}: ${systemProblem(e)} — check the permissions of ${file}`, 1);
 }
 
 /**

@@ -102,7 +102,7 @@ function failure(message: string, ctx: ToolContext): ToolResult {
 /**
  * The parser's complaint about text that is not JSON, given the text with its secrets taken out: the
  * complaint quotes a few characters around the error, which could be the start of a key cut off where
- * redaction no longer recognises it. "[redacted secret]" is no more JSON than the key was, so the
+ * redaction no longer recognises it. "[REDACTED]" is no more JSON than the key was, so the
  * redacted text fails where the text did.
  */
 function jsonError(redacted: string): string {

@@ -1,7 +1,7 @@
 // Fold end to end, through the CLI against the simulator: the request after a fold is the prefix up
 // to the span plus the note, the span is archived on disk before the snapshot names it, recall reads it
 // back in a new process, and a resumed session sends byte for byte what a continuous one would.
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type SimReply, type Simulator } from "../../sim/index.js";
@@ -136,6 +136,12 @@ it("recall of a handle that does not exist, or of an archive deleted or corrupte
   };
   expect(await lastResult({ handle: "zzzz" })).toBe(`Error: cannot recall zzzz: no archived span has the handle "zzzz" (handles: ${handle}). The note in the conversation is all that is left of it.`);
   expect(await lastResult({ handle, query: "TS2304" })).toMatch(/1 matching line for "TS2304":\n2\t→ read_file[^]*4\t\[#2\] +1\terror TS2304/);
+  // The span itself, moved out of the project and linked back: not followed.
+  const outside = join(await tempProject(), "span.json");
+  await rename(file, outside);
+  await symlink(outside, file);
+  expect(await lastResult({ handle })).toBe(`Error: cannot recall ${handle}: its archive file ${file} is a symbolic link, which hel does not follow. The note in the conversation is all that is left of it.`);
+  await rm(file);
   await writeFile(file, "{ not json");
   expect(await lastResult({ handle })).toBe(`Error: cannot recall ${handle}: its archive file ${file} is not valid JSON (changed by hand?). The note in the conversation is all that is left of it.`);
   await rm(file);

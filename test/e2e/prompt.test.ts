@@ -105,12 +105,12 @@ describe("typing and pasting", () => {
     await first.until(() => sim.requests.length === 3, "the recalled instruction");
     first.type("\x04");
     expect(await first.exited).toBe(0);
-    // Sent as typed; only the file on disk has the key blanked.
-    expect(users(bodies()[2]!).at(-1)).toBe(`[#3] the key is ${KEY}`);
+    // A typed key is masked like one in a file: in the request as in the history on disk.
+    expect(users(bodies()[2]!).at(-1)).toBe("[#3] the key is [REDACTED]");
 
     const history = await readFile(join(project, ".hel", "history"), "utf8");
     expect(history).not.toContain(KEY);
-    expect(history.trim().split("\n").map((line) => JSON.parse(line))).toEqual(["the key is [redacted secret]", "two", "the key is [redacted secret]"]);
+    expect(history.trim().split("\n").map((line) => JSON.parse(line))).toEqual(["the key is [REDACTED]", "two", "the key is [REDACTED]"]);
 
     const second = await prompt(project);
     second.type("\x1b[A\x1b[A\r");

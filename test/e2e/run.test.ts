@@ -238,10 +238,10 @@ describe("the API key", () => {
     const result = await runHel({ args: ["-C", project, "--record", out, "show .env"], baseUrl: sim.url, env: { DEEPSEEK_API_KEY: key } });
     expect(result.code).toBe(0);
     const toolResult = bodies()[1]!.messages.at(-1)!.content!;
-    expect(toolResult).toContain("DEEPSEEK_API_KEY=[redacted secret]");
+    expect(toolResult).toContain("DEEPSEEK_API_KEY=[REDACTED]");
     expect(toolResult).toContain("OTHER=1");
     expect(JSON.stringify(bodies())).not.toContain(key);
-    expect(bodies()[0]!.messages[0]!.content).toContain("Never print [redacted secret].");
+    expect(bodies()[0]!.messages[0]!.content).toContain("Never print [REDACTED].");
     // The key goes out only in the Authorization header.
     expect(sim.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
     const written = [

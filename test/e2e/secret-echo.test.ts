@@ -32,10 +32,10 @@ it("a server error quoting the Authorization header reaches no output, record or
   expect(sim.requests[4]!.headers.authorization).toBe(`Bearer ${KEY}`);
   // The server's text is shown, with the key taken out of it.
   const failed = result.stderr.split("\n").filter((line) => line.startsWith("hel: "));
-  expect(failed).toEqual([expect.stringMatching(/^hel: DeepSeek's server failed \(500: Server Error: .*authorization: Bearer \[redacted secret\].*\) after 4 tries — /)]);
+  expect(failed).toEqual([expect.stringMatching(/^hel: DeepSeek's server failed \(500: Server Error: .*authorization: Bearer \[REDACTED\].*\) after 4 tries — /)]);
   const requests = (await readFile(join(out, "raw", "requests.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { status: number; error?: string });
   expect(requests.map((r) => r.status)).toEqual([200, 500, 500, 500, 500]);
-  expect(requests.at(-1)!.error).toContain("authorization: Bearer [redacted secret]");
+  expect(requests.at(-1)!.error).toContain("authorization: Bearer [REDACTED]");
 
   expect(result.stdout).not.toContain(KEY);
   expect(result.stderr).not.toContain(KEY);
@@ -64,10 +64,10 @@ it("tool errors that quote the model's call (its tool name, an argument key, its
   expect(result.code).toBe(0);
   const results = (sim.requests[1]!.body as ChatRequest).messages.filter((m) => m.role === "tool").map((m) => m.content);
   expect(results).toEqual([
-    expect.stringMatching(/^\[#2\] Error: unknown tool "\[redacted secret\]"\. Available tools: /),
-    expect.stringMatching(/^\[#3\] Error: invalid arguments for read_file:\n- arguments: Unrecognized key: "\[redacted secret\]"\n/),
+    expect.stringMatching(/^\[#2\] Error: unknown tool "\[REDACTED\]"\. Available tools: /),
+    expect.stringMatching(/^\[#3\] Error: invalid arguments for read_file:\n- arguments: Unrecognized key: "\[REDACTED\]"\n/),
     // The parser quotes the text around the error cut short: the start of the key would show.
-    expect.stringMatching(/^\[#4\] Error: the arguments of read_file are not valid JSON \(Unexpected token .*"\{"path": \[redacted/),
+    expect.stringMatching(/^\[#4\] Error: the arguments of read_file are not valid JSON \(Unexpected token .*"\{"path": \[REDACTED/),
   ]);
   for (const text of results) expect(text).not.toContain(KEY.slice(0, "sk-echo".length));
 });

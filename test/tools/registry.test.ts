@@ -158,7 +158,7 @@ describe("executeToolCall", () => {
         created: false,
         added: 1,
         removed: 1,
-        hunks: [{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [" KEY=[redacted secret]", "-PORT=80", "+PORT=8143"] }],
+        hunks: [{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [" KEY=[REDACTED]", "-PORT=80", "+PORT=8143"] }],
       },
     });
     const failed = await executeToolCall(call("search_replace", '{"path":".env","old_text":"nowhere","new_text":"x"}'), TOOLS, ctx);

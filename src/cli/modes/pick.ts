@@ -18,5 +18,5 @@ export async function resumeTarget(project: Project, prompt: () => Promise<Inter
 /** The interactive prompt, loaded here only: a run without a terminal has no use for readline and the terminal UI. */
 export async function openPrompt(project: Project): Promise<Interactive> {
   const { openInteractive } = await import("../interactive.js");
-  return openInteractive(project.dir, [project.apiKey]);
+  return openInteractive(project.dir, project.secrets);
 }

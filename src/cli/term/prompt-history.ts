@@ -2,14 +2,17 @@
 // instructions of earlier runs too: one JSON string per line, oldest first, appended as instructions
 // are sent. Secret values are blanked before a line is written. History is a convenience: a file
 // that cannot be read or written costs the history, never the run.
-import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "../../zod.js";
 import { writeFileAtomic } from "../../fs/atomic-write.js";
+import { appendOwnFile } from "../../fs/own-file.js";
+import { readRegularFile } from "../../fs/regular-file.js";
 import { ensureHelDir, helDir } from "../../fs/hel-dir.js";
 import { redactSecrets } from "../../redact.js";
 
 const Entry = z.string();
+/** Far more than twice the entries kept, pastes included. */
+const MAX_HISTORY_BYTES = 64 * 1024 * 1024;
 
 export interface PromptHistory {
   /** The entries, newest first, at most `limit`. */
@@ -20,7 +23,8 @@ export interface PromptHistory {
 
 export async function loadPromptHistory(projectDir: string, secrets: readonly string[], limit: number): Promise<PromptHistory> {
   const file = join(helDir(projectDir), "history");
-  const lines = (await readFile(file, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  // Never through a link, nor from a FIFO: a planted history is no history.
+  const lines = (await readRegularFile(file, MAX_HISTORY_BYTES, false).catch(() => "")).split("\n").filter(Boolean);
   const entries = lines.flatMap((line) => {
     try {
       const parsed = Entry.safeParse(JSON.parse(line));
@@ -37,7 +41,7 @@ export async function loadPromptHistory(projectDir: string, secrets: readonly st
     async add(text) {
       try {
         await ensureHelDir(projectDir);
-        await appendFile(file, JSON.stringify(redactSecrets(text, secrets)) + "\n", { mode: 0o600 });
+        await appendOwnFile(file, JSON.stringify(redactSecrets(text, secrets)) + "\n", 0o600);
       } catch {
         // The history is lost for this instruction; the instruction itself is not.
       }

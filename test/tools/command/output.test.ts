@@ -53,7 +53,7 @@ describe("SecretMasker", () => {
       const masker = new SecretMasker([KEY]);
       const first = masker.push(text.slice(0, cut));
       expect(first).not.toContain("sk-0123");
-      expect(first + masker.push(text.slice(cut)) + masker.end()).toBe("before [redacted secret] after [redacted secret]");
+      expect(first + masker.push(text.slice(cut)) + masker.end()).toBe("before [REDACTED] after [REDACTED]");
     }
     const masker = new SecretMasker([KEY]);
     expect(masker.push("plain text sk-01")).toBe("plain text ");
@@ -112,7 +112,7 @@ describe("OutputCapture", () => {
       if (!capture.write(Buffer.from(all.slice(i, i + 4093)), 0)) await capture.drained();
     }
     const out = await capture.finish();
-    const redacted = all.replace(KEY, "[redacted secret]");
+    const redacted = all.replace(KEY, "[REDACTED]");
     expect(await readFile(file, "utf8")).toBe(redacted);
     expect(out.spillPath).toBe(file);
     expect(out.bytes).toBe(Buffer.byteLength(redacted));

@@ -158,7 +158,7 @@ describe("run_command: what the model gets", () => {
     const { ctx, dir } = await project();
     await writeFile(path.join(dir, ".env"), `DEEPSEEK_API_KEY=${KEY}\n`);
     const out = await run(ctx, { command: `cat .env; printf '${KEY.slice(0, 9)}'; sleep 0.2; printf '${KEY.slice(9)} done\\n'` });
-    expect(out.split("\n").slice(1)).toEqual(["DEEPSEEK_API_KEY=[redacted secret]", "[redacted secret] done"]);
+    expect(out.split("\n").slice(1)).toEqual(["DEEPSEEK_API_KEY=[REDACTED]", "[REDACTED] done"]);
   });
 
   it("keeps the head and tail of a long output; the whole of it, key masked, is in spill/ for read_file", async () => {
@@ -168,8 +168,8 @@ describe("run_command: what the model gets", () => {
     expect(out).not.toContain(KEY);
     const [header, ...rest] = out.split("\n");
     expect(header).toMatch(/^exit code 0 · \d+\.\d\d s$/);
-    expect(rest.slice(0, 3)).toEqual(["[redacted secret]", "1", "2"]);
-    expect(rest.slice(-2)).toEqual(["100000", "[redacted secret]"]);
+    expect(rest.slice(0, 3)).toEqual(["[REDACTED]", "1", "2"]);
+    expect(rest.slice(-2)).toEqual(["100000", "[REDACTED]"]);
     const note = /^\[… ([\d,]+) lines \(([\d.]+ KB)\) left out; the whole output \(100,002 lines, ([\d.]+ KB)\) is in (\S+); read the left-out part with read_file (\{.*\}) …\]$/.exec(
       rest.find((line) => line.startsWith("[…"))!,
     );
@@ -177,7 +177,7 @@ describe("run_command: what the model gets", () => {
     const spillPath = note![4]!;
     expect(spillPath).toMatch(/^\.hel\/sessions\/s1\/spill\/[\w-]+\.txt$/);
     const whole = await readFile(path.join(dir, spillPath), "utf8");
-    expect(whole).toBe(`[redacted secret]\n${Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join("")}[redacted secret]\n`);
+    expect(whole).toBe(`[REDACTED]\n${Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join("")}[REDACTED]\n`);
     // The read_file call reads on from the first line left out.
     const call = JSON.parse(note![5]!) as { path: string; offset: number };
     const headLines = rest.indexOf(rest.find((line) => line.startsWith("[…"))!);

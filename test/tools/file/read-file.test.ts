@@ -298,6 +298,6 @@ describe("secrets in files", () => {
     await writeFile(path.join(dir, "a.txt"), `${"A".repeat(1990)}${key}${"B".repeat(10)}\n${"😀".repeat(1995)}${key}\n`);
     const out = await readFileTool.run({ path: "a.txt" }, withSecrets);
     expect(out).not.toContain(key.slice(0, 8));
-    expect(out).toContain("[redacted secret]");
+    expect(out).toContain("[REDACTED]");
   });
 });

@@ -157,7 +157,7 @@ describe("grep: matching lines", () => {
     const key = "sk-live-0123456789abcdef";
     await writeFile(path.join(dir, ".env"), `DEEPSEEK_API_KEY=${key}\nOTHER=1\n`);
     const withKey = { ...ctx, secrets: [key] };
-    expect(await grep(withKey, { pattern: "API_KEY" })).toBe(".env:1: DEEPSEEK_API_KEY=[redacted secret]\n[1 match in 1 file]");
+    expect(await grep(withKey, { pattern: "API_KEY" })).toBe(".env:1: DEEPSEEK_API_KEY=[REDACTED]\n[1 match in 1 file]");
     expect(await grep(withKey, { pattern: "sk-live-0" })).toBe("No matches for /sk-live-0/ in the project (1 file searched).");
   });
 

@@ -1,0 +1,127 @@
+// Project trust: a cloned repository, or a command the model ran, may have written the project's own
+// settings to take the API key elsewhere or to loosen the sandbox. The settings that widen what hel
+// does (WIDENING) are taken from the project's files only when the user trusts the project: for one
+// run with --trust, or for good by answering the terminal's question, which is kept in trusted.json
+// as the project's real path and a hash of exactly those settings, so a changed setting asks again.
+// Without trust they are dropped with one warning line; every other project setting only narrows or
+// tunes, and applies as it is.
+import { createHash } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "../zod.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { readProblem, readRegularFile } from "../fs/regular-file.js";
+import { HelError } from "../errors.js";
+import { ACCESS_LEVELS, type Access } from "../tools/types.js";
+import { configPaths, loadConfigFile, userConfigDir, type ConfigFile } from "./config.js";
+import type { RunOptions } from "./options.js";
+import type { SettingKey } from "./setting-keys.js";
+
+/** A project setting that needs trust, and when: `user` is what the user's own config says. */
+interface Widening {
+  key: SettingKey;
+  widens(value: unknown, user: ConfigFile): boolean;
+}
+
+const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
+
+// One entry per setting; MCP servers, hooks and approval rules join here as they come.
+const WIDENING: readonly Widening[] = [
+  // Where the key is sent.
+  { key: "base-url", widens: () => true },
+  // Wider than what the user would otherwise run with: full, or edit over the user's read-only.
+  { key: "access", widens: (value, user) => rank(value) > rank(user.access ?? "edit") },
+  { key: "network", widens: (value) => value === true },
+];
+
+const TrustedSchema = z.object({
+  projects: z.array(z.object({ path: z.string(), hash: z.string(), trusted_at: z.string() })),
+});
+type Trusted = z.infer<typeof TrustedSchema>;
+
+const MAX_TRUSTED_BYTES = 4 * 1024 * 1024;
+
+export interface TrustInput {
+  /** The project's root, a real path. */
+  projectDir: string;
+  flags: RunOptions;
+  env: NodeJS.ProcessEnv;
+  /** Asks the user the question and says whether they said yes; null where no one can be asked. */
+  ask: ((question: string) => Promise<boolean>) | null;
+  warn: (line: string) => void;
+}
+
+// What this process decided, so the conversations /new and /resume start do not ask again.
+const decided = new Map<string, boolean>();
+
+/** The user's config and the project's, merged (the project's wins), without what needs trust and lacks it. */
+export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
+  const paths = configPaths(input.projectDir, input.env);
+  const user = await loadConfigFile(paths.user);
+  const project = await loadConfigFile(paths.project);
+  // A flag or the environment wins over the project anyway: what it sets is not asked about.
+  const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && input.flags.setBy[key] === undefined && widens(project[key], user));
+  if (asked.length === 0) return { ...user, ...project };
+  const settings = asked.map(({ key }) => [key, project[key]] as const);
+  const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
+  const verdict = await trustOf(input, settings, hash);
+  if (verdict === "trusted") return { ...user, ...project };
+  const kept: ConfigFile = { ...project };
+  for (const { key } of asked) delete kept[key];
+  const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
+  input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${paths.project}): a project's own files may not widen what hel does until you trust it — ${how}`);
+  return { ...user, ...kept };
+}
+
+async function trustOf(input: TrustInput, settings: readonly (readonly [string, unknown])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {
+  if (input.flags.trust) return "trusted";
+  const file = join(userConfigDir(input.env), "trusted.json");
+  const trusted = await loadTrusted(file);
+  if (trusted.projects.some((p) => p.path === input.projectDir && p.hash === hash)) return "trusted";
+  const key = `${input.projectDir}\0${hash}`;
+  let yes = decided.get(key);
+  if (yes === undefined) {
+    if (input.ask === null) return "not asked";
+    yes = await input.ask(`This project (${shown(input.projectDir)}) asks for: ${describeAsked(settings)}. Trust it? [y/N] `);
+    decided.set(key, yes);
+    if (yes) await saveTrusted(file, { projects: [...trusted.projects.filter((p) => p.path !== input.projectDir), { path: input.projectDir, hash, trusted_at: new Date().toISOString() }] });
+  }
+  return yes ? "trusted" : "declined";
+}
+
+/** "base-url https://…, access full, network": each setting with its value, as the user would type it. */
+function describeAsked(settings: readonly (readonly [string, unknown])[]): string {
+  return settings.map(([key, value]) => (value === true ? key : `${key} ${shown(String(value))}`)).join(", ");
+}
+
+/** A value from a file, shown in the terminal: no control characters, and not endless. */
+function shown(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+}
+
+async function loadTrusted(file: string): Promise<Trusted> {
+  let text: string;
+  try {
+    text = await readRegularFile(file, MAX_TRUSTED_BYTES);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { projects: [] };
+    throw new HelError(`${file} ${readProblem(e)} — fix it or remove it (hel will ask again which projects to trust)`, 2);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = TrustedSchema.safeParse(json);
+  if (!parsed.success) throw new HelError(`${file} is not the list of trusted projects hel writes — fix it or remove it (hel will ask again which projects to trust)`, 2);
+  return parsed.data;
+}
+
+async function saveTrusted(file: string, trusted: Trusted): Promise<void> {
+  await mkdir(join(file, ".."), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(file, Buffer.from(JSON.stringify(trusted, null, 2) + "\n"));
+}
