@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { groupHasLiveMembers, type ProcessGroup } from "../src/tools/command/process-group.js";
+import { formatCommandResult } from "../src/tools/command/result.js";
 import { readFileTool } from "../src/tools/read-file.js";
 import { executeToolCall } from "../src/tools/registry.js";
 import { runCommandTool, type RunCommandArgs } from "../src/tools/run-command.js";
@@ -100,9 +101,22 @@ describe("run_command: waiting and ending", () => {
     expect(out.split("\n")).toEqual([expect.stringMatching(/^exit code 4 /), "first", "closed", "still here"]);
   });
 
-  it("says how a command killed by a signal ended", async () => {
+  it("says how a command killed by a signal ended: as the shell reports it from inside the namespace, or by the signal", async () => {
     const { ctx } = await project();
-    expect(await run(ctx, { command: "kill -SEGV $$" })).toMatch(/^killed by SIGSEGV · \d+\.\d\d s\n\(no output\)$/);
+    expect(await run(ctx, { command: "kill -SEGV $$" })).toMatch(/^exit code 139 · \d+\.\d\d s\n\(no output\)$/);
+    const output = { head: "", bytes: 0, lines: 0, nonText: 0, omitted: null, spillPath: null, spillError: null };
+    const ending = { kind: "exit" as const, code: null, signal: "SIGSEGV" as const };
+    expect(formatCommandResult({ ending, wallMs: 20, timeoutS: 1, output, spillPath: null, sandbox: null, gitPutBack: [] })).toBe("killed by SIGSEGV · 0.02 s\n(no output)");
+  });
+
+  it("ends what the command moved out of its group (setsid, a double fork, nohup) with the call", async () => {
+    const { ctx } = await project();
+    const out = await run(ctx, { command: "setsid sleep 3020 & (sleep 3021 &) ; nohup sleep 3022 >/dev/null 2>&1 & echo started" });
+    expect(out.split("\n").slice(1)).toEqual(["started"]);
+    expect(["3020", "3021", "3022"].flatMap((n) => running(`sleep ${n}`))).toEqual([]);
+    const timedOut = await run(ctx, { command: "setsid sleep 3023 & sleep 3024", timeout_s: 0.5 });
+    expect(timedOut.split("\n")[0]).toBe("timed out after 0.5 s: the command and every process it started were ended");
+    expect([...running("sleep 3023"), ...running("sleep 3024")]).toEqual([]);
   });
 });
 
@@ -127,8 +141,9 @@ describe("run_command: what the command sees", () => {
   it("runs in its own session, without a terminal", async () => {
     const { ctx } = await project();
     const out = await run(ctx, { command: 'ps -o pid=,sid= -p $$; tty; [ -t 0 ] || echo "stdin is not a terminal"' });
-    const [pid, sid] = out.split("\n")[1]!.trim().split(/\s+/);
-    expect(sid).toBe(pid);
+    // The session of the command's PID namespace: its init's (1), whose only member the shell is.
+    const [, sid] = out.split("\n")[1]!.trim().split(/\s+/);
+    expect(sid).toBe("1");
     expect(out.split("\n").slice(2)).toEqual(["not a tty", "stdin is not a terminal"]);
   });
 
