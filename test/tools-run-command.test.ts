@@ -1,5 +1,6 @@
 // run_command with real processes (under --access full, so the sandbox is not what is tested here; see
 // command-sandbox.test.ts): how it waits, what it ends, what the command sees, and what the model gets.
+import { readlinkSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -111,8 +112,12 @@ describe("run_command: waiting and ending", () => {
 
   it("ends what the command moved out of its group (setsid, a double fork, nohup) with the call", async () => {
     const { ctx } = await project();
-    const out = await run(ctx, { command: "setsid sleep 3020 & (sleep 3021 &) ; nohup sleep 3022 >/dev/null 2>&1 & echo started" });
-    expect(out.split("\n").slice(1)).toEqual(["started"]);
+    const out = await run(ctx, { command: "readlink /proc/self/ns/pid; setsid sleep 3020 & (sleep 3021 &) ; nohup sleep 3022 >/dev/null 2>&1 & echo started" });
+    // A PID namespace of its own holds them.
+    const [namespace, ...rest] = out.split("\n").slice(1);
+    expect(namespace).toMatch(/^pid:\[\d+\]$/);
+    expect(namespace).not.toBe(readlinkSync("/proc/self/ns/pid"));
+    expect(rest).toEqual(["started"]);
     expect(["3020", "3021", "3022"].flatMap((n) => running(`sleep ${n}`))).toEqual([]);
     const timedOut = await run(ctx, { command: "setsid sleep 3023 & sleep 3024", timeout_s: 0.5 });
     expect(timedOut.split("\n")[0]).toBe("timed out after 0.5 s: the command and every process it started were ended");

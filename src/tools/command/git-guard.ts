@@ -7,11 +7,11 @@
 // returned as project-relative lines for the command's result. Nothing written follows a symlink:
 // what is replaced is removed first, and a git directory whose path no longer leads to itself is left.
 import { spawnSync } from "node:child_process";
-import { chmodSync, lstatSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../paths.js";
 import { findSystemProgram } from "./find-program.js";
-import { addGitDir, entryAt, gitDirItems, gitState, sameEntry, type Entry, type GitState } from "./git-places.js";
+import { entryAt, gitDirItems, gitState, isRealDir, realOrSelf, sameEntry, type Entry, type GitState } from "./git-places.js";
 
 /** Takes the state now; the function returned puts it back and says what it changed. */
 export function guardGit(projectDir: string): () => string[] {
@@ -21,10 +21,6 @@ export function guardGit(projectDir: string): () => string[] {
 
 function putBack(projectDir: string, before: GitState): string[] {
   const after = gitState(projectDir);
-  for (const [p, entry] of after.pointers) {
-    const target = pointerTarget(p, entry);
-    if (target !== null && isInside(projectDir, target) && isRealDir(target)) addGitDir(after, target);
-  }
   const known = new Set([...before.gitDirs.keys(), ...after.gitDirs.keys()]);
   const notes: string[] = [];
   const rel = (p: string) => path.relative(projectDir, p);
@@ -153,28 +149,4 @@ function safeConfig(projectDir: string, file: string, text: string): string {
 
 function quote(text: string): string {
   return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\t/g, "\\t")}"`;
-}
-
-/** Where a `.git` file (`gitdir: …`) or symlink leads, as a real path; null when nowhere. */
-function pointerTarget(p: string, entry: Entry): string | null {
-  let target: string | null = null;
-  if (entry.kind === "link") target = path.resolve(path.dirname(p), entry.target);
-  else if (entry.kind === "file") {
-    const match = /^gitdir: (.+)$/m.exec(entry.content.toString("utf8"));
-    if (match) target = path.resolve(path.dirname(p), match[1]!.trim());
-  }
-  return target === null ? null : realOrSelf(target);
-}
-
-/** A directory whose path is its real path: no component of it was replaced by a symlink. */
-function isRealDir(p: string): boolean {
-  return lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true && realOrSelf(p) === p;
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }

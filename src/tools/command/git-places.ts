@@ -1,13 +1,15 @@
 // Where the repositories in a project keep what makes git run programs, and what is there now. A
 // repository is found by its `.git` entry anywhere in the project (a directory, or a file or symlink
 // pointing at the git directory, as linked worktrees and submodules have), besides the git directories
-// of submodules (`.git/modules/…`) and of linked worktrees (`.git/worktrees/…`). `node_modules` and
-// hel's own `.hel/` are not walked. Of each git directory the state kept is its `config`,
+// of submodules (`.git/modules/…`) and of linked worktrees (`.git/worktrees/…`), and those that `.git`
+// files and symlinks lead to inside the project. `node_modules` and hel's own `.hel/` are not walked,
+// and the walk stops after MAX_DIRS directories, so that a command in a huge tree does not wait on it. Of each git directory the state kept is its `config`,
 // `config.worktree`, `commondir` (which redirects git to another git directory) and the hooks in
 // `hooks` (sample hooks never run and are left out); of each `.git` file or symlink, its content.
 // Nothing follows a symlink: a link is kept as its target text.
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from "node:fs";
 import path from "node:path";
+import { isInside } from "../paths.js";
 
 export type Entry =
   | { kind: "none" }
@@ -26,13 +28,14 @@ export interface GitState {
 }
 
 const SKIPPED = new Set(["node_modules"]);
+const MAX_DIRS = 50_000;
 /** Inside a git directory, the directories that hold no git directory. */
 const GIT_DATA = new Set(["objects", "refs", "logs", "hooks", "info", "lfs", "rr-cache"]);
 
 export function gitState(projectDir: string): GitState {
   const state: GitState = { gitDirs: new Map(), pointers: new Map() };
   const stack = [projectDir];
-  while (stack.length > 0) {
+  for (let walked = 0; stack.length > 0 && walked < MAX_DIRS; walked++) {
     const dir = stack.pop()!;
     for (const entry of list(dir)) {
       const p = path.join(dir, entry.name);
@@ -42,11 +45,39 @@ export function gitState(projectDir: string): GitState {
       } else if (entry.isDirectory() && !SKIPPED.has(entry.name) && !(dir === projectDir && entry.name === ".hel")) stack.push(p);
     }
   }
+  for (const [p, entry] of state.pointers) {
+    const target = pointerTarget(p, entry);
+    if (target !== null && isInside(projectDir, target) && isRealDir(target)) addGitDir(state, target);
+  }
   return state;
 }
 
+/** Where a `.git` file (`gitdir: …`) or symlink leads, as a real path; null when nowhere. */
+function pointerTarget(p: string, entry: Entry): string | null {
+  let target: string | null = null;
+  if (entry.kind === "link") target = path.resolve(path.dirname(p), entry.target);
+  else if (entry.kind === "file") {
+    const match = /^gitdir: (.+)$/m.exec(entry.content.toString("utf8"));
+    if (match) target = path.resolve(path.dirname(p), match[1]!.trim());
+  }
+  return target === null ? null : realOrSelf(target);
+}
+
+/** A directory whose path is its real path: no component of it was replaced by a symlink. */
+export function isRealDir(p: string): boolean {
+  return lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true && realOrSelf(p) === p;
+}
+
+export function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 /** A git directory's items, and those of the git directories kept inside it. */
-export function addGitDir(state: GitState, gitDir: string): void {
+function addGitDir(state: GitState, gitDir: string): void {
   if (state.gitDirs.has(gitDir)) return;
   state.gitDirs.set(gitDir, gitDirItems(gitDir));
   for (const holder of ["modules", "worktrees"]) {
