@@ -24,21 +24,29 @@ function putBack(projectDir: string, before: GitState): string[] {
   const known = new Set([...before.gitDirs.keys(), ...after.gitDirs.keys()]);
   const notes: string[] = [];
   const rel = (p: string) => path.relative(projectDir, p);
+  // One failure (a file made read-only, a directory gone meanwhile) is said, and the rest still done.
+  const attempt = (p: string, work: () => string[]) => {
+    try {
+      notes.push(...work());
+    } catch (e) {
+      notes.push(`${rel(p)} could not be put back (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check it before running git there`);
+    }
+  };
   for (const [gitDir, items] of before.gitDirs) {
     if (!isRealDir(gitDir)) continue;
     const now = after.gitDirs.get(gitDir) ?? gitDirItems(gitDir);
     for (const [item, was] of items) {
       const p = path.join(gitDir, item);
       const there = now.get(item) ?? { kind: "none" };
-      if (!sameEntry(was, there) && restore(p, was, there)) notes.push(`${rel(p)} put back`);
+      if (!sameEntry(was, there)) attempt(p, () => (restore(p, was, there) ? [`${rel(p)} put back`] : []));
     }
   }
   for (const [p, was] of before.pointers) {
     const now = after.pointers.get(p) ?? entryAt(p, false);
-    if (!sameEntry(was, now) && isRealDir(path.dirname(p)) && restore(p, was, now)) notes.push(`${rel(p)} put back`);
+    if (!sameEntry(was, now) && isRealDir(path.dirname(p))) attempt(p, () => (restore(p, was, now) ? [`${rel(p)} put back`] : []));
   }
   for (const [gitDir, items] of after.gitDirs) {
-    if (!before.gitDirs.has(gitDir) && isRealDir(gitDir)) notes.push(...sanitize(projectDir, gitDir, items, known).map((note) => `${rel(gitDir)}/${note}`));
+    if (!before.gitDirs.has(gitDir) && isRealDir(gitDir)) attempt(gitDir, () => sanitize(projectDir, gitDir, items, known).map((note) => `${rel(gitDir)}/${note}`));
   }
   return notes;
 }
