@@ -10,7 +10,7 @@ import { HEL_BIN } from "../scripts/hel-bin.js";
 import { startSimulator } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
 import { bwrapArgs } from "../src/tools/command/bwrap.js";
-import { findSandboxProgram } from "../src/tools/command/sandbox.js";
+import { bwrapFeatures, findSandboxProgram } from "../src/tools/command/sandbox.js";
 import { sandboxPolicy } from "../src/tools/command/sandbox-policy.js";
 import { CursorStore } from "../src/tools/cursors.js";
 import { runCommandTool } from "../src/tools/command/run-command.js";
@@ -37,7 +37,7 @@ export async function measureCommandOverhead(options: { runs: number; log: (line
   try {
     const ctx = (access: ToolContext["access"]): ToolContext => ({ projectDir: project, access, sessionDir: join(project, ".hel", "sessions", "bench"), cursors: new CursorStore(), signal: new AbortController().signal });
     const bwrap = findSandboxProgram(project);
-    const bwrapArgv = bwrap ? bwrapArgs(sandboxPolicy(project, "edit", false), project, ["/bin/bash", "-c", "true"]) : [];
+    const bwrapArgv = bwrap ? bwrapArgs(sandboxPolicy(project, "edit", false), project, ["/bin/bash", "-c", "true"], bwrapFeatures(bwrap.path)) : [];
     const steps: [number[], () => Promise<unknown>][] = [
       [result.bashMs, () => runChild("bash", ["-c", "true"])],
       [result.fullMs, () => runCommandTool.run({ command: "true" }, ctx("full"))],

@@ -1,6 +1,22 @@
-// Finding programs hel starts for commands (the shell, the sandbox) without starting anything.
-import { accessSync, constants, statSync } from "node:fs";
+// Finding programs hel starts for commands (the shell, the sandbox, the namespace tools) without
+// starting anything. The programs that confine a command are taken only from the system's own
+// directories: a PATH entry that leads into the project, even through a symlink, could hold a
+// planted `bwrap` that confines nothing.
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../paths.js";
+
+/** Where a distribution installs its programs (NixOS and Guix keep theirs in the system profile). */
+const SYSTEM_DIRS: ReadonlySet<string> = new Set([
+  "/usr/bin",
+  "/bin",
+  "/usr/sbin",
+  "/sbin",
+  "/usr/local/bin",
+  "/usr/local/sbin",
+  "/run/current-system/sw/bin",
+  "/run/current-system/profile/bin",
+]);
 
 export function isExecutable(file: string): boolean {
   try {
@@ -12,13 +28,32 @@ export function isExecutable(file: string): boolean {
 }
 
 /** The first executable `name` in PATH's absolute directories for which `accept(dir)` holds. */
-export function findOnPath(name: string, env: NodeJS.ProcessEnv, accept: (dir: string) => boolean = () => true): string | null {
+function findOnPath(name: string, env: NodeJS.ProcessEnv, accept: (dir: string) => boolean = () => true): string | null {
   for (const dir of (env.PATH ?? "").split(path.delimiter)) {
     if (!path.isAbsolute(dir) || !accept(dir)) continue;
     const candidate = path.join(dir, name);
     if (isExecutable(candidate)) return candidate;
   }
   return null;
+}
+
+/**
+ * `name` from a PATH entry that is really one of the system's directories, as a real path that is not
+ * inside `projectDir`; null when PATH reaches none.
+ */
+export function findSystemProgram(name: string, env: NodeJS.ProcessEnv, projectDir: string): string | null {
+  const found = findOnPath(name, env, (dir) => SYSTEM_DIRS.has(realOrNull(dir) ?? ""));
+  if (found === null) return null;
+  const real = realOrNull(found);
+  return real !== null && !isInside(projectDir, real) ? real : null;
+}
+
+function realOrNull(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
 }
 
 /** bash, for the commands the model writes; sh on systems that have no bash. */

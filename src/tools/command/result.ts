@@ -16,6 +16,8 @@ export interface CommandOutcome {
   spillPath: string | null;
   /** What the sandbox allowed, said when the command exited with an error (it may come from it); null when none. */
   sandbox: string | null;
+  /** What the command changed in the project's git settings and hooks, and was put back. */
+  gitPutBack: readonly string[];
 }
 
 export function commandDetails(outcome: Pick<CommandOutcome, "ending" | "wallMs" | "timeoutS">): CommandDetails {
@@ -40,6 +42,9 @@ export function formatCommandResult(outcome: CommandOutcome): string {
   const lines = [header.join("; ")];
   if (ending.kind === "timeout") lines.push(`If it needs longer and is not waiting for input, run it again with a larger timeout_s (at most 600).`);
   if (ending.kind === "interrupted") lines.push("The user stopped it (Ctrl-C). Ask before running it again.");
+  if (outcome.gitPutBack.length > 0) {
+    lines.push(`Git settings and hooks are the user's, so what the command changed there was put back: ${outcome.gitPutBack.join("; ")}.`);
+  }
   if (output.bytes === 0) return [...lines, "(no output)"].join("\n");
   if (output.omitted === null) return [...lines, trimFinalNewline(output.head)].join("\n");
 

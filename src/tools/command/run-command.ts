@@ -1,17 +1,21 @@
 // run_command: runs a bash command line in the project (or a directory inside it) and returns how it
 // ended, how long it took and its output. Under `read-only` and `edit` access the command runs in the
-// sandbox those levels promise, and is refused where no sandbox program exists; `full` runs it as is.
-// The result is bounded by the output capture (the whole output goes to a spill file), so the registry
+// sandbox those levels promise, and is refused where no sandbox program exists; `full` runs it without
+// one, in a PID namespace of its own where one can be made. Under `edit` the project's git settings and
+// hooks are put back after the command, and its result says what was. The result is bounded by the output capture (the whole output goes to a spill file), so the registry
 // never spills it again.
 import { stat } from "node:fs/promises";
 import { z } from "../../zod.js";
 import { commandEnvironment } from "./environment.js";
 import { shellFor } from "./find-program.js";
+import { guardGit } from "./git-guard.js";
 import { OutputCapture } from "./output.js";
 import { commandDetails, formatCommandResult } from "./result.js";
+import { pidNamespacePrefix } from "./pid-namespace.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
 import { sandboxPolicy } from "./sandbox-policy.js";
+import { shellArgv } from "./shell-line.js";
 import { projectRelative, resolveToolPath } from "../paths.js";
 import { newSpillFile } from "../spill.js";
 import { ToolError, type Tool, type ToolContext } from "../types.js";
@@ -51,19 +55,19 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   const cwd = args.workdir === undefined ? ctx.projectDir : await workdir(ctx, args.workdir);
   const timeoutS = args.timeout_s ?? DEFAULT_TIMEOUT_S;
   const access = ctx.access;
-  const program = access === "full" ? null : sandboxProgram(ctx.projectDir, access);
+  const program = access === "full" ? findSandboxProgram(ctx.projectDir) : sandboxProgram(ctx.projectDir, access);
   // The session must exist and be leased before the command starts: the command is recorded in it,
   // and its .hel/ directory must exist to be protected.
   await ctx.claimSessionDir?.();
 
-  const shell = shellFor(process.env);
-  // One pipe for both streams keeps their lines in the order they were written; on the same line as
-  // the command, so line numbers in the shell's messages stay the model's.
-  const argv = [shell, "-c", `exec 2>&1; ${args.command}`];
-  const launch: Launch =
-    program === null || access === "full"
-      ? { file: shell, args: argv.slice(1), env: {}, cleanup: async () => undefined }
-      : await sandboxedLaunch(program, sandboxPolicy(ctx.projectDir, access, ctx.network ?? false), cwd, argv);
+  const argv = shellArgv(shellFor(process.env), args.command);
+  let launch: Launch;
+  if (program === null || access === "full") {
+    const namespace = program?.kind === "bwrap" ? pidNamespacePrefix(program.path) : null;
+    const [file, ...rest] = [...(namespace ?? []), ...argv];
+    launch = { file: file!, args: rest, env: {}, cleanup: async () => undefined };
+  } else launch = await sandboxedLaunch(program, sandboxPolicy(ctx.projectDir, access, ctx.network ?? false), cwd, argv);
+  const putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
   const capture = new OutputCapture({ secrets: ctx.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.onOutput });
   try {
     let run;
@@ -75,12 +79,14 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     } catch (e) {
       throw new ToolError(`the command could not be started: ${(e as Error).message}`);
     }
+    const gitPutBack = putBackGit?.() ?? [];
     const output = await capture.finish();
     ctx.recordDetails?.(commandDetails({ ...run, timeoutS }));
     return formatCommandResult({
       ...run,
       timeoutS,
       output,
+      gitPutBack,
       spillPath: output.spillPath === null ? null : projectRelative(ctx, output.spillPath),
       sandbox: access === "full" ? null : sandboxSummary(access, ctx.network ?? false),
     });

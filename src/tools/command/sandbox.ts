@@ -1,12 +1,13 @@
 // Which sandbox program confines commands on this machine, and the process to start for a command in
-// it: bubblewrap on Linux, sandbox-exec on macOS. A program found in a directory inside the project is
-// ignored: the project could have planted its own `bwrap` that confines nothing.
+// it: bubblewrap on Linux, sandbox-exec on macOS. bubblewrap is taken from the system's directories
+// only: the project could have planted its own `bwrap` that confines nothing. What options it supports
+// is asked once per path, the first time it is needed.
+import { spawnSync } from "node:child_process";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { bwrapArgs } from "./bwrap.js";
-import { isInside } from "../paths.js";
-import { findOnPath, isExecutable } from "./find-program.js";
+import { bwrapArgs, type BwrapFeatures } from "./bwrap.js";
+import { findSystemProgram, isExecutable } from "./find-program.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
 import { seatbeltProfile } from "./seatbelt.js";
 
@@ -20,8 +21,20 @@ const SEATBELT = "/usr/bin/sandbox-exec";
 export function findSandboxProgram(projectDir: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxProgram | null {
   if (platform === "darwin") return isExecutable(SEATBELT) ? { kind: "sandbox-exec", path: SEATBELT } : null;
   if (platform !== "linux") return null;
-  const bwrap = findOnPath("bwrap", env, (dir) => !isInside(projectDir, dir));
+  const bwrap = findSystemProgram("bwrap", env, projectDir);
   return bwrap === null ? null : { kind: "bwrap", path: bwrap };
+}
+
+const featuresByPath = new Map<string, BwrapFeatures>();
+
+export function bwrapFeatures(bwrap: string): BwrapFeatures {
+  let features = featuresByPath.get(bwrap);
+  if (features === undefined) {
+    const help = spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 5000 });
+    features = { disableUserns: `${help.stdout}`.includes("--disable-userns") };
+    featuresByPath.set(bwrap, features);
+  }
+  return features;
 }
 
 /** What to do on a machine without a sandbox program, for a person or for the model. */
@@ -44,7 +57,7 @@ export interface Launch {
 export async function sandboxedLaunch(program: SandboxProgram, policy: SandboxPolicy, cwd: string, argv: readonly string[]): Promise<Launch> {
   if (program.kind === "bwrap") {
     // The private /tmp is the place to write temporary files, wherever hel's own TMPDIR points.
-    return { file: program.path, args: bwrapArgs(policy, cwd, argv), env: { TMPDIR: "/tmp" }, cleanup: async () => undefined };
+    return { file: program.path, args: bwrapArgs(policy, cwd, argv, bwrapFeatures(program.path)), env: { TMPDIR: "/tmp" }, cleanup: async () => undefined };
   }
   // Seatbelt cannot give the command a /tmp of its own: it gets a fresh directory as TMPDIR instead.
   const tmp = await realpath(await mkdtemp(path.join(tmpdir(), "hel-command-")));

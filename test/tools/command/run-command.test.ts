@@ -1,5 +1,6 @@
 // run_command with real processes (under --access full, so the sandbox is not what is tested here; see
 // command-sandbox.test.ts): how it waits, what it ends, what the command sees, and what the model gets.
+import { readlinkSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,7 +8,7 @@ import { groupHasLiveMembers } from "../../../src/tools/command/process-group.js
 import { readFileTool } from "../../../src/tools/file/read-file.js";
 import { executeToolCall } from "../../../src/tools/registry.js";
 import { runCommandTool, type RunCommandArgs } from "../../../src/tools/command/run-command.js";
-import { commandHeadline } from "../../../src/tools/command/result.js";
+import { commandHeadline, formatCommandResult } from "../../../src/tools/command/result.js";
 import type { CommandDetails, ProcessGroup, ToolContext } from "../../../src/tools/types.js";
 import { running } from "../../helpers/processes.js";
 import { waitFor } from "../../helpers/wait.js";
@@ -112,11 +113,28 @@ describe("run_command: waiting and ending", () => {
     expect(out.split("\n")).toEqual([expect.stringMatching(/^exit code 4 /), "first", "closed", "still here"]);
   });
 
-  it("says how a command killed by a signal ended", async () => {
+  it("says how a command killed by a signal ended: as the shell reports it from inside the namespace, or by the signal", async () => {
     const { ctx } = await project();
     const { out, details } = await runWithDetails(ctx, { command: "kill -SEGV $$" });
-    expect(out).toMatch(/^killed by SIGSEGV · \d+\.\d\d s\n\(no output\)$/);
-    expect(details).toMatchObject({ exitCode: null, signal: "SIGSEGV", timedOut: false, interrupted: false });
+    expect(out).toMatch(/^exit code 139 · \d+\.\d\d s\n\(no output\)$/);
+    expect(details).toMatchObject({ exitCode: 139, signal: null, timedOut: false, interrupted: false });
+    const output = { head: "", bytes: 0, lines: 0, nonText: 0, omitted: null, spillPath: null, spillError: null };
+    const ending = { kind: "exit" as const, code: null, signal: "SIGSEGV" as const };
+    expect(formatCommandResult({ ending, wallMs: 20, timeoutS: 1, output, spillPath: null, sandbox: null, gitPutBack: [] })).toBe("killed by SIGSEGV · 0.02 s\n(no output)");
+  });
+
+  it("ends what the command moved out of its group (setsid, a double fork, nohup) with the call", async () => {
+    const { ctx } = await project();
+    const out = await run(ctx, { command: "readlink /proc/self/ns/pid; setsid sleep 3020 & (sleep 3021 &) ; nohup sleep 3022 >/dev/null 2>&1 & echo started" });
+    // A PID namespace of its own holds them.
+    const [namespace, ...rest] = out.split("\n").slice(1);
+    expect(namespace).toMatch(/^pid:\[\d+\]$/);
+    expect(namespace).not.toBe(readlinkSync("/proc/self/ns/pid"));
+    expect(rest).toEqual(["started"]);
+    expect(["3020", "3021", "3022"].flatMap((n) => running(`sleep ${n}`))).toEqual([]);
+    const timedOut = await run(ctx, { command: "setsid sleep 3023 & sleep 3024", timeout_s: 0.5 });
+    expect(timedOut.split("\n")[0]).toBe("timed out after 0.5 s: the command and every process it started were ended");
+    expect([...running("sleep 3023"), ...running("sleep 3024")]).toEqual([]);
   });
 });
 
@@ -141,8 +159,10 @@ describe("run_command: what the command sees", () => {
   it("runs in its own session, without a terminal", async () => {
     const { ctx } = await project();
     const out = await run(ctx, { command: 'ps -o pid=,sid= -p $$; tty; [ -t 0 ] || echo "stdin is not a terminal"' });
-    const [pid, sid] = out.split("\n")[1]!.trim().split(/\s+/);
-    expect(sid).toBe(pid);
+    // The session hel made for it, whose leader (bubblewrap, holding the PID namespace) is outside the
+    // namespace and so has no number there.
+    const [, sid] = out.split("\n")[1]!.trim().split(/\s+/);
+    expect(sid).toBe("0");
     expect(out.split("\n").slice(2)).toEqual(["not a tty", "stdin is not a terminal"]);
   });
 
