@@ -40,6 +40,10 @@ const RunOptionsSchema = z.object({
   maxSteps: positiveInt("--max-steps"),
   childMaxSteps: positiveInt("--child-max-steps"),
   childMaxTokens: positiveInt("--child-max-tokens").nullable(),
+  /** null: children use the session's model. */
+  childModel: z.string().min(1, "--child-model takes a model name").nullable(),
+  /** US dollars; null: no limit. */
+  maxCost: z.coerce.number({ error: "--max-cost takes an amount in US dollars, such as 0.50" }).positive("--max-cost must be more than 0").nullable(),
   access: z.enum(ACCESS_LEVELS),
   network: z.boolean(),
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
@@ -78,6 +82,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
     .option("--child-max-steps <n>", "model requests allowed per subagent (delegation or review)", String(DEFAULT_CHILD_MAX_STEPS))
     .option("--child-max-tokens <n>", "prompt + completion tokens allowed per subagent (default: no limit)")
+    .option("--child-model <name>", "the model of task-only delegations and reviews (default: the session's); full and no-tools children and asks keep the session's")
+    .option("--max-cost <usd>", "end the turn (exit_reason budget) before a request that would take this session's spend past this many US dollars")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
@@ -99,7 +105,12 @@ Environment:
 
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, compact-at, child-max-steps, child-max-tokens,
-  base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
+  child-model, max-cost, base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which
+  wins over the user's.
+
+Exit reasons (--json exit_reason): completed, max_steps, length (a call cut off twice at the output
+  limit: raise --max-output-tokens), error, aborted, empty (the model answered nothing, twice), budget
+  (--max-cost reached).
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process, 130 interrupted.`,
     )
@@ -173,6 +184,8 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     maxSteps: opts.maxSteps,
     childMaxSteps: opts.childMaxSteps,
     childMaxTokens: opts.childMaxTokens ?? null,
+    childModel: opts.childModel ?? null,
+    maxCost: opts.maxCost ?? null,
     access: opts.access,
     network: Boolean(opts.network),
     // Each tool once: a repeated name would send the model two identical definitions.

@@ -11,6 +11,7 @@ import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-pro
 import { createDelegateTool } from "../agent/children/delegate-tool.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { totalsOf } from "../agent/usage.js";
+import { spendRefusal } from "../agent/spend-limit.js";
 import { createRecallTool, foldTool } from "../agent/context/context-tools.js";
 import { createHints } from "../agent/context/hints.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
@@ -75,7 +76,8 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
   const openPrompt = async () => (terminal.prompt ??= await (await import("./interactive.js")).openInteractive(projectDir, [apiKey]));
   const resume = options.pickSession ? await pickResume(projectDir, openPrompt, interactive ? null : terminal) : options.resume;
   // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
-  const ledger = createUsageLedger({ table: await loadPriceTable(process.env), now: () => new Date() });
+  const prices = await loadPriceTable(process.env);
+  const ledger = createUsageLedger({ table: prices, now: () => new Date() });
   // What the project looked like at the start, for review_changes and /diff.
   const baseline = options.delegate || interactive ? startBaseline(projectDir) : null;
 
@@ -180,6 +182,12 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
     const compaction = { compactAt, state: active.compaction };
+    const { maxCost } = options;
+    // Asked by every agent's loop before each request: children spend the same session's money.
+    const spendLimit =
+      maxCost === null
+        ? undefined
+        : (promptTokens: number, model: string) => spendRefusal({ spent: ledger.run().total.cost_usd, promptTokens, model, maxCost, table: prices, at: new Date() });
     const parentRun: AgentRun = {
       ref: { agent: "parent" },
       client,
@@ -192,6 +200,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       stamps: active.stamps,
       archive: active.archive,
       compaction,
+      ...(spendLimit ? { spendLimit } : {}),
     };
     const childSettings: ChildSettings = {
       client,
@@ -203,6 +212,8 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       archive: active.archive,
       compaction,
       budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
+      childModel: options.childModel,
+      ...(spendLimit ? { spendLimit } : {}),
     };
 
     // stdout carries JSON instead of the answer with --json and --json-events.
@@ -257,6 +268,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         // Interactive runs always keep a baseline (above).
         changes: () => baseline!.changes(),
         usage: () => ledger.run(),
+        maxCost,
         messages: () => active.messages,
         sessionId: () => (active.saved ? active.id : null),
         sessions: () => listSessions(projectDir),

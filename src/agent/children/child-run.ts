@@ -1,7 +1,9 @@
 // One child agent from its start to its end, for delegate_task and review_changes alike: its number
 // (counted through the session, resumes included), its events, its budget across the turns it runs,
 // and its transcript. The child runs the parent's loop with the parent's settings and tool list; its
-// own messages never reach the parent.
+// own messages never reach the parent. A task-only delegation and a review share no prefix with the
+// parent, so they may run on a model of their own (--child-model); every other child, built from the
+// parent's messages, keeps the parent's model and its cache.
 import type { Message } from "../../wire/messages.js";
 import type { BudgetStop, ChildBudget } from "./child-budget.js";
 import type { DelegateMode } from "../events.js";
@@ -12,7 +14,11 @@ import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop/loo
 import { emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 
 /** What a child shares with its parent: the parent's run settings, but the child budget's limits. */
-export type ChildSettings = Omit<AgentRun, "ref" | "emit" | "maxSteps" | "maxTokens"> & { budget: ChildBudget };
+export type ChildSettings = Omit<AgentRun, "ref" | "emit" | "maxSteps" | "maxTokens"> & {
+  budget: ChildBudget;
+  /** The model of task-only delegations and reviews; null or absent: the parent's. */
+  childModel?: string | null;
+};
 
 export interface ChildrenDeps {
   emit: EventSink;
@@ -74,8 +80,10 @@ export function createChildren(deps: ChildrenDeps): Children {
       const { messages } = spec;
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
+      const childModel = spec.kind === "review" || spec.mode === "task-only" ? settings.childModel : null;
       const run: Omit<AgentRun, "maxSteps" | "maxTokens"> = {
         ...settings,
+        ...(childModel ? { request: { ...settings.request, model: childModel } } : {}),
         ref,
         emit,
         tools: childTools(settings.tools, spec.kind),
