@@ -95,6 +95,23 @@ describe("--child-model", () => {
     expect(bodies().map((b) => b.model)).toEqual(["deepseek-flash", "deepseek-v4-pro", "deepseek-flash"]);
   });
 
+  it("is the model of a review, under any delegation mode", async () => {
+    const project = await tempProject();
+    await writeFile(join(project, "calc.py"), "def add(a, b):\n    return a - b\n");
+    const review = { verdict: "correct", findings: [] };
+    sim = await startSimulator({
+      script: [
+        { tool_calls: [{ name: "search_replace", arguments: JSON.stringify({ path: "calc.py", old_text: "return a - b", new_text: "return a + b" }) }] },
+        { tool_calls: [{ name: "review_changes", arguments: "{}" }] },
+        { content: JSON.stringify(review) },
+        { content: "done" },
+      ],
+    });
+    const result = await runHel({ args: ["-C", project, "--delegate", "full", "--child-model", "deepseek-v4-pro", "fix add"], baseUrl: sim.url });
+    expect(result.code).toBe(0);
+    expect(bodies().map((b) => b.model)).toEqual(["deepseek-flash", "deepseek-flash", "deepseek-v4-pro", "deepseek-flash"]);
+  });
+
   it("leaves a full delegation on the parent's model, which shares its prefix", async () => {
     const project = await tempProject();
     sim = await startSimulator({ script: [delegate, { content: "none" }, { content: "done" }] });
