@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { z } from "../zod.js";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
+import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
@@ -36,7 +37,7 @@ const RunOptionsSchema = z.object({
   cwd: z.string(),
   model: z.string().min(1),
   baseUrl: z.url({ error: "--base-url must be a URL such as https://api.deepseek.com" }),
-  maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
+  maxOutputTokens: positiveInt("--max-output-tokens").max(MAX_OUTPUT_TOKENS, `--max-output-tokens is at most ${MAX_OUTPUT_TOKENS}`).nullable(),
   maxSteps: positiveInt("--max-steps"),
   childMaxSteps: positiveInt("--child-max-steps"),
   childMaxTokens: positiveInt("--child-max-tokens").nullable(),

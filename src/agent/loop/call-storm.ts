@@ -1,5 +1,6 @@
 // Call storms: the model making the same call again and again. Pure: from the agent's own
-// conversation, whether a call about to run is the third identical one (same tool, same arguments)
+// conversation, whether a call about to run is the third identical one (same tool, same arguments
+// text: a model repeating itself repeats the text)
 // among its last six, with no call between that may have changed files; if so, the stamp of the
 // latest identical result that was run, which the refusal names. The calls are read back from the
 // conversation since its last user message, so a new instruction starts afresh and a resumed or
@@ -23,11 +24,8 @@ interface Past {
 /** When `call` should not run, the stamp of the earlier identical result to name (null if unstamped); null when it may run. */
 export function stormRepeat(view: readonly Message[], call: ToolCall): { stamp: number | null } | null {
   const past = recentCalls(view, WINDOW - 1);
-  const name = call.function.name;
-  // Nothing is parsed unless an earlier call is of the same tool: the common case costs a name check.
-  if (!past.some((p) => p.name === name)) return null;
-  const args = canonical(call.function.arguments);
-  const same = (p: Past) => p.name === name && canonical(p.args) === args;
+  const { name, arguments: args } = call.function;
+  const same = (p: Past) => p.name === name && p.args === args;
   let identical = 0;
   for (const p of past) {
     if (same(p)) identical++;
@@ -61,19 +59,4 @@ function recentCalls(view: readonly Message[], count: number): Past[] {
     }
   }
   return out;
-}
-
-/** Arguments compared as values: key order and spacing do not make a call different. */
-function canonical(text: string): string {
-  try {
-    return JSON.stringify(sorted(JSON.parse(text)));
-  } catch {
-    return text;
-  }
-}
-
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
 }

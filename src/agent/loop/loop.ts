@@ -17,7 +17,7 @@ import type { ArchiveIndex } from "../context/archive-index.js";
 import type { AgentRef, EventSink, ExitReason, RepairKind } from "../events.js";
 import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "../context/fold.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
-import { buildRequest, type RequestConfig } from "../request.js";
+import { buildRequest, MAX_OUTPUT_TOKENS, type RequestConfig } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
 import type { StampCounter } from "../stamps.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../usage.js";
@@ -50,8 +50,6 @@ export interface AgentRun {
    * its model: the line that says why it may not be sent, or null.
    */
   spendLimit?: (promptTokens: number, model: string) => string | null;
-  /** The largest max_tokens the model takes: a cut call is sent again with twice as many, up to this. */
-  maxOutputTokens?: number;
 }
 
 export interface TurnOutcome {
@@ -63,8 +61,6 @@ export interface TurnOutcome {
 }
 
 const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. Ask whether to continue before repeating it.";
-/** DeepSeek's largest output, for a run that does not say its model's. */
-const MODEL_MAX_OUTPUT = 393216;
 
 /** Starts an instruction: reports it, and adds it to the conversation as a user message. */
 export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit" | "stamps">): void {
@@ -145,10 +141,9 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
       // Cut-off tool calls cannot be run or answered, so only the text is kept; a cut call is asked for
       // once more with room to finish it.
       const cutCall = Boolean(message.tool_calls?.length);
-      const ceiling = run.maxOutputTokens ?? MODEL_MAX_OUTPUT;
-      if (cutCall && !resentCut && body.max_tokens! < ceiling) {
+      if (cutCall && !resentCut && body.max_tokens! < MAX_OUTPUT_TOKENS) {
         resentCut = true;
-        maxTokens = Math.min(body.max_tokens! * 2, ceiling);
+        maxTokens = Math.min(body.max_tokens! * 2, MAX_OUTPUT_TOKENS);
         repair("length", `a tool call was cut at max_tokens ${body.max_tokens}; sent again with ${maxTokens}`);
         continue;
       }
