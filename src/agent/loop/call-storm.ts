@@ -4,7 +4,8 @@
 // among its last six, with no call between that may have changed files; if so, the stamp of the
 // latest identical result that was run, which the refusal names. The calls are read back from the
 // conversation since its last user message, so a new instruction starts afresh and a resumed or
-// folded conversation is judged by what it holds.
+// folded conversation is judged by what it holds. A call that may run costs a walk over the last few
+// calls' names and texts; results are looked at only for a call that may not.
 import type { Message, ToolCall } from "../../wire/messages.js";
 import { stampOf } from "../stamps.js";
 
@@ -15,25 +16,31 @@ const READERS = new Set(["read_file", "grep", "find_files", "fold", "recall", "a
 /** What a refused call's result opens with, so a later refusal never names another refusal. */
 export const STORM_RESULT = "this call was not run:";
 
-interface Past {
-  name: string;
-  args: string;
-  result: Message;
-}
-
 /** When `call` should not run, the stamp of the earlier identical result to name (null if unstamped); null when it may run. */
 export function stormRepeat(view: readonly Message[], call: ToolCall): { stamp: number | null } | null {
-  const past = recentCalls(view, WINDOW - 1);
   const { name, arguments: args } = call.function;
-  const same = (p: Past) => p.name === name && p.args === args;
+  let seen = 0;
   let identical = 0;
-  for (const p of past) {
-    if (same(p)) identical++;
-    else if (!READERS.has(p.name)) break;
+  let current = true;
+  walk: for (let i = view.length - 1; i >= 0 && seen < WINDOW - 1; i--) {
+    const m = view[i]!;
+    if (m.role === "user") break;
+    if (m.role !== "assistant" || !m.tool_calls) continue;
+    const calls = m.tool_calls;
+    let j = calls.length - 1;
+    // The first message back holds the call itself: only the calls before it have been made.
+    if (current) {
+      current = false;
+      const at = calls.findIndex((c) => c.id === call.id);
+      if (at >= 0) j = at - 1;
+    }
+    for (; j >= 0 && seen < WINDOW - 1; j--, seen++) {
+      const c = calls[j]!.function;
+      if (c.name === name && c.arguments === args) identical++;
+      else if (!READERS.has(c.name)) break walk;
+    }
   }
-  if (identical < LIMIT - 1) return null;
-  const named = past.find((p) => same(p) && !refused(p.result)) ?? past.find(same)!;
-  return { stamp: stampOf(named.result) };
+  return identical < LIMIT - 1 ? null : { stamp: earlierStamp(view, call) };
 }
 
 export function stormResult(name: string, stamp: number | null): string {
@@ -41,22 +48,24 @@ export function stormResult(name: string, stamp: number | null): string {
   return `Error: ${STORM_RESULT} it is the third identical ${name} call in a row, and nothing that could change its result happened since ${earlier}, whose result stands. Take a different step: another tool, other arguments, or your answer.`;
 }
 
-const refused = (result: Message): boolean => result.role === "tool" && result.content.includes(`Error: ${STORM_RESULT}`);
-
-/** Up to `count` calls with their results, latest first, back to the last user message. */
-function recentCalls(view: readonly Message[], count: number): Past[] {
+/** The stamp of the latest result of an identical call that was run (a refusal only if none was). */
+function earlierStamp(view: readonly Message[], call: ToolCall): number | null {
   const results = new Map<string, Message>();
-  const out: Past[] = [];
-  for (let i = view.length - 1; i >= 0 && out.length < count; i--) {
+  let fallback: number | null = null;
+  for (let i = view.length - 1; i >= 0; i--) {
     const m = view[i]!;
     if (m.role === "user") break;
     if (m.role === "tool") results.set(m.tool_call_id, m);
     if (m.role !== "assistant" || !m.tool_calls) continue;
-    for (let j = m.tool_calls.length - 1; j >= 0 && out.length < count; j--) {
+    for (let j = m.tool_calls.length - 1; j >= 0; j--) {
       const c = m.tool_calls[j]!;
       const result = results.get(c.id);
-      if (result) out.push({ name: c.function.name, args: c.function.arguments, result });
+      if (!result || c.function.name !== call.function.name || c.function.arguments !== call.function.arguments) continue;
+      if (!refused(result)) return stampOf(result);
+      fallback ??= stampOf(result);
     }
   }
-  return out;
+  return fallback;
 }
+
+const refused = (result: Message): boolean => result.role === "tool" && result.content.includes(`Error: ${STORM_RESULT}`);

@@ -13,12 +13,13 @@ export interface UnparsedArguments {
 export function unparsedArguments(message: AssistantMessage): UnparsedArguments | null {
   const calls = message.tool_calls;
   if (!calls) return null;
-  const raw = new Map<string, string>();
-  for (const call of calls) if (!parses(call.function.arguments)) raw.set(call.id, call.function.arguments);
-  if (raw.size === 0) return null;
+  let raw: Map<string, string> | null = null;
+  for (const call of calls) if (!parses(call.function.arguments)) (raw ??= new Map()).set(call.id, call.function.arguments);
+  if (raw === null) return null;
+  const broken = raw;
   return {
-    message: { ...message, tool_calls: calls.map((c) => (raw.has(c.id) ? { ...c, function: { ...c.function, arguments: "{}" } } : c)) },
-    raw,
+    message: { ...message, tool_calls: calls.map((c) => (broken.has(c.id) ? { ...c, function: { ...c.function, arguments: "{}" } } : c)) },
+    raw: broken,
   };
 }
 
