@@ -43,10 +43,10 @@ export interface HarnessSize {
   wireCpu: number[];
 }
 
-const noopTool: Tool<Record<string, never>> = {
+const noopTool: Tool<{ step: number }> = {
   name: "bench_noop",
   description: "Returns a constant string. Exists only for hel's benchmark.",
-  schema: z.strictObject({}),
+  schema: z.strictObject({ step: z.number().int() }),
   spill: false,
   run: async () => "ok",
 };

@@ -1,6 +1,7 @@
 // The simulator in its own process, for the harness measurement. Contract: prints
 // `listening <url>` once it accepts requests; answers every instruction with `steps` calls of
-// bench_noop (one per request) and then a short final answer; exits on SIGTERM or when its parent goes.
+// bench_noop (one per request, each with its step number) and then a short final answer; exits on
+// SIGTERM or when its parent goes.
 // It runs apart from the measured agent loop so that parsing and tokenizing megabyte requests never
 // shares the loop's event loop or heap, and cannot show up as hel's own time.
 //   node out/bench/sim-child.js <steps>
@@ -20,10 +21,13 @@ function toolResultsSinceLastUser(req: ChatRequest): number {
 }
 
 const sim = await startSimulator({
-  policy: (req) =>
-    toolResultsSinceLastUser(req) < steps
-      ? { reasoning: "Checking once more with the noop tool before answering.", tool_calls: [{ name: "bench_noop", arguments: "{}" }] }
-      : { reasoning: "That is enough.", content: "Done: the noop tool answered every time." },
+  // Each call of a turn its own: the same call three times running is a storm, which hel does not run.
+  policy: (req) => {
+    const n = toolResultsSinceLastUser(req);
+    return n < steps
+      ? { reasoning: "Checking once more with the noop tool before answering.", tool_calls: [{ name: "bench_noop", arguments: `{"step":${n}}` }] }
+      : { reasoning: "That is enough.", content: "Done: the noop tool answered every time." };
+  },
 });
 process.stdout.write(`listening ${sim.url}\n`);
 const stop = (): void => {

@@ -1,5 +1,5 @@
 // The simulator's public surface: start one, script it, read what it received. See server.ts.
 export { startSimulator } from "./server.js";
-export type { Policy, PolicyName, SimFault, SimOptions, SimReply, SimRequestRecord, SimStep, Simulator } from "./types.js";
+export type { Policy, PolicyName, SimFault, SimMarkup, SimOptions, SimReply, SimRequestRecord, SimStep, Simulator } from "./types.js";
 export { POLICIES, resolvePolicy } from "./policies.js";
 export { countTokens, tokenize } from "./tokens.js";

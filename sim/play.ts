@@ -1,10 +1,13 @@
 // Turns a SimReply into the turn the model actually emits under the request's settings. Contract:
 // reasoning only in thinking mode (generated when the reply has none), reasoning then content then tool
 // calls all count against max_tokens, and a turn that does not fit is cut at a token boundary and ends
-// with "length" (a tool call that does not fit whole is dropped). Also: call ids shaped like DeepSeek's,
-// and the deterministic splitting of text into stream deltas.
+// with "length" (a tool call whose arguments do not fit is sent cut mid-arguments, as DeepSeek cuts it;
+// one whose name does not fit is dropped). A reply with `markup` has its calls written as DSML text
+// (markup.ts) instead. Also: call ids shaped like DeepSeek's, and the deterministic splitting of text
+// into stream deltas.
 import { randomBytes } from "node:crypto";
 import { countSegments, outputSegments, type Segment } from "./template.js";
+import { markupText } from "./markup.js";
 import { countTokens, tokenEnds, truncateToTokens } from "./tokens.js";
 import type { SimReply } from "./types.js";
 
@@ -53,7 +56,16 @@ function callTokens(call: { name: string; arguments: string }): number {
   return countSegments(segs);
 }
 
-export function playReply(reply: SimReply, opts: { thinking: boolean; maxTokens: number }): Turn {
+/** The reply as the model writes it when it puts its calls into text: no calls, the markup in their place. */
+function asMarkup(reply: SimReply): SimReply {
+  if (!reply.markup) return reply;
+  const text = markupText(reply.tool_calls ?? [], reply.markup);
+  if (reply.markup.in === "reasoning") return { reasoning: text, content: "", finish_reason: "stop" };
+  return { ...(reply.reasoning ? { reasoning: reply.reasoning } : {}), content: reply.content ? `${reply.content}\n\n${text}` : text, finish_reason: "stop" };
+}
+
+export function playReply(scripted: SimReply, opts: { thinking: boolean; maxTokens: number }): Turn {
+  const reply = asMarkup(scripted);
   let budget = opts.maxTokens;
   let truncated = false;
 
@@ -90,6 +102,12 @@ export function playReply(reply: SimReply, opts: { thinking: boolean; maxTokens:
     const cost = callTokens(c);
     if (cost > budget) {
       truncated = true;
+      // What is left after the markers and the name goes to the arguments, which end where it runs out.
+      const room = budget - callTokens({ name: c.name, arguments: "" });
+      if (room > 0) {
+        callTokenSum += budget;
+        toolCalls.push({ id: c.id ?? callId(i), name: c.name, arguments: truncateToTokens(c.arguments, room) });
+      }
       break;
     }
     budget -= cost;

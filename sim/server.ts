@@ -176,6 +176,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   const cache = new PrefixCache(opts.blockSize ?? 64);
   const contextWindow = opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const enforceReasoningContent = opts.enforceReasoningContent ?? true;
+  const enforceArgumentsJson = opts.enforceArgumentsJson ?? true;
   const apiKeys = opts.apiKeys ? new Set(opts.apiKeys) : undefined;
   const requests: SimRequestRecord[] = [];
   /** Chat requests arrived and not yet answered. */
@@ -216,7 +217,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     } catch (e) {
       throw new ApiError(400, `Failed to parse the request body as JSON: ${(e as Error).message}`);
     }
-    const v = validateRequest(body, { enforceReasoningContent });
+    const v = validateRequest(body, { enforceReasoningContent, enforceArgumentsJson });
     const prompt = tokenizeSegments(promptSegments(v.request));
     checkContext(prompt.ends.length, v.maxTokens, contextWindow);
 

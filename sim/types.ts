@@ -1,5 +1,18 @@
 // The simulator's public types: what a test scripts (replies and faults), what a policy is, and the
 // handle startSimulator returns. Other parts of hel code against these names; keep them stable.
+//
+// Faults of the transport are SimFaults (below). Faults of the model, as DeepSeek really answers, are
+// replies:
+//   tool calls as text    `markup` on a reply: its tool_calls written as DSML markup after the content,
+//                         or as the whole reasoning with no content (SimMarkup picks the block's name,
+//                         the bar, parameter elements or one JSON object, and `<｜DSML｜ invoke`)
+//   broken arguments      a tool call whose `arguments` is not JSON, e.g. "{": sent as it is
+//   a call cut off        a reply whose call does not fit max_tokens: its arguments are cut where the
+//                         budget ends, and the turn finishes with "length"
+//   an empty answer       `{ content: null }` or `{ content: "" }`: no text, no calls, "stop"
+//   a storm               the same tool call scripted step after step
+// And what DeepSeek refuses in return: a tool call sent back with arguments that are not JSON
+// (`enforceArgumentsJson`), a tool-call turn without its reasoning (`enforceReasoningContent`).
 import type { ChatRequest, Usage } from "../src/wire/messages.js";
 
 /** One model turn to play. */
@@ -11,6 +24,25 @@ export interface SimReply {
   tool_calls?: { name: string; arguments: string; id?: string }[];
   /** Default: "tool_calls" when there are tool calls, else "stop"; "length" when max_tokens cuts the turn. */
   finish_reason?: "stop" | "length" | "tool_calls" | "insufficient_system_resource" | "content_filter";
+  /**
+   * A fault of the model: `tool_calls` are written as DSML markup text (after `content`, or as the
+   * whole reasoning) instead of being sent as tool calls, and the turn finishes with "stop".
+   */
+  markup?: SimMarkup;
+}
+
+/** How tool calls written as text are spelled (markup.ts): the spellings of successive model versions. */
+export interface SimMarkup {
+  /** The block's name; default function_calls. */
+  block?: "function_calls" | "tool_calls" | "calls";
+  /** The bar inside tags: the full-width U+FF5C (default) or an ASCII `|`. */
+  bar?: "full-width" | "ascii";
+  /** Parameters as `parameter` elements (default) or as one JSON object. */
+  params?: "elements" | "json";
+  /** `<｜DSML｜ invoke …>`, with a space, as some builds write it. */
+  spacedInvoke?: boolean;
+  /** Where the markup goes: after the content (default), or into reasoning_content with no content. */
+  in?: "content" | "reasoning";
 }
 
 export type SimFault =
@@ -52,6 +84,8 @@ export interface SimOptions {
   script?: SimStep[];
   /** 400 for a tool-call assistant message without reasoning_content in thinking mode; default true. */
   enforceReasoningContent?: boolean;
+  /** 400 for a tool call sent back whose arguments are not JSON, as DeepSeek refuses it; default true. */
+  enforceArgumentsJson?: boolean;
   /** If set, other keys get 401; default: any non-empty Bearer key is accepted. */
   apiKeys?: string[];
   /** Default 1048576. */

@@ -35,6 +35,7 @@ export interface Validated {
 
 export interface ValidateOptions {
   enforceReasoningContent: boolean;
+  enforceArgumentsJson: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -131,6 +132,21 @@ function tools(v: unknown): ToolDefinition[] | undefined {
       );
     // Kept exactly as sent: the template serializes the definition as received.
     return t as unknown as ToolDefinition;
+  });
+}
+
+/** A tool call sent back must carry JSON arguments ("" stands for none); a cut or broken one is refused. */
+function checkArgumentsJson(messages: Message[]): void {
+  messages.forEach((m, i) => {
+    if (m.role !== "assistant") return;
+    (m.tool_calls ?? []).forEach((c, j) => {
+      if (c.function.arguments.trim() === "") return;
+      try {
+        JSON.parse(c.function.arguments);
+      } catch {
+        throw new ApiError(400, `Invalid tool call at messages[${i}].tool_calls[${j}]: function.arguments must be a JSON string of the arguments.`);
+      }
+    });
   });
 }
 
@@ -232,6 +248,7 @@ export function validateRequest(body: unknown, opts: ValidateOptions): Validated
       throw new ApiError(400, `Invalid assistant message at messages[${i}]: content or tool_calls must be set`);
   });
   checkToolPairing(messages);
+  if (opts.enforceArgumentsJson) checkArgumentsJson(messages);
   if (thinking && opts.enforceReasoningContent) {
     for (const m of messages)
       if (m.role === "assistant" && m.tool_calls && typeof m.reasoning_content !== "string") throw missingReasoning();

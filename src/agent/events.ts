@@ -9,9 +9,19 @@ import type { Meter } from "./meter.js";
 import type { UsageTotals } from "./usage.js";
 
 export type AgentRole = "parent" | "child";
-/** `token_budget` ends only a child: the parent has no token budget. */
-export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted", "token_budget"] as const;
+/**
+ * `token_budget` ends only a child: the parent has no token budget. `empty`: the model answered
+ * nothing twice; `budget`: the next request would have taken the session's spend past --max-cost.
+ */
+export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted", "token_budget", "empty", "budget"] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
+/**
+ * What hel mended in an answer DeepSeek got wrong: tool calls written as markup, arguments that are
+ * not JSON, a call cut by the output limit (sent again), a repeated call not run, an empty answer
+ * (asked again).
+ */
+export const REPAIR_KINDS = ["markup", "arguments", "length", "storm", "empty"] as const;
+export type RepairKind = (typeof REPAIR_KINDS)[number];
 /** What a child was started for: a delegate_task, review_changes or ask call (children/kinds.ts). */
 export const CHILD_KINDS = ["delegate", "review", "ask"] as const;
 export type ChildKind = (typeof CHILD_KINDS)[number];
@@ -50,6 +60,8 @@ export type AgentEvent = AgentRef &
     | { type: "fold" | "compaction"; file: ArchiveFile; start: number; tokensBefore: number; tokensAfter: number }
     /** A compaction failed or did not shrink the view; `stopped`: hel compacts no more in this session. */
     | { type: "compaction_failed"; reason: string; stopped: boolean }
+    /** The answer of request `step` was mended (`kind`); `detail` says what was done, in a few words. */
+    | { type: "repair"; step: number; kind: RepairKind; detail: string }
     | { type: "tool_start"; callId: string; name: string; arguments: string }
     /**
      * Output of a running tool (a command's, cleaned and redacted) for a live view, a few times a second:

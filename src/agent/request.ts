@@ -28,6 +28,9 @@ export function buildRequest(messages: readonly Message[], tools: readonly ToolD
   return body;
 }
 
+/** The most max_tokens DeepSeek's models take. */
+export const MAX_OUTPUT_TOKENS = 393216;
+
 /** Default max_tokens: reasoning counts against it, so thinking turns get DeepSeek's own 64K default. */
 export function defaultMaxTokens(effort: Effort): number {
   return effort === "none" ? 8192 : 65536;

@@ -26,19 +26,21 @@ export interface ToolTraits {
   pathArgument?: string;
   /** A call's result ends with a hint at the archived spans that touched its file (`pathArgument`). */
   hintedPath?: true;
+  /** It only reads (the project, or the conversation's archive): a call of it changes no file. */
+  readsOnly?: true;
 }
 
 const DECLARED = {
-  read_file: { offered: "by default", pathArgument: "path", hintedPath: true },
+  read_file: { offered: "by default", pathArgument: "path", hintedPath: true, readsOnly: true },
   search_replace: { offered: "by default", editsFiles: true, pathArgument: "path", hintedPath: true },
   run_command: { offered: "by default", runsCommands: true, pathArgument: "workdir" },
-  grep: { offered: "by default", pathArgument: "path" },
-  find_files: { offered: "by default" },
-  fold: { offered: "on request", folds: true },
-  recall: { offered: "on request" },
-  ask: { offered: "on request", startsChild: "question" },
+  grep: { offered: "by default", pathArgument: "path", readsOnly: true },
+  find_files: { offered: "by default", readsOnly: true },
+  fold: { offered: "on request", folds: true, readsOnly: true },
+  recall: { offered: "on request", readsOnly: true },
+  ask: { offered: "on request", startsChild: "question", readsOnly: true },
   delegate_task: { offered: "with --delegate", startsChild: "task", concurrent: true },
-  review_changes: { offered: "with --delegate", startsChild: "task" },
+  review_changes: { offered: "with --delegate", startsChild: "task", readsOnly: true },
 } as const satisfies Record<string, ToolTraits>;
 
 export type ToolName = keyof typeof DECLARED;

@@ -26,6 +26,8 @@ export interface UsageReport {
   children: Spend;
   /** One entry per child (delegation or review), in the order they started. */
   delegations: DelegationSpend[];
+  /** Answers hel mended (`repair` events), every agent's. */
+  repairs: number;
 }
 
 export interface UsageLedger {
@@ -65,6 +67,7 @@ const rounded = <T extends Spend>(spend: T): T => ({ ...spend, cost_usd: spend.c
 class Scope {
   parent = emptySpend();
   readonly delegations = new Map<number, DelegationSpend>();
+  repairs = 0;
 
   report(): UsageReport {
     const delegations = [...this.delegations.values()];
@@ -74,6 +77,7 @@ class Scope {
       parent: rounded(this.parent),
       children: rounded(children),
       delegations: delegations.map(rounded),
+      repairs: this.repairs,
     };
   }
 }
@@ -93,6 +97,10 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
           break;
         case "request":
           models.set(keyOf(event), event.body.model);
+          break;
+        case "repair":
+          instruction.repairs++;
+          run.repairs++;
           break;
         case "delegation_start":
           for (const scope of [instruction, run]) {

@@ -29,6 +29,8 @@ const ConfigFileSchema = z.strictObject({
   "child-max-steps": count(1),
   "child-max-tokens": count(1),
   "base-url": z.url("must be a URL such as https://api.deepseek.com"),
+  "child-model": z.string().min(1, "must be a model name"),
+  "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
 }).partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 

@@ -17,6 +17,8 @@ export interface ConversationControls {
   changes(): Promise<ProjectChanges>;
   /** What this process has spent in the session. */
   usage(): UsageReport;
+  /** --max-cost, in US dollars; null: no limit. */
+  readonly maxCost: number | null;
   messages(): readonly Message[];
   /** The session's id, once it is saved. */
   sessionId(): string | null;

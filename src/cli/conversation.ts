@@ -11,6 +11,7 @@ import { createEventBus } from "../agent/event-bus.js";
 import type { ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
+import { spendRefusal } from "../agent/spend-limit.js";
 import { totalsOf } from "../agent/usage.js";
 import { startBaseline } from "../changes/baseline.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
@@ -68,7 +69,8 @@ export interface Ended {
 export async function openConversation(project: Project, settings: ConversationSettings, io: Io): Promise<Conversation> {
   const { dir, options, apiKey, warn } = project;
   // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
-  const ledger = createUsageLedger({ table: await loadPriceTable(io.env), now: () => new Date() });
+  const prices = await loadPriceTable(io.env);
+  const ledger = createUsageLedger({ table: prices, now: () => new Date() });
   // What the project looked like at the start, for review_changes and /diff.
   const baseline = options.delegate || settings.interactive ? startBaseline(dir) : null;
   const bus = createEventBus((error) =>
@@ -103,6 +105,7 @@ export async function openConversation(project: Project, settings: ConversationS
       emit: bus.emit,
       budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
       firstNumber: active.childCount,
+      childModel: options.childModel,
       // What the child used and cost, as the ledger totalled it.
       saveTranscript: (transcript) => {
         const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
@@ -118,8 +121,15 @@ export async function openConversation(project: Project, settings: ConversationS
     });
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
+    const { maxCost } = options;
+    // Asked by every agent's loop before each request: children spend the same session's money.
+    const spendLimit =
+      maxCost === null
+        ? undefined
+        : (promptTokens: number, model: string) => spendRefusal({ spent: ledger.run().total.cost_usd, promptTokens, model, maxCost, table: prices, at: new Date() });
     const run: AgentRun = {
       ref: { agent: "parent" },
+      ...(spendLimit ? { spendLimit } : {}),
       client,
       tools,
       toolDefinitions: definitions,
@@ -184,6 +194,7 @@ export async function openConversation(project: Project, settings: ConversationS
         // Only the interactive prompt asks, and it always keeps a baseline (above).
         changes: () => baseline!.changes(),
         usage: () => ledger.run(),
+        maxCost,
         messages: () => active.messages,
         sessionId: () => (active.saved ? active.id : null),
         sessions: () => listSessions(dir),

@@ -6,6 +6,7 @@ import { z } from "../zod.js";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
 import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
+import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
@@ -34,10 +35,14 @@ const RunOptionsSchema = z.object({
   cwd: z.string(),
   model: z.string().min(1).max(MAX_MODEL_NAME, `--model takes a model name of at most ${MAX_MODEL_NAME} characters`),
   baseUrl: z.url({ error: "--base-url must be a URL such as https://api.deepseek.com" }),
-  maxOutputTokens: positiveInt("--max-output-tokens").max(393216, "--max-output-tokens is at most 393216").nullable(),
+  maxOutputTokens: positiveInt("--max-output-tokens").max(MAX_OUTPUT_TOKENS, `--max-output-tokens is at most ${MAX_OUTPUT_TOKENS}`).nullable(),
   maxSteps: positiveInt("--max-steps"),
   childMaxSteps: positiveInt("--child-max-steps"),
   childMaxTokens: positiveInt("--child-max-tokens").nullable(),
+  /** null: children use the session's model. */
+  childModel: z.string().min(1, "--child-model takes a model name").nullable(),
+  /** US dollars; null: no limit. */
+  maxCost: z.coerce.number({ error: "--max-cost takes an amount in US dollars, such as 0.50" }).positive("--max-cost must be more than 0").nullable(),
   access: z.enum(ACCESS_LEVELS),
   network: z.boolean(),
   tools: z.array(z.enum(SELECTABLE_TOOLS, { error: `--tools takes names from: ${SELECTABLE_TOOLS.join(", ")}, or none` })),
@@ -78,6 +83,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--max-steps <n>", "model requests allowed per instruction, per agent", "50")
     .option("--child-max-steps <n>", "model requests allowed per subagent (delegation or review)", String(DEFAULT_CHILD_MAX_STEPS))
     .option("--child-max-tokens <n>", "prompt + completion tokens allowed per subagent (default: no limit)")
+    .option("--child-model <name>", "the model of task-only delegations and reviews (default: the session's); full and no-tools children and asks keep the session's")
+    .option("--max-cost <usd>", "end the turn (exit_reason budget) before a request that would take this session's spend past this many US dollars")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .option("--tools <names>", `comma-separated tools to offer, from ${SELECTABLE_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
@@ -100,10 +107,15 @@ Environment:
 
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, compact-at, child-max-steps, child-max-tokens,
-  base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
+  child-model, max-cost, base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which
+  wins over the user's.
   The project's base-url, network, and an access wider than the user's (or edit) are used only once you
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
   (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
+
+Exit reasons (--json exit_reason): completed, max_steps, length (a call cut off twice at the output
+  limit: raise --max-output-tokens), error, aborted, empty (the model answered nothing, twice), budget
+  (--max-cost reached).
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process, 130 interrupted.`,
     )
@@ -177,6 +189,8 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     maxSteps: opts.maxSteps,
     childMaxSteps: opts.childMaxSteps,
     childMaxTokens: opts.childMaxTokens ?? null,
+    childModel: opts.childModel ?? null,
+    maxCost: opts.maxCost ?? null,
     access: opts.access,
     network: Boolean(opts.network),
     // Each tool once: a repeated name would send the model two identical definitions.

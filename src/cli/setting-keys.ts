@@ -10,6 +10,8 @@ export const SETTING_OPTIONS = {
   "child-max-steps": "childMaxSteps",
   "child-max-tokens": "childMaxTokens",
   "base-url": "baseUrl",
+  "child-model": "childModel",
+  "max-cost": "maxCost",
 } as const;
 export type SettingKey = keyof typeof SETTING_OPTIONS;
 

@@ -119,8 +119,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: "cost",
-    summary: "tokens and dollars spent so far in this session, per agent",
-    run: (ctx) => ctx.say(formatCost(ctx.controls.usage())),
+    summary: "tokens and dollars spent so far in this session, per agent, and against --max-cost",
+    run: (ctx) => ctx.say(formatCost(ctx.controls.usage(), ctx.controls.maxCost)),
   },
   {
     name: "compact",

@@ -42,20 +42,14 @@ function parametersOf(tool: Tool): Record<string, unknown> {
 export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ctx: ToolContext): Promise<ToolResult> {
   const name = call.function.name;
   const tool = tools.find((t) => t.name === name);
-  if (tool === undefined) {
-    const available = tools.map((t) => t.name).join(", ") || "none";
-    return failure(`unknown tool ${JSON.stringify(name)}. Available tools: ${available}`, ctx);
-  }
+  if (tool === undefined) return unknownTool(name, tools, ctx);
 
   let args: unknown;
   try {
     // Some models send "" for a call without arguments.
     args = JSON.parse(call.function.arguments.trim() === "" ? "{}" : call.function.arguments);
   } catch {
-    return failure(
-      `the arguments of ${name} are not valid JSON (${jsonError(redactSecrets(call.function.arguments, ctx.secrets))}). Resend the call with its arguments as one JSON object with the fields ${fieldsOf(tool)}`,
-      ctx,
-    );
+    return unparsedArgumentsResult(name, call.function.arguments, tools, ctx);
   }
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) {
@@ -70,6 +64,24 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
   const result = await runParsed(tool, parsed.data, { ...ctx, recordEdit });
   // An edit made before a later failure (its result could not be spilled) still changed the file.
   return edit ? { ...result, edit } : result;
+}
+
+/**
+ * The result of a call whose arguments (`raw`) are not JSON: it was not run. It says where the text
+ * broke and gives the schema the arguments must follow.
+ */
+export function unparsedArgumentsResult(name: string, raw: string, tools: readonly Tool[], ctx: Pick<ToolContext, "secrets">): ToolResult {
+  const tool = tools.find((t) => t.name === name);
+  if (tool === undefined) return unknownTool(name, tools, ctx);
+  return failure(
+    `the arguments of ${name} are not valid JSON (${jsonError(redactSecrets(raw, ctx.secrets))}), so the call was not run. Resend the call with its arguments as one JSON object of this schema: ${JSON.stringify(parametersOf(tool))}`,
+    ctx,
+  );
+}
+
+function unknownTool(name: string, tools: readonly Tool[], ctx: Pick<ToolContext, "secrets">): ToolResult {
+  const available = tools.map((t) => t.name).join(", ") || "none";
+  return failure(`unknown tool ${JSON.stringify(name)}. Available tools: ${available}`, ctx);
 }
 
 async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
@@ -95,7 +107,7 @@ async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<T
 }
 
 /** Error texts quote the model's call (its tool name, its argument keys, its JSON, a path): redacted, then cut, like results. */
-function failure(message: string, ctx: ToolContext): ToolResult {
+function failure(message: string, ctx: Pick<ToolContext, "secrets">): ToolResult {
   return { content: cutLongError(`Error: ${redactSecrets(message, ctx.secrets)}`), isError: true };
 }
 

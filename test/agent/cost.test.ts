@@ -148,6 +148,7 @@ describe("end to end", () => {
         { agent: "parent", ...figures(p1!, p2!) },
         { agent: "child", delegation: 1, mode: "task-only", ...figures(child!) },
       ],
+      repairs: 0,
     });
 
     // stderr: the instruction's figures and dollars, then the parent's share and the subagents'.

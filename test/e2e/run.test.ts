@@ -125,7 +125,7 @@ describe("stdin and --json", () => {
       cost_usd: b.usage.cost_usd,
     };
     expect(b.usage.cost_usd).toBeGreaterThan(0);
-    expect(b.usage).toEqual({ ...figures, by_agent: [{ agent: "parent", ...figures }] });
+    expect(b.usage).toEqual({ ...figures, by_agent: [{ agent: "parent", ...figures }], repairs: 0 });
     const second = bodies()[1]!;
     expect(second.messages.slice(1)).toEqual([
       { role: "user", content: "[#1] first question" },

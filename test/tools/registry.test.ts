@@ -104,7 +104,7 @@ describe("executeToolCall", () => {
     const { ctx } = await toolProject();
     const result = await executeToolCall(call("read_file", '{"path": "a.txt"'), TOOLS, ctx);
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/^Error: the arguments of read_file are not valid JSON \(.*JSON.*\)\. Resend the call with its arguments as one JSON object with the fields path, offset, limit, cursor$/);
+    expect(result.content).toMatch(/^Error: the arguments of read_file are not valid JSON \(.*JSON.*\), so the call was not run\. Resend the call with its arguments as one JSON object of this schema: \{"type":"object","properties":\{"path":/);
   });
 
   it("lists what is wrong with arguments that do not fit the schema", async () => {

@@ -2,7 +2,9 @@
 // its number (counted through the session, resumes included), its events, its budget across the turns
 // it runs, and its transcript. The child runs the loop with the settings and tool list of the agent
 // whose tool call started it, as its kind's row (kinds.ts) adjusts them; its own messages never
-// reach the parent.
+// reach the parent. A task-only delegation and a review share no prefix with the parent, so they may
+// run on a model of their own (--child-model); every other child, built from the parent's messages,
+// keeps the parent's model and its cache.
 import type { Message } from "../../wire/messages.js";
 import type { BudgetStop, ChildBudget } from "./child-budget.js";
 import type { DelegateMode } from "../events.js";
@@ -23,6 +25,8 @@ export interface ChildrenDeps {
   /** Children already started in this session, so numbers keep counting after a resume. */
   firstNumber?: number;
   saveTranscript?: (transcript: Omit<ChildTranscript, "cost_usd">) => Promise<void>;
+  /** The model of task-only delegations and reviews (--child-model); null or absent: the parent's. */
+  childModel?: string | null;
 }
 
 export interface ChildSpec {
@@ -74,8 +78,10 @@ export function createChildren(deps: ChildrenDeps): Children {
       const { messages } = spec;
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
+      const childModel = spec.kind === "review" || spec.mode === "task-only" ? deps.childModel : null;
       const run: Omit<AgentRun, "maxSteps" | "maxTokens"> = {
         ...parent,
+        ...(childModel ? { request: { ...parent.request, model: childModel } } : {}),
         ref,
         emit,
         tools: childTools(parent.tools, row),

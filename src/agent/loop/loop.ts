@@ -4,22 +4,28 @@
 // budget, the output limit, an error or an abort. Everything it does is reported on one event stream.
 // A span it folds or compacts joins the archive before it is reported; each tool call's context
 // carries the running agent, so a tool that starts a child starts it from this agent's settings.
+// What DeepSeek gets wrong in an answer is mended at a few marked points (repair-markup.ts,
+// repair-arguments.ts, call-storm.ts, and the resends of a cut call and an empty answer), each reported
+// as a `repair` event; a well-formed answer passes them untouched.
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
 import type { ModelClient } from "../../model/client.js";
 import { ModelError } from "../../model/errors.js";
-import { executeToolCall, type ToolResult } from "../../tools/registry.js";
+import { executeToolCall, unparsedArgumentsResult, type ToolResult } from "../../tools/registry.js";
 import { ToolError, type Tool, type ToolContext } from "../../tools/types.js";
 import type { Message, ToolCall, ToolDefinition } from "../../wire/messages.js";
 import type { ArchiveIndex } from "../context/archive-index.js";
-import type { AgentRef, EventSink, ExitReason } from "../events.js";
+import type { AgentRef, EventSink, ExitReason, RepairKind } from "../events.js";
 import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "../context/fold.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
-import { buildRequest, type RequestSettings } from "../request.js";
+import { buildRequest, MAX_OUTPUT_TOKENS, type RequestSettings } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
 import type { StampCounter } from "../stamps.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../usage.js";
+import { callsFromMarkup } from "./repair-markup.js";
+import { unparsedArguments } from "./repair-arguments.js";
+import { stormRepeat, stormResult } from "./call-storm.js";
 
 export interface AgentRun {
   ref: AgentRef;
@@ -41,6 +47,11 @@ export interface AgentRun {
   archive?: ArchiveIndex;
   /** When to compact; without it, or without an archive, the conversation is never compacted. */
   compaction?: CompactionSettings;
+  /**
+   * The spend limit (--max-cost), asked before each request with the input tokens it would carry and
+   * its model: the line that says why it may not be sent, or null.
+   */
+  spendLimit?: (promptTokens: number, model: string) => string | null;
 }
 
 /** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
@@ -83,6 +94,11 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
   };
 
   let retriedForLength = false;
+  // Once per turn each: a request whose answer was a cut call goes again with twice the max_tokens, and
+  // one whose answer was empty goes again as it was.
+  let resentCut = false;
+  let resentEmpty = false;
+  let maxTokens = run.request.maxTokens;
   const compact = async (step: number): Promise<boolean> => {
     if (!run.archive || !run.compaction) return false;
     const done = await compactNow(messages, { ...run, archive: run.archive, compaction: run.compaction }, signal, meter, step);
@@ -96,7 +112,10 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
       return end("token_budget", null, `stopped after ${spent} tokens, at the budget of ${run.maxTokens}`);
     }
     if (wantsCompaction(run, meter, messages)) await compact(step);
-    const body = buildRequest(messages, run.toolDefinitions, run.request);
+    const body = buildRequest(messages, run.toolDefinitions, maxTokens === run.request.maxTokens ? run.request : { ...run.request, maxTokens });
+    maxTokens = run.request.maxTokens;
+    const refused = run.spendLimit?.(estimateInputTokens(meter, messages), body.model);
+    if (refused) return end("budget", null, refused);
     let turn;
     try {
       turn = await run.client.complete(body, signal, {
@@ -123,24 +142,60 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     if (turn.usage) meter = { message_count: messages.length, input_tokens: turn.usage.prompt_tokens };
     emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
 
-    const message = turn.message;
+    let message = turn.message;
+    const repair = (kind: RepairKind, detail: string) => emit({ ...ref, type: "repair", step, kind, detail });
     if (turn.finishReason === "length") {
-      // Cut-off tool calls cannot be run or answered, so only the text is kept.
+      // Cut-off tool calls cannot be run or answered, so only the text is kept; a cut call is asked for
+      // once more with room to finish it.
+      const cutCall = Boolean(message.tool_calls?.length);
+      if (cutCall && !resentCut && body.max_tokens! < MAX_OUTPUT_TOKENS) {
+        resentCut = true;
+        maxTokens = Math.min(body.max_tokens! * 2, MAX_OUTPUT_TOKENS);
+        repair("length", `a tool call was cut at max_tokens ${body.max_tokens}; sent again with ${maxTokens}`);
+        continue;
+      }
       if (message.content) append(messages, { role: "assistant", content: message.content }, run);
-      return end("length", message.content || null, "the answer reached the output limit (max_tokens)");
+      const error = cutCall
+        ? `a tool call was cut off at the output limit (max_tokens ${body.max_tokens}) and not run — raise --max-output-tokens`
+        : "the answer reached the output limit (max_tokens)";
+      return end("length", message.content || null, error);
+    }
+    const fromMarkup = callsFromMarkup(message, messages.length);
+    if (fromMarkup) {
+      message = fromMarkup;
+      repair("markup", `${fromMarkup.tool_calls!.map((c) => c.function.name).join(", ")} written as text, made into tool calls`);
+    }
+    const unparsed = unparsedArguments(message);
+    if (unparsed) {
+      message = unparsed.message;
+      repair("arguments", `arguments of ${message.tool_calls!.filter((c) => unparsed.raw.has(c.id)).map((c) => c.function.name).join(", ")} were not JSON; not run`);
+    }
+    if (!message.tool_calls && !message.content?.trim() && turn.finishReason === "stop") {
+      if (!resentEmpty) {
+        resentEmpty = true;
+        repair("empty", "the answer was empty; asked again");
+        continue;
+      }
+      return end("empty", null, "the model answered nothing, twice — send the instruction again, or put it another way");
     }
     append(messages, message, run);
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) return end("completed", message.content ?? "");
 
-    meter = await runToolCalls(calls, messages, run, signal, meter);
+    meter = await runToolCalls(calls, messages, run, signal, meter, { step, unparsed: unparsed?.raw });
     if (signal.aborted) return end("aborted", null);
   }
   return end("max_steps", null, `stopped after ${run.maxSteps} model requests (--max-steps)`);
 }
 
+/** The request a batch of calls came from, and its calls whose arguments were not JSON (their text by id). */
+interface CallsOf {
+  step: number;
+  unparsed: ReadonlyMap<string, string> | undefined;
+}
+
 /** Runs the calls and appends their results; returns the meter, which a fold changes. */
-async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal, meter: Meter | null): Promise<Meter | null> {
+async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal, meter: Meter | null, of: CallsOf): Promise<Meter | null> {
   const ctx: AgentToolContext = { ...run.toolContext, signal, agent: run };
   for (const batch of concurrentBatches(calls, run.tools)) {
     let folded: FoldPlanned | null = null;
@@ -148,6 +203,8 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
     // each result joins the conversation in call order.
     const running = batch.map((call) => {
       if (signal.aborted) return null;
+      const refusal = refusedCall(call, messages, run, ctx, of);
+      if (refusal) return refusal;
       const tools = call.function.name === FOLD_TOOL_NAME && run.archive ? withFold(run.tools, messages, call, run.archive, (plan) => (folded = plan)) : run.tools;
       return runToolCall(call, run, ctx, tools);
     });
@@ -193,6 +250,24 @@ function withFold(tools: readonly Tool[], view: readonly Message[], call: ToolCa
           },
         },
   );
+}
+
+/**
+ * The result of a call that must not run, reported as a call that ran: its arguments were not JSON, or
+ * it is a storm's third identical call. Null for a call to run.
+ */
+function refusedCall(call: ToolCall, messages: readonly Message[], run: AgentRun, ctx: AgentToolContext, of: CallsOf): Promise<ToolResult> | null {
+  const name = call.function.name;
+  const raw = of.unparsed?.get(call.id);
+  let result: ToolResult | null = raw === undefined ? null : unparsedArgumentsResult(name, raw, run.tools, ctx);
+  if (!result) {
+    const repeat = stormRepeat(messages, call);
+    if (!repeat) return null;
+    run.emit({ ...run.ref, type: "repair", step: of.step, kind: "storm", detail: `a third identical ${name} call in a row was not run` });
+    result = { content: stormResult(name, repeat.stamp), isError: true };
+  }
+  run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
+  return Promise.resolve(result);
 }
 
 function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext, tools: readonly Tool[]): Promise<ToolResult> {

@@ -4,7 +4,7 @@
 // delegation, and the end of each turn. The shapes below are a contract (documented in the README):
 // add fields, never rename them.
 import { ContextEventSchema, contextEventOf } from "../../agent/context/context-event.js";
-import { CHILD_KINDS, EXIT_REASONS, type AgentEvent } from "../../agent/events.js";
+import { CHILD_KINDS, EXIT_REASONS, REPAIR_KINDS, type AgentEvent } from "../../agent/events.js";
 import type { UsageLedger } from "../../agent/usage-ledger.js";
 import { UsageTotalsSchema } from "../../agent/usage.js";
 import { FileEditSchema } from "../../changes/file-edit.js";
@@ -53,6 +53,8 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("message"), ...ref, message: MessageSchema }),
   /** A fold, a compaction, or a compaction that failed: what left the view, and the tokens before and after. */
   z.object({ type: z.literal("context"), ...ref, change: ContextEventSchema }),
+  /** An answer hel mended: tool calls written as text, arguments not JSON, a cut call sent again, a repeated call not run, an empty answer asked again. */
+  z.object({ type: z.literal("repair"), ...ref, step: count, kind: z.enum(REPAIR_KINDS), detail: z.string() }),
   z.object({ type: z.literal("tool_start"), ...ref, call_id: z.string(), name: z.string(), arguments: z.string() }),
   z.object({ type: z.literal("tool_output"), ...ref, call_id: z.string(), name: z.string(), text: z.string(), skipped_bytes: count }),
   z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional(), details: ToolDetailsSchema.optional() }),
@@ -112,6 +114,8 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
     case "compaction":
     case "compaction_failed":
       return { type: "context", ...ref, change: contextEventOf(event)! };
+    case "repair":
+      return { type: "repair", ...ref, step: event.step, kind: event.kind, detail: event.detail };
     case "tool_start":
       return { type: "tool_start", ...ref, call_id: event.callId, name: event.name, arguments: event.arguments };
     case "tool_output":

@@ -1,6 +1,6 @@
 // `--json`: one JSON object per instruction on stdout, built from the event stream. Its
-// `usage` is the usage ledger's: the instruction's totals and cost, and `by_agent`; `context` lists
-// the folds and compactions of the instruction, when there were any.
+// `usage` is the usage ledger's: the instruction's totals and cost, `by_agent`, and the answers hel
+// mended (`repairs`); `context` lists the folds and compactions of the instruction, when there were any.
 import { contextEventOf, type ContextEvent } from "../../agent/context/context-event.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { byAgent, type UsageLedger } from "../../agent/usage-ledger.js";
@@ -17,7 +17,7 @@ export function createJsonOutput(write: (line: string) => void, sessionId: () =>
       answer: event.answer,
       exit_reason: event.exitReason,
       ...(event.error ? { error: event.error } : {}),
-      usage: { ...report.total, by_agent: byAgent(report) },
+      usage: { ...report.total, by_agent: byAgent(report), repairs: report.repairs },
       ...(context.length > 0 ? { context } : {}),
     };
     context = [];

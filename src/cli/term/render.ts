@@ -232,6 +232,9 @@ export function createRenderer(options: RendererOptions): Renderer {
         printErr(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens`);
         break;
       }
+      case "repair":
+        printErr(errStyle.dim(`${indent(event)}↻ repaired: ${terminalSafe(event.detail)}`));
+        break;
       case "compaction_failed":
         stderr.write(`hel: compaction failed: ${event.reason}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
         break;

@@ -203,19 +203,34 @@ describe("an abort", () => {
 });
 
 describe("an answer cut off at the output limit", () => {
-  it("keeps only its text: the cut-off calls (and the reasoning) are dropped and none runs", async () => {
+  it("keeps only its text: the cut-off calls (and the reasoning) are dropped and none runs, sent again once with twice the max_tokens", async () => {
     const cut: AssistantMessage = { ...notes("a"), content: "First I will" };
-    const model = fakeModel([{ message: cut, finishReason: "length" }]);
+    const model = fakeModel([
+      { message: cut, finishReason: "length" },
+      { message: cut, finishReason: "length" },
+    ]);
     const { outcome, messages, events, log } = await turn(model);
     expect(messages).toEqual([SYSTEM, USER, { role: "assistant", content: "First I will" }]);
     expect(log).toEqual([]);
     expect(types(events)).not.toContain("tool_start");
+    expect(outcome).toMatchObject({
+      answer: "First I will",
+      exitReason: "length",
+      error: "a tool call was cut off at the output limit (max_tokens 2000) and not run — raise --max-output-tokens",
+    });
+    expect(model.bodies.map((b) => b.max_tokens)).toEqual([1000, 2000]);
+  });
+
+  it("without calls, ends at once with what text there is", async () => {
+    const model = fakeModel([{ message: answer("First I will"), finishReason: "length" }]);
+    const { outcome, messages } = await turn(model);
+    expect(messages).toEqual([SYSTEM, USER, answer("First I will")]);
     expect(outcome).toMatchObject({ answer: "First I will", exitReason: "length", error: "the answer reached the output limit (max_tokens)" });
     expect(model.bodies).toHaveLength(1);
   });
 
   it("without text adds nothing to the conversation", async () => {
-    const { outcome, messages } = await turn(fakeModel([{ message: notes("a"), finishReason: "length" }]));
+    const { outcome, messages } = await turn(fakeModel([{ message: notes("a"), finishReason: "length" }, { message: notes("a"), finishReason: "length" }]));
     expect(messages).toEqual([SYSTEM, USER]);
     expect(outcome).toMatchObject({ answer: null, exitReason: "length" });
   });
