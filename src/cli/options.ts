@@ -12,7 +12,7 @@ import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"] as const;
 /** What --tools offers when not given. */
-export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace", "run_command", "grep", "find_files"];
+export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = KNOWN_TOOLS;
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 export const DEFAULT_EFFORT: Effort = "high";
@@ -45,6 +45,8 @@ const RunOptionsSchema = z.object({
   tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   /** null: the default, 80% of the model's window. */
+  /** Fold a finished command episode without waiting for the model. */
+  autoFold: z.enum(["on", "off"], { error: "--auto-fold takes on or off" }),
   compactAt: z.coerce.number({ error: "--compact-at takes a whole number of tokens" }).int("--compact-at takes a whole number of tokens").nonnegative("--compact-at takes 0 (never) or more tokens").nullable(),
   json: z.boolean(),
   jsonEvents: z.boolean(),
@@ -82,6 +84,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
+    .addOption(new Option("--auto-fold <on|off>", "fold a command episode that failed, then passed, into a note without waiting for the model").choices(["on", "off"]).default("on"))
     .option("--compact-at <tokens>", "compact the conversation when the next request would exceed this many input tokens (default 80% of the model's context window); 0 = never")
     .option("--json", "print one JSON object per instruction on stdout", false)
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
@@ -98,8 +101,8 @@ Environment:
   NO_COLOR           no colours in the terminal
 
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
-  keys the long flag names (model, effort, access, network, compact-at, child-max-steps, child-max-tokens,
-  base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
+  keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
+  child-max-tokens, base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
 
 Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by another hel process, 130 interrupted.`,
     )
@@ -178,6 +181,7 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,
+    autoFold: opts.autoFold,
     compactAt: opts.compactAt ?? null,
     json: Boolean(opts.json),
     jsonEvents: Boolean(opts.jsonEvents),

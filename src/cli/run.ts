@@ -192,6 +192,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       stamps: active.stamps,
       archive: active.archive,
       compaction,
+      autoFold: options.autoFold === "on",
     };
     const childSettings: ChildSettings = {
       client,

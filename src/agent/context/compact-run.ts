@@ -6,13 +6,9 @@ import { ModelError } from "../../model/errors.js";
 import type { Message } from "../../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
 import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
-import type { ModelClient } from "../../model/client.js";
-import type { ToolDefinition } from "../../wire/messages.js";
-import type { AgentRef, EventSink } from "../events.js";
-import type { RequestConfig } from "../request.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
-import { buildRequest } from "../request.js";
 import type { Usage } from "../../wire/messages.js";
+import { askInBand, type InBandRun } from "./in-band.js";
 
 export interface CompactionSettings {
   /** Compact when the next request would carry more input tokens than this; 0: never. */
@@ -30,12 +26,7 @@ export interface CompactionOutcome {
 }
 
 /** What a compaction needs of the agent's run: the same client, tool list and settings as its requests. */
-interface CompactRun {
-  ref: AgentRef;
-  emit: EventSink;
-  client: ModelClient;
-  toolDefinitions: readonly ToolDefinition[];
-  request: RequestConfig;
+interface CompactRun extends InBandRun {
   archive: ArchiveIndex;
   compaction: CompactionSettings;
 }
@@ -72,23 +63,16 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
   let from = 1;
   let turn;
   for (;;) {
-    const body = buildRequest([messages[0]!, ...messages.slice(from), { role: "user", content: compactionInstruction(focus) }], run.toolDefinitions, run.request);
-    try {
-      turn = await run.client.complete(body, signal, {
-        onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
-        onRetry: (info) => emit({ ...ref, type: "retry", ...info }),
-      });
+    const answer = await askInBand(run, [messages[0]!, ...messages.slice(from), { role: "user", content: compactionInstruction(focus) }], signal, step);
+    if (answer.ok) {
+      turn = answer.turn;
       break;
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      emit({ ...ref, type: "response", step, status: error instanceof ModelError ? (error.status ?? 0) : 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
-      if (signal.aborted) return { meter, compacted: false, requested: true };
-      const next = error instanceof ModelError && error.kind === "context" ? nextStart(messages, from, cut) : null;
-      if (next === null) return fail(`the summary request failed: ${message}`, { requested: true });
-      from = next;
     }
+    if (signal.aborted) return { meter, compacted: false, requested: true };
+    const next = answer.error instanceof ModelError && answer.error.kind === "context" ? nextStart(messages, from, cut) : null;
+    if (next === null) return fail(`the summary request failed: ${answer.message}`, { requested: true });
+    from = next;
   }
-  emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
   const plan = planCompaction(messages, turn.finishReason === "length" ? "" : (turn.message.content ?? ""), keep, run.archive.entries);
   if (!plan.ok) return fail(plan.reason, { usage: turn.usage, requested: true });
   const next = meter && meterBefore(meter, messages, 1);

@@ -19,20 +19,16 @@ export const foldTool: Tool<FoldArgs> = {
 };
 
 const RecallArgsSchema = z.strictObject({
-  handle: z.string().describe("The handle of an archived span, from a fold note or a [compacted …] message."),
-  query: z.string().min(1).optional().describe("Only the lines containing this text (case-insensitive), with a little context."),
-  cursor: z.string().optional().describe("The cursor a previous page ended with, to read on."),
+  handle: z.string(),
+  query: z.string().min(1).optional().describe("Only lines containing it, any case."),
+  cursor: z.string().optional(),
 });
 type RecallArgs = z.infer<typeof RecallArgsSchema>;
 
 export function createRecallTool(archive: ArchiveIndex): Tool<RecallArgs> {
   return {
     name: RECALL_TOOL_NAME,
-    description: [
-      "Read an archived span of this conversation (folded or compacted) back exactly as it was: its stamps, roles, tool calls and results, numbered by line.",
-      "Give the handle from a fold note or a [compacted …] message; a page ends with a cursor when more remains; with query, only matching lines and their neighbours.",
-      "Use it when a note or summary lacks a detail you need — the exact error, a value, a caveat — rather than guessing from the note.",
-    ].join(" "),
+    description: "Read back exactly, by line, an archived span named by a fold note or a [folded …] or [compacted …] message: for a detail the note lacks. A page may end with a cursor to go on.",
     schema: RecallArgsSchema,
     // A page is bounded already.
     spill: false,

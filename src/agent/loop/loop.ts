@@ -16,8 +16,9 @@ import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned }
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
 import { buildRequest, type RequestConfig } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
+import { autoFoldNow } from "../context/auto-fold-run.js";
 import type { StampCounter } from "../stamps.js";
-import { addUsage, emptyTotals, type UsageTotals } from "../usage.js";
+import { addUsage, emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 
 export interface AgentRun {
   ref: AgentRef;
@@ -39,6 +40,8 @@ export interface AgentRun {
   archive?: ArchiveIndex;
   /** When to compact; without it, or without an archive, the conversation is never compacted. */
   compaction?: CompactionSettings;
+  /** Fold a command episode that failed, then passed, without waiting for the model (needs an archive). */
+  autoFold?: boolean;
 }
 
 export interface TurnOutcome {
@@ -87,6 +90,13 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     const spent = usage.prompt_tokens + usage.completion_tokens;
     if (run.maxTokens != null && spent >= run.maxTokens) {
       return end("token_budget", null, `stopped after ${spent} tokens, at the budget of ${run.maxTokens}`);
+    }
+    // The view's own changes come before the request: a closed episode folded, then a view too large compacted.
+    if (run.autoFold && run.archive) {
+      const folded = await autoFoldNow(messages, { ...run, archive: run.archive }, signal, meter, step);
+      meter = folded.meter;
+      usage = sumTotals(usage, folded.usage);
+      if (signal.aborted) return end("aborted", null);
     }
     if (wantsCompaction(run, meter, messages)) await compact(step);
     const body = buildRequest(messages, run.toolDefinitions, run.request);

@@ -218,7 +218,7 @@ export function createRenderer(options: RendererOptions): Renderer {
       case "compaction": {
         const { file } = event;
         const stamps = file.first_stamp === null ? "" : ` #${file.first_stamp}–#${file.last_stamp}`;
-        const what = event.type === "fold" ? `folded${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
+        const what = event.type === "fold" ? `${file.auto ? "auto-folded" : "folded"}${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
         printErr(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens`);
         break;
       }

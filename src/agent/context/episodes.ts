@@ -1,0 +1,87 @@
+// Command episodes: a run_command whose command and workdir failed (a non-zero exit or a timeout) once
+// or more, then exited 0. Pure: from the view to the episode its latest tool results just closed, so
+// it is found once, before the request that follows it, and never again.
+import type { Message, ToolCall } from "../../wire/messages.js";
+import { messageJson } from "../../wire/serialize.js";
+import { estimateTokens } from "../meter.js";
+import { unstamped } from "../stamps.js";
+import { lastNoteIndex } from "./fold.js";
+
+const RUN_COMMAND = "run_command";
+
+export interface CommandEpisode {
+  /** The span: from the assistant message that made the first failing call to the end of the view. */
+  start: number;
+  command: string;
+  workdir: string;
+  failures: number;
+  tokens: number;
+}
+
+type Outcome = "passed" | "failed" | "other";
+
+/** How a run_command result says the command ended; a refused call (an error result) is neither. */
+function outcomeOf(result: string): Outcome {
+  const text = unstamped(result);
+  if (/^exit code 0 /.test(text)) return "passed";
+  if (/^exit code \d+ /.test(text) || text.startsWith("timed out after ")) return "failed";
+  return "other";
+}
+
+function commandKey(call: ToolCall): string | null {
+  if (call.function.name !== RUN_COMMAND) return null;
+  try {
+    const args = JSON.parse(call.function.arguments) as { command?: unknown; workdir?: unknown };
+    if (typeof args.command !== "string") return null;
+    const workdir = typeof args.workdir === "string" ? args.workdir.trim().replace(/^\.\/?/, "").replace(/\/$/, "") : "";
+    return JSON.stringify([args.command.trim(), workdir]);
+  } catch {
+    return null;
+  }
+}
+
+/** The outcome of each run_command call of the assistant message at `at`, from the results after it. */
+function outcomes(view: readonly Message[], at: number): { key: string; outcome: Outcome }[] {
+  const m = view[at]!;
+  if (m.role !== "assistant") return [];
+  const out: { key: string; outcome: Outcome }[] = [];
+  for (const call of m.tool_calls ?? []) {
+    const key = commandKey(call);
+    if (key === null) continue;
+    const result = view.slice(at + 1).find((r) => r.role === "tool" && r.tool_call_id === call.id);
+    if (result?.role === "tool") out.push({ key, outcome: outcomeOf(result.content) });
+  }
+  return out;
+}
+
+/**
+ * The episode the view's last tool results closed, when it is larger than `minTokens`; null otherwise.
+ * It never starts at or before a fold note or compaction summary, so a span the model folded itself
+ * stays folded its way.
+ */
+export function closedEpisode(view: readonly Message[], minTokens: number): CommandEpisode | null {
+  let last = view.length - 1;
+  while (last > 0 && view[last]!.role === "tool") last--;
+  if (last === view.length - 1 || view[last]!.role !== "assistant") return null;
+  const barrier = lastNoteIndex(view);
+  for (const { key, outcome } of outcomes(view, last)) {
+    if (outcome !== "passed") continue;
+    let start = -1;
+    let failures = 0;
+    for (let i = last - 1; i > barrier; i--) {
+      const same = outcomes(view, i).filter((o) => o.key === key);
+      if (same.some((o) => o.outcome === "passed")) break;
+      const failed = same.filter((o) => o.outcome === "failed").length;
+      if (failed > 0) {
+        start = i;
+        failures += failed;
+      }
+    }
+    if (start < 0) continue;
+    const tokens = view.slice(start).reduce((n, m) => n + estimateTokens(messageJson(m)), 0);
+    if (tokens <= minTokens) continue;
+    const [command, workdir] = JSON.parse(key) as [string, string];
+    return { start, command, workdir, failures, tokens };
+  }
+  return null;
+}
