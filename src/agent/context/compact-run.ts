@@ -5,7 +5,9 @@
 import { ModelError } from "../../model/errors.js";
 import type { Message } from "../../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
-import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
+import { compactionInstruction, instructionsBlock, windowOf, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
+import { estimateTokens } from "../meter.js";
+import { messageJson } from "../../wire/serialize.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
 import type { Usage } from "../../wire/messages.js";
 import { askInBand, type InBandRun } from "./in-band.js";
@@ -15,6 +17,8 @@ export interface CompactionSettings {
   compactAt: number;
   /** The session's: failures in a row, and whether hel stopped compacting. */
   state: CompactionState;
+  /** The model's context window, once a request refused for its length named it. */
+  window?: number;
 }
 
 export interface CompactionOutcome {
@@ -23,7 +27,12 @@ export interface CompactionOutcome {
   /** The summary request's usage, when it was answered. */
   usage?: Usage | undefined;
   requested: boolean;
+  /** Set when the conversation is too small to gain from a compaction: its size in tokens. */
+  tooSmall?: number;
 }
+
+/** A span smaller than this is not worth a summary: the summary would be about as long. */
+const MIN_SPAN_TOKENS = 1000;
 
 /** What a compaction needs of the agent's run: the same client, tool list and settings as its requests. */
 interface CompactRun extends InBandRun {
@@ -34,14 +43,16 @@ interface CompactRun extends InBandRun {
 /** Whether the next request, as the meter tells its size, is over --compact-at. */
 export function wantsCompaction(run: { compaction?: CompactionSettings | undefined }, meter: Meter | null, messages: readonly Message[]): boolean {
   const settings = run.compaction;
-  return settings !== undefined && settings.compactAt > 0 && !settings.state.stopped && estimateInputTokens(meter, messages) > settings.compactAt;
+  if (settings === undefined || settings.compactAt <= 0 || settings.state.stopped) return false;
+  const limit = settings.window ? Math.min(settings.compactAt, Math.floor(settings.window * 0.8)) : settings.compactAt;
+  return estimateInputTokens(meter, messages) > limit;
 }
 
-/** The next place after `from`, before `cut`, where a request may start (a user or assistant message), or null. */
-function nextStart(messages: readonly Message[], from: number, cut: number): number | null {
+/** The next place after `from`, before `end`, where a request may start (a user or assistant message), or null. */
+function nextStart(messages: readonly Message[], from: number, end: number): number | null {
   // Leave out about a quarter of what is left each time, so a long conversation fits in a few tries.
-  const target = from + Math.max(1, Math.floor((cut - from) / 4));
-  for (let i = target; i < cut; i++) if (messages[i]!.role === "user" || messages[i]!.role === "assistant") return i;
+  const target = from + Math.max(1, Math.floor((end - from) / 4));
+  for (let i = target; i < end; i++) if (messages[i]!.role === "user" || messages[i]!.role === "assistant") return i;
   return null;
 }
 
@@ -54,22 +65,30 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
     return { meter, compacted: false, requested: false, ...extra };
   };
   const tokensBefore = estimateInputTokens(meter, messages);
-  const keep = tailTokens(compaction.compactAt);
+  let keep = tailTokens(compaction.compactAt, compaction.window);
   const cut = tailStart(messages, keep);
-  // Nothing before the tail to compact: not a failure, there is simply nothing to do yet.
-  if (cut === null) return { meter, compacted: false, requested: false };
+  // Nothing before the tail worth compacting: not a failure, there is simply nothing to do yet.
+  const spanTokens = cut === null ? 0 : messages.slice(1, cut).reduce((n, m) => n + estimateTokens(messageJson(m)), 0);
+  if (cut === null || spanTokens < MIN_SPAN_TOKENS) return { meter, compacted: false, requested: false, tooSmall: tokensBefore };
   // The conversation exactly as the last request sent it, plus the instruction: a cache hit on all of
-  // it. When that is itself too long, its oldest messages are left out until it fits.
+  // it. When that is itself too long, its oldest messages are left out until it fits, all but the
+  // user's instructions, which stay as one block.
   let from = 1;
   let turn;
   for (;;) {
-    const answer = await askInBand(run, [messages[0]!, ...messages.slice(from), { role: "user", content: compactionInstruction(focus) }], signal, step);
+    const block = from > 1 ? instructionsBlock(messages.slice(1, from)) : null;
+    const asked = [messages[0]!, ...(block ? [block] : []), ...messages.slice(from), { role: "user" as const, content: compactionInstruction(focus) }];
+    const answer = await askInBand(run, asked, signal, step);
     if (answer.ok) {
       turn = answer.turn;
       break;
     }
     if (signal.aborted) return { meter, compacted: false, requested: true };
-    const next = answer.error instanceof ModelError && answer.error.kind === "context" ? nextStart(messages, from, cut) : null;
+    const refused = answer.error instanceof ModelError && answer.error.kind === "context";
+    // The window the refusal names bounds the tail kept, so the compacted view fits it.
+    if (refused) compaction.window = windowOf(answer.message) ?? compaction.window;
+    keep = tailTokens(compaction.compactAt, compaction.window);
+    const next = refused ? nextStart(messages, from, messages.length) : null;
     if (next === null) return fail(`the summary request failed: ${answer.message}`, { requested: true });
     from = next;
   }

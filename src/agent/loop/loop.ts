@@ -16,6 +16,7 @@ import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned }
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
 import { buildRequest, type RequestConfig } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
+import { windowOf } from "../context/compaction.js";
 import { autoFoldNow } from "../context/auto-fold-run.js";
 import type { StampCounter } from "../stamps.js";
 import { addUsage, emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
@@ -115,6 +116,7 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
       // Refused for its length: compact, and send it again once.
       if (modelError?.kind === "context" && run.compaction && run.archive && !retriedForLength && !run.compaction.state.stopped) {
         retriedForLength = true;
+        run.compaction.window = windowOf(message) ?? run.compaction.window;
         if (await compact(step)) {
           step--;
           continue;
