@@ -16,7 +16,7 @@
 // with a structured summary of the user's instructions, quoted verbatim, and no tool calls; and hel's
 // auto-fold request ("Fold:") with a note as JSON. hel's own `[folded …]` note is not an instruction.
 import { AUTO_FOLD_MARK } from "../src/agent/context/auto-fold.js";
-import { COMPACTION_MARK } from "../src/agent/context/compaction.js";
+import { COMPACTION_MARK, INSTRUCTIONS_BLOCK } from "../src/agent/context/compaction.js";
 import { FOLDED_PREFIX } from "../src/agent/context/fold.js";
 import { BUILD_COMMAND } from "./build-loop.js";
 import { unstamped } from "../src/agent/stamps.js";
@@ -542,7 +542,12 @@ function compactionSummary(req: ChatRequest): SimReply {
   const asked = req.messages
     .slice(0, lastUserIndex(req.messages))
     .filter((m): m is Extract<Message, { role: "user" }> => m.role === "user" && !isAutoFoldNote(m))
-    .flatMap((m) => (m.content.startsWith("[compacted ") ? m.content.split("\n").filter((l) => l.startsWith('- "')) : [`- "${unstamped(m.content)}"`]));
+    .flatMap((m) => {
+      if (m.content.startsWith("[compacted ")) return m.content.split("\n").filter((l) => l.startsWith('- "'));
+      // The instructions a summary request left out to fit, kept as one block: one per paragraph.
+      if (m.content.startsWith(INSTRUCTIONS_BLOCK)) return m.content.split("\n\n").slice(1).map((i) => `- "${unstamped(i)}"`);
+      return [`- "${unstamped(m.content)}"`];
+    });
   return {
     reasoning: "Summarize the conversation for the continuation.",
     content: ["## Goal", "Carry on with the user's instructions.", "## User instructions (verbatim)", ...(asked.length > 0 ? asked : ["- (none)"]), "## Next steps", "1. Continue."].join("\n"),

@@ -14,7 +14,7 @@ import { totalsOf } from "../agent/usage.js";
 import { createRecallTool, foldTool } from "../agent/context/context-tools.js";
 import { createHints } from "../agent/context/hints.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
-import { compactNow } from "../agent/context/compact-run.js";
+import { compactNow, MIN_SPAN_TOKENS } from "../agent/context/compact-run.js";
 import { RECALL_TOOL_NAME } from "../agent/context/recall.js";
 import { ASK_TOOL_NAME, createAskTool } from "../agent/children/ask.js";
 import { HelError } from "../errors.js";
@@ -265,9 +265,9 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         compact: async (focus) => {
           // Asked for by the user: tried whatever --compact-at and earlier failures say.
           const settings = { compactAt: compactAt || defaultCompactAt(options.model), state: active.compaction };
-          const done = await compactNow(active.messages, { ...parentRun, archive: active.archive, compaction: settings }, new AbortController().signal, null, 0, focus || undefined);
+          const done = await compactNow(active.messages, { ...parentRun, archive: active.archive, compaction: settings }, new AbortController().signal, null, 0, focus || undefined, MIN_SPAN_TOKENS);
           await bus.settle();
-          return done.requested;
+          return done.tooSmall ?? null;
         },
       });
       const ended = await prompt.converse({ instruct, stop: renderer.stop, note: renderer.note, controls, resumed: active.saved });

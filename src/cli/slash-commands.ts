@@ -2,6 +2,7 @@
 // never sent to the model. One entry per command, in the order /help lists them; a command added
 // later is one more entry here.
 import { foldInstruction } from "../agent/context/fold.js";
+import { groupDigits } from "../format.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { formatChanges } from "./term/changes-view.js";
 import type { ConversationControls } from "./conversation-controls.js";
@@ -127,7 +128,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: "[focus]",
     summary: "compact the conversation now into a summary (the original is archived; recall reads it)",
     run: async (ctx, args) => {
-      if (!(await ctx.controls.compact(args.trim()))) ctx.say(["(nothing to compact yet)"]);
+      const tooSmall = await ctx.controls.compact(args.trim());
+      if (tooSmall !== null) ctx.say([`nothing to compact yet: ${groupDigits(tooSmall)} tokens`]);
     },
   },
   {

@@ -31,8 +31,8 @@ export interface CompactionOutcome {
   tooSmall?: number;
 }
 
-/** A span smaller than this is not worth a summary: the summary would be about as long. */
-const MIN_SPAN_TOKENS = 1000;
+/** A span smaller than this is not worth a summary asked for by hand: the summary would be about as long. */
+export const MIN_SPAN_TOKENS = 1000;
 
 /** What a compaction needs of the agent's run: the same client, tool list and settings as its requests. */
 interface CompactRun extends InBandRun {
@@ -56,7 +56,7 @@ function nextStart(messages: readonly Message[], from: number, end: number): num
   return null;
 }
 
-export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, focus?: string): Promise<CompactionOutcome> {
+export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, focus?: string, minSpanTokens = 0): Promise<CompactionOutcome> {
   const { ref, emit, compaction } = run;
   const fail = (reason: string, extra: Partial<CompactionOutcome> = {}): CompactionOutcome => {
     compaction.state.failures++;
@@ -69,7 +69,7 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
   const cut = tailStart(messages, keep);
   // Nothing before the tail worth compacting: not a failure, there is simply nothing to do yet.
   const spanTokens = cut === null ? 0 : messages.slice(1, cut).reduce((n, m) => n + estimateTokens(messageJson(m)), 0);
-  if (cut === null || spanTokens < MIN_SPAN_TOKENS) return { meter, compacted: false, requested: false, tooSmall: tokensBefore };
+  if (cut === null || spanTokens < minSpanTokens) return { meter, compacted: false, requested: false, tooSmall: tokensBefore };
   // The conversation exactly as the last request sent it, plus the instruction: a cache hit on all of
   // it. When that is itself too long, its oldest messages are left out until it fits, all but the
   // user's instructions, which stay as one block.

@@ -81,6 +81,8 @@ export function windowOf(error: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+export const INSTRUCTIONS_BLOCK = "The user's instructions from the earlier part of the conversation, left out of this request to fit, verbatim:";
+
 /**
  * What a summary request that leaves out `leftOut` keeps of it: the user's instructions, verbatim, as
  * one block; null when it held none.
@@ -88,7 +90,7 @@ export function windowOf(error: string): number | undefined {
 export function instructionsBlock(leftOut: readonly Message[]): Message | null {
   const said = leftOut.filter((m) => m.role === "user" && stampOf(m) !== null).map((m) => m.content as string);
   if (said.length === 0) return null;
-  return { role: "user", content: `The user's instructions from the earlier part of the conversation, left out of this request to fit, verbatim:\n\n${said.join("\n\n")}` };
+  return { role: "user", content: `${INSTRUCTIONS_BLOCK}\n\n${said.join("\n\n")}` };
 }
 
 export type CompactionPlan =
