@@ -2,6 +2,7 @@
 // never sent to the model. One entry per command, in the order /help lists them; a command added
 // later is one more entry here.
 import { foldInstruction } from "../agent/context/fold.js";
+import { foldChoices } from "../agent/context/episodes.js";
 import { groupDigits } from "../format.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { formatChanges } from "./term/changes-view.js";
@@ -134,9 +135,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
   {
     name: "fold",
-    args: "#N",
-    summary: "ask the model to fold the finished episode that began at stamp #N into a note",
+    args: "[#N]",
+    summary: "ask the model to fold the finished episode that began at stamp #N into a note; alone, list where one may begin",
     run: (ctx, args) => {
+      if (args.trim() === "") {
+        const choices = foldChoices(ctx.controls.messages());
+        if (choices.length === 0) return ctx.say(["nothing to fold since the last fold"]);
+        return ctx.say(["fold since one of these with /fold #N:", ...choices.map((c) => `  #${c.stamp}  ${c.label} (~${groupDigits(c.tokens)} tokens to now)`)]);
+      }
       const stamp = /^#?(\d+)$/.exec(args.trim());
       if (!stamp) return ctx.say(["/fold takes the stamp where the episode began, like /fold #12"]);
       ctx.send(foldInstruction(Number(stamp[1])));

@@ -1,10 +1,11 @@
 // Command episodes: a run_command whose command and workdir failed (a non-zero exit or a timeout) once
 // or more, then exited 0. Pure: from the view to the episode its latest tool results just closed, so
-// it is found once, before the request that follows it, and never again.
+// it is found once, before the request that follows it, and never again; and the places `/fold` alone
+// offers to fold since.
 import type { Message, ToolCall } from "../../wire/messages.js";
 import { messageJson } from "../../wire/serialize.js";
 import { estimateTokens } from "../meter.js";
-import { unstamped } from "../stamps.js";
+import { stampOf, unstamped } from "../stamps.js";
 import { lastNoteIndex } from "./fold.js";
 
 const RUN_COMMAND = "run_command";
@@ -84,4 +85,50 @@ export function closedEpisode(view: readonly Message[], minTokens: number): Comm
     return { start, command, workdir, failures, tokens };
   }
   return null;
+}
+
+/** A place `/fold #N` may start from: a closed command episode, or an instruction not folded yet. */
+export interface FoldChoice {
+  stamp: number;
+  label: string;
+  /** From there to the end of the view. */
+  tokens: number;
+}
+
+/**
+ * What `/fold` alone offers: every closed command episode and every instruction since the last fold
+ * note or compaction summary, oldest first, each with the stamp to fold since.
+ */
+export function foldChoices(view: readonly Message[]): FoldChoice[] {
+  const barrier = lastNoteIndex(view);
+  const tokensFrom = (at: number) => view.slice(at).reduce((n, m) => n + estimateTokens(messageJson(m)), 0);
+  const firstStamp = (at: number): number | null => {
+    for (let i = at; i < view.length; i++) {
+      const n = stampOf(view[i]!);
+      if (n !== null) return n;
+    }
+    return null;
+  };
+  const choices: FoldChoice[] = [];
+  for (let i = barrier + 1; i < view.length; i++) {
+    const m = view[i]!;
+    const stamp = stampOf(m);
+    if (m.role === "user" && stamp !== null) choices.push({ stamp, label: `instruction: ${unstamped(m.content).split("\n")[0]!.slice(0, 60)}`, tokens: tokensFrom(i) });
+    if (m.role !== "assistant") continue;
+    // A passing command whose earlier runs failed closes an episode that began at the first failure.
+    const closed = closedEpisode(view.slice(0, nextNonTool(view, i)), 0);
+    const at = closed ? firstStamp(closed.start) : null;
+    if (closed && at !== null && closed.start > barrier) {
+      const times = closed.failures === 1 ? "once" : `${closed.failures} times`;
+      choices.push({ stamp: at, label: `\`${closed.command}\` failed ${times}, then passed`, tokens: tokensFrom(closed.start) });
+    }
+  }
+  return choices.sort((a, b) => a.stamp - b.stamp);
+}
+
+/** The index after the results that follow the assistant message at `at`. */
+function nextNonTool(view: readonly Message[], at: number): number {
+  let i = at + 1;
+  while (i < view.length && view[i]!.role === "tool") i++;
+  return i;
 }

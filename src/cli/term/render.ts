@@ -15,6 +15,7 @@ import { splitCompleteBlocks } from "./answer-blocks.js";
 import { ChangedFiles } from "./changed-files.js";
 import { createCommandView } from "./command-view.js";
 import { LiveRegion } from "./live-region.js";
+import { stampOf } from "../../agent/stamps.js";
 import type { Output } from "./output.js";
 import { Progress } from "./progress.js";
 import { styleFor, terminalSafe } from "./style.js";
@@ -212,6 +213,12 @@ export function createRenderer(options: RendererOptions): Renderer {
         }
         printErr(...toolEndLines(event, errStyle, indent(event)));
         if (event.edit) changed.add(event.edit);
+        break;
+      }
+      case "message": {
+        // In the interactive terminal each result's stamp is shown, dim, so `/fold #N` can be typed.
+        const stamp = options.live && event.message.role === "tool" ? stampOf(event.message) : null;
+        if (stamp !== null) printErr(errStyle.dim(`${indent(event)}  #${stamp}`));
         break;
       }
       case "fold":
