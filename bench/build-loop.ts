@@ -2,15 +2,14 @@
 // then a passing one, then ten ordinary steps; the episode left inline, folded by hel (auto-fold), or
 // compacted at a threshold. Per arm: prompt tokens, uncached tokens, dollars over the whole task, the
 // largest request, and the prompt tokens of the steps after the episode.
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HEL_BIN } from "../scripts/hel-bin.js";
 import { writeBuildLoopProject } from "../sim/build-loop.js";
 import { startSimulator } from "../sim/index.js";
 import { lastUserText } from "../sim/policies.js";
 import type { ChatRequest } from "../src/wire/messages.js";
+import { helOnLines } from "./context.js";
 
 /** deepseek-flash, off-peak, US dollars per million tokens. */
 const PRICE = { hit: 0.003, miss: 0.15, output: 0.6 };
@@ -42,15 +41,7 @@ export async function measureBuildLoop(arm: BuildLoopArm): Promise<BuildLoopResu
     const sim = await startSimulator({ policy: "build-loop" });
     try {
       const lines = ["make the build pass", ...Array.from({ length: STEPS }, (_, i) => `step ${i + 1}: go on with the export`)];
-      const child = spawn(process.execPath, [HEL_BIN, "-C", project, "--effort", "none", ...BUILD_LOOP_ARMS[arm]], {
-        env: { ...process.env, DEEPSEEK_API_KEY: "sk-bench", HEL_BASE_URL: sim.url },
-        stdio: ["pipe", "ignore", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      child.stdin.end(lines.join("\n") + "\n");
-      const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
-      if (status !== 0) throw new Error(`hel exited ${status}: ${stderr.split("\n").slice(-3).join(" ")}`);
+      await helOnLines(sim.url, ["-C", project, "--effort", "none", ...BUILD_LOOP_ARMS[arm]], lines);
       const answered = sim.requests.filter((r) => r.usage);
       const sum = (f: (u: NonNullable<(typeof answered)[number]["usage"]>) => number) => answered.reduce((n, r) => n + f(r.usage!), 0);
       const prompt = sum((u) => u.prompt_tokens);
