@@ -20,7 +20,7 @@ const STEPS = 10;
 export const BUILD_LOOP_ARMS = {
   inline: ["--auto-fold", "off", "--compact-at", "0"],
   "auto-fold": ["--compact-at", "0"],
-  compacted: ["--auto-fold", "off", "--compact-at", "20000"],
+  compacted: ["--auto-fold", "off", "--compact-at", "10000"],
 } as const;
 export type BuildLoopArm = keyof typeof BUILD_LOOP_ARMS;
 

@@ -330,7 +330,7 @@ async function main(): Promise<number> {
       });
     }
     return {
-      title: "7b. The seed article's build loop (three failing builds with ~12,000-token logs, a passing one, ten steps): inline, auto-folded, compacted at 20,000",
+      title: "7b. The seed article's build loop (three failing builds with ~12,000-token logs, a passing one, ten steps): inline, auto-folded, compacted at 10,000",
       rows,
       footnotes: ["Simulator's build-loop policy and tokenizer; dollars at deepseek-flash off-peak prices ($0.003 hit, $0.15 miss, $0.60 output per 1M)."],
     };

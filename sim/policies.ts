@@ -610,8 +610,9 @@ export const buildLoop: Policy = (req) => {
   if (!last) return { tool_calls: [commandCall(req, BUILD_COMMAND)] };
   if (last.name === "run_command") {
     if (/^exit code 0 /.test(unstamped(last.result))) return { content: "The build passes now." };
-    if (builds.length > 5) return { content: "I could not make the build pass." };
-    const level = builds.length - 1;
+    // The log names the level, so the next fix is known even when earlier runs were compacted away.
+    const level = Number(/failed at level (\d+) of 3/.exec(last.result)?.[1] ?? NaN);
+    if (builds.length > 5 || Number.isNaN(level)) return { content: "I could not make the build pass." };
     return { reasoning: "Raise the level, as the log says.", tool_calls: [editCall(req, "build.cfg", `level=${level}`, `level=${level + 1}`)] };
   }
   return { tool_calls: [commandCall(req, BUILD_COMMAND)] };
