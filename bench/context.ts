@@ -56,16 +56,7 @@ async function runArm(fold: boolean): Promise<{ after: Usage[]; requests: ChatRe
     try {
       const lines = [`the build fails: look at ${FILES.join(" ")}`, ...Array.from({ length: 10 }, (_, i) => `continue with the export feature, step ${i + 1}`)];
       const tools = fold ? "read_file,search_replace,fold,recall" : "read_file,search_replace,recall";
-      // Not spawnSync: the simulator answering hel runs in this process.
-      const child = spawn(process.execPath, [HEL_BIN, "-C", project, "--tools", tools, "--effort", "none", "--compact-at", "0"], {
-        env: { ...process.env, DEEPSEEK_API_KEY: "sk-bench", HEL_BASE_URL: sim.url },
-        stdio: ["pipe", "ignore", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      child.stdin.end(lines.join("\n") + "\n");
-      const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
-      if (status !== 0) throw new Error(`hel exited ${status}: ${stderr.split("\n").slice(-3).join(" ")}`);
+      await helOnLines(sim.url, ["-C", project, "--tools", tools, "--effort", "none", "--compact-at", "0"], lines);
       const after = sim.requests.slice(-10);
       return { after: after.map((r) => r.usage!), requests: sim.requests.map((r) => r.body as ChatRequest) };
     } finally {
@@ -74,6 +65,17 @@ async function runArm(fold: boolean): Promise<{ after: Usage[]; requests: ChatRe
   } finally {
     await rm(project, { recursive: true, force: true });
   }
+}
+
+/** hel run on the simulator at `url`, one instruction per line on stdin; throws when it fails. */
+export async function helOnLines(url: string, args: readonly string[], lines: readonly string[]): Promise<void> {
+  // Not spawnSync: the simulator answering hel runs in this process.
+  const child = spawn(process.execPath, [HEL_BIN, ...args], { env: { ...process.env, DEEPSEEK_API_KEY: "sk-bench", HEL_BASE_URL: url }, stdio: ["pipe", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(lines.join("\n") + "\n");
+  const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (status !== 0) throw new Error(`hel exited ${status}: ${stderr.split("\n").slice(-3).join(" ")}`);
 }
 
 function arm(after: readonly Usage[]): EpisodeArm {

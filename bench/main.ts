@@ -16,10 +16,11 @@ import { measureReadFile } from "./read-file.js";
 import { PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { measureSessions } from "./session.js";
 import { measureEpisode, measureViewChanges } from "./context.js";
+import { BUILD_LOOP_ARMS, measureBuildLoop, type BuildLoopArm, type BuildLoopResult } from "./build-loop.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "grep", "commands", "parallel"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -298,6 +299,40 @@ async function main(): Promise<number> {
         "Episode: three build logs read with read_file by the simulator's episode policy, then folded (or not), then ten more instructions answered",
         "at once; tokens counted by the simulator's tokenizer; cost at deepseek-flash off-peak prices ($0.003 hit, $0.15 miss, $0.60 output per 1M).",
       ],
+    };
+  });
+
+  await attempt("build-loop", "7b. The build loop: inline, auto-folded, compacted", async (): Promise<Section | Section[]> => {
+    const arms = Object.keys(BUILD_LOOP_ARMS) as BuildLoopArm[];
+    const results = {} as Record<BuildLoopArm, BuildLoopResult>;
+    for (const arm of arms) results[arm] = await measureBuildLoop(arm);
+    const inline = results.inline;
+    const rows: Row[] = arms.map((arm) => {
+      const r = results[arm];
+      return {
+        key: `build_loop.${arm}.prompt_tokens`,
+        label: `${arm}: prompt tokens over the task (uncached · dollars · largest request · requests)`,
+        value: r.promptTokens,
+        unit: "x",
+        note: `${fmt(r.uncachedTokens, 0)} uncached · $${r.costUsd.toFixed(6)} · largest ${fmt(r.largestPrompt, 0)} · ${r.requests} requests`,
+        extra: { uncached_tokens: r.uncachedTokens, cost_usd: r.costUsd, largest_prompt: r.largestPrompt, requests: r.requests, after_prompt_tokens: r.afterPromptTokens },
+      };
+    });
+    for (const arm of ["auto-fold", "compacted"] as const) {
+      const r = results[arm];
+      rows.push({
+        key: `build_loop.${arm}.after_ratio`,
+        label: `${arm} / inline: prompt tokens of the 10 steps after the episode (dollars, uncached, extra requests)`,
+        value: r.afterPromptTokens / inline.afterPromptTokens,
+        unit: "x",
+        ...(arm === "auto-fold" ? { target: { kind: "under" as const, limit: 0.5, unit: "x" as const } } : {}),
+        note: `${fmt(r.afterPromptTokens, 0)} vs ${fmt(inline.afterPromptTokens, 0)} · dollars ${fmt(r.costUsd / inline.costUsd, 2)}× · uncached ${fmt(r.uncachedTokens / inline.uncachedTokens, 2)}× · ${r.requests - inline.requests >= 0 ? "+" : ""}${r.requests - inline.requests} requests`,
+      });
+    }
+    return {
+      title: "7b. The seed article's build loop (three failing builds with ~12,000-token logs, a passing one, ten steps): inline, auto-folded, compacted at 10,000",
+      rows,
+      footnotes: ["Simulator's build-loop policy and tokenizer; dollars at deepseek-flash off-peak prices ($0.003 hit, $0.15 miss, $0.60 output per 1M)."],
     };
   });
 

@@ -141,7 +141,7 @@ export const recallJudge: Judge = {
   },
 };
 
-/** What stood in for the build episode: fold notes, compaction summaries, children's answers. */
+/** What stood in for the build episode: fold notes (the model's or hel's), compaction summaries, children's answers. */
 export function handOvers(records: readonly RecordDir[]): { kind: string; text: string }[] {
   const out: { kind: string; text: string }[] = [];
   for (const { agent, message } of sentMessages(records)) {
@@ -149,6 +149,7 @@ export function handOvers(records: readonly RecordDir[]): { kind: string; text: 
     if (message.role === "assistant")
       for (const c of message.tool_calls ?? []) if (c.function.name === "fold") out.push({ kind: "fold note", text: JSON.stringify(parseArgs(c.function.arguments).note ?? "") });
     if (message.role === "user" && unstamped(message.content).startsWith("[compacted ")) out.push({ kind: "compaction summary", text: message.content });
+    if (message.role === "user" && message.content.startsWith("[folded ")) out.push({ kind: "auto-fold note", text: message.content });
   }
   for (const r of records) for (const d of r.delegations) if (d.answer !== null) out.push({ kind: `child ${d.delegation}'s answer`, text: d.answer });
   return out;
@@ -158,7 +159,7 @@ export const noteJudge: Judge = {
   id: "note",
   title: "note kept constraint",
   description:
-    "a fold note, compaction summary or child's answer says the select and the claim stay in one transaction; a run where nothing was folded, compacted or delegated (inline) has no note and does not pass.",
+    "a fold note (the model's or hel's), compaction summary or child's answer says the select and the claim stay in one transaction; a run where nothing was folded, compacted or delegated (inline) has no note and does not pass.",
   judge: ({ records }) => {
     const notes = handOvers(records);
     if (notes.length === 0) return fail("no note: nothing was folded, compacted or delegated");

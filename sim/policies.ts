@@ -9,11 +9,16 @@
 //   fold  the seed article's fold/fork experiment on fixtures/fold (see its section below).
 //   h9    memory: "Remember this identifier: <ID>. Reply with OK." → OK; "What identifier did I ask you
 //         to remember?" → the identifier if it is anywhere earlier in the conversation, else "I don't know".
+//   build-loop  runs the build of sim/build-loop.ts until it passes, then ordinary steps (see below).
 //   episode  an episode to fold: reads each file the instruction names, one call at a time, then (when
 //         fold is offered) folds since the first read's result with a note, then answers.
 // Every policy answers hel's compaction instruction (a last user message opening "Context compaction:")
-// with a structured summary of the user's instructions, quoted verbatim, and no tool calls.
-import { COMPACTION_MARK } from "../src/agent/context/compaction.js";
+// with a structured summary of the user's instructions, quoted verbatim, and no tool calls; and hel's
+// auto-fold request ("Fold:") with a note as JSON. hel's own `[folded …]` note is not an instruction.
+import { AUTO_FOLD_MARK } from "../src/agent/context/auto-fold.js";
+import { COMPACTION_MARK, INSTRUCTIONS_BLOCK } from "../src/agent/context/compaction.js";
+import { FOLDED_PREFIX } from "../src/agent/context/fold.js";
+import { BUILD_COMMAND } from "./build-loop.js";
 import { unstamped } from "../src/agent/stamps.js";
 import type { ChatRequest, Message, ToolDefinition } from "../src/wire/messages.js";
 import type { Policy, PolicyName, SimReply } from "./types.js";
@@ -27,8 +32,11 @@ export interface Action {
 
 const SUBAGENT_MARK = "You are a subagent";
 
+/** hel's note of a fold it made itself: a user message, but not the user's. */
+const isAutoFoldNote = (m: Message): boolean => m.role === "user" && m.content.startsWith(FOLDED_PREFIX);
+
 function lastUserIndex(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return i;
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user" && !isAutoFoldNote(messages[i]!)) return i;
   return -1;
 }
 
@@ -420,8 +428,8 @@ function foldBuild(req: ChatRequest, instruction: string): SimReply {
     }
     return { content: `The subagent made the build pass. Its report: ${unstampedText(delegation.result)}` };
   }
-  // A fold has taken the episode out of the view: only the fold's own call and note are left of it.
-  if (folded(acts)) return { content: `The build passes now: ${BUILD_CHANGES}.` };
+  // A fold has taken the episode out of the view: only the fold's own call and note, or hel's, are left of it.
+  if (folded(acts) || req.messages.slice(lastUserIndex(req.messages)).some(isAutoFoldNote)) return { content: `The build passes now: ${BUILD_CHANGES}.` };
   const step = buildEpisode(req, acts);
   if (!("passed" in step)) return step;
   if (/fold the build episode/i.test(instruction) && offered(req, "fold") && !folded(acts))
@@ -533,20 +541,84 @@ export const episode: Policy = (req) => {
 function compactionSummary(req: ChatRequest): SimReply {
   const asked = req.messages
     .slice(0, lastUserIndex(req.messages))
-    .filter((m) => m.role === "user")
-    .flatMap((m) => (m.content.startsWith("[compacted ") ? m.content.split("\n").filter((l) => l.startsWith('- "')) : [`- "${unstamped(m.content)}"`]));
+    .filter((m): m is Extract<Message, { role: "user" }> => m.role === "user" && !isAutoFoldNote(m))
+    .flatMap((m) => {
+      if (m.content.startsWith("[compacted ")) return m.content.split("\n").filter((l) => l.startsWith('- "'));
+      // The instructions a summary request left out to fit, kept as one block: one per paragraph.
+      if (m.content.startsWith(INSTRUCTIONS_BLOCK)) return m.content.split("\n\n").slice(1).map((i) => `- "${unstamped(i)}"`);
+      return [`- "${unstamped(m.content)}"`];
+    });
   return {
     reasoning: "Summarize the conversation for the continuation.",
     content: ["## Goal", "Carry on with the user's instructions.", "## User instructions (verbatim)", ...(asked.length > 0 ? asked : ["- (none)"]), "## Next steps", "1. Continue."].join("\n"),
   };
 }
 
-/** Every policy answers a compaction request with a summary instead of its own move. */
-function answeringCompaction(policy: Policy): Policy {
-  return (req, ctx) => (lastUserText(req).startsWith(COMPACTION_MARK) ? compactionSummary(req) : policy(req, ctx));
+// ------------------------------------------------------------------------------------------ auto-fold
+
+const RULE_LINE = /[^\n]*\b(?:must|only with|only when)\b[^\n]*/gi;
+
+/**
+ * hel's auto-fold request, answered as a model would: the note as JSON, with the files the span edited
+ * and the lines of its results that state a rule (what a note must not lose).
+ */
+function autoFoldNote(req: ChatRequest): SimReply {
+  const asked = req.messages.findLastIndex((m) => m.role === "user" && m.content.startsWith(AUTO_FOLD_MARK) && !/not the note/.test(m.content));
+  const command = /`([^`]+)`/.exec(String(req.messages[asked]?.content ?? ""))?.[1] ?? "the command";
+  const span = req.messages.slice(0, asked);
+  const edited = new Set<string>();
+  const rules = new Set<string>();
+  for (const m of span.slice(lastUserIndex(span) + 1)) {
+    if (m.role === "assistant") for (const c of m.tool_calls ?? []) if (c.function.name === "search_replace") edited.add(String((JSON.parse(c.function.arguments) as { path?: unknown }).path ?? ""));
+    if (m.role === "tool") for (const line of unstamped(String(m.content)).match(RULE_LINE) ?? []) if (rules.size < 3) rules.add(line.trim());
+  }
+  const note = {
+    changed: edited.size > 0 ? [...edited].join(", ") : "nothing",
+    learned: [`${command} passes now.`, ...rules].join(" "),
+    decided: "kept the fix that made it pass",
+    open: "nothing",
+  };
+  return { reasoning: "Write the note about the finished episode.", content: JSON.stringify(note) };
 }
 
-export const POLICIES: Record<PolicyName, Policy> = { echo, demo, h11, h9, episode, fold };
+/** Every policy answers hel's compaction and auto-fold requests instead of making its own move. */
+function answeringCompaction(policy: Policy): Policy {
+  return (req, ctx) => {
+    const text = lastUserText(req);
+    if (text.startsWith(COMPACTION_MARK)) return compactionSummary(req);
+    return text.startsWith(AUTO_FOLD_MARK) ? autoFoldNote(req) : policy(req, ctx);
+  };
+}
+
+// ---------------------------------------------------------------------------------------- build-loop
+
+/**
+ * The build loop of sim/build-loop.ts: an instruction that mentions the build runs it, raises build.cfg's
+ * level after each failure and runs it again until it passes; any other instruction reads notes.txt and
+ * answers. Nothing here folds: whatever leaves the view is hel's doing.
+ */
+export const buildLoop: Policy = (req) => {
+  const instruction = lastUserText(req);
+  const acts = actions(req);
+  if (!/\bbuild\b/i.test(instruction)) {
+    if (acts.length === 0 && offered(req, "read_file")) return { tool_calls: [readCall(req, "notes.txt")] };
+    return { content: `done: ${instruction}` };
+  }
+  if (req.messages.slice(lastUserIndex(req.messages)).some(isAutoFoldNote)) return { content: "The build passes now." };
+  const last = acts.at(-1);
+  const builds = acts.filter((a) => a.name === "run_command");
+  if (!last) return { tool_calls: [commandCall(req, BUILD_COMMAND)] };
+  if (last.name === "run_command") {
+    if (/^exit code 0 /.test(unstamped(last.result))) return { content: "The build passes now." };
+    // The log names the level, so the next fix is known even when earlier runs were compacted away.
+    const level = Number(/failed at level (\d+) of 3/.exec(last.result)?.[1] ?? NaN);
+    if (builds.length > 5 || Number.isNaN(level)) return { content: "I could not make the build pass." };
+    return { reasoning: "Raise the level, as the log says.", tool_calls: [editCall(req, "build.cfg", `level=${level}`, `level=${level + 1}`)] };
+  }
+  return { tool_calls: [commandCall(req, BUILD_COMMAND)] };
+};
+
+export const POLICIES: Record<PolicyName, Policy> = { echo, demo, h11, h9, episode, fold, "build-loop": buildLoop };
 
 export function resolvePolicy(p: Policy | PolicyName | undefined): Policy {
   if (p === undefined) return answeringCompaction(echo);

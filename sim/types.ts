@@ -71,7 +71,7 @@ export type SimStep = SimReply | { fault: SimFault } | { faults: SimFault[]; rep
  */
 export type Policy = (req: ChatRequest, ctx: { requestIndex: number }) => SimStep;
 
-export type PolicyName = "demo" | "h11" | "h9" | "echo" | "episode" | "fold";
+export type PolicyName = "demo" | "h11" | "h9" | "echo" | "episode" | "fold" | "build-loop";
 
 export interface SimOptions {
   /** 0 (default) = a free port. */

@@ -2,7 +2,7 @@
 // instructions: explore the queue, make the build pass (an episode of failing builds whose output
 // teaches that the claim must select and claim in one transaction), then a follow-up that breaks the
 // queue unless that constraint is remembered. The conditions differ only in what becomes of the build
-// episode: it stays inline, is compacted, is folded, or is delegated to a fresh child, to a fork of the
+// episode: it stays inline, is compacted, is folded by the model or by hel (auto-fold), or is delegated to a fresh child, to a fork of the
 // unfolded view, or to a fork of a view whose exploration was folded first.
 import { FOLD_JUDGES, QUEUE_FILES, TWO_WORKERS_CHECK } from "../fold-judges.js";
 import { measureChild, measuredCostSection } from "../fold-measures.js";
@@ -30,6 +30,7 @@ const CONDITIONS = {
   "fresh-child": "the build is delegated task-only: the child starts from the system prompt and the task",
   fork: "the build is delegated full: the child inherits the unfolded view",
   "fork-folded": "the exploration is folded first, then the build is delegated full: the child inherits the folded view",
+  "auto-fold": "hel folds the build episode itself when the build passes (--auto-fold on), without asking the model to",
 } as const;
 type Condition = keyof typeof CONDITIONS;
 
@@ -41,6 +42,7 @@ const NEEDS: Record<Condition, { tools: string[]; delegate?: "full" | "task-only
   "fresh-child": { tools: [], delegate: "task-only", flags: [] },
   fork: { tools: [], delegate: "full", flags: [] },
   "fork-folded": { tools: ["fold", "recall"], delegate: "full", flags: [] },
+  "auto-fold": { tools: ["recall"], flags: ["--auto-fold"] },
 };
 
 function isCondition(c: string): c is Condition {
@@ -62,6 +64,8 @@ function plan(condition: string, _params: Readonly<Record<string, string>>, hel:
   const args = ["--tools", tools.join(",")];
   if (needs.delegate) args.push("--delegate", needs.delegate);
   if (condition === "compaction") args.push("--compact-at", String(FOLD_COMPACT_AT));
+  // Only one condition lets hel fold by itself: in the others the episode's fate is the condition's.
+  if (hel.flags.has("--auto-fold")) args.push("--auto-fold", condition === "auto-fold" ? "on" : "off");
   const explore = FOLD_EXPLORE + (condition === "fork-folded" ? THEN_FOLD_EXPLORATION : "");
   const build = FOLD_BUILD + (condition === "fold" ? THEN_FOLD_BUILD : needs.delegate ? DELEGATE : "");
   return [{ instructions: [explore, build, FOLD_FOLLOW_UP], args, recordDir: "" }];

@@ -13,6 +13,8 @@ export const HandleSchema = z.string().regex(/^[a-z0-9]{4,12}$/, "a handle is 4 
 export const ArchiveEntrySchema = z.object({
   handle: HandleSchema,
   kind: z.enum(ARCHIVE_KINDS),
+  /** A fold hel made itself (auto-fold), not the model; absent otherwise. */
+  auto: z.literal(true).optional(),
   /** The first and last stamp inside the span; null when it holds no stamped message. */
   first_stamp: z.number().int().positive().nullable(),
   last_stamp: z.number().int().positive().nullable(),

@@ -36,9 +36,9 @@ const DECLARED = {
   run_command: { offered: "by default", runsCommands: true, pathArgument: "workdir" },
   grep: { offered: "by default", pathArgument: "path", readsOnly: true },
   find_files: { offered: "by default", readsOnly: true },
-  fold: { offered: "on request", folds: true, readsOnly: true },
-  recall: { offered: "on request", readsOnly: true },
-  ask: { offered: "on request", startsChild: "question", readsOnly: true },
+  fold: { offered: "by default", folds: true, readsOnly: true },
+  recall: { offered: "by default", readsOnly: true },
+  ask: { offered: "by default", startsChild: "question", readsOnly: true },
   delegate_task: { offered: "with --delegate", startsChild: "task", concurrent: true },
   review_changes: { offered: "with --delegate", startsChild: "task", readsOnly: true },
 } as const satisfies Record<string, ToolTraits>;

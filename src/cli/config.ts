@@ -24,6 +24,7 @@ const ConfigFileSchema = z.strictObject({
   effort: z.enum(EFFORTS),
   access: z.enum(ACCESS_LEVELS),
   network: z.boolean(),
+  "auto-fold": z.enum(["on", "off"]),
   // Compaction's threshold in tokens, 0 = never: checked here, so a file written for it is valid.
   "compact-at": count(0),
   "child-max-steps": count(1),

@@ -26,8 +26,8 @@ export interface ConversationControls {
   sessions(): Promise<SessionSummary[]>;
   /** A full session id from what the user typed; throws a one-line error when there is none. */
   resolveSession(idOrPrefix: string): Promise<string>;
-  /** Compacts the conversation now, keeping `focus` in mind; false when there was nothing to compact. */
-  compact(focus: string): Promise<boolean>;
+  /** Compacts the conversation now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
+  compact(focus: string): Promise<number | null>;
 }
 
 export interface ControlsDeps extends Omit<ConversationControls, "model" | "effort" | "setModel" | "setEffort"> {

@@ -4,7 +4,7 @@
 // each child derives its own from it when a tool call starts one. The input modes (modes/) only
 // drive it: instruct, compact, the controls of the interactive prompt, and its end and close.
 import { createChildren, type Children } from "../agent/children/child-run.js";
-import { compactNow } from "../agent/context/compact-run.js";
+import { compactNow, MIN_SPAN_TOKENS } from "../agent/context/compact-run.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { createHints } from "../agent/context/hints.js";
 import { createEventBus } from "../agent/event-bus.js";
@@ -44,8 +44,8 @@ export interface Conversation {
   readonly session: ActiveSession;
   /** Runs one instruction to its end; resolves once the session has saved it. */
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
-  /** Compacts now, keeping `focus` in mind; false when there was nothing to compact. */
-  compact(focus: string): Promise<boolean>;
+  /** Compacts now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
+  compact(focus: string): Promise<number | null>;
   readonly controls: ConversationControls;
   /** Clears the terminal view's spinner, so a prompt is drawn on a clean line. */
   stop(): void;
@@ -154,6 +154,7 @@ export async function openConversation(project: Project, settings: ConversationS
       stamps: active.stamps,
       archive: active.archive,
       compaction: { compactAt, state: active.compaction },
+      autoFold: options.autoFold === "on",
     };
 
     // stdout carries JSON instead of the answer with --json and --json-events.
@@ -169,12 +170,12 @@ export async function openConversation(project: Project, settings: ConversationS
     });
     await subscribeReaders(bus, { ledger, session: active, hints, renderer, options, stdout: io.stdout });
 
-    const compact = async (focus: string): Promise<boolean> => {
+    const compact = async (focus: string): Promise<number | null> => {
       // Asked for by the user: tried whatever --compact-at and earlier failures say.
       const asked = { ...run, archive: active.archive, compaction: { compactAt: askedCompactAt, state: active.compaction } };
-      const done = await compactNow(active.messages, asked, new AbortController().signal, null, 0, focus || undefined);
+      const done = await compactNow(active.messages, asked, new AbortController().signal, null, 0, focus || undefined, MIN_SPAN_TOKENS);
       await bus.settle();
-      return done.requested;
+      return done.tooSmall ?? null;
     };
     return {
       session: active,

@@ -48,6 +48,8 @@ const RunOptionsSchema = z.object({
   tools: z.array(z.enum(SELECTABLE_TOOLS, { error: `--tools takes names from: ${SELECTABLE_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   /** null: the default, 80% of the model's window. */
+  /** Fold a finished command episode without waiting for the model. */
+  autoFold: z.enum(["on", "off"], { error: "--auto-fold takes on or off" }),
   compactAt: z.coerce.number({ error: "--compact-at takes a whole number of tokens" }).int("--compact-at takes a whole number of tokens").nonnegative("--compact-at takes 0 (never) or more tokens").nullable(),
   json: z.boolean(),
   jsonEvents: z.boolean(),
@@ -89,6 +91,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .option("--tools <names>", `comma-separated tools to offer, from ${SELECTABLE_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
+    .addOption(new Option("--auto-fold <on|off>", "fold a command episode that failed, then passed, into a note without waiting for the model").choices(["on", "off"]).default("on"))
     .option("--compact-at <tokens>", "compact the conversation when the next request would exceed this many input tokens (default 80% of the model's context window); 0 = never")
     .option("--json", "print one JSON object per instruction on stdout", false)
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
@@ -106,8 +109,8 @@ Environment:
   NO_COLOR           no colours in the terminal
 
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
-  keys the long flag names (model, effort, access, network, compact-at, child-max-steps, child-max-tokens,
-  child-model, max-cost, base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which
+  keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
+  child-max-tokens, child-model, max-cost, base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which
   wins over the user's.
   The project's base-url, network, and an access wider than the user's (or edit) are used only once you
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
@@ -196,6 +199,7 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,
+    autoFold: opts.autoFold,
     compactAt: opts.compactAt ?? null,
     json: Boolean(opts.json),
     jsonEvents: Boolean(opts.jsonEvents),

@@ -6,6 +6,7 @@ export const SETTING_OPTIONS = {
   effort: "effort",
   access: "access",
   network: "network",
+  "auto-fold": "autoFold",
   "compact-at": "compactAt",
   "child-max-steps": "childMaxSteps",
   "child-max-tokens": "childMaxTokens",

@@ -2,6 +2,8 @@
 // never sent to the model. One entry per command, in the order /help lists them; a command added
 // later is one more entry here.
 import { foldInstruction } from "../agent/context/fold.js";
+import { foldChoices } from "../agent/context/episodes.js";
+import { groupDigits } from "../format.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { formatChanges } from "./term/changes-view.js";
 import type { ConversationControls } from "./conversation-controls.js";
@@ -127,14 +129,20 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: "[focus]",
     summary: "compact the conversation now into a summary (the original is archived; recall reads it)",
     run: async (ctx, args) => {
-      if (!(await ctx.controls.compact(args.trim()))) ctx.say(["(nothing to compact yet)"]);
+      const tooSmall = await ctx.controls.compact(args.trim());
+      if (tooSmall !== null) ctx.say([`nothing to compact yet: ${groupDigits(tooSmall)} tokens`]);
     },
   },
   {
     name: "fold",
-    args: "#N",
-    summary: "ask the model to fold the finished episode that began at stamp #N into a note",
+    args: "[#N]",
+    summary: "ask the model to fold the finished episode that began at stamp #N into a note; alone, list where one may begin",
     run: (ctx, args) => {
+      if (args.trim() === "") {
+        const choices = foldChoices(ctx.controls.messages());
+        if (choices.length === 0) return ctx.say(["nothing to fold since the last fold"]);
+        return ctx.say(["fold since one of these with /fold #N:", ...choices.map((c) => `  #${c.stamp}  ${c.label} (~${groupDigits(c.tokens)} tokens to now)`)]);
+      }
       const stamp = /^#?(\d+)$/.exec(args.trim());
       if (!stamp) return ctx.say(["/fold takes the stamp where the episode began, like /fold #12"]);
       ctx.send(foldInstruction(Number(stamp[1])));

@@ -26,7 +26,7 @@ const names = (tools: readonly Tool[]) => tools.map((t) => t.name);
 describe("the catalogue", () => {
   it("gives --tools its names and its default, and --delegate its two tools", () => {
     expect(SELECTABLE_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
-    expect(DEFAULT_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
+    expect(DEFAULT_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
     expect(DELEGATE_TOOLS).toEqual(["delegate_task", "review_changes"]);
   });
 

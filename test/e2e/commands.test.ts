@@ -38,11 +38,11 @@ describe("the one-shot view and the run's readers", () => {
     expect(lastToolResult()).toMatch(/^\[#2\] exit code 3 · \d+\.\d\d s; sandbox: .*\nbuilt$/);
   });
 
-  it("offers run_command by default, with the file and search tools", async () => {
+  it("offers run_command by default, with the file, search and context tools", async () => {
     sim = await startSimulator({ script: [{ content: "ok" }] });
     const project = await tempProject();
     expect((await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url })).code).toBe(0);
-    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
+    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
   });
 });
 

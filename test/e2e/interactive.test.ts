@@ -19,6 +19,16 @@ afterEach(async () => sim?.close());
 
 const until = (check: () => boolean, what: string): Promise<void> => waitFor(check, () => `${what}; screen so far:\n${screenText()}`);
 
+/** hel in a pseudo-terminal: what it shows so far, and its exit status once it ends. */
+function inTerminal(args: string) {
+  const child = spawn("script", ["-qfec", `${process.execPath} ${HEL} ${args}`, "/dev/null"], { env: helEnv(sim.url), stdio: ["pipe", "pipe", "pipe"] });
+  let screen = "";
+  child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
+  screenText = () => screen;
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, screen: () => screen, exited };
+}
+
 it("Ctrl-C aborts the request in flight, the conversation stays valid, Ctrl-D exits", async () => {
   sim = await startSimulator({
     policy: "echo",
@@ -77,6 +87,25 @@ it("/compact [focus] compacts now, with the focus in the instruction; /fold #N a
   await until(() => sim.requests.length === 6, "the fold request");
   expect((sim.requests[5]!.body as ChatRequest).messages.at(-1)).toEqual({ role: "user", content: `[#5] ${foldInstruction(2)}` });
   await until(() => screen.includes("echo: Fold the finished episode"), "the answer");
+  child.stdin.write("\x04");
+  expect(await exited).toBe(0);
+});
+
+it("/compact on a small conversation says there is nothing to compact yet; stamps are shown dim; /fold alone lists where a fold may begin", async () => {
+  const project = await tempProject();
+  await writeFile(join(project, "a.txt"), "alpha\n");
+  sim = await startSimulator({ policy: "echo", script: [{ tool_calls: [{ name: "read_file", arguments: '{"path":"a.txt"}' }] }, { content: "read it" }] });
+  const { child, screen, exited } = inTerminal(`-C ${project}`);
+  await until(() => screen().includes("›"), "the prompt");
+  child.stdin.write("/compact\r");
+  await until(() => /nothing to compact yet: [\d,]+ tokens/.test(screen()), "the note that there is nothing to compact");
+  expect(sim.requests).toHaveLength(0);
+  child.stdin.write("read a.txt\r");
+  await until(() => screen().includes("read it"), "the answer");
+  expect(screen()).toContain("\x1b[2m  #2\x1b[22m");
+  child.stdin.write("/fold\r");
+  await until(() => screen().includes("fold since one of these with /fold #N:"), "the list of places to fold since");
+  expect(screen()).toMatch(/ {2}#1 {2}instruction: read a\.txt \(~[\d,]+ tokens to now\)/);
   child.stdin.write("\x04");
   expect(await exited).toBe(0);
 });

@@ -41,9 +41,9 @@ describe("config files", () => {
     sim = await startSimulator({ policy: "echo" });
     const { run } = await setUp({ model: "deepseek-v4-pro", effort: "low", access: "read-only" }, { effort: "none" });
     expect((await run(["one"])).code).toBe(0);
-    expect(sent(0)).toEqual({ model: "deepseek-v4-pro", effort: "none", tools: ["read_file", "run_command", "grep", "find_files"] });
+    expect(sent(0)).toEqual({ model: "deepseek-v4-pro", effort: "none", tools: ["read_file", "run_command", "grep", "find_files", "fold", "recall", "ask"] });
     expect((await run(["--effort", "max", "--access", "edit", "two"])).code).toBe(0);
-    expect(sent(1)).toEqual({ model: "deepseek-v4-pro", effort: "max", tools: ["read_file", "search_replace", "run_command", "grep", "find_files"] });
+    expect(sent(1)).toEqual({ model: "deepseek-v4-pro", effort: "max", tools: ["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"] });
   });
 
   it("HEL_MODEL wins over the files; the base URL can come from a file", async () => {
@@ -55,7 +55,7 @@ describe("config files", () => {
   });
 
   const bad: [string, unknown, RegExp][] = [
-    ["an unknown key", { model: "deepseek-flash", colour: "red" }, /has an unknown key "colour" — the keys are model, effort, access, network, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost$/],
+    ["an unknown key", { model: "deepseek-flash", colour: "red" }, /has an unknown key "colour" — the keys are model, effort, access, network, auto-fold, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost$/],
     ["a bad value", { effort: "medium" }, /has a bad value for "effort": must be one of none, low, high, max — fix it or remove the key$/],
     ["a number where a name goes", { model: 3 }, /has a bad value for "model": must be a string — fix it or remove the key$/],
     ["a compact-at below 0", { "compact-at": -1 }, /has a bad value for "compact-at": must be at least 0 — fix it or remove the key$/],

@@ -1,6 +1,6 @@
 // `evals run fold` end to end, offline: the real entry runs every condition this hel can run against
 // the simulator's fold policy, on fresh copies of fixtures/fold. Asserts each condition's verdicts, that
-// the six conditions are either run or left out with a reason, what the children were sent (exact
+// the seven conditions are either run or left out with a reason, what the children were sent (exact
 // message lists), the cost columns against the raw request lines, and the cost model filled with the
 // measured sizes, in the summary and from `evals cost-model --from`.
 import { execFileSync } from "node:child_process";
@@ -16,7 +16,7 @@ import { DEFAULT_PRICES } from "../../src/model/prices.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 const EVALS = join(import.meta.dirname, "..", "..", "out", "evals", "main.js");
-const RUN = ["inline", "compaction", "fold", "fresh-child", "fork", "fork-folded"];
+const RUN = ["inline", "compaction", "fold", "fresh-child", "fork", "fork-folded", "auto-fold"];
 /** build, one txn (code), two workers, recall before acting, note kept constraint. */
 const EXPECTED: Record<string, [boolean, boolean, boolean, boolean, boolean]> = {
   inline: [true, true, true, false, false],
@@ -26,6 +26,8 @@ const EXPECTED: Record<string, [boolean, boolean, boolean, boolean, boolean]> = 
   "fresh-child": [true, true, true, false, true],
   fork: [true, true, true, false, true],
   "fork-folded": [true, true, true, false, true],
+  // hel's own note keeps the rule line the build printed, so the follow-up keeps the transaction.
+  "auto-fold": [true, true, true, false, true],
 };
 
 let out: string;

@@ -18,8 +18,8 @@ import { estimateTokens } from "../meter.js";
 import { unstamped } from "../stamps.js";
 
 const AskArgs = z.strictObject({
-  handle: z.string().describe("The handle of an archived span, from a fold note or a [compacted …] message."),
-  question: z.string().min(1).describe("The question, self-contained: what you need to know from that span."),
+  handle: z.string(),
+  question: z.string().min(1).describe("Self-contained."),
 });
 type AskArgs = z.infer<typeof AskArgs>;
 
@@ -64,10 +64,7 @@ export interface AskDeps {
 export function createAskTool(deps: AskDeps): Tool<AskArgs, AgentToolContext> {
   return {
     name: "ask",
-    description: [
-      "Ask a question about an archived span of this conversation (folded or compacted): a subagent that sees the conversation as it was when the span was live answers it.",
-      "Use it for what recall's raw text would take long to work out; its answer is all that comes back.",
-    ].join(" "),
+    description: "Ask a question about an archived span: a subagent that sees it as it was answers, and only its answer comes back.",
     schema: AskArgs,
     spill: true,
     async run({ handle, question }, ctx) {

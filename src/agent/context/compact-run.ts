@@ -5,20 +5,20 @@
 import { ModelError } from "../../model/errors.js";
 import type { Message } from "../../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
-import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
-import type { ModelClient } from "../../model/client.js";
-import type { ToolDefinition } from "../../wire/messages.js";
-import type { AgentRef, EventSink } from "../events.js";
-import type { RequestSettings } from "../request.js";
+import { compactionInstruction, instructionsBlock, windowOf, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
+import { estimateTokens } from "../meter.js";
+import { messageJson } from "../../wire/serialize.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
-import { buildRequest } from "../request.js";
 import type { Usage } from "../../wire/messages.js";
+import { askInBand, type InBandRun } from "./in-band.js";
 
 export interface CompactionSettings {
   /** Compact when the next request would carry more input tokens than this; 0: never. */
   compactAt: number;
   /** The session's: failures in a row, and whether hel stopped compacting. */
   state: CompactionState;
+  /** The model's context window, once a request refused for its length named it. */
+  window?: number;
 }
 
 export interface CompactionOutcome {
@@ -27,15 +27,15 @@ export interface CompactionOutcome {
   /** The summary request's usage, when it was answered. */
   usage?: Usage | undefined;
   requested: boolean;
+  /** Set when the conversation is too small to gain from a compaction: its size in tokens. */
+  tooSmall?: number;
 }
 
+/** A span smaller than this is not worth a summary asked for by hand: the summary would be about as long. */
+export const MIN_SPAN_TOKENS = 1000;
+
 /** What a compaction needs of the agent's run: the same client, tool list and settings as its requests. */
-interface CompactRun {
-  ref: AgentRef;
-  emit: EventSink;
-  client: ModelClient;
-  toolDefinitions: readonly ToolDefinition[];
-  request: RequestSettings;
+interface CompactRun extends InBandRun {
   archive: ArchiveIndex;
   compaction: CompactionSettings;
 }
@@ -43,18 +43,20 @@ interface CompactRun {
 /** Whether the next request, as the meter tells its size, is over --compact-at. */
 export function wantsCompaction(run: { compaction?: CompactionSettings | undefined }, meter: Meter | null, messages: readonly Message[]): boolean {
   const settings = run.compaction;
-  return settings !== undefined && settings.compactAt > 0 && !settings.state.stopped && estimateInputTokens(meter, messages) > settings.compactAt;
+  if (settings === undefined || settings.compactAt <= 0 || settings.state.stopped) return false;
+  const limit = settings.window ? Math.min(settings.compactAt, Math.floor(settings.window * 0.8)) : settings.compactAt;
+  return estimateInputTokens(meter, messages) > limit;
 }
 
-/** The next place after `from`, before `cut`, where a request may start (a user or assistant message), or null. */
-function nextStart(messages: readonly Message[], from: number, cut: number): number | null {
+/** The next place after `from`, before `end`, where a request may start (a user or assistant message), or null. */
+function nextStart(messages: readonly Message[], from: number, end: number): number | null {
   // Leave out about a quarter of what is left each time, so a long conversation fits in a few tries.
-  const target = from + Math.max(1, Math.floor((cut - from) / 4));
-  for (let i = target; i < cut; i++) if (messages[i]!.role === "user" || messages[i]!.role === "assistant") return i;
+  const target = from + Math.max(1, Math.floor((end - from) / 4));
+  for (let i = target; i < end; i++) if (messages[i]!.role === "user" || messages[i]!.role === "assistant") return i;
   return null;
 }
 
-export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, focus?: string): Promise<CompactionOutcome> {
+export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, focus?: string, minSpanTokens = 0): Promise<CompactionOutcome> {
   const { ref, emit, compaction } = run;
   const fail = (reason: string, extra: Partial<CompactionOutcome> = {}): CompactionOutcome => {
     compaction.state.failures++;
@@ -63,32 +65,33 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
     return { meter, compacted: false, requested: false, ...extra };
   };
   const tokensBefore = estimateInputTokens(meter, messages);
-  const keep = tailTokens(compaction.compactAt);
+  let keep = tailTokens(compaction.compactAt, compaction.window);
   const cut = tailStart(messages, keep);
-  // Nothing before the tail to compact: not a failure, there is simply nothing to do yet.
-  if (cut === null) return { meter, compacted: false, requested: false };
+  // Nothing before the tail worth compacting: not a failure, there is simply nothing to do yet.
+  const spanTokens = cut === null ? 0 : messages.slice(1, cut).reduce((n, m) => n + estimateTokens(messageJson(m)), 0);
+  if (cut === null || spanTokens < minSpanTokens) return { meter, compacted: false, requested: false, tooSmall: tokensBefore };
   // The conversation exactly as the last request sent it, plus the instruction: a cache hit on all of
-  // it. When that is itself too long, its oldest messages are left out until it fits.
+  // it. When that is itself too long, its oldest messages are left out until it fits, all but the
+  // user's instructions, which stay as one block.
   let from = 1;
   let turn;
   for (;;) {
-    const body = buildRequest([messages[0]!, ...messages.slice(from), { role: "user", content: compactionInstruction(focus) }], run.toolDefinitions, run.request);
-    try {
-      turn = await run.client.complete(body, signal, {
-        onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
-        onRetry: (info) => emit({ ...ref, type: "retry", ...info }),
-      });
+    const block = from > 1 ? instructionsBlock(messages.slice(1, from)) : null;
+    const asked = [messages[0]!, ...(block ? [block] : []), ...messages.slice(from), { role: "user" as const, content: compactionInstruction(focus) }];
+    const answer = await askInBand(run, asked, signal, step);
+    if (answer.ok) {
+      turn = answer.turn;
       break;
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      emit({ ...ref, type: "response", step, status: error instanceof ModelError ? (error.status ?? 0) : 0, usage: undefined, finishReason: null, durationMs: 0, error: message });
-      if (signal.aborted) return { meter, compacted: false, requested: true };
-      const next = error instanceof ModelError && error.kind === "context" ? nextStart(messages, from, cut) : null;
-      if (next === null) return fail(`the summary request failed: ${message}`, { requested: true });
-      from = next;
     }
+    if (signal.aborted) return { meter, compacted: false, requested: true };
+    const refused = answer.error instanceof ModelError && answer.error.kind === "context";
+    // The window the refusal names bounds the tail kept, so the compacted view fits it.
+    if (refused) compaction.window = windowOf(answer.message) ?? compaction.window;
+    keep = tailTokens(compaction.compactAt, compaction.window);
+    const next = refused ? nextStart(messages, from, messages.length) : null;
+    if (next === null) return fail(`the summary request failed: ${answer.message}`, { requested: true });
+    from = next;
   }
-  emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
   const plan = planCompaction(messages, turn.finishReason === "length" ? "" : (turn.message.content ?? ""), keep, run.archive.entries);
   if (!plan.ok) return fail(plan.reason, { usage: turn.usage, requested: true });
   const next = meter && meterBefore(meter, messages, 1);

@@ -72,7 +72,26 @@ export function tailStart(view: readonly Message[], keepTokens: number): number 
   return cut;
 }
 
-export const tailTokens = (compactAt: number): number => Math.min(TAIL_TOKENS, Math.floor(compactAt / 4));
+/** The tail a compaction keeps: at most a quarter of --compact-at, and of the window once a refusal told it. */
+export const tailTokens = (compactAt: number, window?: number): number => Math.min(TAIL_TOKENS, Math.floor(compactAt / 4), window ? Math.floor(window / 4) : Infinity);
+
+/** The window a refusal for length names ("maximum context length is N tokens"), or undefined. */
+export function windowOf(error: string): number | undefined {
+  const match = /maximum context length is (\d+)/i.exec(error);
+  return match ? Number(match[1]) : undefined;
+}
+
+export const INSTRUCTIONS_BLOCK = "The user's instructions from the earlier part of the conversation, left out of this request to fit, verbatim:";
+
+/**
+ * What a summary request that leaves out `leftOut` keeps of it: the user's instructions, verbatim, as
+ * one block; null when it held none.
+ */
+export function instructionsBlock(leftOut: readonly Message[]): Message | null {
+  const said = leftOut.filter((m) => m.role === "user" && stampOf(m) !== null).map((m) => m.content as string);
+  if (said.length === 0) return null;
+  return { role: "user", content: `${INSTRUCTIONS_BLOCK}\n\n${said.join("\n\n")}` };
+}
 
 export type CompactionPlan =
   | { ok: true; view: Message[]; file: ArchiveFile; message: Message }

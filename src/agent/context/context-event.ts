@@ -12,6 +12,8 @@ export const ContextEventSchema = z.object({
   tokens_before: z.number().int().nullable(),
   tokens_after: z.number().int().nullable(),
   reason: z.string().nullable(),
+  /** A fold hel made itself (auto-fold); absent otherwise. */
+  auto: z.literal(true).optional(),
 });
 export type ContextEvent = z.infer<typeof ContextEventSchema>;
 
@@ -19,7 +21,7 @@ export type ContextEvent = z.infer<typeof ContextEventSchema>;
 export function contextEventOf(event: AgentEvent): ContextEvent | null {
   if (event.type === "fold" || event.type === "compaction") {
     const { file } = event;
-    return { agent: event.agent, kind: event.type, handle: file.handle, first_stamp: file.first_stamp, last_stamp: file.last_stamp, tokens_before: event.tokensBefore, tokens_after: event.tokensAfter, reason: null };
+    return { agent: event.agent, kind: event.type, handle: file.handle, first_stamp: file.first_stamp, last_stamp: file.last_stamp, tokens_before: event.tokensBefore, tokens_after: event.tokensAfter, reason: null, ...(file.auto ? { auto: true as const } : {}) };
   }
   if (event.type === "compaction_failed") {
     return { agent: event.agent, kind: event.type, handle: null, first_stamp: null, last_stamp: null, tokens_before: null, tokens_after: null, reason: event.reason };

@@ -5,7 +5,8 @@ import { z } from "../../zod.js";
 import { ToolError, type Tool } from "../../tools/types.js";
 import type { ArchiveIndex } from "./archive-index.js";
 import { FOLD_DESCRIPTION, FOLD_TOOL_NAME, FoldArgsSchema, type FoldArgs } from "./fold.js";
-import { recallMatches, recallPage, renderSpan, RECALL_TOOL_NAME } from "./recall.js";
+import { namedHandles, recallMatches, recallPage, renderSpan, RECALL_TOOL_NAME } from "./recall.js";
+import type { ArchiveFile } from "../archive.js";
 
 /** fold as offered; the loop binds it to the conversation. Run unbound, it has no conversation to fold. */
 export const foldTool: Tool<FoldArgs> = {
@@ -19,20 +20,16 @@ export const foldTool: Tool<FoldArgs> = {
 };
 
 const RecallArgsSchema = z.strictObject({
-  handle: z.string().describe("The handle of an archived span, from a fold note or a [compacted …] message."),
-  query: z.string().min(1).optional().describe("Only the lines containing this text (case-insensitive), with a little context."),
-  cursor: z.string().optional().describe("The cursor a previous page ended with, to read on."),
+  handle: z.string(),
+  query: z.string().min(1).optional().describe("Only lines containing it, any case."),
+  cursor: z.string().optional(),
 });
 type RecallArgs = z.infer<typeof RecallArgsSchema>;
 
 export function createRecallTool(archive: ArchiveIndex): Tool<RecallArgs> {
   return {
     name: RECALL_TOOL_NAME,
-    description: [
-      "Read an archived span of this conversation (folded or compacted) back exactly as it was: its stamps, roles, tool calls and results, numbered by line.",
-      "Give the handle from a fold note or a [compacted …] message; a page ends with a cursor when more remains; with query, only matching lines and their neighbours.",
-      "Use it when a note or summary lacks a detail you need — the exact error, a value, a caveat — rather than guessing from the note.",
-    ].join(" "),
+    description: "Read back exactly, by line, an archived span named by a fold note or a [folded …] or [compacted …] message: for a detail the note lacks. A page may end with a cursor to go on.",
     schema: RecallArgsSchema,
     // A page is bounded already.
     spill: false,
@@ -41,17 +38,44 @@ export function createRecallTool(archive: ArchiveIndex): Tool<RecallArgs> {
       if (!read.ok) throw new ToolError(`cannot recall ${handle}: ${read.error}. The note in the conversation is all that is left of it.`);
       const lines = renderSpan(read.file.messages);
       const head = `archive ${handle} (${read.file.kind}${read.file.first_stamp ? `, #${read.file.first_stamp}–#${read.file.last_stamp}` : ""}), ${lines.length} lines`;
-      if (query !== undefined) {
-        const found = recallMatches(lines, query);
-        if (found.hits === 0) return `${head}: no line contains ${JSON.stringify(query)}. Read it page by page with recall ${JSON.stringify({ handle })}.`;
-        return `${head}; ${found.hits} matching line${found.hits === 1 ? "" : "s"} for ${JSON.stringify(query)}:\n${found.text}`;
-      }
+      if (query !== undefined) return searchChain(archive, handle, read.file.messages, head, query);
       const from = cursor === undefined ? 0 : cursorLine(cursor, handle, lines.length);
       const page = recallPage(lines, from);
       const more = page.next === null ? "" : `\n(more: recall ${JSON.stringify({ handle, cursor: `${handle}@${page.next}` })})`;
       return `${head}:\n${page.text}${more}`;
     },
   };
+}
+
+const lineCount = (n: number): string => `${n} matching line${n === 1 ? "" : "s"}`;
+
+/**
+ * recall with a query: the span itself, then the spans it names (the compactions and folds whose notes
+ * it holds), and theirs in turn; each match said with the handle it came from.
+ */
+async function searchChain(archive: ArchiveIndex, handle: string, messages: ArchiveFile["messages"], head: string, query: string): Promise<string> {
+  const own = recallMatches(renderSpan(messages), query);
+  const seen = new Set([handle]);
+  const queue = namedHandles(messages).map((h) => ({ handle: h, by: handle }));
+  const found: { handle: string; by: string; text: string; hits: number }[] = [];
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    if (seen.has(next.handle)) continue;
+    seen.add(next.handle);
+    const read = await archive.read(next.handle);
+    if (!read.ok) continue;
+    const match = recallMatches(renderSpan(read.file.messages), query);
+    if (match.hits > 0) found.push({ ...next, ...match });
+    queue.push(...namedHandles(read.file.messages).map((h) => ({ handle: h, by: next.handle })));
+  }
+  const q = JSON.stringify(query);
+  if (found.length === 0) {
+    if (own.hits > 0) return `${head}; ${lineCount(own.hits)} for ${q}:\n${own.text}`;
+    const also = seen.size > 1 ? ` nor in the spans it leads to (${[...seen].slice(1).join(", ")})` : "";
+    return `${head}: no line contains ${q}${also}. Read it page by page with recall ${JSON.stringify({ handle })}.`;
+  }
+  const sections = [...(own.hits > 0 ? [`in ${handle}:\n${own.text}`] : []), ...found.map((f) => `in ${f.handle} (named by ${f.by}; recall ${JSON.stringify({ handle: f.handle })} reads it):\n${f.text}`)];
+  const total = own.hits + found.reduce((n, f) => n + f.hits, 0);
+  return `${head}; ${lineCount(total)} for ${q}, ${own.hits > 0 ? "" : `none in ${handle} itself, `}found in ${[...(own.hits > 0 ? [handle] : []), ...found.map((f) => f.handle)].join(", ")}:\n${sections.join("\n")}`;
 }
 
 function cursorLine(cursor: string, handle: string, count: number): number {

@@ -16,27 +16,27 @@ export const FOLD_TOOL_NAME = "fold";
 const field = (what: string) => z.string().describe(what);
 
 export const FoldArgsSchema = z.object({
-  since: z.string().describe("The stamp of the message where the finished episode began, e.g. \"#12\" (a user message or a tool result)."),
+  since: z.string().describe("The stamp where the episode began, e.g. \"#12\"."),
   note: z.object({
-    changed: field("Files, configuration and outside state the episode changed."),
-    learned: field("What it established, with its caveats, preconditions and constraints — not only the conclusion."),
-    decided: field("What was decided, and what was tried or considered and rejected, with why."),
-    open: field("What is unfinished, unverified or still to do; \"nothing\" if so."),
+    changed: z.string(),
+    learned: field("With its caveats and preconditions."),
+    decided: field("And what was rejected, with why."),
+    open: field("\"nothing\" if nothing."),
   }),
 });
 export type FoldArgs = z.infer<typeof FoldArgsSchema>;
 
 export const FOLD_DESCRIPTION = [
-  "Fold a finished episode of work out of the conversation: its messages, from the stamp `since` to this call, are archived under a short handle and replaced by your note, so later turns stop re-reading them.",
-  "Fold when an episode has a natural end: the build passes, the bug is found and fixed, the question is answered. Do not fold work that is still open-ended or that you are about to continue.",
-  "The note must stand on its own: keep caveats, preconditions and constraints, not only conclusions (\"the claim query works\" loses \"select and claim must stay in one transaction\"), and exact names, paths, commands and error texts you may need again.",
-  "Call fold alone in its message. `recall` reads an archived span back exactly.",
+  "Archive a finished episode (build passes, bug fixed, question answered), from stamp `since` to this call, and replace it by your note. Call it alone.",
+  "The note must stand on its own: keep caveats, preconditions and constraints, not only conclusions, and the exact names, paths, commands and errors you may need again.",
 ].join(" ");
 
 /** A fold result's text after its stamp opens with this; a note in the view is found by it. */
 export const FOLD_RESULT_PREFIX = "Folded";
 /** The user message that holds a compaction summary opens with this. */
 export const COMPACTED_PREFIX = "[compacted ";
+/** The user message that holds the note of a fold hel made itself (auto-fold) opens with this. */
+export const FOLDED_PREFIX = "[folded ";
 
 export interface FoldPlanned {
   ok: true;
@@ -107,7 +107,7 @@ export function noteText(note: FoldArgs["note"]): string {
 export function lastNoteIndex(view: readonly Message[], end = view.length): number {
   for (let i = end - 1; i > 0; i--) {
     const m = view[i]!;
-    if (m.role === "user" && m.content.startsWith(COMPACTED_PREFIX)) return i;
+    if (m.role === "user" && (m.content.startsWith(COMPACTED_PREFIX) || m.content.startsWith(FOLDED_PREFIX))) return i;
     if (m.role === "tool" && unstamped(m.content).startsWith(FOLD_RESULT_PREFIX) && answersFold(view, i)) return i;
   }
   return -1;

@@ -67,3 +67,18 @@ export function recallMatches(lines: readonly string[], query: string): { text: 
   }
   return { text: out.join("\n"), hits };
 }
+
+const NAMED = [/^\[(?:compacted|folded) ([a-z0-9]{4,12})\]/, /\bhandle: ([a-z0-9]{4,12})\b/];
+
+/** The handles a span names: earlier compactions and folds whose notes it holds, in order. */
+export function namedHandles(messages: readonly Message[]): string[] {
+  const found = new Set<string>();
+  for (const m of messages) {
+    if (m.role !== "user" && m.role !== "tool") continue;
+    const text = m.content.replace(/^\[#\d+\] /, "");
+    const pattern = m.role === "user" ? NAMED[0]! : NAMED[1]!;
+    const handle = pattern.exec(m.role === "tool" ? text.split("\n")[0]! : text)?.[1];
+    if (handle) found.add(handle);
+  }
+  return [...found];
+}

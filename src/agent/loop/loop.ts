@@ -21,8 +21,10 @@ import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned }
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
 import { buildRequest, MAX_OUTPUT_TOKENS, type RequestSettings } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
+import { windowOf } from "../context/compaction.js";
+import { autoFoldNow } from "../context/auto-fold-run.js";
 import type { StampCounter } from "../stamps.js";
-import { addUsage, emptyTotals, type UsageTotals } from "../usage.js";
+import { addUsage, emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 import { callsFromMarkup } from "./repair-markup.js";
 import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
@@ -52,6 +54,8 @@ export interface AgentRun {
    * its model: the line that says why it may not be sent, or null.
    */
   spendLimit?: (promptTokens: number, model: string) => string | null;
+  /** Fold a command episode that failed, then passed, without waiting for the model (needs an archive). */
+  autoFold?: boolean;
 }
 
 /** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
@@ -111,6 +115,13 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     if (run.maxTokens != null && spent >= run.maxTokens) {
       return end("token_budget", null, `stopped after ${spent} tokens, at the budget of ${run.maxTokens}`);
     }
+    // The view's own changes come before the request: a closed episode folded, then a view too large compacted.
+    if (run.autoFold && run.archive) {
+      const folded = await autoFoldNow(messages, { ...run, archive: run.archive }, signal, meter, step);
+      meter = folded.meter;
+      usage = sumTotals(usage, folded.usage);
+      if (signal.aborted) return end("aborted", null);
+    }
     if (wantsCompaction(run, meter, messages)) await compact(step);
     const body = buildRequest(messages, run.toolDefinitions, maxTokens === run.request.maxTokens ? run.request : { ...run.request, maxTokens });
     maxTokens = run.request.maxTokens;
@@ -131,6 +142,7 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
       // Refused for its length: compact, and send it again once.
       if (modelError?.kind === "context" && run.compaction && run.archive && !retriedForLength && !run.compaction.state.stopped) {
         retriedForLength = true;
+        run.compaction.window = windowOf(message) ?? run.compaction.window;
         if (await compact(step)) {
           step--;
           continue;

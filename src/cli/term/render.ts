@@ -16,6 +16,7 @@ import { splitCompleteBlocks } from "./answer-blocks.js";
 import { ChangedFiles } from "./changed-files.js";
 import type { LiveView } from "./command-view.js";
 import { LiveRegion } from "./live-region.js";
+import { stampOf } from "../../agent/stamps.js";
 import type { Output } from "./output.js";
 import { Progress } from "./progress.js";
 import { styleFor, terminalSafe, truncate } from "./style.js";
@@ -224,11 +225,17 @@ export function createRenderer(options: RendererOptions): Renderer {
         if (event.edit) changed.add(event.edit);
         break;
       }
+      case "message": {
+        // In the interactive terminal each result's stamp is shown, dim, so `/fold #N` can be typed.
+        const stamp = options.live && event.message.role === "tool" ? stampOf(event.message) : null;
+        if (stamp !== null) printErr(errStyle.dim(`${indent(event)}  #${stamp}`));
+        break;
+      }
       case "fold":
       case "compaction": {
         const { file } = event;
         const stamps = file.first_stamp === null ? "" : ` #${file.first_stamp}–#${file.last_stamp}`;
-        const what = event.type === "fold" ? `folded${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
+        const what = event.type === "fold" ? `${file.auto ? "auto-folded" : "folded"}${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
         printErr(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens`);
         break;
       }

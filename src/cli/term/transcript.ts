@@ -43,7 +43,7 @@ export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): stri
   if (snapshot.children > 0) header.push(`children ${snapshot.children} subagent transcripts`);
   for (const entry of snapshot.archive) {
     const stamps = entry.first_stamp === null ? "" : ` #${entry.first_stamp}–#${entry.last_stamp}`;
-    header.push(`archive  ${entry.handle} ${entry.kind}${stamps}: ${noteHeadline(entry.note)}`);
+    header.push(`archive  ${entry.handle} ${entry.kind}${entry.auto ? " (auto)" : ""}${stamps}: ${noteHeadline(entry.note)}`);
   }
 
   const blocks: string[] = [header.join("\n")];

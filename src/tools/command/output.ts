@@ -1,7 +1,8 @@
 // A command's output as it arrives, in bounded memory whatever its size. stdout and stderr are cleaned
 // separately (each may split a character anywhere), then merged in arrival order and redacted. Output up
 // to KEEP_WHOLE_BYTES is kept whole. Beyond that the whole of it streams to a spill file and memory keeps
-// only its head and a ring of its latest bytes, from which the tail is cut at the end. The caller pauses
+// only its head, a ring of its latest bytes, from which the tail is cut at the end, and the first lines
+// of the middle that name an error or failure (what a model needs of a long build log). The caller pauses
 // its sources when write() returns false and resumes when drained() resolves: the spill file sets the pace.
 // Progress for a live view is reported at most every PROGRESS_MS: what came since, or its last lines.
 import { createWriteStream, type WriteStream } from "node:fs";
@@ -9,9 +10,13 @@ import { SecretMasker } from "../../redact.js";
 import { headOf } from "../spill.js";
 import { TextCleaner } from "./clean-text.js";
 
-export const HEAD_BYTES = 8 * 1024;
-export const TAIL_BYTES = 16 * 1024;
+export const HEAD_BYTES = 2 * 1024;
+export const TAIL_BYTES = 6 * 1024;
 export const KEEP_WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES;
+/** Of the left-out middle, the lines that say what failed, up to this many bytes, are kept. */
+export const FAILING_BYTES = 2 * 1024;
+const FAILING_LINE = /\b(?:error|errors|fail|failed|failure|fatal|panic|exception|assert(?:ion)?)\b/i;
+const FAILING_LINE_CHARS = 240;
 const SPILL_BUFFER_BYTES = 1024 * 1024;
 const CUT = " …";
 export const PROGRESS_MS = 100;
@@ -32,8 +37,11 @@ export interface CaptureOptions {
 export interface CapturedOutput {
   /** The whole output; or, when `omitted` is set, its head (whole lines, each ending in "\n"). */
   head: string;
-  /** What was left out between the head and the tail; null when the output is kept whole. */
-  omitted: { bytes: number; lines: number; firstLine: number; tail: string } | null;
+  /**
+   * What was left out between the head and the tail; null when the output is kept whole. `failing`:
+   * the first of its lines that say what failed, numbered, and `failingLines` how many there were.
+   */
+  omitted: { bytes: number; lines: number; firstLine: number; tail: string; failing: { line: number; text: string }[]; failingLines: number } | null;
   /** Absolute path of the file holding the whole output, when one was written. */
   spillPath: string | null;
   /** Why the whole output could not be written, when it could not. */
@@ -65,6 +73,8 @@ export class OutputCapture {
   private blocked = false;
   private waiting: (() => void)[] = [];
   private unreported = 0;
+  /** The line being scanned for failures, its number, and what was found: lines after `scanFrom` only. */
+  private scan = { partial: "", line: 1, from: 0, found: [] as { line: number; text: string }[], bytes: 0, count: 0 };
   private progressTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: CaptureOptions) {
@@ -96,9 +106,20 @@ export class OutputCapture {
     const { text, fullLines } = this.head;
     const headBytes = fullLines > 0 ? Buffer.byteLength(text) + 1 : Buffer.byteLength(text) - Buffer.byteLength(CUT);
     const tail = this.tail();
+    // Lines the tail shows are not repeated among the failing ones.
+    const tailFrom = lines - tail.lines + 1;
+    const failing = this.scan.found.filter((f) => f.line < tailFrom);
+    const dropped = this.scan.found.length - failing.length;
     return {
       head: `${text}\n`,
-      omitted: { bytes: this.bytes - headBytes - tail.bytes, lines: Math.max(0, lines - fullLines - tail.lines), firstLine: fullLines + 1, tail: tail.text },
+      omitted: {
+        bytes: this.bytes - headBytes - tail.bytes,
+        lines: Math.max(0, lines - fullLines - tail.lines),
+        firstLine: fullLines + 1,
+        tail: tail.text,
+        failing,
+        failingLines: Math.max(failing.length, this.scan.count - dropped),
+      },
       spillPath: spill.error === null ? spill.path : null,
       spillError: spill.error,
       bytes: this.bytes,
@@ -116,6 +137,7 @@ export class OutputCapture {
     this.newlines += countNewlines(text);
     this.endsWithNewline = text.endsWith("\n");
     this.ring.push(text, bytes);
+    this.scanFailures(text);
 
     if (this.whole === null) return this.toSpill(text);
     this.whole.push(text);
@@ -123,7 +145,34 @@ export class OutputCapture {
     const all = this.whole.join("");
     this.whole = null;
     this.head = headOf(all, HEAD_BYTES);
+    // Lines in the head are shown already.
+    this.scan.from = this.head.fullLines;
+    this.scan.found = this.scan.found.filter((f) => f.line > this.scan.from);
+    this.scan.count = this.scan.found.length;
+    this.scan.bytes = this.scan.found.reduce((n, f) => n + f.text.length, 0);
     this.startSpill(all);
+  }
+
+  /** Counts and keeps (within FAILING_BYTES) the lines that look like failures, by line number. */
+  private scanFailures(text: string): void {
+    const scan = this.scan;
+    let at = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", at)) {
+      const line = scan.partial + text.slice(at, nl);
+      scan.partial = "";
+      if (scan.line > scan.from && FAILING_LINE.test(line)) {
+        scan.count++;
+        const kept = line.length > FAILING_LINE_CHARS ? `${line.slice(0, FAILING_LINE_CHARS)}${CUT}` : line;
+        if (scan.bytes + kept.length <= FAILING_BYTES) {
+          scan.found.push({ line: scan.line, text: kept });
+          scan.bytes += kept.length;
+        }
+      }
+      scan.line++;
+      at = nl + 1;
+    }
+    // A very long line is only ever tested by its start.
+    if (scan.partial.length < FAILING_LINE_CHARS) scan.partial += text.slice(at, at + FAILING_LINE_CHARS);
   }
 
   private reportProgress(): void {

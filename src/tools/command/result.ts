@@ -1,6 +1,6 @@
 // The text the model gets for a finished command: first how it ended and how long it took, then its
 // output, with the left-out middle of a long output marked by one line that says how much is missing
-// and which read_file call shows it. The first line is also the terminal's, made from the same details.
+// and which read_file call shows it, followed by the middle's first lines that name an error or failure.
 import { count, formatSize, groupDigits } from "../../format.js";
 import { readOnCall } from "../spill.js";
 import type { CommandDetails } from "../types.js";
@@ -54,7 +54,16 @@ export function formatCommandResult(outcome: CommandOutcome): string {
     outcome.spillPath !== null
       ? `the whole output (${groupDigits(output.lines)} lines, ${formatSize(output.bytes)}) is in ${outcome.spillPath}; read the left-out part with ${readOnCall(outcome.spillPath, omitted.firstLine)}`
       : `the whole output could not be saved (${output.spillError ?? "unknown error"})`;
-  return [...lines, `${output.head}[… ${gap} left out; ${where} …]`, trimFinalNewline(omitted.tail)].join("\n");
+  if (omitted.failingLines === 0) return [...lines, `${output.head}[… ${gap} left out; ${where} …]`, trimFinalNewline(omitted.tail)].join("\n");
+  // What failed is what the model needs of a long log: those lines of the middle, then the tail.
+  const shown = omitted.failing.length === omitted.failingLines ? "they follow" : `the first ${omitted.failing.length} follow`;
+  return [
+    ...lines,
+    `${output.head}[… ${gap} left out, ${count(omitted.failingLines, "line")} of them naming an error or failure (${shown}, numbered); ${where} …]`,
+    ...omitted.failing.map((f) => `${f.line}: ${f.text}`),
+    "[…]",
+    trimFinalNewline(omitted.tail),
+  ].join("\n");
 }
 
 /** How the command ended and how long it took: "exit code 0 · 0.01 s". */

@@ -149,3 +149,34 @@ it("an empty summary, one longer than what it replaces, and one cut off are fail
   expect(snapshot.archive).toEqual([]);
   expect(snapshot.messages.filter((m: { role: string }) => m.role === "tool")).toHaveLength(3);
 });
+
+it("with all the default tools and a 6,000-token window, a conversation that outgrows it is compacted to fit; after two compactions recall on the second finds what the first archived", async () => {
+  const dir = await project();
+  await writeFile(join(dir, "notes1.txt"), `BIGUNIQ-1 opens this file\n${await readFile(join(dir, "notes1.txt"), "utf8")}`);
+  // The episode policy without the fold tool: what leaves the view is compaction's doing.
+  const noFold: Policy = (req, ctx) => steady({ ...req, tools: req.tools?.filter((t) => t.function.name !== "fold") }, ctx);
+  const s = await sim({ policy: noFold, contextWindow: 6000 });
+  const args = ["-C", dir, "--effort", "none", "--max-output-tokens", "400"];
+  const run = await runInProcess({ args: [...args, "--json"], input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n", baseUrl: s.url });
+  expect(run.code).toBe(0);
+  expect(run.stdout.trim().split("\n").map((l) => JSON.parse(l).exit_reason)).toEqual(["completed", "completed", "completed"]);
+  expect(s.requests.map((r) => r.status)).toContain(400);
+  expect(s.requests.at(-1)!.status).toBe(200);
+  const id = sessionIdOf(run.stderr)!;
+  const snapshot = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8"));
+  const compactions = snapshot.archive.filter((e: { kind: string }) => e.kind === "compaction");
+  expect(compactions.length).toBeGreaterThanOrEqual(2);
+  const [first, second] = compactions as { handle: string }[];
+  // The second compaction's span holds the first's [compacted …] message, not the text it archived.
+  const archived = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "archive", `${second!.handle}.json`), "utf8"));
+  expect(archived.messages[0].content).toMatch(new RegExp(`^\\[compacted ${first!.handle}\\]`));
+  expect(JSON.stringify(archived.messages)).not.toContain("BIGUNIQ-1");
+
+  s.push({ tool_calls: [{ name: "recall", arguments: JSON.stringify({ handle: second!.handle, query: "BIGUNIQ-1" }), id: "call_recall" }] }, { content: "found" });
+  const again = await runInProcess({ args: [...args, "--resume", id, "find BIGUNIQ-1"], baseUrl: s.url });
+  expect(again.code).toBe(0);
+  const result = String(body(s, s.requests.length - 1).messages.at(-1)!.content);
+  expect(result).toContain(`none in ${second!.handle} itself, found in ${first!.handle}:`);
+  expect(result).toContain(`in ${first!.handle} (named by ${second!.handle}; recall {"handle":"${first!.handle}"} reads it):`);
+  expect(result).toMatch(/\t\[#2\] +1\tBIGUNIQ-1 opens this file/);
+});

@@ -168,4 +168,18 @@ describe("the answer on a terminal", () => {
     expect(t.text("out")).toBe("**bold**\n");
     expect(t.text("err")).toBe("1 request · 10 input tokens (0 cached, 0%) · 5 output · context ~15 tokens\n");
   });
+
+  it("shows each tool result's stamp dim on a terminal, so /fold #N can be typed; not when the streams are not terminals", async () => {
+    const result: AgentEvent = { ...parent, type: "message", message: { role: "tool", tool_call_id: "c", content: "[#7] 1\ta" } };
+    const live = terminals(true);
+    const r = renderer(live, { live: true });
+    for (const event of [turnStart, request, response, { ...parent, type: "tool_start", callId: "c", name: "read_file", arguments: '{"path":"a"}' } as AgentEvent, result]) r.observe(event);
+    await r.flush();
+    expect(live.writes.map((w) => w.text)).toContain("\x1b[2m  #7\x1b[22m\n");
+    const plain = terminals(false);
+    const p = renderer(plain);
+    for (const event of [turnStart, request, response, result]) p.observe(event);
+    await p.flush();
+    expect(plain.text("err")).not.toContain("#7");
+  });
 });
