@@ -82,7 +82,8 @@ const deferBuiltins = {
 };
 
 export default defineConfig({
-  input: { main: "dist/cli/main.js" },
+  // grep and find_files run in a worker thread, which loads its script as a file of its own.
+  input: { main: "dist/cli/main.js", "search-worker": "dist/tools/search/search-worker.js" },
   platform: "node",
   plugins: [deferBuiltins],
   resolve: { alias: { undici: undiciSlim } },

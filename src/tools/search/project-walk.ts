@@ -22,6 +22,9 @@ import { isMissing, projectRelative, resolveToolPath } from "../paths.js";
 import { count } from "./format.js";
 import { ToolError, type ToolContext } from "../types.js";
 
+/** What a search needs of the tool context: all of it a worker thread can be given. */
+export type SearchScope = Pick<ToolContext, "projectDir" | "sessionDir" | "secrets" | "signal">;
+
 export interface WalkedFile {
   abs: string;
   /** Project-relative, with `/`. */
@@ -37,7 +40,7 @@ export interface WalkRoot {
 }
 
 /** Where a search given `path` (default: the whole project) walks; throws ToolError when it cannot. */
-export async function resolveWalkRoot(ctx: ToolContext, given = "."): Promise<WalkRoot> {
+export async function resolveWalkRoot(ctx: SearchScope, given = "."): Promise<WalkRoot> {
   const display = projectRelative(ctx, given);
   const abs = await resolveToolPath(ctx, given, "read");
   const st = await stat(abs).catch((e: unknown) => {
@@ -73,7 +76,7 @@ export class ProjectWalk {
   private inside = false;
 
   constructor(
-    private readonly ctx: ToolContext,
+    private readonly ctx: SearchScope,
     private readonly root: WalkRoot,
   ) {}
 
