@@ -2,6 +2,8 @@
 // simulator on real files: a grep pattern that backtracks catastrophically, globs with ten and thirteen
 // `**` segments in grep and find_files, and review_changes over large rewrites. Each run has a
 // deadline after which the test kills hel, so a search that spins fails the test instead of hanging it.
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -85,5 +87,62 @@ describe("searches that would run away", () => {
     expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted" });
     expect(sim.requests).toHaveLength(1);
+  });
+});
+
+describe("review_changes over large rewrites", () => {
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync("git", ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
+  const FILES = Array.from({ length: 8 }, (_, i) => `f${i}.txt`);
+  const lines = (text: (i: number) => string) => Array.from({ length: 22_000 }, (_, i) => `${text(i)}\n`).join("");
+  const REVIEW = { verdict: "correct", findings: [] };
+
+  /** Eight committed 22k-line files, every line of which the model's first turn rewrites (as a command would). */
+  async function rewrittenRepo(): Promise<string> {
+    const dir = await tempProject();
+    for (const name of FILES) await writeFile(join(dir, name), lines((i) => `line ${i} of ${name}, as it was committed`));
+    git(dir, "init", "-q");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", "start");
+    return dir;
+  }
+  const rewrite = (dir: string) => {
+    for (const name of FILES) writeFileSync(join(dir, name), lines((i) => `row ${i} in the rewritten ${name}`));
+  };
+
+  it("answers, the diff bounded and the files past its limit named", async () => {
+    const dir = await rewrittenRepo();
+    const steps = [{ tool_calls: [call("review_changes", {})] }, { content: JSON.stringify(REVIEW) }, { content: "reviewed" }];
+    sim = await startSimulator({
+      policy: (_req, { requestIndex }) => {
+        if (requestIndex === 0) rewrite(dir);
+        return steps[requestIndex]!;
+      },
+    });
+    const result = await runBounded(["-C", dir, "--delegate", "task-only", "--json", "rewrite everything"]);
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(0);
+    const reviewer = (sim.requests[1]!.body as ChatRequest).messages[1]!.content as string;
+    expect(reviewer).toContain(`Also changed, not shown: ${FILES.join(", ")}. Read them with your tools.`);
+    expect(JSON.parse(result.stdout)).toMatchObject({ answer: "reviewed", exit_reason: "completed" });
+  });
+
+  it("stops on Ctrl-C", async () => {
+    const dir = await rewrittenRepo();
+    const steps = [{ tool_calls: [call("review_changes", {})] }, { faults: [{ kind: "stall" as const, ms: 30_000 }], reply: { content: JSON.stringify(REVIEW) } }];
+    sim = await startSimulator({
+      policy: (_req, { requestIndex }) => {
+        if (requestIndex === 0) rewrite(dir);
+        return steps[requestIndex]!;
+      },
+    });
+    const result = await runBounded(["-C", dir, "--delegate", "task-only", "--json", "rewrite everything"], async (child) => {
+      await waitFor(() => sim!.requests.length === 1 && sim!.requests[0]!.status === 200, "the first answer");
+      await sleep(200);
+      child.kill("SIGINT");
+    });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(130);
+    expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted" });
   });
 });
