@@ -3,6 +3,7 @@
 // an error result that says what to call instead; then from the view to the new one (foldedView).
 import { createHash } from "node:crypto";
 import { z } from "../../zod.js";
+import { groupDigits } from "../../format.js";
 import type { Message, ToolCall } from "../../wire/messages.js";
 import { replaceSpan } from "../../wire/conversation.js";
 import { toolCallsOf } from "../../wire/stored-message.js";
@@ -31,6 +32,9 @@ export const FOLD_DESCRIPTION = [
   "The note must stand on its own: keep caveats, preconditions and constraints, not only conclusions (\"the claim query works\" loses \"select and claim must stay in one transaction\"), and exact names, paths, commands and error texts you may need again.",
   "Call fold alone in its message. `recall` reads an archived span back exactly.",
 ].join(" ");
+
+/** The longest a note field may be: the note stays in the view, and is sent again with every later request. */
+const MAX_NOTE_FIELD_CHARS = 4000;
 
 /** A fold result's text after its stamp opens with this; a note in the view is found by it. */
 export const FOLD_RESULT_PREFIX = "Folded";
@@ -61,6 +65,13 @@ export function planFold(view: readonly Message[], call: ToolCall, args: FoldArg
   if (calls.length > 1) return fail("fold must be the only tool call in its message. Wait for the other calls' results, then call fold alone.");
   if (Object.values(args.note).every((text) => text.trim() === "")) {
     return fail("the note is empty. Call fold again with a note that says what changed, what was learned (with its caveats), what was decided and what is open.");
+  }
+  const long = (Object.entries(args.note) as [string, string][]).filter(([, text]) => text.trim().length > MAX_NOTE_FIELD_CHARS);
+  if (long.length > 0) {
+    const sizes = long.map(([key, text]) => `${key} has ${groupDigits(text.trim().length)}`).join(", ");
+    return fail(
+      `the note is too long: ${sizes} characters, and each field may hold at most ${groupDigits(MAX_NOTE_FIELD_CHARS)}. The note stands in for the episode in every later request: call fold again with each field cut to what must stay in view (caveats, exact names, paths, commands); recall reads the archived span back in full.`,
+    );
   }
   const stamp = parseStampRef(args.since);
   if (stamp === null) return fail(`since must name a stamp such as "#12" (the [#N] that opens a user message or tool result), not ${JSON.stringify(args.since)}.`);
