@@ -3,6 +3,7 @@
 import { createRequire } from "node:module";
 import { hasExitCode } from "../errors.js";
 import { ExitNow, parseArgs } from "./options.js";
+import { errorText } from "./term/style.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -41,7 +42,7 @@ main().then(
     }
     if (process.env.HEL_DEBUG === "1") console.error(error);
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`hel: ${message}\n`);
+    process.stderr.write(`hel: ${errorText(message)}\n`);
     process.exitCode = hasExitCode(error) ? error.exitCode : 1;
   },
 );

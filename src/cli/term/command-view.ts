@@ -3,6 +3,7 @@
 // those lines give way to one line saying how it ended and how long it took.
 import type { AgentEvent } from "../../agent/events.js";
 import type { Output } from "./output.js";
+import { terminalSafe } from "./style.js";
 
 type ToolEvent<T extends string> = Extract<AgentEvent, { type: T }>;
 
@@ -29,7 +30,7 @@ export function createCommandView(out: Output): CommandView {
     const rows = [...current.lines, current.partial].filter((line) => line.trim() !== "").slice(-TAIL_LINES);
     const width = Math.max(20, (out.columns ?? 80) - current.indent.length - 5);
     let text = erase();
-    for (const row of rows) text += `${current.indent}  \x1b[2m│ ${clip(row, width)}\x1b[22m\n`;
+    for (const row of rows) text += `${current.indent}  \x1b[2m│ ${terminalSafe(clip(row, width))}\x1b[22m\n`;
     out.write(text);
     current.shown = rows.length;
   };
@@ -39,7 +40,7 @@ export function createCommandView(out: Output): CommandView {
       if (event.name !== "run_command") return false;
       const args = commandOf(event.arguments);
       if (args === null) return false;
-      out.write(`${indent}$ ${args.command}${args.workdir ? `   (in ${args.workdir})` : ""}\n`);
+      out.write(terminalSafe(`${indent}$ ${args.command}${args.workdir ? `   (in ${args.workdir})` : ""}`) + "\n");
       current = { callId: event.callId, indent, lines: [], partial: "", shown: 0, timer: undefined };
       return true;
     },
@@ -55,7 +56,7 @@ export function createCommandView(out: Output): CommandView {
       clearTimeout(current.timer);
       const status = event.result.split("\n", 1)[0]!.split("; ")[0]!;
       const failed = event.isError || !status.startsWith("exit code 0 ");
-      out.write(`${erase()}${current.indent}  ${failed ? "✗" : "✓"} ${clip(status, 160)}\n`);
+      out.write(`${erase()}${current.indent}  ${failed ? "✗" : "✓"} ${terminalSafe(clip(status, 160))}\n`);
       current = null;
       return true;
     },
