@@ -37,6 +37,13 @@ async function runBounded(args: string[], during?: (child: ReturnType<typeof sta
   }
 }
 
+/** Ctrl-C `afterMs` after the first answer came, while the call it asked for runs. */
+const interruptAfterFirstAnswer = (afterMs: number) => async (child: ReturnType<typeof startHel>) => {
+  await waitFor(() => sim!.requests.length === 1 && sim!.requests[0]!.status === 200, "the first answer");
+  await sleep(afterMs);
+  child.kill("SIGINT");
+};
+
 /** The tool result the model got in the second request. */
 function secondToolResult(): string {
   const body = sim!.requests[1]?.body as ChatRequest | undefined;
@@ -77,12 +84,8 @@ describe("searches that would run away", () => {
   ])("Ctrl-C during %s %j ends the instruction at once", async (tool, args) => {
     sim = await startSimulator({ script: [{ tool_calls: [call(tool, args)] }, { content: "never asked" }] });
     const dir = await runawayProject();
-    const result = await runBounded(["-C", dir, "--tools", tool, "--json", "search"], async (child) => {
-      await waitFor(() => sim!.requests.length === 1 && sim!.requests[0]!.status === 200, "the first answer");
-      // The call has started; well inside the searches' own limit.
-      await sleep(500);
-      child.kill("SIGINT");
-    });
+    // The call has started; well inside the searches' own limit.
+    const result = await runBounded(["-C", dir, "--tools", tool, "--json", "search"], interruptAfterFirstAnswer(500));
     expect(result.signal).toBeNull();
     expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted" });
@@ -136,11 +139,7 @@ describe("review_changes over large rewrites", () => {
         return steps[requestIndex]!;
       },
     });
-    const result = await runBounded(["-C", dir, "--delegate", "task-only", "--json", "rewrite everything"], async (child) => {
-      await waitFor(() => sim!.requests.length === 1 && sim!.requests[0]!.status === 200, "the first answer");
-      await sleep(200);
-      child.kill("SIGINT");
-    });
+    const result = await runBounded(["-C", dir, "--delegate", "task-only", "--json", "rewrite everything"], interruptAfterFirstAnswer(200));
     expect(result.signal).toBeNull();
     expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted" });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { findFilesTool, grepTool } from "../../../src/tools/search/tools.js";
 import { toolProject } from "../../helpers/tools.js";
 
-const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p))));
+const bytes = (...parts: (string | Buffer | number[])[]) => Buffer.concat(parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p as string))));
 
 async function project(): Promise<{ ctx: Awaited<ReturnType<typeof toolProject>>["ctx"]; dir: string }> {
   const { ctx, dir } = await toolProject();
