@@ -3,7 +3,6 @@
 import { createRequire } from "node:module";
 import { hasExitCode } from "../errors.js";
 import { ExitNow, parseArgs } from "./options.js";
-import { errorText } from "./term/style.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -35,14 +34,16 @@ main().then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
+  async (error: unknown) => {
     if (error instanceof ExitNow) {
       process.exitCode = error.exitCode;
       return;
     }
     if (process.env.HEL_DEBUG === "1") console.error(error);
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`hel: ${errorText(message)}\n`);
     process.exitCode = hasExitCode(error) ? error.exitCode : 1;
+    // Loaded only on the way out: `hel --version` and a run's start load no more than they need.
+    const { errorText } = await import("./term/style.js");
+    process.stderr.write(`hel: ${errorText(message)}\n`);
   },
 );
