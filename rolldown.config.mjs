@@ -81,7 +81,17 @@ const deferBuiltins = {
   },
 };
 
-export default defineConfig({
+const output = {
+  dir: "dist/bundle",
+  format: "cjs",
+  entryFileNames: "[name].cjs",
+  chunkFileNames: "[name].cjs",
+  charset: "ascii",
+  comments: false,
+  minify: false,
+};
+
+export default defineConfig([{
   input: { main: "dist/cli/main.js" },
   platform: "node",
   plugins: [deferBuiltins],
@@ -93,14 +103,12 @@ export default defineConfig({
     // Node's web streams at every start-up.
     define: { "globalThis.ReadableStream": "undefined" },
   },
-  output: {
-    dir: "dist/bundle",
-    format: "cjs",
-    entryFileNames: "[name].cjs",
-    chunkFileNames: "[name].cjs",
-    charset: "ascii",
-    comments: false,
-    minify: false,
-    cleanDir: true,
-  },
-});
+  output: { ...output, cleanDir: true },
+}, {
+  // grep and find_files run in a worker thread, which loads its script as a file of its own: one file,
+  // built apart, so that hel's own chunks stay as they are (sharing chunks with it would make
+  // `hel --version` load more of them).
+  input: { "search-worker": "dist/tools/search/search-worker.js" },
+  platform: "node",
+  output,
+}]);

@@ -5,6 +5,9 @@
 // i.e. what the search itself cost in memory, apart from Node and the loaded modules. A result with a
 // cursor (more than one page) is a failure: the rows compare whole searches.
 //   node out/bench/grep-probe.js <projectDir> <pattern> [<path>]
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { executeToolCall } from "../src/tools/registry.js";
 import { grepTool } from "../src/tools/search/tools.js";
 import type { Tool } from "../src/tools/types.js";
@@ -16,8 +19,11 @@ const ctx = probeContext(projectDir);
 const args = JSON.stringify(path === undefined ? { pattern } : { pattern, path });
 const call = { id: "call_probe", type: "function" as const, function: { name: "grep", arguments: args } };
 
-// The search modules load on the first call; load them first, so the figures are the search's own.
-await import("../src/tools/search/grep-search.js");
+// The search's thread starts, and loads the search modules, on the first call: a first call over an
+// empty directory does that, so the figures are the search's own.
+const empty = await mkdtemp(join(tmpdir(), "hel-grep-probe-"));
+await executeToolCall({ ...call, function: { name: "grep", arguments: JSON.stringify({ pattern }) } }, [grepTool as Tool], probeContext(empty));
+await rm(empty, { recursive: true });
 const canReset = resetPeakRss();
 const before = selfRss().rssMb;
 const cpu0 = process.cpuUsage();

@@ -387,7 +387,7 @@ async function main(): Promise<number> {
       footnotes: [
         "Generated trees: ~2 KB files of 43 lines, 100 per directory; pattern /needle_[0-9]+/ matches in 1 file of 997, so both read every file.",
         "node_modules: hel's grep given path node_modules (so it walks it; .gitignore files inside packages still apply), grep -rnI on the same directory.",
-        "The call = executeToolCall alone, the search modules already loaded; whole process adds Node's start-up and loading hel's modules.",
+        "The call = executeToolCall alone, the search thread already started and its modules loaded; whole process adds Node's start-up and loading hel's modules.",
         "CPU = process.cpuUsage() over the call for hel, time(1) %U+%S (10 ms steps) for grep: on a shared machine, the fairer comparison.",
         "The search itself = VmHWM after the call − VmRSS before it, with the peak reset (/proc/self/clear_refs) just before.",
       ],

@@ -1,7 +1,7 @@
 // hel's entry point (bundled; src/bin/hel.cts runs it): parse the command line, run, and turn every
 // failure into one line on stderr and hel's exit status (0 done, 1 failed, 2 usage, 3 in use). Stack traces only with HEL_DEBUG=1.
 import { createRequire } from "node:module";
-import { boundedLine, hasExitCode } from "../errors.js";
+import { hasExitCode } from "../errors.js";
 import { ExitNow, parseArgs } from "./options.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -34,14 +34,16 @@ main().then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
+  async (error: unknown) => {
     if (error instanceof ExitNow) {
       process.exitCode = error.exitCode;
       return;
     }
     if (process.env.HEL_DEBUG === "1") console.error(error);
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`hel: ${boundedLine(message)}\n`);
     process.exitCode = hasExitCode(error) ? error.exitCode : 1;
+    // Loaded only on the way out: `hel --version` and a run's start load no more than they need.
+    const { errorText } = await import("./term/style.js");
+    process.stderr.write(`hel: ${errorText(message)}\n`);
   },
 );

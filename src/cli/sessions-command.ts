@@ -6,7 +6,7 @@ import { ChildTranscriptSchema, type ChildTranscript } from "../agent/children/c
 import { sessionPaths } from "../session/paths.js";
 import { listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
 import { loadSnapshot } from "../session/snapshot-file.js";
-import { styleFor } from "./term/style.js";
+import { styleFor, terminalSafe } from "./term/style.js";
 import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
 import { findProjectRoot } from "./project-root.js";
@@ -23,16 +23,17 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
   switch (invocation.action) {
     case "ls": {
       const sessions = await listSessions(projectDir);
-      out(invocation.json ? JSON.stringify(sessions) : formatSessionList(sessions));
+      out(invocation.json ? JSON.stringify(sessions) : formatSessionList(shown(sessions)));
       return 0;
     }
     case "show": {
       const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
-      const snapshot = await loadSnapshot(projectDir, id);
-      const children = await loadChildren(projectDir, id);
+      const saved = await loadSnapshot(projectDir, id);
+      const savedChildren = await loadChildren(projectDir, id);
       if (invocation.json) {
-        out(JSON.stringify({ ...snapshot, child_transcripts: children }));
+        out(JSON.stringify({ ...saved, child_transcripts: savedChildren }));
       } else {
+        const [snapshot, children] = [shown(saved), shown(savedChildren)];
         const style = styleFor(process.stdout, process.env);
         const childViews = children.map((child) => formatChildTranscript(child, editsOf(snapshot.edits, child.number), style));
         out([formatTranscript(snapshot, style), formatDelegations(children), ...childViews].filter((b) => b !== "").join("\n\n"));
@@ -45,6 +46,16 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
       return 0;
     }
   }
+}
+
+/** The session as the terminal may show it: every text in it (the model's, the user's, files', commands') without control sequences. */
+function shown<T>(value: T): T {
+  if (typeof value === "string") return terminalSafe(value) as T;
+  if (Array.isArray(value)) return value.map(shown) as T;
+  if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, shown(v)])) as T;
+  }
+  return value;
 }
 
 async function loadChildren(projectDir: string, id: string): Promise<ChildTranscript[]> {

@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { applyPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { parseReview, retryMessage } from "../../src/agent/children/review.js";
 import { unifiedDiff, type FileChange } from "../../src/changes/unified-diff.js";
@@ -159,8 +160,10 @@ describe("unifiedDiff", () => {
     "+hello",
   ];
 
-  it("one file after another in path order, with git's headers and three lines of context", () => {
-    expect(unifiedDiff(changed, 10_000)).toBe(
+  const signal = new AbortController().signal;
+
+  it("one file after another in path order, with git's headers and three lines of context", async () => {
+    expect(await unifiedDiff(changed, 10_000, signal)).toBe(
       [
         ...FIRST_TWO,
         "diff --git a/old.txt b/old.txt",
@@ -182,8 +185,8 @@ describe("unifiedDiff", () => {
     );
   });
 
-  it("stops at its size limit (here after the first two) and names the files it leaves out", () => {
-    const text = unifiedDiff(changed, 160);
+  it("stops at its size limit (here after the first two) and names the files it leaves out", async () => {
+    const text = await unifiedDiff(changed, 160, signal);
     expect(text).toBe(
       [
         ...FIRST_TWO,
@@ -191,6 +194,37 @@ describe("unifiedDiff", () => {
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("unifiedDiff of large rewrites", () => {
+  const signal = new AbortController().signal;
+  const lines = (n: number, text: (i: number) => string) => Array.from({ length: n }, (_, i) => `${text(i)}\n`).join("");
+
+  it("shows a rewrite past its cost limit as its changed region removed and added whole, a patch that still applies", async () => {
+    const keep = lines(5, (i) => `kept ${i}`);
+    const before = `${keep}${lines(3000, (i) => `old line ${i}`)}${keep}tail`;
+    const after = `${keep}${lines(2500, (i) => `new row ${i}`)}${keep}tail`;
+    const text = await unifiedDiff([{ path: "big.txt", before, after }], 1_000_000, signal);
+    const [head, note, ...patch] = text.split("\n");
+    expect([head, note]).toEqual(["diff --git a/big.txt b/big.txt", "(too many differences to align line by line: the changed region is shown removed and added whole)"]);
+    expect(patch.slice(0, 6)).toEqual(["--- a/big.txt", "+++ b/big.txt", "@@ -3,3006 +3,2506 @@", " kept 2", " kept 3", " kept 4"]);
+    expect(patch.filter((l) => l.startsWith("-") && !l.startsWith("---"))).toHaveLength(3000);
+    expect(patch.filter((l) => l.startsWith("+") && !l.startsWith("+++"))).toHaveLength(2500);
+    expect(applyPatch(before, patch.join("\n"))).toBe(after);
+  });
+
+  it("aligns a small change in a large file line by line", async () => {
+    const before = lines(20_000, (i) => `line ${i}`);
+    const after = before.replace("line 700\n", "LINE 700\n");
+    const text = await unifiedDiff([{ path: "big.txt", before, after }], 1_000_000, signal);
+    expect(text).toBe(["diff --git a/big.txt b/big.txt", "--- a/big.txt", "+++ b/big.txt", "@@ -698,7 +698,7 @@", " line 697", " line 698", " line 699", "-line 700", "+LINE 700", " line 701", " line 702", " line 703", ""].join("\n"));
+  });
+
+  it("stops when the call is cancelled", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(unifiedDiff([{ path: "a", before: "x\n", after: "y\n" }], 1000, controller.signal)).rejects.toThrow(/aborted/);
   });
 });
 

@@ -226,3 +226,23 @@ it("ask runs a child over the conversation as it was before the fold, plus the q
   const transcript = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "children", "1.json"), "utf8"));
   expect(transcript).toMatchObject({ number: 1, kind: "ask", mode: null, task: "what exactly did a.log say?", answer: "cannot find name 'x'" });
 });
+
+it("a note field over 4,000 characters is refused with an error result, so later requests do not carry it twice", async () => {
+  const dir = await project();
+  const long = `${"learned ".repeat(625)}and more`;
+  const s = await startSimulator({
+    script: [
+      { tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path: "a.log" }) }] },
+      { tool_calls: [{ name: "fold", arguments: JSON.stringify({ since: "#2", note: { changed: "nothing", learned: long, decided: "-", open: "nothing" } }) }] },
+      { content: "done" },
+    ],
+  });
+  sims.push(s);
+  const run = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log"], baseUrl: s.url });
+  expect(run.code).toBe(0);
+  const last = body(s, 2).messages.at(-1)!;
+  expect(last).toMatchObject({ role: "tool" });
+  expect(last.content).toMatch(/^\[#3\] Error: the note is too long: learned has 5,008 characters, and each field may hold at most 4,000\./);
+  // The call's arguments stay in the view, but no note was made of them.
+  expect(JSON.stringify(body(s, 2)).split(long.slice(0, 4000))).toHaveLength(2);
+});

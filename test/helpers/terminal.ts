@@ -11,6 +11,8 @@ export interface TerminalRun {
   type(keys: string): void;
   /** What the terminal shows now, redrawn lines resolved. */
   screen(): string;
+  /** Every byte the terminal was sent so far, as UTF-8. */
+  bytes(): string;
   until(check: (screen: string) => boolean, what: string): Promise<void>;
   exited: Promise<number | null>;
 }
@@ -24,6 +26,7 @@ export function inTerminal(args: string[], baseUrl: string, env: Record<string, 
   return {
     type: (keys) => child.stdin.write(keys),
     screen,
+    bytes: () => bytes,
     until: (check, what) => waitFor(() => check(screen()), () => `${what}; screen so far:\n${screen()}`),
     exited: new Promise((resolve) => child.on("close", (code) => resolve(code))),
   };

@@ -48,7 +48,7 @@ export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs, AgentToolCo
       const content = reviewMessage({
         // The user's words as they gave them: the stamp is hel's, not theirs.
         instructions: parent.flatMap((m) => (m.role === "user" ? [unstamped(m.content)] : [])),
-        diff: unifiedDiff(changes.files, MAX_DIFF_CHARS),
+        diff: await unifiedDiff(changes.files, MAX_DIFF_CHARS, ctx.signal),
         focus,
         note: changes.note,
       });

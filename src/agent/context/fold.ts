@@ -3,6 +3,7 @@
 // an error result that says what to call instead; then from the view to the new one (foldedView).
 import { createHash } from "node:crypto";
 import { z } from "../../zod.js";
+import { groupDigits } from "../../format.js";
 import type { Message, ToolCall } from "../../wire/messages.js";
 import { replaceSpan } from "../../wire/conversation.js";
 import { toolCallsOf } from "../../wire/stored-message.js";
@@ -30,6 +31,9 @@ export const FOLD_DESCRIPTION = [
   "Archive a finished episode (build passes, bug fixed, question answered), from stamp `since` to this call, and replace it by your note. Call it alone.",
   "The note must stand on its own: keep caveats, preconditions and constraints, not only conclusions, and the exact names, paths, commands and errors you may need again.",
 ].join(" ");
+
+/** The longest a note field may be: the note stays in the view, and is sent again with every later request. */
+const MAX_NOTE_FIELD_CHARS = 4000;
 
 /** A fold result's text after its stamp opens with this; a note in the view is found by it. */
 export const FOLD_RESULT_PREFIX = "Folded";
@@ -62,6 +66,13 @@ export function planFold(view: readonly Message[], call: ToolCall, args: FoldArg
   if (calls.length > 1) return fail("fold must be the only tool call in its message. Wait for the other calls' results, then call fold alone.");
   if (Object.values(args.note).every((text) => text.trim() === "")) {
     return fail("the note is empty. Call fold again with a note that says what changed, what was learned (with its caveats), what was decided and what is open.");
+  }
+  const long = (Object.entries(args.note) as [string, string][]).filter(([, text]) => text.trim().length > MAX_NOTE_FIELD_CHARS);
+  if (long.length > 0) {
+    const sizes = long.map(([key, text]) => `${key} has ${groupDigits(text.trim().length)}`).join(", ");
+    return fail(
+      `the note is too long: ${sizes} characters, and each field may hold at most ${groupDigits(MAX_NOTE_FIELD_CHARS)}. The note stands in for the episode in every later request: call fold again with each field cut to what must stay in view (caveats, exact names, paths, commands); recall reads the archived span back in full.`,
+    );
   }
   const stamp = parseStampRef(args.since);
   if (stamp === null) return fail(`since must name a stamp such as "#12" (the [#N] that opens a user message or tool result), not ${JSON.stringify(args.since)}.`);

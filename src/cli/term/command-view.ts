@@ -5,7 +5,7 @@
 import type { AgentEvent } from "../../agent/events.js";
 import { commandHeadline } from "../../tools/command/result.js";
 import type { Output } from "./output.js";
-import { truncate } from "./style.js";
+import { terminalSafe, truncate } from "./style.js";
 
 type ToolEvent<T extends string> = Extract<AgentEvent, { type: T }>;
 
@@ -33,7 +33,7 @@ export function createCommandView(out: Output): LiveView {
     const rows = [...current.lines, current.partial].filter((line) => line.trim() !== "").slice(-TAIL_LINES);
     const width = Math.max(20, (out.columns ?? 80) - current.indent.length - 5);
     let text = erase();
-    for (const row of rows) text += `${current.indent}  \x1b[2m│ ${truncate(row, width)}\x1b[22m\n`;
+    for (const row of rows) text += `${current.indent}  \x1b[2m│ ${terminalSafe(truncate(row, width))}\x1b[22m\n`;
     out.write(text);
     current.shown = rows.length;
   };
@@ -42,7 +42,7 @@ export function createCommandView(out: Output): LiveView {
     start(event, args, indent) {
       if (typeof args?.command !== "string") return false;
       const command = args.command.replace(/\s*\n\s*/g, " ⏎ ");
-      out.write(`${indent}$ ${command}${typeof args.workdir === "string" && args.workdir ? `   (in ${args.workdir})` : ""}\n`);
+      out.write(terminalSafe(`${indent}$ ${command}${typeof args.workdir === "string" && args.workdir ? `   (in ${args.workdir})` : ""}`) + "\n");
       current = { callId: event.callId, indent, lines: [], partial: "", shown: 0, timer: undefined };
       return true;
     },
@@ -60,7 +60,7 @@ export function createCommandView(out: Output): LiveView {
       // A call that failed before the command ran says why in its first clause.
       const status = details ? commandHeadline(details) : event.result.split("\n", 1)[0]!.split("; ")[0]!;
       const failed = event.isError || details?.exitCode !== 0;
-      out.write(`${erase()}${current.indent}  ${failed ? "✗" : "✓"} ${truncate(status, 160)}\n`);
+      out.write(`${erase()}${current.indent}  ${failed ? "✗" : "✓"} ${terminalSafe(truncate(status, 160))}\n`);
       current = null;
       return true;
     },

@@ -19,7 +19,7 @@ import { LiveRegion } from "./live-region.js";
 import { stampOf } from "../../agent/stamps.js";
 import type { Output } from "./output.js";
 import { Progress } from "./progress.js";
-import { styleFor, terminalSafe, truncate } from "./style.js";
+import { errorText, styleFor, terminalSafe, truncate } from "./style.js";
 import { callArgs, firstLine, lookOf, toolCallLabel, toolEndLines, type CallArgs, type ToolLook } from "./tool-views.js";
 
 export type { Output };
@@ -173,7 +173,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         answerBlocks = 0;
         break;
       case "retry":
-        printErr(`${indent(event)}… ${event.reason}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`);
+        printErr(`${indent(event)}… ${errorText(event.reason)}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`);
         break;
       case "reasoning_delta":
         if (!parent) break;
@@ -243,7 +243,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         printErr(errStyle.dim(`${indent(event)}↻ repaired: ${terminalSafe(event.detail)}`));
         break;
       case "compaction_failed":
-        stderr.write(`hel: compaction failed: ${event.reason}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
+        stderr.write(`hel: compaction failed: ${errorText(event.reason)}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
         break;
       case "delegation_start":
         working.add(event.number);
@@ -256,7 +256,7 @@ export function createRenderer(options: RendererOptions): Renderer {
       case "turn_end": {
         if (!parent) break;
         stopTicker();
-        if (event.error) stderr.write(`hel: ${event.error}\n`);
+        if (event.error) stderr.write(`hel: ${errorText(event.error)}\n`);
         if (options.printAnswer && event.answer !== null && !options.live) stdout.write(wantMarkdown ? rendered(event.answer, true) : event.answer + "\n");
         const usage = options.usage.instruction();
         if (usage.total.requests > 0) stderr.write(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens\n`);
@@ -280,7 +280,7 @@ export function createRenderer(options: RendererOptions): Renderer {
     const next: Promise<void> = pending.then(() => handle(event));
     pending = next;
     void next
-      .catch((error: unknown) => stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — the terminal view stops here; the run goes on\n`))
+      .catch((error: unknown) => stderr.write(`hel: ${errorText(error instanceof Error ? error.message : String(error))} — the terminal view stops here; the run goes on\n`))
       .finally(() => {
         if (pending === next) pending = null;
       });

@@ -1,6 +1,7 @@
 // Colours and text attributes for the terminal, as plain functions: ANSI when the stream is a
 // terminal and NO_COLOR is not set, the identity otherwise, so every view is written once and
 // tested as plain text. Also what makes model and file text safe to print on a terminal.
+import { groupDigits } from "../../format.js";
 export interface Style {
   readonly color: boolean;
   bold(text: string): string;
@@ -73,9 +74,23 @@ export function fitWidth(text: string, width: number): string {
 }
 
 /**
- * Text from the model or a file, made safe to show: control characters (escape sequences above all,
- * which could move the cursor or retitle the window) become visible "?", tabs become spaces.
+ * Text from the model, a file or a command, made safe to show: control characters (escape sequences
+ * above all, which could move the cursor, retitle the window, clear the screen or write the clipboard,
+ * and their one-byte C1 forms) become visible "?", tabs become spaces.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(/\r\n/g, "\n").replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, "?");
+  return text.replace(/\r\n/g, "\n").replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "?");
+}
+
+/** Characters of an error message hel prints: a longer one keeps its start and its end (what to do). */
+const MAX_ERROR_CHARS = 2000;
+const ERROR_END_CHARS = 500;
+
+/** An error message for hel's `hel: …` line: safe for the terminal, and bounded whatever it quotes. */
+export function errorText(message: string): string {
+  const safe = terminalSafe(message);
+  if (safe.length <= MAX_ERROR_CHARS) return safe;
+  const head = safe.slice(0, MAX_ERROR_CHARS - ERROR_END_CHARS);
+  const tail = safe.slice(-ERROR_END_CHARS);
+  return `${head}… (${groupDigits(safe.length - head.length - tail.length)} characters left out) …${tail}`;
 }

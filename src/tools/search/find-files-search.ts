@@ -4,7 +4,8 @@
 import { lstatSync } from "node:fs";
 import type { FindFilesArgs } from "./args.js";
 import { GLOB_FORMS, globMatcher } from "./glob.js";
-import { ProjectWalk, resolveWalkRoot } from "./project-walk.js";
+import { ProjectWalk, resolveWalkRoot, type SearchScope } from "./project-walk.js";
+import type { SharedProgress } from "./progress.js";
 import { count } from "../../format.js";
 import { PAGE_BYTES, PATHS_PER_PAGE, tally } from "./format.js";
 import type { ToolContext } from "../types.js";
@@ -14,7 +15,7 @@ interface Found {
   mtimeMs: number;
 }
 
-export async function runFindFiles(args: FindFilesArgs, ctx: ToolContext): Promise<string> {
+export async function runFindFiles(args: FindFilesArgs, ctx: SearchScope, progress: SharedProgress): Promise<string> {
   const root = await resolveWalkRoot(ctx, args.path);
   const matches = globMatcher(args.pattern, root.rel);
   const walk = new ProjectWalk(ctx, root);
@@ -24,6 +25,7 @@ export async function runFindFiles(args: FindFilesArgs, ctx: ToolContext): Promi
   for await (const batch of walk.batches()) {
     for (const file of batch) {
       looked++;
+      progress.mark("glob", file.rel);
       if (!matches(file.rel)) continue;
       let mtimeMs: number;
       try {

@@ -10,13 +10,14 @@ import type { GrepArgs } from "./args.js";
 import { decodeCursor, encodeCursor, type GrepCursor, type GrepQuery } from "./grep-cursor.js";
 import { compileLinePattern, type LinePattern } from "./line-pattern.js";
 import { resolveToolPath } from "../paths.js";
-import { breather, openWalkedFile, ProjectWalk, resolveWalkRoot, type WalkedFile, type WalkRoot } from "./project-walk.js";
+import { breather, openWalkedFile, ProjectWalk, resolveWalkRoot, type SearchScope, type WalkedFile, type WalkRoot } from "./project-walk.js";
+import type { SharedProgress } from "./progress.js";
 import { count } from "../../format.js";
 import { GREP_PAGE_LINES, PAGE_BYTES, PATHS_PER_PAGE, tally } from "./format.js";
 import { identityOf, sameIdentity } from "../text-file.js";
-import { ToolError, type ToolContext } from "../types.js";
+import { ToolError } from "../types.js";
 
-export async function runGrep(args: GrepArgs, ctx: ToolContext): Promise<string> {
+export async function runGrep(args: GrepArgs, ctx: SearchScope, progress: SharedProgress): Promise<string> {
   const { cursor, ...given } = args;
   const resumed = cursor === undefined ? null : continuing(cursor, given);
   // Without a cursor the arguments' schema requires a pattern.
@@ -30,13 +31,16 @@ export async function runGrep(args: GrepArgs, ctx: ToolContext): Promise<string>
   const walk = new ProjectWalk(ctx, root);
   search: for await (const batch of walk.batches(resumed?.file)) {
     for (const file of batch) {
+      progress.mark("glob", file.rel);
       if (glob !== null && !glob(file.rel)) {
         run.seen.outsideGlob++;
         continue;
       }
+      progress.mark("pattern", file.rel);
       let outcome = run.searchFile(file, resumed !== null && file.rel === resumed.file ? { line: resumed.line, byte: resumed.byte } : FILE_START);
       while (outcome?.end === "paused") {
         await breather(ctx.signal);
+        progress.mark("pattern", file.rel);
         outcome = run.searchFile(file, outcome.at);
       }
       if (outcome === null) walk.unreadable++;
@@ -117,7 +121,7 @@ function continuing(cursor: string, given: Omit<GrepArgs, "cursor">): GrepCursor
   return state;
 }
 
-async function checkStillApplies(ctx: ToolContext, cursor: GrepCursor, root: WalkRoot): Promise<void> {
+async function checkStillApplies(ctx: SearchScope, cursor: GrepCursor, root: WalkRoot): Promise<void> {
   const inRoot = root.rel === "." || cursor.file === root.rel || cursor.file.startsWith(`${root.rel}/`);
   const abs = inRoot ? await resolveToolPath(ctx, cursor.file, "read") : null;
   const st = abs === null ? null : await lstat(abs).catch(() => null);

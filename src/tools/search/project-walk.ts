@@ -18,12 +18,16 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, t
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { IgnoreRules } from "./ignore-rules.js";
+import { joinWalkPath, mayBeUndecodable, shownName, type WalkPath } from "./file-names.js";
 import { isMissing, projectRelative, resolveToolPath } from "../paths.js";
 import { count } from "../../format.js";
 import { ToolError, type ToolContext } from "../types.js";
 
+/** What a search needs of the tool context: all of it a worker thread can be given. */
+export type SearchScope = Pick<ToolContext, "projectDir" | "sessionDir" | "secrets" | "signal" | "recordDetails">;
+
 export interface WalkedFile {
-  abs: string;
+  abs: WalkPath;
   /** Project-relative, with `/`. */
   rel: string;
 }
@@ -37,7 +41,7 @@ export interface WalkRoot {
 }
 
 /** Where a search given `path` (default: the whole project) walks; throws ToolError when it cannot. */
-export async function resolveWalkRoot(ctx: ToolContext, given = "."): Promise<WalkRoot> {
+export async function resolveWalkRoot(ctx: SearchScope, given = "."): Promise<WalkRoot> {
   const display = projectRelative(ctx, given);
   const abs = await resolveToolPath(ctx, given, "read");
   const st = await stat(abs).catch((e: unknown) => {
@@ -54,10 +58,13 @@ const VENDORED = new Set([".git", "node_modules"]);
 const FILES_PER_BATCH = 256;
 const NO_FOLLOW_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
+/** A directory entry: as Node listed it, or with its name shown (file-names.ts) and its bytes kept. */
+type Entry = Pick<Dirent, "name" | "isDirectory" | "isFile"> & { raw?: Buffer };
+
 interface Frame {
-  abs: string;
+  abs: WalkPath;
   rel: string;
-  entries: Dirent[];
+  entries: Entry[];
   next: number;
   /** Whether this directory's .gitignore was pushed on the rules. */
   pushed: boolean;
@@ -73,7 +80,7 @@ export class ProjectWalk {
   private inside = false;
 
   constructor(
-    private readonly ctx: ToolContext,
+    private readonly ctx: SearchScope,
     private readonly root: WalkRoot,
   ) {}
 
@@ -122,14 +129,14 @@ export class ProjectWalk {
    * full, or a directory to enter comes. Kept apart from the generator: on a first search, V8 optimized
    * this loop sooner as a plain function than inside the async generator.
    */
-  private advance(frame: Frame, batch: WalkedFile[]): "end" | "full" | { abs: string; rel: string; from: string[] | null } {
+  private advance(frame: Frame, batch: WalkedFile[]): "end" | "full" | { abs: WalkPath; rel: string; from: string[] | null } {
     for (;;) {
       const entry = frame.entries[frame.next++];
       if (entry === undefined) return "end";
       const name = entry.name;
       if (name === HEL_DIR || (!this.inside && VENDORED.has(name))) continue;
       const rel = frame.rel === "" ? name : `${frame.rel}/${name}`;
-      const abs = `${frame.abs}${path.sep}${name}`;
+      const abs = joinWalkPath(frame.abs, entry.raw ?? name);
       const at = frame.from !== null && frame.from[0] === name ? frame.from.slice(1) : null;
       if (entry.isDirectory()) {
         if (!this.rules.ignores(rel, true)) return { abs, rel, from: at !== null && at.length > 0 ? at : null };
@@ -159,13 +166,14 @@ export class ProjectWalk {
     return inside;
   }
 
-  private async open(abs: string, rel: string, from: string[] | null): Promise<Frame | null> {
+  private async open(abs: WalkPath, rel: string, from: string[] | null): Promise<Frame | null> {
     await breather(this.ctx.signal);
-    let entries: Dirent[];
+    let entries: Entry[];
     try {
       // Still the directory the walk met, not a symlink swapped in since its parent was listed.
       if (!lstatSync(abs).isDirectory()) return null;
       entries = readdirSync(abs, { withFileTypes: true });
+      if (entries.some((e) => mayBeUndecodable(e.name))) entries = listBytes(abs);
     } catch {
       this.unreadable++;
       return null;
@@ -176,10 +184,10 @@ export class ProjectWalk {
     return { abs, rel, entries, next: 0, pushed, from };
   }
 
-  private pushGitignore(dirAbs: string, dirRel: string): boolean {
+  private pushGitignore(dirAbs: WalkPath, dirRel: string): boolean {
     let text: string;
     try {
-      const fd = openWalkedFile(path.join(dirAbs, ".gitignore"));
+      const fd = openWalkedFile(joinWalkPath(dirAbs, ".gitignore"));
       try {
         text = readFileSync(fd, "utf8");
       } finally {
@@ -201,8 +209,16 @@ export async function breather(signal: AbortSignal): Promise<void> {
 }
 
 /** Opens a walked file for reading without following a symlink put in its place since the listing. */
-export function openWalkedFile(abs: string): number {
+export function openWalkedFile(abs: WalkPath): number {
   return openSync(abs, NO_FOLLOW_READ);
+}
+
+/** The directory's entries with their names as bytes: shown as file-names.ts says, opened by their bytes. */
+function listBytes(abs: WalkPath): Entry[] {
+  return readdirSync(abs, { withFileTypes: true, encoding: "buffer" }).map((e) => {
+    const raw = e.name;
+    return { name: shownName(raw), raw, isDirectory: () => e.isDirectory(), isFile: () => e.isFile() };
+  });
 }
 
 /** `target`'s path segments below `rootRel`, both project-relative ("" for the project). */

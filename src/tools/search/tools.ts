@@ -1,7 +1,7 @@
 // grep and find_files as the model sees them (descriptions and arguments). The searches themselves
-// (grep-search.ts, find-files-search.ts, with the .gitignore and glob libraries) are loaded on the
-// first call, so a run that never searches does not pay for loading them: this file is the search
-// room's one door, and it opens the engine only dynamically.
+// (grep-search.ts, find-files-search.ts, with the .gitignore and glob libraries) run in a thread of
+// their own (search-thread.ts), started on the first call, so a run that never searches does not pay
+// for loading them: this file is the search room's one door, and it opens the engine only dynamically.
 import { GREP_PAGE_LINES, PATHS_PER_PAGE } from "./format.js";
 import { FindFilesArgsSchema, GrepArgsSchema, type FindFilesArgs, type GrepArgs } from "./args.js";
 import type { Tool } from "../types.js";
@@ -14,7 +14,7 @@ export const grepTool: Tool<GrepArgs> = {
   schema: GrepArgsSchema,
   // A page is already bounded below the spill limit.
   spill: false,
-  run: async (args, ctx) => (await import("./grep-search.js")).runGrep(args, ctx),
+  run: async (args, ctx) => (await import("./search-thread.js")).runSearch({ name: grepTool.name, lines: args }, ctx),
 };
 
 export const findFilesTool: Tool<FindFilesArgs> = {
@@ -23,5 +23,5 @@ export const findFilesTool: Tool<FindFilesArgs> = {
   schema: FindFilesArgsSchema,
   // The listing is already bounded below the spill limit.
   spill: false,
-  run: async (args, ctx) => (await import("./find-files-search.js")).runFindFiles(args, ctx),
+  run: async (args, ctx) => (await import("./search-thread.js")).runSearch({ name: findFilesTool.name, paths: args }, ctx),
 };

@@ -116,6 +116,16 @@ describe("a fold that cannot be done says what to do instead", () => {
     expect(plan("#2", [], empty)).toMatchObject({ ok: false, error: expect.stringMatching(/^the note is empty\. Call fold again with a note that says what changed/) });
   });
 
+  it("a note field over 4,000 characters", () => {
+    const long = { ...NOTE, learned: "x".repeat(4001), open: "y".repeat(1_000_000) };
+    expect(plan("#2", [], long)).toEqual({
+      ok: false,
+      error:
+        "the note is too long: learned has 4,001, open has 1,000,000 characters, and each field may hold at most 4,000. The note stands in for the episode in every later request: call fold again with each field cut to what must stay in view (caveats, exact names, paths, commands); recall reads the archived span back in full.",
+    });
+    expect(plan("#2", [], { ...NOTE, learned: "x".repeat(4000) })).toMatchObject({ ok: true });
+  });
+
   it("a span that would leave a call without its result, or a result without its call", () => {
     // A conversation hel would not build, but a fold must still never break the pairing.
     const call = foldCall("#2");

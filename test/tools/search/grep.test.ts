@@ -239,13 +239,15 @@ describe("grep: pages and cursors", () => {
 });
 
 describe("grep: cancellation", () => {
-  it("stops when the call is cancelled (Ctrl-C) while it walks", async () => {
+  // The search runs in a thread of its own, which may finish a small tree before the main thread's next
+  // turn: so the call is cancelled as soon as it began. test/e2e/bounded-work.test.ts cancels one mid-way.
+  it("stops when the call is cancelled (Ctrl-C)", async () => {
     const { ctx, dir } = await toolProject();
     await mkdir(path.join(dir, "d"));
     for (let i = 0; i < 600; i++) await writeFile(path.join(dir, "d", `f${i}.txt`), "hit\n");
     const controller = new AbortController();
     const search = grep({ ...ctx, signal: controller.signal }, { pattern: "hit" });
-    setImmediate(() => controller.abort());
+    controller.abort();
     await expect(search).rejects.toThrow(/aborted/);
   });
 });
