@@ -27,6 +27,7 @@ import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
+import { EditLog } from "../tools/file/edit-log.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
@@ -163,6 +164,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         return active.dir;
       },
       cursors: active.cursors,
+      editLog: EditLog.forParent(),
       archiveHint: hints.hint,
       secrets: [apiKey],
       network: options.network,

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { ProcessGroup } from "./command/process-group.js";
 import type { CursorStore } from "./cursors.js";
 import type { FileEdit } from "../changes/file-edit.js";
+import type { EditLog } from "./file/edit-log.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
@@ -45,6 +46,11 @@ export interface ToolContext {
   beforeWrite?: (path: string, content: string | null) => void;
   /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
   recordEdit?(edit: FileEdit): void;
+  /**
+   * This agent's view of the process's edit log: its edits are logged, a command it runs keeps the
+   * edits other agents made meanwhile, and notices of its own lost edits end its next tool result.
+   */
+  editLog?: EditLog;
 }
 
 export interface Tool<Args = unknown> {

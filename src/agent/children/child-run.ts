@@ -72,6 +72,7 @@ export function createChildren(deps: ChildrenDeps): Children {
         deps.emit(event);
       };
       const { messages } = spec;
+      const editLog = settings.toolContext.editLog?.child(number);
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
       const run: Omit<AgentRun, "maxSteps" | "maxTokens"> = {
@@ -82,7 +83,11 @@ export function createChildren(deps: ChildrenDeps): Children {
         // A question about the archive is answered and gone: it neither folds nor compacts.
         ...(spec.kind === "ask" ? { archive: undefined, compaction: undefined } : {}),
         // A reviewer reads; whatever else it is offered (a command) runs with read-only access too.
-        toolContext: spec.kind === "review" ? { ...settings.toolContext, access: "read-only" } : settings.toolContext,
+        toolContext: {
+          ...settings.toolContext,
+          ...(spec.kind === "review" ? { access: "read-only" as const } : {}),
+          ...(editLog ? { editLog } : {}),
+        },
       };
       deps.emit({ agent: "parent", type: "delegation_start", number, kind: spec.kind, mode: spec.mode, task: spec.task });
 
@@ -119,6 +124,7 @@ export function createChildren(deps: ChildrenDeps): Children {
           return null;
         },
         async end(answer, exitReason) {
+          editLog?.finish();
           deps.emit({ agent: "parent", type: "delegation_end", number, kind: spec.kind, mode: spec.mode, task: spec.task, answer, exitReason, toolCalls, usage });
           await deps.saveTranscript?.({ number, kind: spec.kind, mode: spec.mode, task: spec.task, messages, answer, exit_reason: exitReason, usage });
         },
