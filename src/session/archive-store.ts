@@ -6,17 +6,17 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ArchiveFileSchema, HandleSchema, type ArchiveFile } from "../agent/archive.js";
 import type { ArchiveRead } from "../agent/context/archive-index.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
+import { writeFileAtomic, type AtomicWriteOptions } from "../fs/atomic-write.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
 import { oneLine } from "./errors.js";
 
 const fileOf = (archiveDir: string, handle: string): string => join(archiveDir, `${handle}.json`);
 
-/** Writes one span's file: its messages as the bytes they were sent as. */
-export async function writeArchive(archiveDir: string, file: ArchiveFile): Promise<void> {
+/** Writes one span's file: its messages as the bytes they were sent as; `commit` fences its rename (lease.ts). */
+export async function writeArchive(archiveDir: string, file: ArchiveFile, commit?: AtomicWriteOptions["commit"]): Promise<void> {
   await mkdir(archiveDir, { recursive: true });
-  await writeFileAtomic(fileOf(archiveDir, file.handle), jsonWithMessages(file, new ByteWriter()));
+  await writeFileAtomic(fileOf(archiveDir, file.handle), jsonWithMessages(file, new ByteWriter()), commit ? { commit } : {});
 }
 
 export type { ArchiveRead };

@@ -188,6 +188,23 @@ function leaseError(e: unknown, id: string): SessionError {
   return new SessionError(`could not take the lease of session ${id}: ${(e as Error).message} — check that .hel/ is writable`, 1);
 }
 
+/**
+ * A commit step for writeFileAtomic (see fs/atomic-write.ts) that renames the file into place under the
+ * store lock, and only while `lease` is still this process's: a holder that was stopped and woke up
+ * after another process took the session over writes nothing into it (transcripts, archives). Throws
+ * `lost()` otherwise, with the lease marked lost.
+ */
+export function whileLeased(projectDir: string, lease: Lease, lost: () => Error): (rename: () => Promise<void>) => Promise<void> {
+  return (rename) =>
+    withStoreLock(projectDir, async () => {
+      if (!(await lease.holds())) {
+        lease.markLost("another process took the session over");
+        throw lost();
+      }
+      await rename();
+    });
+}
+
 /** Whether a live process holds the session's lease (a stale lease counts as free), or a command it started still runs. */
 export async function isLeased(projectDir: string, id: string, timing: LeaseTiming = LEASE_TIMING): Promise<boolean> {
   const { dir, active } = sessionPaths(projectDir, id);

@@ -18,7 +18,7 @@ import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
 import { recordCommand } from "./command-records.js";
-import { acquireLease, withStoreLock, type Lease } from "./lease.js";
+import { acquireLease, whileLeased, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { CompactionState } from "../agent/context/compaction.js";
@@ -208,8 +208,8 @@ class Session implements ActiveSession {
     try {
       const lease = await this.claim();
       // Transcripts and archive files first: a snapshot never names a file that is not on disk.
-      await this.flushChildren();
-      await this.flushArchive();
+      await this.flushChildren(lease);
+      await this.flushArchive(lease);
       this.onDisk = await saveSnapshot(this.options.projectDir, this.snapshot(), { lease, expected: this.onDisk });
       this.saved = true;
       this.lastSaveFailed = false;
@@ -225,7 +225,8 @@ class Session implements ActiveSession {
   async saveChild(transcript: ChildTranscript): Promise<void> {
     this.childCount = Math.max(this.childCount, transcript.number);
     this.pendingChildren.push(transcript);
-    if (this.saved) await this.flushChildren().catch((error: Error) => this.options.warn(`could not save subagent transcript: ${error.message}`));
+    if (!this.saved) return;
+    await this.flushChildren().catch((error: Error) => (this.lease?.lost ? this.warnLost() : this.options.warn(`could not save subagent transcript: ${error.message}`)));
   }
 
   /** Takes the lease of a new session, the first time anything is written into its directory. */
@@ -246,24 +247,32 @@ class Session implements ActiveSession {
     await this.lease?.release();
   }
 
-  private async flushChildren(): Promise<void> {
+  // Transcripts and archive files are fenced by the lease like the snapshot: renamed into place only
+  // while this process still holds the session.
+  private async flushChildren(lease?: Lease): Promise<void> {
     if (this.pendingChildren.length === 0) return;
+    const commit = whileLeased(this.options.projectDir, lease ?? (await this.claim()), () => this.notSaved());
     const dir = sessionPaths(this.options.projectDir, this.id).children;
     await mkdir(dir, { recursive: true });
     while (this.pendingChildren.length > 0) {
       const child = this.pendingChildren[0]!;
       // Exactly JSON.stringify(child); a resumed parent's messages in it are written from their bytes.
-      await writeFileAtomic(join(dir, `${child.number}.json`), jsonWithMessages(child, new ByteWriter()));
+      await writeFileAtomic(join(dir, `${child.number}.json`), jsonWithMessages(child, new ByteWriter()), { commit });
       this.pendingChildren.shift();
     }
   }
 
-  private async flushArchive(): Promise<void> {
+  private async flushArchive(lease: Lease): Promise<void> {
+    const commit = whileLeased(this.options.projectDir, lease, () => this.notSaved());
     const dir = sessionPaths(this.options.projectDir, this.id).archive;
     for (const file of [...this.archive.pending()]) {
-      await writeArchive(dir, file);
+      await writeArchive(dir, file, commit);
       this.archive.written(file.handle);
     }
+  }
+
+  private notSaved(): SessionError {
+    return new SessionError(`session ${this.id} was not saved: its lease was lost, another hel process may be using it`, 1);
   }
 
   private snapshot(): Snapshot {
