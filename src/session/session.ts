@@ -23,7 +23,7 @@ import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { CompactionState } from "../agent/context/compaction.js";
 import type { LastTurn, RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
-import { readArchive, writeArchive } from "./archive-store.js";
+import { changedArchives, readArchive, writeArchive } from "./archive-store.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -88,6 +88,10 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
   });
   try {
     const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
+    const changed = await changedArchives(sessionPaths(projectDir, id).archive, snapshot.archive);
+    if (changed.length > 0) {
+      options.warn(`session ${id}: the archive of ${changed.join(", ")} was changed outside hel (or deleted); recall and ask will not serve ${changed.length === 1 ? "it" : "them"}`);
+    }
     return new Session(options, id, withSystemPrompt(snapshot.messages, options.systemPrompt), { snapshot, identity }, lease);
   } catch (error) {
     await lease.release();
@@ -143,7 +147,7 @@ class Session implements ActiveSession {
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
     this.stamps = new StampCounter(stored?.stamps ?? 0);
-    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (handle) => readArchive(sessionPaths(this.options.projectDir, this.id).archive, handle));
+    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (entry) => readArchive(sessionPaths(this.options.projectDir, this.id).archive, entry));
     this.compaction = stored?.compaction ?? { failures: 0, stopped: false };
     this.childCount = stored?.children ?? 0;
     this.edits = stored?.edits ?? [];
@@ -266,8 +270,7 @@ class Session implements ActiveSession {
     const commit = whileLeased(this.options.projectDir, lease, () => this.notSaved());
     const dir = sessionPaths(this.options.projectDir, this.id).archive;
     for (const file of [...this.archive.pending()]) {
-      await writeArchive(dir, file, commit);
-      this.archive.written(file.handle);
+      this.archive.written(file.handle, await writeArchive(dir, file, commit));
     }
   }
 

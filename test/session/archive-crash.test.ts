@@ -34,7 +34,7 @@ it(`every snapshot left by ${RUNS} kill -9s names only archive files that are on
     if (!existsSync(join(sessions, id, "snapshot.json"))) continue;
     const snapshot = await loadSnapshot(project, id);
     for (const entry of snapshot.archive) {
-      const read = await readArchive(join(sessions, id, "archive"), entry.handle);
+      const read = await readArchive(join(sessions, id, "archive"), entry);
       expect(read.ok ? { ...entry, handle: read.file.handle } : read.error).toEqual(entry);
     }
     if (snapshot.archive.length > 0) withArchive++;
