@@ -189,19 +189,19 @@ function leaseError(e: unknown, id: string): SessionError {
 }
 
 /**
- * A commit step for writeFileAtomic (see fs/atomic-write.ts) that renames the file into place under the
- * store lock, and only while `lease` is still this process's: a holder that was stopped and woke up
- * after another process took the session over writes nothing into it (transcripts, archives). Throws
- * `lost()` otherwise, with the lease marked lost.
+ * Runs a change to the session's files (as writeFileAtomic's commit step: the rename into place) under
+ * the store lock, and only while `lease` is still this process's: a holder that was stopped and woke
+ * up after another process took the session over changes nothing in it (transcripts, archives).
+ * Throws `lost()` otherwise, with the lease marked lost.
  */
-export function whileLeased(projectDir: string, lease: Lease, lost: () => Error): (rename: () => Promise<void>) => Promise<void> {
-  return (rename) =>
+export function whileLeased(projectDir: string, lease: Lease, lost: () => Error): (change: () => Promise<void>) => Promise<void> {
+  return (change) =>
     withStoreLock(projectDir, async () => {
       if (!(await lease.holds())) {
         lease.markLost("another process took the session over");
         throw lost();
       }
-      await rename();
+      await change();
     });
 }
 

@@ -28,6 +28,7 @@ import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
+import { removeLeftovers } from "./leftovers.js";
 
 export interface StartOptions {
   projectDir: string;
@@ -214,9 +215,12 @@ class Session implements ActiveSession {
       // Transcripts and archive files first: a snapshot never names a file that is not on disk.
       await this.flushChildren(lease);
       await this.flushArchive(lease);
-      this.onDisk = await saveSnapshot(this.options.projectDir, this.snapshot(), { lease, expected: this.onDisk });
+      const snapshot = this.snapshot();
+      this.onDisk = await saveSnapshot(this.options.projectDir, snapshot, { lease, expected: this.onDisk });
       this.saved = true;
       this.lastSaveFailed = false;
+      // What a process killed mid-save left is no part of the session the snapshot now describes.
+      await removeLeftovers(this.options.projectDir, sessionPaths(this.options.projectDir, this.id), lease, snapshot.archive).catch(() => undefined);
     } catch (error) {
       // Found out while saving that another process took the session: that is the one line to say.
       if (this.lease?.lost) return this.warnLost();
