@@ -4,7 +4,6 @@
 // A new session writes nothing until a turn ends with an answer of the model's in the conversation:
 // the lease is taken then, just before the first save; a resumed session takes it at once, without
 // waiting, and a held one ends the run (exit 3).
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ArchiveIndex } from "../agent/context/archive-index.js";
 import type { ChildTranscript } from "../agent/children/child-transcript.js";
@@ -14,6 +13,7 @@ import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { ownDir } from "../fs/own-dir.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
@@ -23,7 +23,7 @@ import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { CompactionState } from "../agent/context/compaction.js";
 import type { LastTurn, RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
-import { changedArchives, readArchive, writeArchive } from "./archive-store.js";
+import { archiveStore } from "./archive-store.js";
 import { SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -89,7 +89,7 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
   });
   try {
     const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
-    const changed = await changedArchives(sessionPaths(projectDir, id).archive, snapshot.archive);
+    const changed = await archiveStore(projectDir, id).changed(snapshot.archive);
     if (changed.length > 0) {
       options.warn(`session ${id}: the archive of ${changed.join(", ")} was changed outside hel (or deleted); recall and ask will not serve ${changed.length === 1 ? "it" : "them"}`);
     }
@@ -148,7 +148,7 @@ class Session implements ActiveSession {
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
     this.stamps = new StampCounter(stored?.stamps ?? 0);
-    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (entry) => readArchive(sessionPaths(this.options.projectDir, this.id).archive, entry));
+    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (entry) => archiveStore(this.options.projectDir, this.id).read(entry));
     this.compaction = stored?.compaction ?? { failures: 0, stopped: false };
     this.childCount = stored?.children ?? 0;
     this.edits = stored?.edits ?? [];
@@ -261,7 +261,7 @@ class Session implements ActiveSession {
     if (this.pendingChildren.length === 0) return;
     const commit = whileLeased(this.options.projectDir, lease ?? (await this.claim()), () => this.notSaved());
     const dir = sessionPaths(this.options.projectDir, this.id).children;
-    await mkdir(dir, { recursive: true });
+    await ownDir(this.options.projectDir, dir, true);
     while (this.pendingChildren.length > 0) {
       const child = this.pendingChildren[0]!;
       // Exactly JSON.stringify(child); a resumed parent's messages in it are written from their bytes.
@@ -272,9 +272,9 @@ class Session implements ActiveSession {
 
   private async flushArchive(lease: Lease): Promise<void> {
     const commit = whileLeased(this.options.projectDir, lease, () => this.notSaved());
-    const dir = sessionPaths(this.options.projectDir, this.id).archive;
+    const store = archiveStore(this.options.projectDir, this.id);
     for (const file of [...this.archive.pending()]) {
-      this.archive.written(file.handle, await writeArchive(dir, file, commit));
+      this.archive.written(file.handle, await store.write(file, commit));
     }
   }
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type SimStep, type Simulator } from "../../sim/index.js";
 import { lastUserText } from "../../sim/policies.js";
-import { readArchive } from "../../src/session/archive-store.js";
+import { archiveStore } from "../../src/session/archive-store.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
 import type { ChatRequest, Message } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
@@ -82,7 +82,7 @@ it("a version-2 snapshot whose archive index has no hashes still loads and serve
   const { sha256: _, ...unhashed } = snapshot.archive[0]!;
   await saveSnapshot(project, { ...snapshot, archive: [unhashed] });
   expect((await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8")).includes("sha256")).toBe(false);
-  expect((await readArchive(join(project, ".hel", "sessions", id, "archive"), unhashed)).ok).toBe(true);
+  expect((await archiveStore(project, id).read(unhashed)).ok).toBe(true);
   const resumed = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
   expect(resumed.code).toBe(0);
   expect(warnings(resumed.stderr)).toEqual([]);
