@@ -27,7 +27,8 @@ import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
 import { BUILTIN_TOOLS, toolDefinitions } from "../tools/registry.js";
-import { EditLog } from "../tools/file/edit-log.js";
+import { EditLog } from "../tools/edit-log.js";
+import { keepLostEdits } from "../tools/file/lost-edits.js";
 import type { ProcessGroup } from "../tools/command/process-group.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
 import type { Tool } from "../tools/types.js";
@@ -164,7 +165,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         return active.dir;
       },
       cursors: active.cursors,
-      editLog: EditLog.forParent(),
+      editLog: EditLog.forParent(keepLostEdits({ projectDir })),
       archiveHint: hints.hint,
       secrets: [apiKey],
       network: options.network,

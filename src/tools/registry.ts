@@ -76,7 +76,7 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
     edit = mapEditLines(made, (line) => redactSecrets(line, ctx.secrets));
   };
   const ran = await runParsed(tool, parsed.data, { ...ctx, recordEdit });
-  // Notices of this agent's edits that a command of another agent undid (file/edit-log.ts).
+  // Notices of this agent's edits that a command of another agent undid (edit-log.ts).
   const notices = ctx.editLog?.take() ?? [];
   const result = notices.length > 0 ? { ...ran, content: [ran.content, ...notices].join("\n") } : ran;
   // An edit made before a later failure (its result could not be spilled) still changed the file.

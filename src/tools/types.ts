@@ -5,7 +5,7 @@ import type { z } from "zod";
 import type { ProcessGroup } from "./command/process-group.js";
 import type { CursorStore } from "./cursors.js";
 import type { FileEdit } from "../changes/file-edit.js";
-import type { EditLog } from "./file/edit-log.js";
+import type { EditLog } from "./edit-log.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];

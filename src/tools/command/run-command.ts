@@ -2,7 +2,7 @@
 // ended, how long it took and its output. Under `read-only` and `edit` access the command runs in the
 // sandbox those levels promise, and is refused where no sandbox program exists; `full` runs it as is.
 // The result is bounded by the output capture (the whole output goes to a spill file), so the registry
-// never spills it again. Edits other agents made while it ran are kept (file/lost-edits.ts).
+// never spills it again. Edits other agents made while it ran are kept (edit-log.ts).
 import { stat } from "node:fs/promises";
 import { z } from "../../zod.js";
 import { commandEnvironment } from "./environment.js";
@@ -12,7 +12,6 @@ import { formatCommandResult } from "./result.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
 import { sandboxPolicy } from "./sandbox-policy.js";
-import { keepingOthersEdits } from "../file/lost-edits.js";
 import { projectRelative, resolveToolPath } from "../paths.js";
 import { newSpillFile } from "../spill.js";
 import { ToolError, type Tool, type ToolContext } from "../types.js";
@@ -45,7 +44,7 @@ export const runCommandTool: Tool<RunCommandArgs> = {
   ].join(" "),
   schema: RunCommandArgsSchema,
   spill: false,
-  run: (args, ctx) => keepingOthersEdits(ctx, () => runCommand(args, ctx)),
+  run: (args, ctx) => (ctx.editLog ? ctx.editLog.aroundCommand(() => runCommand(args, ctx)) : runCommand(args, ctx)),
 };
 
 async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<string> {

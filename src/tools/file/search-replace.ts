@@ -5,7 +5,7 @@
 // are kept; a read-only file is refused. Reading, checking and writing a file is one step: an edit
 // made meanwhile by another agent of this process is never lost, and an old_text it changed is not found.
 // A file that changed on disk before the rename (checked under the lock: content, size, mtime, inode) is
-// read again and edited anew while old_text is still unique in it. Each edit is logged (edit-log.ts) so
+// read again and edited anew while old_text is still unique in it. Each edit is logged (../edit-log.ts) so
 // that a command of another agent that rewrites the file with what it read before can be undone.
 import { constants } from "node:fs";
 import path from "node:path";
