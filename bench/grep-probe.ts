@@ -5,7 +5,8 @@
 // i.e. what the search itself cost in memory, apart from Node and the loaded modules. A result with a
 // cursor (more than one page) is a failure: the rows compare whole searches.
 //   node out/bench/grep-probe.js <projectDir> <pattern> [<path>]
-import { executeToolCall, grepTool } from "../src/tools/registry.js";
+import { executeToolCall } from "../src/tools/registry.js";
+import { grepTool } from "../src/tools/search/tools.js";
 import type { Tool } from "../src/tools/types.js";
 import { probeContext } from "./probe-context.js";
 import { resetPeakRss, selfRss } from "./procs.js";

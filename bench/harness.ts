@@ -24,7 +24,9 @@ import { StampCounter } from "../src/agent/stamps.js";
 import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { createModelClient } from "../src/model/client.js";
 import { CursorStore } from "../src/tools/cursors.js";
-import { readFileTool, searchReplaceTool, toolDefinitions } from "../src/tools/registry.js";
+import { toolDefinitions } from "../src/tools/registry.js";
+import { readFileTool } from "../src/tools/file/read-file.js";
+import { searchReplaceTool } from "../src/tools/file/search-replace.js";
 import type { Tool } from "../src/tools/types.js";
 import { exchange, historyOfCount, jsonBytes, rng } from "./history.js";
 

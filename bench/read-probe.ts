@@ -3,7 +3,8 @@
 // `readPeakMb` is how far VmHWM rose above the RSS just before the call (the peak is reset first),
 // i.e. what the read itself cost in memory, apart from Node and the loaded modules.
 //   node out/bench/read-probe.js <projectDir> <relative file>
-import { executeToolCall, readFileTool } from "../src/tools/registry.js";
+import { executeToolCall } from "../src/tools/registry.js";
+import { readFileTool } from "../src/tools/file/read-file.js";
 import type { Tool } from "../src/tools/types.js";
 import { probeContext } from "./probe-context.js";
 import { resetPeakRss, selfRss } from "./procs.js";

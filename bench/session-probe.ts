@@ -18,7 +18,12 @@ import { sessionPaths } from "../src/session/paths.js";
 import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot } from "../src/session/snapshot.js";
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { findToolPairingError } from "../src/wire/tool-pairing.js";
-import { BUILTIN_TOOLS, toolDefinitions } from "../src/tools/registry.js";
+import { toolDefinitions } from "../src/tools/registry.js";
+import { readFileTool } from "../src/tools/file/read-file.js";
+import { searchReplaceTool } from "../src/tools/file/search-replace.js";
+import { runCommandTool } from "../src/tools/command/run-command.js";
+import { findFilesTool, grepTool } from "../src/tools/search/tools.js";
+import type { Tool } from "../src/tools/types.js";
 import { MessageSchema } from "../src/wire/messages.js";
 import { ByteWriter } from "../src/wire/byte-writer.js";
 import { sessionOfBytes } from "./history.js";
@@ -57,7 +62,7 @@ async function step(op: () => unknown): Promise<number> {
 }
 
 async function save(bytes: number): Promise<object> {
-  const snapshot = sessionOfBytes(projectDir, bytes, randomUUID(), toolDefinitions([...BUILTIN_TOOLS.values()]));
+  const snapshot = sessionOfBytes(projectDir, bytes, randomUUID(), toolDefinitions([readFileTool, searchReplaceTool, runCommandTool, grepTool, findFilesTool] as Tool[]));
   const messages = snapshot.messages;
   // A read_file cursor, as a session that read a large file keeps one.
   snapshot.cursors = { c_0123456789ab: { path: "src/parse.ts", nextByte: 51200, nextLine: 1201, linesLeft: null, ino: 1234, size: 204800, mtimeMs: 1700000000000 } };

@@ -6,10 +6,12 @@ import { existsSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_TIMEOUT_MS, OFFLINE_MODEL, ROOT, readHelOffer, runSuite, type RunResult } from "./runner.js";
+import { DEFAULT_TIMEOUT_MS, OFFLINE_MODEL, ROOT, readHelOffer, runSuite } from "./runner.js";
+import type { RunResult } from "./results.js";
 import type { SimOptions } from "../sim/index.js";
 import { SUITES } from "./suites/index.js";
-import { renderMarkdown, summarize, type Summary } from "./summary.js";
+import { renderMarkdown, summarize } from "./summary.js";
+import type { Summary } from "./results.js";
 
 export class UsageError extends Error {}
 

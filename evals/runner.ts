@@ -16,7 +16,8 @@ import { z } from "../src/zod.js";
 import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { startSimulator, type SimOptions } from "../sim/index.js";
 import { freshEquivalent, offPeakCost, peakPrompt } from "./costs.js";
-import { runJudges, type CheckOutcome, type Verdict } from "./judges.js";
+import { runJudges, type CheckOutcome } from "./judges.js";
+import type { KeyFigures, ProcessResult, RunResult } from "./results.js";
 import { readRecordDir, sumRequests, type RecordDir, type Totals } from "./records.js";
 import type { HelOffer, ProjectCheck, RunRequest, Suite } from "./suite.js";
 
@@ -46,53 +47,6 @@ export interface SuiteRunOptions {
   keepProjects?: boolean;
   /** What the hel under test offers (readHelOffer); plans use it. */
   hel: HelOffer;
-}
-
-export interface KeyFigures {
-  prompt_tokens: number;
-  prompt_cache_hit_tokens: number;
-  prompt_cache_miss_tokens: number;
-  hit_ratio: number;
-}
-
-export interface ProcessResult {
-  record_dir: string;
-  args: string[];
-  exit_code: number | null;
-  signal: string | null;
-  killed: boolean;
-  session_id: string | null;
-  exit_reasons: string[];
-}
-
-export interface RunResult {
-  suite: string;
-  condition: string;
-  repetition: number;
-  mode: "offline" | "online";
-  model: string;
-  params: Record<string, string>;
-  started_at: string;
-  wall_ms: number;
-  timed_out: boolean;
-  /** Every process exited 0 within the limit. */
-  completed: boolean;
-  processes: ProcessResult[];
-  /** Summed over the lines of raw/requests.jsonl of every process of the run. */
-  totals: { all: Totals; parent: Totals; child: Totals };
-  /** The largest prompt_tokens of any request; dollars at DeepSeek's off-peak prices (null: no price for the model); fresh-token equivalents. */
-  cost: { peak_prompt_tokens: number; usd: number | null; fresh_equivalent: number };
-  /** The suite's own figures of this run (Suite.measure). */
-  measures: Record<string, number>;
-  /** The suite's checks, run in the project after hel exited. */
-  checks: Record<string, CheckOutcome>;
-  key_requests: Record<string, KeyFigures | null>;
-  judges: Record<string, Verdict>;
-  /** Offline: what the simulator itself served during the run, to check the records against. */
-  simulator: Totals | null;
-  problems: string[];
-  /** Where run.json is, relative to the suite's output directory. */
-  path: string;
 }
 
 const JsonLineSchema = z.object({ session_id: z.string(), answer: z.string().nullable(), exit_reason: z.string() });

@@ -5,7 +5,7 @@ import type { PolicyName } from "../sim/index.js";
 import { lastUserText as lastUserTextOf } from "../sim/policies.js";
 import type { Judge } from "./judges.js";
 import type { RequestLine } from "./records.js";
-import type { Summary } from "./summary.js";
+import type { Summary } from "./results.js";
 
 /** One hel process of a run. */
 export interface ProcessPlan {

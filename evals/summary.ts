@@ -3,73 +3,8 @@
 // Σ hit / Σ input) and the per-request cache table of the suite's key requests. `summarize` is pure;
 // `renderMarkdown` prints it as padded Markdown tables, readable in a terminal as well.
 import { emptyTotals, sumTotals } from "../src/agent/usage.js";
-import type { Totals } from "./records.js";
-import type { KeyFigures, RunResult } from "./runner.js";
+import type { ConditionRow, KeyFigures, KeyRequestRow, RunResult, Summary } from "./results.js";
 import type { Suite } from "./suite.js";
-
-export interface ConditionRow {
-  condition: string;
-  description: string;
-  runs: number;
-  /** Runs whose hel processes all exited 0 within the time limit. */
-  completed: number;
-  timed_out: number;
-  /** Judge id → runs it passed. */
-  passed: Record<string, number>;
-  /** Sums over the runs (each run's own totals sum its raw/requests.jsonl lines, every process). */
-  totals: { all: Totals; parent: Totals; child: Totals; wall_ms: number };
-  /** Means over the runs. */
-  mean: {
-    requests_parent: number;
-    requests_child: number;
-    prompt_tokens: number;
-    prompt_cache_hit_tokens: number;
-    prompt_cache_miss_tokens: number;
-    completion_tokens: number;
-    wall_s: number;
-  };
-  /** Σ cache hit tokens / Σ input tokens over the runs. */
-  hit_ratio: number;
-  /**
-   * The largest prompt any request of any run carried; dollars at DeepSeek's off-peak prices and the
-   * article's fresh-token equivalents, means over the runs (usd null when the model has no price).
-   */
-  cost: { peak_prompt_tokens: number; usd: number | null; fresh_equivalent: number };
-  /** The suite's own figures (Suite.measure), each a mean over the runs that had it. */
-  measures: Record<string, number>;
-}
-
-export interface KeyRequestRow {
-  condition: string;
-  label: string;
-  /** Runs that had this request (baseline has no child, for one). */
-  runs: number;
-  mean: Omit<KeyFigures, "hit_ratio"> | null;
-  hit_ratio: number | null;
-  /** Each run's figures, in repetition order; null where the run had no such request. */
-  per_run: (KeyFigures | null)[];
-}
-
-export interface Summary {
-  suite: string;
-  title: string;
-  mode: "offline" | "online";
-  model: string;
-  /** Offline: the simulator policy that played the model. */
-  simulator_policy: string | null;
-  repeat: number;
-  timeout_s: number;
-  generated_at: string;
-  judges: { id: string; title: string; description: string }[];
-  conditions: ConditionRow[];
-  /** Conditions asked for that this hel cannot run, with why. */
-  skipped: { condition: string; reason: string }[];
-  key_requests: KeyRequestRow[];
-  failures: { condition: string; repetition: number; judge: string; detail: string }[];
-  problems: { condition: string; repetition: number; problem: string }[];
-  /** Each run's run.json, relative to the suite's output directory. */
-  runs: string[];
-}
 
 const ratio = (hit: number, input: number): number => (input === 0 ? 0 : hit / input);
 

@@ -17,6 +17,11 @@ export function plural(count: number, singular: string, pluralForm = `${singular
   return `${count} ${count === 1 ? singular : pluralForm}`;
 }
 
+/** "1 file", "1,234 files". */
+export function count(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${groupDigits(n)} ${n === 1 ? singular : pluralForm}`;
+}
+
 /**
  * An integer with thousands separators ("12,345"), as toLocaleString("en-US") writes it. Not that
  * call: its first use starts ICU's number formatting, whose time and memory at start-up buy one comma.

@@ -7,7 +7,7 @@
 import { FOLD_JUDGES, QUEUE_FILES, TWO_WORKERS_CHECK } from "../fold-judges.js";
 import { measureChild, measuredCostSection } from "../fold-measures.js";
 import { lastUserText, type HelOffer, type KeyRequest, type RunRequest, type Suite } from "../suite.js";
-import type { Summary } from "../summary.js";
+import type { Summary } from "../results.js";
 
 export const FOLD_EXPLORE = "Read README.md, queue/claim.js and queue/worker.js, and tell me in two sentences how a worker claims a job.";
 export const FOLD_BUILD = "Make the build pass: run `node build.js` with run_command and fix what it reports (there is no network). Tell me what you changed.";

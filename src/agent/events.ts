@@ -2,6 +2,7 @@
 // records and the session saver all read this stream (event-bus.ts); nothing else reports what the
 // loop did.
 import type { FileEdit } from "../changes/file-edit.js";
+import type { ToolDetails } from "../tools/types.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
 import type { ArchiveFile } from "./archive.js";
 import type { Meter } from "./meter.js";
@@ -11,7 +12,7 @@ export type AgentRole = "parent" | "child";
 /** `token_budget` ends only a child: the parent has no token budget. */
 export const EXIT_REASONS = ["completed", "max_steps", "length", "error", "aborted", "token_budget"] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
-/** What a child was started for: a delegate_task call, or a review_changes call. */
+/** What a child was started for: a delegate_task, review_changes or ask call (children/kinds.ts). */
 export const CHILD_KINDS = ["delegate", "review", "ask"] as const;
 export type ChildKind = (typeof CHILD_KINDS)[number];
 /** How a delegate child's messages are built from its parent's (see children/child-messages.ts). */
@@ -55,13 +56,14 @@ export type AgentEvent = AgentRef &
      * what came since the last one, or its last lines after `skippedBytes` left out. The result is in tool_end.
      */
     | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
-    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit }
+    /** `details`: how the call ended, for readers (a command's exit code, a search's counts); the model gets `result`. */
+    | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit; details?: ToolDetails }
     | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
     | {
         type: "delegation_end";
         number: number;
         kind: ChildKind;
-        /** How the child's messages were built from the parent's; null for a review, which gets none of them. */
+        /** How the child's messages were built from the parent's; null for a review or a question, which are not delegations. */
         mode: DelegateMode | null;
         task: string;
         answer: string | null;

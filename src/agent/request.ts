@@ -3,13 +3,14 @@
 // is what DeepSeek's prefix cache and the records see.
 import type { ChatRequest, Effort, Message, ToolDefinition } from "../wire/messages.js";
 
-export interface RequestConfig {
-  model: string;
-  maxTokens: number;
-  effort: Effort;
+/** The settings of a request besides its messages and tools (the session's request_config holds them). */
+export interface RequestSettings {
+  readonly model: string;
+  readonly maxTokens: number;
+  readonly effort: Effort;
 }
 
-export function buildRequest(messages: readonly Message[], tools: readonly ToolDefinition[], config: RequestConfig): ChatRequest {
+export function buildRequest(messages: readonly Message[], tools: readonly ToolDefinition[], config: RequestSettings): ChatRequest {
   const body: ChatRequest = { model: config.model, messages: [...messages] };
   // The tool list is shared, never copied or changed: the serializer caches its JSON by identity.
   if (tools.length > 0) body.tools = tools as ToolDefinition[];

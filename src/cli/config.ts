@@ -10,7 +10,8 @@ import { z } from "../zod.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import { HelError } from "../errors.js";
 import { helDir } from "../fs/hel-dir.js";
-import type { RequestConfig } from "../session/snapshot.js";
+import { defaultCompactAt } from "../agent/context/compaction.js";
+import type { RequestConfig, RunRequestConfig } from "../session/snapshot.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
 import type { RunOptions } from "./options.js";
@@ -88,10 +89,12 @@ export function applyConfig(options: RunOptions, config: ConfigFile): RunOptions
 
 /**
  * This run's request settings: a resumed session keeps its model and effort unless a flag says
- * otherwise (the environment's and the config files' are defaults for new sessions), and the output
- * limit follows the effort unless --max-output-tokens is given.
+ * otherwise (the environment's and the config files' are defaults for new sessions), the output
+ * limit follows the effort unless --max-output-tokens is given, and compaction follows --compact-at
+ * (by default 80% of the flags' model's window).
  */
-export function requestConfigFor(options: RunOptions): (stored: RequestConfig | null) => RequestConfig {
+export function requestConfigFor(options: RunOptions): (stored: RequestConfig | null) => RunRequestConfig {
+  const compactAt = options.compactAt ?? defaultCompactAt(options.model);
   return (stored) => {
     const model = stored && options.setBy.model !== "flag" ? stored.model : options.model;
     const effort = stored?.effort && options.setBy.effort !== "flag" ? stored.effort : options.effort;
@@ -102,7 +105,7 @@ export function requestConfigFor(options: RunOptions): (stored: RequestConfig | 
       effort,
       access: options.access,
       delegate: options.delegate,
-      compaction: { enabled: false, threshold_tokens: null },
+      compaction: { enabled: compactAt > 0, threshold_tokens: compactAt > 0 ? compactAt : null },
     };
   };
 }

@@ -1,12 +1,11 @@
 // What the interactive prompt's commands may read and change of the conversation running: its model
-// and effort (applied from the next request on, and kept in the session's request_config so a resume
-// finds them), the files it changed, what it has spent, its messages, and the project's sessions.
+// and effort (written to the session's request_config, which the next request is built from and a
+// resume finds), the files it changed, what it has spent, its messages, and the project's sessions.
 import type { ProjectChanges } from "../changes/unified-diff.js";
-import type { RequestConfig as AgentRequest } from "../agent/request.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import type { UsageReport } from "../agent/usage-ledger.js";
 import type { SessionSummary } from "../session/catalog.js";
-import type { RequestConfig } from "../session/snapshot.js";
+import type { RunRequestConfig } from "../session/snapshot.js";
 import type { Effort, Message } from "../wire/messages.js";
 
 export interface ConversationControls {
@@ -30,30 +29,28 @@ export interface ConversationControls {
 }
 
 export interface ControlsDeps extends Omit<ConversationControls, "model" | "effort" | "setModel" | "setEffort"> {
-  /** What the next request is built from. */
-  request: AgentRequest;
-  /** What the session's snapshot keeps. */
-  requestConfig: RequestConfig;
+  /** The session's one record of its request settings. */
+  requestConfig: RunRequestConfig;
   /** Set by --max-output-tokens; otherwise the limit follows the effort. */
   fixedMaxTokens: boolean;
 }
 
 export function conversationControls(deps: ControlsDeps): ConversationControls {
-  const { request, requestConfig, fixedMaxTokens, ...rest } = deps;
+  const { requestConfig, fixedMaxTokens, ...rest } = deps;
   return {
     ...rest,
     get model() {
-      return request.model;
+      return requestConfig.model;
     },
     get effort() {
-      return request.effort;
+      return requestConfig.effort;
     },
     setModel(model) {
-      request.model = requestConfig.model = model;
+      requestConfig.model = model;
     },
     setEffort(effort) {
-      request.effort = requestConfig.effort = effort;
-      if (!fixedMaxTokens) request.maxTokens = requestConfig.max_output_tokens = defaultMaxTokens(effort);
+      requestConfig.effort = effort;
+      if (!fixedMaxTokens) requestConfig.max_output_tokens = defaultMaxTokens(effort);
     },
   };
 }

@@ -5,8 +5,8 @@
 // on the prompt; Ctrl-C on a typed line clears it; Ctrl-C at an empty prompt twice, or Ctrl-D, exits
 // (an instruction still running is aborted and finished first).
 //
-// The prompt outlives one conversation: /new and /resume end the conversation, and the run starts
-// the next one on the same prompt.
+// The prompt outlives one conversation: /new and /resume end the conversation, and its driver
+// (modes/interactive.ts) opens the next one on the same prompt.
 import type { TurnOutcome } from "../agent/loop/loop.js";
 import type { ConversationControls } from "./conversation-controls.js";
 import { loadPromptHistory } from "./term/prompt-history.js";

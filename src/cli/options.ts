@@ -5,14 +5,12 @@ import { resolve } from "node:path";
 import { z } from "../zod.js";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
+import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
-export const KNOWN_TOOLS = ["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"] as const;
-/** What --tools offers when not given. */
-export const DEFAULT_TOOLS: readonly (typeof KNOWN_TOOLS)[number][] = ["read_file", "search_replace", "run_command", "grep", "find_files"];
 export const DEFAULT_MODEL = "deepseek-flash";
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 export const DEFAULT_EFFORT: Effort = "high";
@@ -42,7 +40,7 @@ const RunOptionsSchema = z.object({
   childMaxTokens: positiveInt("--child-max-tokens").nullable(),
   access: z.enum(ACCESS_LEVELS),
   network: z.boolean(),
-  tools: z.array(z.enum(KNOWN_TOOLS, { error: `--tools takes names from: ${KNOWN_TOOLS.join(", ")}, or none` })),
+  tools: z.array(z.enum(SELECTABLE_TOOLS, { error: `--tools takes names from: ${SELECTABLE_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   /** null: the default, 80% of the model's window. */
   compactAt: z.coerce.number({ error: "--compact-at takes a whole number of tokens" }).int("--compact-at takes a whole number of tokens").nonnegative("--compact-at takes 0 (never) or more tokens").nullable(),
@@ -80,7 +78,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--child-max-tokens <n>", "prompt + completion tokens allowed per subagent (default: no limit)")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
-    .option("--tools <names>", `comma-separated tools to offer, from ${KNOWN_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
+    .option("--tools <names>", `comma-separated tools to offer, from ${SELECTABLE_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
     .option("--compact-at <tokens>", "compact the conversation when the next request would exceed this many input tokens (default 80% of the model's context window); 0 = never")
     .option("--json", "print one JSON object per instruction on stdout", false)

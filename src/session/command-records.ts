@@ -5,7 +5,8 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "../zod.js";
-import { recordedGroupAlive, type ProcessGroup } from "../tools/command/process-group.js";
+import { recordedGroupAlive } from "../tools/command/process-group.js";
+import type { ProcessGroup } from "../tools/types.js";
 
 const CommandRecordSchema = z.object({
   pgid: z.number().int().positive(),

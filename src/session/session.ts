@@ -16,15 +16,16 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { ownDir } from "../fs/own-dir.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
-import type { ProcessGroup } from "../tools/command/process-group.js";
+import type { ProcessGroup } from "../tools/types.js";
 import { recordCommand } from "./command-records.js";
 import { acquireLease, whileLeased, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { CompactionState } from "../agent/context/compaction.js";
-import type { LastTurn, RequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
+import type { RequestSettings } from "../agent/request.js";
+import type { LastTurn, RequestConfig, RunRequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
 import { archiveStore } from "./archive-store.js";
-import { SCHEMA_VERSION } from "./snapshot.js";
+import { requestSettings, SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
@@ -36,7 +37,7 @@ export interface StartOptions {
   continueLatest: boolean;
   systemPrompt: string;
   /** This run's request settings, given the resumed session's (null for a new session). */
-  requestConfig(stored: RequestConfig | null): RequestConfig;
+  requestConfig(stored: RequestConfig | null): RunRequestConfig;
   warn(line: string): void;
   /** What this process has used so far (the usage ledger's figures), added to the stored session's. */
   usage(): UsageTotals;
@@ -55,8 +56,13 @@ export interface ActiveSession {
   compaction: CompactionState;
   /** Delegations made so far, so child numbers keep counting across resumes. */
   readonly childCount: number;
-  /** The request settings this run uses: the flags', and for a resume the session's own where no flag was given. */
-  readonly requestConfig: RequestConfig;
+  /**
+   * The request settings this run uses: the flags', and for a resume the session's own where no flag
+   * was given. The one record of them: what changes it is the next request's and the next save's.
+   */
+  readonly requestConfig: RunRequestConfig;
+  /** The same record as the agent's requests read it. */
+  readonly request: RequestSettings;
   /** How the resumed session's latest turn ended; null for a new session, or one saved before this was kept. */
   readonly resumedLastTurn: LastTurn | null;
   /** True once a snapshot of this session exists on disk. */
@@ -115,7 +121,8 @@ class Session implements ActiveSession {
   childCount: number;
   saved: boolean;
   lastSaveFailed = false;
-  readonly requestConfig: RequestConfig;
+  readonly requestConfig: RunRequestConfig;
+  readonly request: RequestSettings;
   readonly resumedLastTurn: LastTurn | null;
   private lastTurn: LastTurn | null = null;
   private meter: Meter;
@@ -142,6 +149,7 @@ class Session implements ActiveSession {
     const stored = loaded?.snapshot ?? null;
     this.stored = stored;
     this.requestConfig = options.requestConfig(stored?.request_config ?? null);
+    this.request = requestSettings(this.requestConfig);
     this.resumedLastTurn = stored?.last_turn ?? null;
     this.onDisk = loaded?.identity ?? null;
     this.#id = id;
@@ -188,13 +196,11 @@ class Session implements ActiveSession {
   }
 
   /**
-   * A reader of the run's event stream: it keeps what each edit changed (for `sessions show`),
-   * indexes spans that leave the view (their files are written before the next snapshot), and
-   * saves when a parent turn ends, however it ended: the loop leaves every tool call with its result,
+   * A reader of the run's event stream: it keeps what each edit changed (for `sessions show`) and
+   * saves when a parent turn ends (the archive's new spans, which the loop indexed, written first), however it ended: the loop leaves every tool call with its result,
    * so a turn cut short is a conversation that can be continued. Usage it asks the ledger.
    */
   observe(event: AgentEvent): Promise<void> | void {
-    if (event.type === "fold" || event.type === "compaction") this.archive.add(event.file);
     if (event.type === "tool_end" && event.edit) {
       this.edits.push({ call_id: event.callId, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}), edit: event.edit });
     }

@@ -14,7 +14,8 @@ import { ACCESS_LEVELS } from "../tools/types.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { FileEditSchema } from "../changes/file-edit.js";
-import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Message, type WithMessages } from "../wire/messages.js";
+import type { RequestSettings } from "../agent/request.js";
+import { EFFORTS, MessageSchema, ToolDefinitionSchema, type Effort, type Message, type WithMessages } from "../wire/messages.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { messageJson, messagePieces } from "../wire/serialize.js";
 import { toolCallsOf } from "../wire/stored-message.js";
@@ -39,6 +40,26 @@ export const RequestConfigSchema = z.object({
   }),
 });
 export type RequestConfig = z.infer<typeof RequestConfigSchema>;
+/** A running session's settings: a stored one may lack an effort (older snapshots), a running one never does. */
+export type RunRequestConfig = RequestConfig & { effort: Effort };
+
+/**
+ * What the agent's requests are built from, read from the one record each time: a change to the
+ * record (a new model, a new effort) is the next request's, and what the next save keeps.
+ */
+export function requestSettings(config: RunRequestConfig): RequestSettings {
+  return {
+    get model() {
+      return config.model;
+    },
+    get maxTokens() {
+      return config.max_output_tokens;
+    },
+    get effort() {
+      return config.effort;
+    },
+  };
+}
 
 const isoTime = z.iso.datetime({ offset: true });
 

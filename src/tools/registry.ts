@@ -7,26 +7,18 @@ import { z } from "../zod.js";
 import type { ToolCall, ToolDefinition } from "../wire/messages.js";
 import { mapEditLines, type FileEdit } from "../changes/file-edit.js";
 import { formatSize } from "../format.js";
-import { findFilesTool, grepTool } from "./search/tools.js";
-import { readFileTool } from "./file/read-file.js";
-import { runCommandTool } from "./command/run-command.js";
-import { searchReplaceTool } from "./file/search-replace.js";
 import { oneLine as oneLineText } from "../errors.js";
 import { redactSecrets } from "../redact.js";
 import { cutLongError, spillIfLong } from "./spill.js";
-import { ToolError, type Tool, type ToolContext } from "./types.js";
-
-export { findFilesTool, grepTool, readFileTool, runCommandTool, searchReplaceTool };
-
-export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map<string, Tool>(
-  [readFileTool, searchReplaceTool, runCommandTool, grepTool, findFilesTool].map((tool) => [tool.name, tool as Tool]),
-);
+import { ToolError, type Tool, type ToolContext, type ToolDetails } from "./types.js";
 
 export interface ToolResult {
   content: string;
   isError: boolean;
   /** What the call changed in a file, for people; not part of the content the model gets. */
   edit?: FileEdit;
+  /** How the call ended, for readers (the terminal, --json-events); the model gets the content. */
+  details?: ToolDetails;
 }
 
 export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
@@ -86,16 +78,17 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
 async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
   const name = tool.name;
   let content: string;
+  let details: { details: ToolDetails } | Record<string, never> = {};
   try {
-    content = redactSecrets(await tool.run(args, ctx), ctx.secrets);
+    content = redactSecrets(await tool.run(args, { ...ctx, recordDetails: (made) => (details = { details: made }) }), ctx.secrets);
     const hint = ctx.archiveHint?.(name, args);
     if (hint) content = `${content}\n${hint}`;
   } catch (e) {
     return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx);
   }
-  if (!tool.spill) return { content, isError: false };
+  if (!tool.spill) return { content, isError: false, ...details };
   try {
-    return { content: await spillIfLong(content, ctx), isError: false };
+    return { content: await spillIfLong(content, ctx), isError: false, ...details };
   } catch (e) {
     return failure(
       `${name} ran, but its result (${formatSize(Buffer.byteLength(content))}) was too long for the conversation and could not be saved to the session's spill directory: ${oneLine(e)}`,

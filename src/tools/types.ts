@@ -2,13 +2,18 @@
 // arguments (which also yields the JSON schema sent in the request), and a run function.
 // A tool reports a failure the model can act on by throwing ToolError; its message is written for the model.
 import type { z } from "zod";
-import type { ProcessGroup } from "./command/process-group.js";
 import type { CursorStore } from "./cursors.js";
 import type { FileEdit } from "../changes/file-edit.js";
 import type { EditLog } from "./edit-log.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
+
+/** The identity of a command's process group: its id and when its leader started (Linux clock ticks since boot; null elsewhere). */
+export interface ProcessGroup {
+  pgid: number;
+  leaderStart: string | null;
+}
 
 export interface ToolContext {
   /** Absolute, real path of the project directory (`-C`). */
@@ -51,22 +56,51 @@ export interface ToolContext {
    * edits other agents made meanwhile, and notices of its own lost edits end its next tool result.
    */
   editLog?: EditLog;
+  /** Told how the call ended, for readers of its result (the terminal, --json-events); the model gets the text. */
+  recordDetails?(details: ToolDetails): void;
 }
 
-export interface Tool<Args = unknown> {
+/** How a command ended, as its result's first line tells the model. */
+export interface CommandDetails {
+  kind: "command";
+  /** null when a signal ended it, or it timed out or was interrupted. */
+  exitCode: number | null;
+  /** The signal that ended it, when one did and hel did not send it. */
+  signal: string | null;
+  durationMs: number;
+  timeoutS: number;
+  timedOut: boolean;
+  interrupted: boolean;
+}
+
+/** What one page of a search found, as its result's last line tallies it. */
+export interface SearchDetails {
+  kind: "search";
+  /** grep: the matching lines on the page (with files_only, the matching files); find_files: the paths matching the glob. */
+  matches: number;
+  /** What `matches` counts. */
+  unit: "line" | "file";
+  /** The files those are in (grep) or the paths shown (find_files). */
+  files: number;
+  /** More than the page shows: grep's cursor goes on, or find_files listed only some. */
+  more: boolean;
+}
+
+export type ToolDetails = CommandDetails | SearchDetails;
+
+/** `Ctx`: what the caller gives besides the base context (the agent's loop gives the running agent). */
+export interface Tool<Args = unknown, Ctx extends ToolContext = ToolContext> {
   name: string;
   description: string;
   schema: z.ZodType<Args>;
   /** read_file's own pages are already bounded, so its results are never spilled. */
   spill: boolean;
-  /** The tool does nothing but change files, so it is of no use where edits are refused. */
-  onlyEdits?: boolean;
   /**
-   * Calls of it that follow one another in one assistant message run at the same time (delegate_task:
-   * each child waits on the model); results still join the conversation in call order.
+   * Calls of it that follow one another in one assistant message run at the same time (set from the
+   * catalogue's traits when the tool list is assembled); results still join the conversation in call order.
    */
   concurrent?: boolean;
-  run(args: Args, ctx: ToolContext): Promise<string>;
+  run(args: Args, ctx: Ctx): Promise<string>;
 }
 
 /** A failure to report to the model as the tool's result: what failed and what call to make next. */

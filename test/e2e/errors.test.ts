@@ -40,6 +40,15 @@ describe("usage errors exit 2", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it.each([
+    [["--child-max-steps", "0"], /^hel: --child-max-steps must be at least 1 — see hel --help$/],
+    [["--child-max-tokens", "lots"], /^hel: --child-max-tokens takes a whole number — see hel --help$/],
+  ])("%j, a child budget flag, is one line", async (args, message) => {
+    const result = await runHel({ args: [...args, "hi"] });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toMatch(message);
+  });
+
   it("--help and --version exit 0", async () => {
     const help = await runHel({ args: ["--help"] });
     expect(help.code).toBe(0);

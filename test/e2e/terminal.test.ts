@@ -250,6 +250,37 @@ describe("--json-events", () => {
     expect(result.stderr).toContain("→ delegate_task");
   });
 
+  it("gives tool_end the call's details beside its result: a command's exit code, a search's counts", async () => {
+    sim = await startSimulator({
+      script: [
+        { tool_calls: [call("run_command", { command: "echo hi; exit 3" }), call("grep", { pattern: "needle" }), call("find_files", { pattern: "*.txt" })] },
+        { content: "Done." },
+      ],
+    });
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "needle\nhay\nneedle again\n");
+    await writeFile(join(project, "b.txt"), "needle\n");
+    const result = await runHel({ args: ["-C", project, "--access", "full", "--json-events", "look"], baseUrl: sim.url });
+    expect(result.code, result.stderr).toBe(0);
+    const ends = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JsonEventSchema.parse(JSON.parse(line)))
+      .filter((e): e is Extract<JsonEvent, { type: "tool_end" }> => e.type === "tool_end");
+    expect(ends.map((e) => [e.name, e.is_error, e.details])).toEqual([
+      ["run_command", false, { kind: "command", exit_code: 3, signal: null, duration_ms: expect.any(Number), timed_out: false, interrupted: false }],
+      ["grep", false, { kind: "search", matches: 3, unit: "line", files: 2, more: false }],
+      ["find_files", false, { kind: "search", matches: 2, unit: "file", files: 2, more: false }],
+    ]);
+    // The result the model gets is as it was: the details are only beside it.
+    expect(ends[0]!.result).toMatch(/^exit code 3 · \d+\.\d\d s\nhi$/);
+    expect(ends[1]!.result).toBe("a.txt:1: needle\na.txt:3: needle again\nb.txt:1: needle\n[3 matches in 2 files]");
+    // The terminal's lines come from the same details.
+    expect(result.stderr).toContain("  ✗ exit code 3 · ");
+    expect(result.stderr).toContain('→ grep "needle" — 3 matches in 2 files\n');
+    expect(result.stderr).toContain('→ find_files "*.txt" — 2 files, newest first\n');
+  });
+
   it("cannot be combined with --json", async () => {
     const result = await runHel({ args: ["--json", "--json-events", "hi"] });
     expect(result.code).toBe(2);

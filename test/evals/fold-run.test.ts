@@ -11,7 +11,7 @@ import { costModel } from "../../evals/cost-model.js";
 import type { RequestLine } from "../../evals/records.js";
 import { readHelOffer } from "../../evals/runner.js";
 import { measuredParams } from "../../evals/fold-measures.js";
-import type { Summary } from "../../evals/summary.js";
+import type { Summary } from "../../evals/results.js";
 import { DEFAULT_PRICES } from "../../src/model/prices.js";
 import { tempProject } from "../helpers/temp-project.js";
 

@@ -8,8 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { emptyTotals, sumTotals, type UsageTotals as Totals } from "../../src/agent/usage.js";
 import { runEvals } from "../../evals/evals.js";
-import type { RunResult } from "../../evals/runner.js";
-import type { Summary } from "../../evals/summary.js";
+import type { RunResult, Summary } from "../../evals/results.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

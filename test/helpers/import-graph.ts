@@ -63,16 +63,20 @@ export const layerOf = (file: string): string => (file.includes("/") ? file.slic
  * Imports that do not point down. `layers` lists the layers from the bottom up; the names in one entry
  * share a level and do not import each other. A file may import its own layer's files and any lower
  * layer's. A layer missing from the table is reported too, so a new folder gets a place on purpose.
+ * A name may also be a file at the top of the tree ("run.ts"): it is then a layer of its own, apart
+ * from ".", for the one file that sits above a folder beside it.
  */
 export function layerViolations(graph: ImportGraph, layers: readonly (readonly string[])[]): string[] {
   const level = new Map<string, number>();
   layers.forEach((names, i) => names.forEach((name) => level.set(name, i)));
+  const layerOfFile = (file: string) => (level.has(file) ? file : layerOf(file));
+  const shown = (layer: string) => (SOURCE.test(layer) ? layer : `${layer}/`);
   const problems = new Set<string>();
   for (const { from, to, line } of graph.edges) {
-    const [a, b] = [layerOf(from), layerOf(to)];
+    const [a, b] = [layerOfFile(from), layerOfFile(to)];
     for (const layer of [a, b]) if (!level.has(layer)) problems.add(`${layer}/ has no place in the layer table`);
     if (a === b || !level.has(a) || !level.has(b)) continue;
-    if (level.get(b)! >= level.get(a)!) problems.add(`${from}:${line} imports ${to}: ${a}/ may not import ${b}/, which is not below it`);
+    if (level.get(b)! >= level.get(a)!) problems.add(`${from}:${line} imports ${to}: ${shown(a)} may not import ${shown(b)}, which is not below it`);
   }
   return [...problems];
 }

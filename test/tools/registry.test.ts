@@ -2,7 +2,11 @@ import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BUILTIN_TOOLS, executeToolCall, findFilesTool, grepTool, readFileTool, runCommandTool, searchReplaceTool, toolDefinitions } from "../../src/tools/registry.js";
+import { executeToolCall, toolDefinitions } from "../../src/tools/registry.js";
+import { readFileTool } from "../../src/tools/file/read-file.js";
+import { searchReplaceTool } from "../../src/tools/file/search-replace.js";
+import { runCommandTool } from "../../src/tools/command/run-command.js";
+import { findFilesTool, grepTool } from "../../src/tools/search/tools.js";
 import { SPILL_HEAD_BYTES, SPILL_LIMIT } from "../../src/tools/spill.js";
 import { ToolError, type Tool } from "../../src/tools/types.js";
 import type { ToolCall } from "../../src/wire/messages.js";
@@ -21,7 +25,7 @@ function fakeTool(run: () => Promise<string>, spill = true): Tool {
 describe("toolDefinitions", () => {
   it("derives byte-stable function definitions from the zod schemas", () => {
     const defs = toolDefinitions(TOOLS);
-    expect(JSON.stringify(defs)).toBe(JSON.stringify(toolDefinitions([BUILTIN_TOOLS.get("read_file")!, BUILTIN_TOOLS.get("search_replace")!])));
+    expect(JSON.stringify(defs)).toBe(JSON.stringify(toolDefinitions([readFileTool, searchReplaceTool] as Tool[])));
     expect(defs.map((d) => d.function.name)).toEqual(["read_file", "search_replace"]);
     for (const def of defs) {
       expect(def.type).toBe("function");
@@ -78,14 +82,6 @@ describe("toolDefinitions", () => {
     expect(find!.function.description).toBe(
       "Find files whose path matches a glob (src/**/*.ts; *.ts matches names anywhere), newest first, 100 at most; skips .gitignore'd, .git and node_modules.",
     );
-  });
-
-  it("maps the built-in tools by name", () => {
-    expect([...BUILTIN_TOOLS.keys()]).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
-    expect(BUILTIN_TOOLS.get("read_file")).toBe(readFileTool);
-    expect(BUILTIN_TOOLS.get("grep")).toBe(grepTool);
-    expect(BUILTIN_TOOLS.get("find_files")).toBe(findFilesTool);
-    expect(BUILTIN_TOOLS.get("run_command")).toBe(runCommandTool);
   });
 });
 

@@ -9,7 +9,9 @@ import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { executeToolCall, readFileTool, searchReplaceTool } from "../../src/tools/registry.js";
+import { executeToolCall } from "../../src/tools/registry.js";
+import { readFileTool } from "../../src/tools/file/read-file.js";
+import { searchReplaceTool } from "../../src/tools/file/search-replace.js";
 import type { Tool } from "../../src/tools/types.js";
 import { toolProject } from "../helpers/tools.js";
 

@@ -12,11 +12,10 @@ import type { ArchiveIndex } from "../context/archive-index.js";
 import type { ArchiveFile } from "../archive.js";
 import { childTask } from "./child-messages.js";
 import type { Children } from "./child-run.js";
+import type { AgentToolContext } from "../loop/loop.js";
 import { FOLD_TOOL_NAME } from "../context/fold.js";
 import { estimateTokens } from "../meter.js";
 import { unstamped } from "../stamps.js";
-
-export const ASK_TOOL_NAME = "ask";
 
 const AskArgs = z.strictObject({
   handle: z.string().describe("The handle of an archived span, from a fold note or a [compacted …] message."),
@@ -62,9 +61,9 @@ export interface AskDeps {
   budgetTokens: number;
 }
 
-export function createAskTool(deps: AskDeps): Tool<AskArgs> {
+export function createAskTool(deps: AskDeps): Tool<AskArgs, AgentToolContext> {
   return {
-    name: ASK_TOOL_NAME,
+    name: "ask",
     description: [
       "Ask a question about an archived span of this conversation (folded or compacted): a subagent that sees the conversation as it was when the span was live answers it.",
       "Use it for what recall's raw text would take long to work out; its answer is all that comes back.",
@@ -74,8 +73,8 @@ export function createAskTool(deps: AskDeps): Tool<AskArgs> {
     async run({ handle, question }, ctx) {
       const read = await deps.archive.read(handle);
       if (!read.ok) throw new ToolError(`cannot ask about ${handle}: ${read.error}. The note in the conversation is all that is left of it.`);
-      const messages = [...askContext(deps.parentMessages(), read.file, deps.budgetTokens), { role: "user" as const, content: deps.children.stamp(childTask(question)) }];
-      const child = deps.children.start({ kind: "ask", mode: null, task: question, messages });
+      const messages = [...askContext(deps.parentMessages(), read.file, deps.budgetTokens), { role: "user" as const, content: ctx.agent.stamps.stamp(childTask(question)) }];
+      const child = deps.children.start({ kind: "ask", mode: null, task: question, messages }, ctx.agent);
       const outcome = await child.turn(ctx.signal);
       await child.end(outcome.answer, outcome.exitReason);
       if (outcome.exitReason !== "completed") throw new ToolError(`the question about ${handle} was not answered (${outcome.exitReason}: ${outcome.error ?? outcome.exitReason}). Read the span with recall instead.`);

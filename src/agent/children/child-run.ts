@@ -1,23 +1,25 @@
-// One child agent from its start to its end, for delegate_task and review_changes alike: its number
-// (counted through the session, resumes included), its events, its budget across the turns it runs,
-// and its transcript. The child runs the parent's loop with the parent's settings and tool list; its
-// own messages never reach the parent.
+// One child agent from its start to its end, whatever its kind (delegate_task, review_changes, ask):
+// its number (counted through the session, resumes included), its events, its budget across the turns
+// it runs, and its transcript. The child runs the loop with the settings and tool list of the agent
+// whose tool call started it, as its kind's row (kinds.ts) adjusts them; its own messages never
+// reach the parent.
 import type { Message } from "../../wire/messages.js";
 import type { BudgetStop, ChildBudget } from "./child-budget.js";
 import type { DelegateMode } from "../events.js";
 import { childTools } from "./child-tools.js";
+import { CHILD_KIND_ROWS } from "./kinds.js";
 import type { ChildTranscript } from "./child-transcript.js";
 import type { AgentEvent, ChildKind, EventSink, ExitReason } from "../events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop/loop.js";
 import { emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 
-/** What a child shares with its parent: the parent's run settings, but the child budget's limits. */
-export type ChildSettings = Omit<AgentRun, "ref" | "emit" | "maxSteps" | "maxTokens"> & { budget: ChildBudget };
+/** What a child takes of the agent that starts it: its run settings, but not its identity or limits. */
+export type ChildParent = Omit<AgentRun, "ref" | "emit" | "maxSteps" | "maxTokens">;
 
 export interface ChildrenDeps {
   emit: EventSink;
-  /** A getter: the settings are made after the tool list, which holds the tools that start children. */
-  settings: () => ChildSettings;
+  /** Every child's limits (--child-max-steps, --child-max-tokens). */
+  budget: ChildBudget;
   /** Children already started in this session, so numbers keep counting after a resume. */
   firstNumber?: number;
   saveTranscript?: (transcript: Omit<ChildTranscript, "cost_usd">) => Promise<void>;
@@ -49,21 +51,19 @@ export interface Child {
 }
 
 export interface Children {
-  budget(): ChildBudget;
-  /** Stamps a message a child starts with, from the session's one counter. */
-  stamp(text: string): string;
-  start(spec: ChildSpec): Child;
+  readonly budget: ChildBudget;
+  /** Starts a child of `parent`: the running agent, as the tool call's context carries it. */
+  start(spec: ChildSpec, parent: ChildParent): Child;
 }
 
 export function createChildren(deps: ChildrenDeps): Children {
   let count = deps.firstNumber ?? 0;
+  const { budget } = deps;
   return {
-    budget: () => deps.settings().budget,
-    stamp: (text) => deps.settings().stamps.stamp(text),
-    start(spec) {
+    budget,
+    start(spec, parent) {
       const number = ++count;
-      const settings = deps.settings();
-      const { budget } = settings;
+      const row = CHILD_KIND_ROWS[spec.kind];
       const stepLimit = Math.min(spec.maxSteps ?? budget.maxSteps, budget.maxSteps);
       const ref = { agent: "child" as const, delegation: number };
       const toolCalls: { name: string; arguments: string }[] = [];
@@ -72,22 +72,16 @@ export function createChildren(deps: ChildrenDeps): Children {
         deps.emit(event);
       };
       const { messages } = spec;
-      const editLog = settings.toolContext.editLog?.child(number);
+      const editLog = parent.toolContext.editLog?.child(number);
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
       const run: Omit<AgentRun, "maxSteps" | "maxTokens"> = {
-        ...settings,
+        ...parent,
         ref,
         emit,
-        tools: childTools(settings.tools, spec.kind),
-        // A question about the archive is answered and gone: it neither folds nor compacts.
-        ...(spec.kind === "ask" ? { archive: undefined, compaction: undefined } : {}),
-        // A reviewer reads; whatever else it is offered (a command) runs with read-only access too.
-        toolContext: {
-          ...settings.toolContext,
-          ...(spec.kind === "review" ? { access: "read-only" as const } : {}),
-          ...(editLog ? { editLog } : {}),
-        },
+        tools: childTools(parent.tools, row),
+        ...(row.keepsArchive ? {} : { archive: undefined, compaction: undefined }),
+        toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}) },
       };
       deps.emit({ agent: "parent", type: "delegation_start", number, kind: spec.kind, mode: spec.mode, task: spec.task });
 

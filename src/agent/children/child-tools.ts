@@ -1,22 +1,13 @@
 // The tools a child runs with: the parent's own list, in the same order and with the same definitions
 // (so the child's requests share the parent's cached prefix), where the tools a child may not use
-// answer every call with a refusal that says what to do instead. A child never starts another child;
-// a reviewer never edits.
+// answer every call with a refusal that says what to do instead. A child never starts a child for
+// a task of its own (the catalogue's trait); what else it refuses its kind's row says (kinds.ts).
 import { z } from "../../zod.js";
 import { ToolError, type Tool } from "../../tools/types.js";
-import type { ChildKind } from "../events.js";
-
-export const DELEGATE_TOOL_NAME = "delegate_task";
-export const REVIEW_TOOL_NAME = "review_changes";
-/** Questions about the archive are the parent's: a child asked one answers from what it sees. */
-const ASK_TOOL = "ask";
-const FOLD_TOOL = "fold";
-/** The tools that change files. */
-const EDIT_TOOLS: ReadonlySet<string> = new Set(["search_replace"]);
+import { traitsOf } from "../toolbox.js";
+import type { ChildKindRow } from "./kinds.js";
 
 const NO_CHILDREN = "a subagent cannot delegate or start a review (depth limit reached). Do this task yourself with your other tools.";
-const NO_ARCHIVE = "you are answering a question about the archive: answer from what you see, with your other tools.";
-const NO_EDITS = "you are the reviewer: you may read files but never edit them. Report the change that is needed as a finding in your JSON answer instead.";
 
 function refused(tool: Tool, message: string): Tool {
   return {
@@ -30,11 +21,10 @@ function refused(tool: Tool, message: string): Tool {
   };
 }
 
-export function childTools(tools: readonly Tool[], kind: ChildKind): Tool[] {
+export function childTools(tools: readonly Tool[], row: ChildKindRow): Tool[] {
   return tools.map((tool) => {
-    if (tool.name === DELEGATE_TOOL_NAME || tool.name === REVIEW_TOOL_NAME) return refused(tool, NO_CHILDREN);
-    if (kind === "ask" && (tool.name === ASK_TOOL || tool.name === FOLD_TOOL)) return refused(tool, NO_ARCHIVE);
-    if (kind === "review" && EDIT_TOOLS.has(tool.name)) return refused(tool, NO_EDITS);
-    return tool;
+    if (traitsOf(tool.name)?.startsChild === "task") return refused(tool, NO_CHILDREN);
+    const refusal = row.refuses(tool);
+    return refusal === null ? tool : refused(tool, refusal);
   });
 }

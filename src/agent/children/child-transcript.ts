@@ -1,4 +1,4 @@
-// One child's transcript: what a delegate_task or review_changes child leaves the session when it
+// One child's transcript: what a delegate_task, review_changes or ask child leaves the session when it
 // ends, saved atomically as `children/<n>.json` beside its parent's snapshot and read back by `hel
 // sessions show`. One schema for writing and reading; transcripts written before children had a kind
 // or a cost read as delegations of unknown cost.
@@ -11,7 +11,7 @@ import { UsageTotalsSchema } from "../usage.js";
 export const ChildTranscriptSchema = z.object({
   number: z.number().int().positive(),
   kind: z.enum(CHILD_KINDS).default("delegate"),
-  /** Null for a review, which is given none of the parent's messages. */
+  /** Null for a review or a question, which are not delegations. */
   mode: z.enum(DELEGATE_MODES).nullable(),
   task: z.string(),
   messages: z.array(MessageSchema),

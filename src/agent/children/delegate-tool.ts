@@ -3,7 +3,7 @@
 // included, so the cached prefix is shared), project directory and access, and the child budget; a
 // call may ask for fewer steps than the budget, never more. A child a budget stopped returns its last
 // text and a line naming the budget; one that failed otherwise returns an error the parent can act on.
-// Consecutive calls in one message run their children at the same time.
+// Consecutive calls in one message run their children at the same time (the catalogue says so).
 import { z } from "../../zod.js";
 import { ToolError, type Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
@@ -11,7 +11,7 @@ import { budgetStopLine } from "./child-budget.js";
 import { childMessages, delegateDescription } from "./child-messages.js";
 import type { DelegateMode } from "../events.js";
 import type { Children } from "./child-run.js";
-import { DELEGATE_TOOL_NAME } from "./child-tools.js";
+import type { AgentToolContext } from "../loop/loop.js";
 
 const DelegateArgs = z.object({
   task: z.string().min(1).describe("The complete, self-contained task for the subagent, naming the exact output you need back."),
@@ -31,23 +31,21 @@ export interface DelegateDeps {
   children: Children;
 }
 
-export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs> {
+export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs, AgentToolContext> {
   return {
-    name: DELEGATE_TOOL_NAME,
+    name: "delegate_task",
     description: delegateDescription(deps.mode),
     schema: DelegateArgs,
     spill: true,
-    // Several delegate_task calls of one message are children working side by side.
-    concurrent: true,
     async run({ task, max_steps }, ctx) {
-      const budget = deps.children.budget().maxSteps;
+      const budget = deps.children.budget.maxSteps;
       if (max_steps !== undefined && max_steps > budget) {
         throw new ToolError(
           `max_steps ${max_steps} is more than a subagent's budget of ${budget} model requests (--child-max-steps); no subagent was started. Call delegate_task again with max_steps ${budget} or less, or without max_steps.`,
         );
       }
-      const messages = childMessages(deps.parentMessages(), deps.mode, task, deps.children.stamp);
-      const child = deps.children.start({ kind: "delegate", mode: deps.mode, task, messages, maxSteps: max_steps });
+      const messages = childMessages(deps.parentMessages(), deps.mode, task, (text) => ctx.agent.stamps.stamp(text));
+      const child = deps.children.start({ kind: "delegate", mode: deps.mode, task, messages, maxSteps: max_steps }, ctx.agent);
       const outcome = await child.turn(ctx.signal);
       await child.end(outcome.answer, outcome.exitReason);
       if (outcome.exitReason === "completed") return outcome.answer ?? "";

@@ -9,8 +9,7 @@ import { ToolError, type Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
 import { budgetStopLine } from "./child-budget.js";
 import type { Children } from "./child-run.js";
-import type { TurnOutcome } from "../loop/loop.js";
-import { REVIEW_TOOL_NAME } from "./child-tools.js";
+import type { AgentToolContext, TurnOutcome } from "../loop/loop.js";
 import { parseReview, retryMessage, REVIEW_DESCRIPTION, reviewMessage } from "./review.js";
 import { unstamped } from "../stamps.js";
 import type { ProjectChanges } from "../../changes/unified-diff.js";
@@ -34,9 +33,9 @@ export const MAX_DIFF_CHARS = 120_000;
 export const NO_CHANGES =
   "There is nothing to review: no file of the project has changed since this session began. No reviewer was started.";
 
-export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs> {
+export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs, AgentToolContext> {
   return {
-    name: REVIEW_TOOL_NAME,
+    name: "review_changes",
     description: REVIEW_DESCRIPTION,
     schema: ReviewArgs,
     spill: true,
@@ -55,7 +54,7 @@ export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs> {
       });
       // A project file in the diff may hold the API key.
       const messages: Message[] = [...parent.slice(0, 1), { role: "user", content: redactSecrets(content, ctx.secrets) }];
-      const child = deps.children.start({ kind: "review", mode: null, task: focus ?? "the changes since the session began", messages });
+      const child = deps.children.start({ kind: "review", mode: null, task: focus ?? "the changes since the session began", messages }, ctx.agent);
 
       let outcome = await child.turn(ctx.signal);
       let verdict = verdictOf(outcome);

@@ -1,7 +1,7 @@
 // The session's archive as the agent sees it: the index of spans that left the view, the files of
 // spans archived in this process (kept in memory until saved, so recall works before the first save),
-// and a reader for the rest, given each entry (and so the hash its file must have). The session
-// persists it; fold, compaction, recall, ask and hints read it.
+// and a reader for the rest, given each entry (and so the hash its file must have). The loop adds to it when it folds or compacts; the session persists it
+// at each save; fold, compaction, recall, ask and hints read it.
 import type { ArchiveEntry, ArchiveFile } from "../archive.js";
 
 export type ArchiveRead = { ok: true; file: ArchiveFile } | { ok: false; error: string };

@@ -1,6 +1,6 @@
 // Runs one compaction of a live conversation: the in-band summary request, then the view replaced
-// through planCompaction, reported on the event stream (the session archives the span from the
-// `compaction` event). A failure or a view that does not shrink counts against the limit; at the
+// through planCompaction, the span added to the archive and reported on the event stream (the session
+// writes it at the next save). A failure or a view that does not shrink counts against the limit; at the
 // limit hel stops compacting and says so.
 import { ModelError } from "../../model/errors.js";
 import type { Message } from "../../wire/messages.js";
@@ -9,7 +9,7 @@ import { compactionInstruction, MAX_COMPACTION_FAILURES, planCompaction, tailSta
 import type { ModelClient } from "../../model/client.js";
 import type { ToolDefinition } from "../../wire/messages.js";
 import type { AgentRef, EventSink } from "../events.js";
-import type { RequestConfig } from "../request.js";
+import type { RequestSettings } from "../request.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
 import { buildRequest } from "../request.js";
 import type { Usage } from "../../wire/messages.js";
@@ -35,7 +35,7 @@ interface CompactRun {
   emit: EventSink;
   client: ModelClient;
   toolDefinitions: readonly ToolDefinition[];
-  request: RequestConfig;
+  request: RequestSettings;
   archive: ArchiveIndex;
   compaction: CompactionSettings;
 }
@@ -97,6 +97,7 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
   messages.splice(0, messages.length, ...plan.view);
   compaction.state.failures = 0;
   compaction.state.stopped = false;
+  run.archive.add(plan.file);
   emit({ ...ref, type: "compaction", file: plan.file, start: 1, tokensBefore, tokensAfter });
   return { meter: next, compacted: true, usage: turn.usage, requested: true };
 }

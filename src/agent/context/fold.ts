@@ -9,6 +9,7 @@ import { toolCallsOf } from "../../wire/stored-message.js";
 import { findToolPairingError } from "../../wire/tool-pairing.js";
 import type { ArchiveEntry, ArchiveFile } from "../archive.js";
 import { parseStampRef, stampOf, unstamped } from "../stamps.js";
+import { traitsOf } from "../toolbox.js";
 
 export const FOLD_TOOL_NAME = "fold";
 
@@ -137,16 +138,14 @@ function firstStampAfter(view: readonly Message[], from: number, end: number): s
   return "";
 }
 
-// The argument that names a file, per tool: what a later read or edit of it is matched against.
-const PATH_ARGS: Record<string, string> = { read_file: "path", search_replace: "path", grep: "path", run_command: "workdir" };
-
 /** Project files the span's tool calls touched, in the order first touched. */
 export function touchedFiles(span: readonly Message[]): string[] {
   const files = new Set<string>();
   for (const m of span) {
     if (m.role !== "assistant") continue;
     for (const c of m.tool_calls ?? []) {
-      const key = PATH_ARGS[c.function.name];
+      // What a later read or edit of the file is matched against (the catalogue names the argument).
+      const key = traitsOf(c.function.name)?.pathArgument;
       if (!key) continue;
       try {
         const value = (JSON.parse(c.function.arguments) as Record<string, unknown>)[key];

@@ -4,9 +4,7 @@
 import { posix } from "node:path";
 import type { ArchiveIndex } from "./archive-index.js";
 import { noteHeadline } from "../archive.js";
-
-// The tools whose results get a hint, and the argument that names their file.
-const HINTED: Record<string, string> = { read_file: "path", search_replace: "path" };
+import { traitsOf } from "../toolbox.js";
 
 const normal = (path: string): string => posix.normalize(path.trim().replace(/\\/g, "/")).replace(/^\.\//, "").replace(/\/$/, "");
 
@@ -21,7 +19,9 @@ export function createHints(archive: ArchiveIndex): Hints {
   const given = new Set<string>();
   return {
     hint(tool, args) {
-      const key = HINTED[tool];
+      // Only the tools the catalogue marks hinted get one, for the file their path argument names.
+      const traits = traitsOf(tool);
+      const key = traits?.hintedPath ? traits.pathArgument : undefined;
       const value = key && typeof args === "object" && args !== null ? (args as Record<string, unknown>)[key] : undefined;
       if (typeof value !== "string" || value.trim() === "") return null;
       const file = normal(value);

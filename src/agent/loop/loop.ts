@@ -2,6 +2,8 @@
 // run its tool calls (consecutive calls of a concurrent tool, such as delegate_task, at the same
 // time), append their results in call order, repeat until a final answer, the step limit, the token
 // budget, the output limit, an error or an abort. Everything it does is reported on one event stream.
+// A span it folds or compacts joins the archive before it is reported; each tool call's context
+// carries the running agent, so a tool that starts a child starts it from this agent's settings.
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
@@ -14,7 +16,7 @@ import type { ArchiveIndex } from "../context/archive-index.js";
 import type { AgentRef, EventSink, ExitReason } from "../events.js";
 import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "../context/fold.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
-import { buildRequest, type RequestConfig } from "../request.js";
+import { buildRequest, type RequestSettings } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
 import type { StampCounter } from "../stamps.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../usage.js";
@@ -25,7 +27,7 @@ export interface AgentRun {
   tools: readonly Tool[];
   toolDefinitions: readonly ToolDefinition[];
   toolContext: Omit<ToolContext, "signal">;
-  request: RequestConfig;
+  request: RequestSettings;
   maxSteps: number;
   /**
    * Prompt plus completion tokens this turn may use (a child's budget). Checked before each request,
@@ -39,6 +41,11 @@ export interface AgentRun {
   archive?: ArchiveIndex;
   /** When to compact; without it, or without an archive, the conversation is never compacted. */
   compaction?: CompactionSettings;
+}
+
+/** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
+export interface AgentToolContext extends ToolContext {
+  agent: AgentRun;
 }
 
 export interface TurnOutcome {
@@ -134,7 +141,7 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
 
 /** Runs the calls and appends their results; returns the meter, which a fold changes. */
 async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal, meter: Meter | null): Promise<Meter | null> {
-  const ctx: ToolContext = { ...run.toolContext, signal };
+  const ctx: AgentToolContext = { ...run.toolContext, signal, agent: run };
   for (const batch of concurrentBatches(calls, run.tools)) {
     let folded: FoldPlanned | null = null;
     // The calls of a batch all start before any result is awaited (none once the user interrupted);
@@ -152,11 +159,14 @@ async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run
       }
       const result = await pending;
       const edit = result.edit ? { edit: result.edit } : {};
-      run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit });
+      const details = result.details ? { details: result.details } : {};
+      run.emit({ ...run.ref, type: "tool_end", callId: call.id, name: call.function.name, isError: result.isError, result: result.content, ...edit, ...details });
       append(messages, { role: "tool", tool_call_id: call.id, content: run.stamps.stamp(result.content) }, run);
     }
-    if (folded) {
+    if (folded && run.archive) {
       const plan: FoldPlanned = folded;
+      // Indexed before anyone reads on: the next fold, recall and ask see the span at once.
+      run.archive.add(plan.file);
       const tokensBefore = estimateInputTokens(meter, messages);
       // The last request measured the view before the fold; only its part before the span still holds.
       meter = meter && meterBefore(meter, messages, plan.start);
@@ -185,7 +195,7 @@ function withFold(tools: readonly Tool[], view: readonly Message[], call: ToolCa
   );
 }
 
-function runToolCall(call: ToolCall, run: AgentRun, ctx: ToolContext, tools: readonly Tool[]): Promise<ToolResult> {
+function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext, tools: readonly Tool[]): Promise<ToolResult> {
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });

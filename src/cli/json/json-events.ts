@@ -1,12 +1,14 @@
 // `--json-events`: the event stream for editors and scripts, one JSON object per line on stdout as it
 // happens — requests, reasoning and answer text as they stream, tool calls with their results (and an
-// edit's diff), subagents' events tagged with their delegation, and the end of each turn. The shapes
-// below are a contract (documented in the README): add fields, never rename them.
+// edit's diff, a command's exit code, a search's counts), subagents' events tagged with their
+// delegation, and the end of each turn. The shapes below are a contract (documented in the README):
+// add fields, never rename them.
 import { ContextEventSchema, contextEventOf } from "../../agent/context/context-event.js";
 import { CHILD_KINDS, EXIT_REASONS, type AgentEvent } from "../../agent/events.js";
 import type { UsageLedger } from "../../agent/usage-ledger.js";
 import { UsageTotalsSchema } from "../../agent/usage.js";
 import { FileEditSchema } from "../../changes/file-edit.js";
+import type { ToolDetails } from "../../tools/types.js";
 import { MessageSchema, UsageSchema, type Message } from "../../wire/messages.js";
 import { z } from "../../zod.js";
 
@@ -18,6 +20,19 @@ const ref = {
 };
 const exitReason = z.enum(EXIT_REASONS);
 const child = { number: count, kind: z.enum(CHILD_KINDS), mode: z.string().nullable() };
+/** How a call ended, beside its result: a command's exit and time, a search page's counts. */
+const ToolDetailsSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("command"),
+    /** null when a signal ended the command, or it timed out or was interrupted. */
+    exit_code: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    duration_ms: count,
+    timed_out: z.boolean(),
+    interrupted: z.boolean(),
+  }),
+  z.object({ kind: z.literal("search"), matches: count, unit: z.enum(["line", "file"]), files: count, more: z.boolean() }),
+]);
 
 export const JsonEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("turn_start"), ...ref, instruction: z.string() }),
@@ -40,7 +55,7 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("context"), ...ref, change: ContextEventSchema }),
   z.object({ type: z.literal("tool_start"), ...ref, call_id: z.string(), name: z.string(), arguments: z.string() }),
   z.object({ type: z.literal("tool_output"), ...ref, call_id: z.string(), name: z.string(), text: z.string(), skipped_bytes: count }),
-  z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional() }),
+  z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional(), details: ToolDetailsSchema.optional() }),
   z.object({ type: z.literal("delegation_start"), ...ref, ...child, task: z.string() }),
   z.object({ type: z.literal("delegation_end"), ...ref, ...child, exit_reason: exitReason, answer: z.string().nullable(), usage: UsageTotalsSchema }),
   z.object({
@@ -102,7 +117,16 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
     case "tool_output":
       return { type: "tool_output", ...ref, call_id: event.callId, name: event.name, text: event.text, skipped_bytes: event.skippedBytes };
     case "tool_end":
-      return { type: "tool_end", ...ref, call_id: event.callId, name: event.name, is_error: event.isError, result: event.result, ...(event.edit ? { edit: event.edit } : {}) };
+      return {
+        type: "tool_end",
+        ...ref,
+        call_id: event.callId,
+        name: event.name,
+        is_error: event.isError,
+        result: event.result,
+        ...(event.edit ? { edit: event.edit } : {}),
+        ...(event.details ? { details: detailsJson(event.details) } : {}),
+      };
     case "delegation_start":
       return { type: "delegation_start", ...ref, number: event.number, kind: event.kind, mode: event.mode, task: event.task };
     case "delegation_end":
@@ -121,4 +145,16 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
       };
     }
   }
+}
+
+function detailsJson(details: ToolDetails): z.infer<typeof ToolDetailsSchema> {
+  if (details.kind === "search") return details;
+  return {
+    kind: "command",
+    exit_code: details.exitCode,
+    signal: details.signal,
+    duration_ms: Math.round(details.durationMs),
+    timed_out: details.timedOut,
+    interrupted: details.interrupted,
+  };
 }

@@ -1,8 +1,11 @@
 // How a running command looks on the terminal (stderr): its command line when it starts; while it
 // runs, when stderr is a terminal, the last few lines of its output redrawn in place; when it ends,
-// those lines give way to one line saying how it ended and how long it took.
+// those lines give way to one line saying how it ended and how long it took, made from the result's
+// details (the words the model's result starts with).
 import type { AgentEvent } from "../../agent/events.js";
+import { commandHeadline } from "../../tools/command/result.js";
 import type { Output } from "./output.js";
+import { truncate } from "./style.js";
 
 type ToolEvent<T extends string> = Extract<AgentEvent, { type: T }>;
 
@@ -11,15 +14,16 @@ const REDRAW_MS = 80;
 /** Of a line longer than this only the end is kept: the live view shows one screen row of it anyway. */
 const MAX_LINE_CHARS = 500;
 
-export interface CommandView {
-  /** Takes over a run_command call; false when the call is not one this view can show. */
-  start(event: ToolEvent<"tool_start">, indent: string): boolean;
+/** A view that takes a call over while it runs. */
+export interface LiveView {
+  /** Takes the call over; false when its arguments are not ones this view can show. */
+  start(event: ToolEvent<"tool_start">, args: Readonly<Record<string, unknown>> | null, indent: string): boolean;
   output(event: ToolEvent<"tool_output">): void;
   /** Ends the view of the call; false when the view was not showing it. */
   end(event: ToolEvent<"tool_end">): boolean;
 }
 
-export function createCommandView(out: Output): CommandView {
+export function createCommandView(out: Output): LiveView {
   let current: { callId: string; indent: string; lines: string[]; partial: string; shown: number; timer: ReturnType<typeof setTimeout> | undefined } | null = null;
 
   const erase = (): string => (current && current.shown > 0 ? `\x1b[${current.shown}A\x1b[J` : "");
@@ -29,17 +33,16 @@ export function createCommandView(out: Output): CommandView {
     const rows = [...current.lines, current.partial].filter((line) => line.trim() !== "").slice(-TAIL_LINES);
     const width = Math.max(20, (out.columns ?? 80) - current.indent.length - 5);
     let text = erase();
-    for (const row of rows) text += `${current.indent}  \x1b[2m│ ${clip(row, width)}\x1b[22m\n`;
+    for (const row of rows) text += `${current.indent}  \x1b[2m│ ${truncate(row, width)}\x1b[22m\n`;
     out.write(text);
     current.shown = rows.length;
   };
 
   return {
-    start(event, indent) {
-      if (event.name !== "run_command") return false;
-      const args = commandOf(event.arguments);
-      if (args === null) return false;
-      out.write(`${indent}$ ${args.command}${args.workdir ? `   (in ${args.workdir})` : ""}\n`);
+    start(event, args, indent) {
+      if (typeof args?.command !== "string") return false;
+      const command = args.command.replace(/\s*\n\s*/g, " ⏎ ");
+      out.write(`${indent}$ ${command}${typeof args.workdir === "string" && args.workdir ? `   (in ${args.workdir})` : ""}\n`);
       current = { callId: event.callId, indent, lines: [], partial: "", shown: 0, timer: undefined };
       return true;
     },
@@ -53,25 +56,13 @@ export function createCommandView(out: Output): CommandView {
     end(event) {
       if (!current || current.callId !== event.callId) return false;
       clearTimeout(current.timer);
-      const status = event.result.split("\n", 1)[0]!.split("; ")[0]!;
-      const failed = event.isError || !status.startsWith("exit code 0 ");
-      out.write(`${erase()}${current.indent}  ${failed ? "✗" : "✓"} ${clip(status, 160)}\n`);
+      const details = event.details?.kind === "command" ? event.details : null;
+      // A call that failed before the command ran says why in its first clause.
+      const status = details ? commandHeadline(details) : event.result.split("\n", 1)[0]!.split("; ")[0]!;
+      const failed = event.isError || details?.exitCode !== 0;
+      out.write(`${erase()}${current.indent}  ${failed ? "✗" : "✓"} ${truncate(status, 160)}\n`);
       current = null;
       return true;
     },
   };
-}
-
-function commandOf(json: string): { command: string; workdir?: string } | null {
-  try {
-    const args = JSON.parse(json) as { command?: unknown; workdir?: unknown };
-    if (typeof args.command !== "string") return null;
-    return { command: args.command.replace(/\s*\n\s*/g, " ⏎ "), ...(typeof args.workdir === "string" ? { workdir: args.workdir } : {}) };
-  } catch {
-    return null;
-  }
-}
-
-function clip(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }

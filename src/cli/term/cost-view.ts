@@ -2,6 +2,7 @@
 // per agent (the parent, then each subagent in the order it started) and a total. Pure.
 import type { UsageReport } from "../../agent/usage-ledger.js";
 import type { Spend } from "../../agent/usage.js";
+import { childLabel } from "../../agent/children/kinds.js";
 import { formatUsd } from "../../model/prices.js";
 import { groupDigits, plural } from "../../format.js";
 
@@ -9,7 +10,7 @@ export function formatCost(report: UsageReport): string[] {
   if (report.total.requests === 0) return ["no requests yet in this session"];
   const rows: [string, Spend][] = [
     ["parent", report.parent],
-    ...report.delegations.map((d): [string, Spend] => [`subagent #${d.delegation} (${d.mode ?? d.kind})`, d]),
+    ...report.delegations.map((d): [string, Spend] => [`subagent #${d.delegation} (${childLabel(d)})`, d]),
     ["total", report.total],
   ];
   const width = Math.max(...rows.map(([who]) => who.length));

@@ -4,6 +4,7 @@
 // Reads the event stream; the clock and the spinner frame are passed in, so the lines are a pure
 // function of what happened.
 import type { AgentEvent } from "../../agent/events.js";
+import { childLabel } from "../../agent/children/kinds.js";
 import { groupDigits, plural } from "../../format.js";
 import { toolCallLabel } from "./tool-views.js";
 
@@ -34,7 +35,7 @@ export class Progress {
       return;
     }
     if (event.type === "delegation_start") {
-      this.children.set(event.number, { what: "starting", step: 0, label: event.mode ?? event.kind, tokens: 0 });
+      this.children.set(event.number, { what: "starting", step: 0, label: childLabel(event), tokens: 0 });
       return;
     }
     if (event.type === "delegation_end") {

@@ -1,24 +1,25 @@
 // The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
-// edit's diff; each tool's look is in tool-views.ts), retries, token figures, and — when stderr is a
-// terminal — a spinner saying what hel is doing (and a line for each working subagent), with
-// reasoning folded to its last lines while it streams. The answer goes to stdout: streamed as it
-// arrives in the interactive mode, printed whole at the end otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when
-// stdout is a terminal, the model's text as it is otherwise.
+// edit's diff; each tool's look is a row of tool-views.ts, looked up once when the call starts),
+// retries, token figures, and — when stderr is a terminal — a spinner saying what hel is doing (and
+// a line for each working subagent), with reasoning folded to its last lines while it streams. The
+// answer goes to stdout: streamed as it arrives in the interactive mode, printed whole at the end
+// otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a
+// terminal, the model's text as it is otherwise.
 import type { AgentEvent } from "../../agent/events.js";
+import { childLabel } from "../../agent/children/kinds.js";
 import type { UsageLedger, UsageReport } from "../../agent/usage-ledger.js";
 import { hitRatio, type UsageTotals } from "../../agent/usage.js";
 import { monotonicMs } from "../../clock.js";
 import { formatUsd } from "../../model/prices.js";
 import { groupDigits, plural } from "../../format.js";
-import { isSearchTool, searchSummary } from "../../tools/search/format.js";
 import { splitCompleteBlocks } from "./answer-blocks.js";
 import { ChangedFiles } from "./changed-files.js";
-import { createCommandView } from "./command-view.js";
+import type { LiveView } from "./command-view.js";
 import { LiveRegion } from "./live-region.js";
 import type { Output } from "./output.js";
 import { Progress } from "./progress.js";
-import { styleFor, terminalSafe } from "./style.js";
-import { firstLine, toolCallLabel, toolEndLines } from "./tool-views.js";
+import { styleFor, terminalSafe, truncate } from "./style.js";
+import { callArgs, firstLine, lookOf, toolCallLabel, toolEndLines, type CallArgs, type ToolLook } from "./tool-views.js";
 
 export type { Output };
 
@@ -95,10 +96,16 @@ export function createRenderer(options: RendererOptions): Renderer {
   /** Subagents working now: while several do, each one's lines name it. */
   const working = new Set<number>();
   const indent = (event: AgentEvent) => (event.agent === "parent" ? "" : working.size > 1 ? `    #${event.delegation ?? 0} ` : "    ");
-  // A running command's tail is redrawn above the spinner, like every other line.
-  const commands = createCommandView({ write: (text) => above(stderr, text), isTTY: stderr.isTTY, columns: stderr.columns });
-  /** Arguments of the searches under way, by call id: their line is written when they end. */
-  const searches = new Map<string, string>();
+  // A live view (a running command's tail) is redrawn above the spinner, like every other line.
+  const liveOutput: Output = { write: (text) => above(stderr, text), isTTY: stderr.isTTY, columns: stderr.columns };
+  const liveViews = new Map<NonNullable<ToolLook["live"]>, LiveView>();
+  const liveView = (make: NonNullable<ToolLook["live"]>): LiveView => {
+    let view = liveViews.get(make);
+    if (!view) liveViews.set(make, (view = make(liveOutput)));
+    return view;
+  };
+  /** The calls under way, by call id: how each is shown, its arguments, and the live view showing it. */
+  const calls = new Map<string, { look: ToolLook; args: CallArgs; live: LiveView | null }>();
   /** The answer as a terminal shows it, a blank line above when lines came before it. */
   const rendered = (text: string, first: boolean) =>
     `${printedInTurn || !first ? "\n" : ""}${markdown ? markdown.renderMarkdown(text, { style: outStyle, width: stdout.columns || 80 }) : text}\n`;
@@ -194,22 +201,25 @@ export function createRenderer(options: RendererOptions): Renderer {
           streamedText = false;
         }
         break;
-      case "tool_start":
+      case "tool_start": {
         if (parent) endReasoning();
-        // A search is shown once it is done, as one line with its count; a command as it runs.
-        if (isSearchTool(event.name)) searches.set(event.callId, event.arguments);
-        else if (!commands.start(event, indent(event))) printErr(`${indent(event)}→ ${toolCallLabel(event.name, event.arguments)}`);
+        const look = lookOf(event.name);
+        const args = callArgs(event.arguments);
+        const live = look.live ? liveView(look.live) : null;
+        const taken = live?.start(event, args, indent(event)) === true;
+        calls.set(event.callId, { look, args, live: taken ? live : null });
+        // A call summed up when it ends shows nothing yet; a live view has drawn its own line.
+        if (!look.summary && !taken) printErr(`${indent(event)}→ ${toolCallLabel(event.name, event.arguments, args)}`);
         break;
+      }
       case "tool_output":
-        commands.output(event);
+        calls.get(event.callId)?.live?.output(event);
         break;
       case "tool_end": {
-        if (commands.end(event)) break;
-        const args = searches.get(event.callId);
-        if (args !== undefined) {
-          searches.delete(event.callId);
-          printErr(`${indent(event)}→ ${terminalSafe(truncate(searchSummary(event.name, args, event), MAX_SUMMARY_CHARS))}`);
-        }
+        const call = calls.get(event.callId);
+        calls.delete(event.callId);
+        if (call?.live?.end(event)) break;
+        if (call?.look.summary) printErr(`${indent(event)}→ ${terminalSafe(truncate(call.look.summary(call.args, event), MAX_SUMMARY_CHARS))}`);
         printErr(...toolEndLines(event, errStyle, indent(event)));
         if (event.edit) changed.add(event.edit);
         break;
@@ -227,7 +237,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         break;
       case "delegation_start":
         working.add(event.number);
-        printErr(`⇢ delegating (${event.mode ?? event.kind}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
+        printErr(`⇢ delegating (${childLabel(event)}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
         break;
       case "delegation_end":
         working.delete(event.number);
@@ -299,5 +309,3 @@ export function formatSpend(report: UsageReport): string {
   const share = (spend: { cost_usd: number | null }) => (spend.cost_usd === null ? "" : ` ${formatUsd(spend.cost_usd)}`);
   return `${line} (parent${share(report.parent)}, ${tokens(report.parent)}; ${plural(report.delegations.length, "subagent")}${share(report.children)}, ${tokens(report.children)})`;
 }
-
-const truncate = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1) + "…" : text);

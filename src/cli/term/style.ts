@@ -48,6 +48,11 @@ export function visibleWidth(text: string): number {
   return Array.from(text.replace(ANSI_SEQUENCE, "")).length;
 }
 
+/** Plain `text` cut to `max` characters, the last of them "…". */
+export function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 /** `text` cut to `width` columns with "…", counting only visible characters; styles are closed. */
 export function fitWidth(text: string, width: number): string {
   if (visibleWidth(text) <= width) return text;

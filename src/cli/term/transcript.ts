@@ -3,6 +3,7 @@
 // happened: instructions and final answers in full, each tool call on one line with the diff of the
 // edit it made, tool results cut to a glimpse.
 import { noteHeadline } from "../../agent/archive.js";
+import { childLabel } from "../../agent/children/kinds.js";
 import type { ChildTranscript } from "../../agent/children/child-transcript.js";
 import { COMPACTED_PREFIX, FOLD_RESULT_PREFIX, FOLD_TOOL_NAME } from "../../agent/context/fold.js";
 import { unstamped } from "../../agent/stamps.js";
@@ -63,7 +64,7 @@ export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): stri
  * `full` mode, all of it); only what follows its task, the last user message, is the child's own work.
  */
 export function formatChildTranscript(child: ChildTranscript, edits: ReadonlyMap<string, FileEdit> = new Map(), style: Style = PLAIN): string {
-  const header = `── subagent ${child.number} (${child.mode ?? child.kind}) ── ${child.exit_reason}, ${childFigures(child).join(", ")}`;
+  const header = `── subagent ${child.number} (${childLabel(child)}) ── ${child.exit_reason}, ${childFigures(child).join(", ")}`;
   let start = 0;
   child.messages.forEach((m, i) => {
     if (m.role === "user") start = i + 1;
@@ -79,7 +80,7 @@ export function formatDelegations(children: readonly ChildTranscript[]): string 
   if (children.length === 0) return "";
   const rows = children.map((c) => {
     const [requests, tokens, cost = ""] = childFigures(c);
-    return [`#${c.number}`, c.mode ?? c.kind, c.exit_reason, requests!, tokens!, cost];
+    return [`#${c.number}`, childLabel(c), c.exit_reason, requests!, tokens!, cost];
   });
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   // Words to the left, figures to the right.

@@ -5,12 +5,8 @@
 // /proc is read synchronously: its files are generated in memory and read in microseconds, while a
 // round trip through the thread pool per process would make a poll cost milliseconds.
 import { readdirSync, readFileSync } from "node:fs";
+import type { ProcessGroup } from "../types.js";
 
-/** The identity of a group: its id and when its leader started (Linux clock ticks since boot; null elsewhere). */
-export interface ProcessGroup {
-  pgid: number;
-  leaderStart: string | null;
-}
 
 interface ProcStat {
   state: string;

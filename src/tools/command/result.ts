@@ -1,8 +1,9 @@
 // The text the model gets for a finished command: first how it ended and how long it took, then its
 // output, with the left-out middle of a long output marked by one line that says how much is missing
-// and which read_file call shows it.
-import { formatSize, groupDigits } from "../../format.js";
+// and which read_file call shows it. The first line is also the terminal's, made from the same details.
+import { count, formatSize, groupDigits } from "../../format.js";
 import { readOnCall } from "../spill.js";
+import type { CommandDetails } from "../types.js";
 import type { CapturedOutput } from "./output.js";
 import type { Ending } from "./run-process.js";
 
@@ -17,11 +18,23 @@ export interface CommandOutcome {
   sandbox: string | null;
 }
 
+export function commandDetails(outcome: Pick<CommandOutcome, "ending" | "wallMs" | "timeoutS">): CommandDetails {
+  const { ending } = outcome;
+  return {
+    kind: "command",
+    exitCode: ending.kind === "exit" ? ending.code : null,
+    signal: ending.kind === "exit" ? ending.signal : null,
+    durationMs: outcome.wallMs,
+    timeoutS: outcome.timeoutS,
+    timedOut: ending.kind === "timeout",
+    interrupted: ending.kind === "interrupted",
+  };
+}
+
 export function formatCommandResult(outcome: CommandOutcome): string {
   const { ending, output } = outcome;
-  const time = seconds(outcome.wallMs);
   const failed = ending.kind === "exit" && ending.code !== 0;
-  const header = [headline(ending, time, outcome.timeoutS)];
+  const header = [commandHeadline(commandDetails(outcome))];
   if (failed && outcome.sandbox) header.push(`sandbox: ${outcome.sandbox}`);
   if (output.nonText > 0) header.push(`${count(output.nonText, "non-text character")} in the output (binary data, control codes) replaced by \uFFFD or dropped`);
   const lines = [header.join("; ")];
@@ -39,15 +52,12 @@ export function formatCommandResult(outcome: CommandOutcome): string {
   return [...lines, `${output.head}[… ${gap} left out; ${where} …]`, trimFinalNewline(omitted.tail)].join("\n");
 }
 
-function headline(ending: Ending, time: string, timeoutS: number): string {
-  switch (ending.kind) {
-    case "exit":
-      return ending.code !== null ? `exit code ${ending.code} · ${time}` : `killed by ${ending.signal} · ${time}`;
-    case "timeout":
-      return `timed out after ${timeoutS} s: the command and every process it started were ended`;
-    case "interrupted":
-      return `interrupted after ${time}: the command and every process it started were ended`;
-  }
+/** How the command ended and how long it took: "exit code 0 · 0.01 s". */
+export function commandHeadline(details: CommandDetails): string {
+  const time = seconds(details.durationMs);
+  if (details.timedOut) return `timed out after ${details.timeoutS} s: the command and every process it started were ended`;
+  if (details.interrupted) return `interrupted after ${time}: the command and every process it started were ended`;
+  return details.exitCode !== null ? `exit code ${details.exitCode} · ${time}` : `killed by ${details.signal} · ${time}`;
 }
 
 function seconds(ms: number): string {
@@ -55,10 +65,6 @@ function seconds(ms: number): string {
   if (s < 10) return `${s.toFixed(2)} s`;
   if (s < 60) return `${s.toFixed(1)} s`;
   return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-}
-
-function count(n: number, word: string): string {
-  return `${groupDigits(n)} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function trimFinalNewline(text: string): string {

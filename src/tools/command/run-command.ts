@@ -8,7 +8,7 @@ import { z } from "../../zod.js";
 import { commandEnvironment } from "./environment.js";
 import { shellFor } from "./find-program.js";
 import { OutputCapture } from "./output.js";
-import { formatCommandResult } from "./result.js";
+import { commandDetails, formatCommandResult } from "./result.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
 import { sandboxPolicy } from "./sandbox-policy.js";
@@ -76,6 +76,7 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
       throw new ToolError(`the command could not be started: ${(e as Error).message}`);
     }
     const output = await capture.finish();
+    ctx.recordDetails?.(commandDetails({ ...run, timeoutS }));
     return formatCommandResult({
       ...run,
       timeoutS,

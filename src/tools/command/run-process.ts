@@ -4,7 +4,8 @@
 // drain, then whatever is left in the group is ended. A timeout or an abort ends the whole group at once.
 // Groups still running when hel exits are killed on the way out.
 import { spawn } from "node:child_process";
-import { endGroup, groupOf, killGroupNow, type ProcessGroup } from "./process-group.js";
+import { endGroup, groupOf, killGroupNow } from "./process-group.js";
+import type { ProcessGroup } from "../types.js";
 
 /** After the process exits, how long its pipes may stay open before the group is ended. */
 const DRAIN_MS = 100;

@@ -34,7 +34,6 @@ export const searchReplaceTool: Tool<SearchReplaceArgs> = {
   ].join(" "),
   schema: SearchReplaceArgsSchema,
   spill: true,
-  onlyEdits: true,
   run: searchReplace,
 };
 

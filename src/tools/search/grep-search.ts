@@ -11,7 +11,8 @@ import { decodeCursor, encodeCursor, type GrepCursor, type GrepQuery } from "./g
 import { compileLinePattern, type LinePattern } from "./line-pattern.js";
 import { resolveToolPath } from "../paths.js";
 import { breather, openWalkedFile, ProjectWalk, resolveWalkRoot, type WalkedFile, type WalkRoot } from "./project-walk.js";
-import { count, GREP_PAGE_LINES, PAGE_BYTES, PATHS_PER_PAGE, tally } from "./format.js";
+import { count } from "../../format.js";
+import { GREP_PAGE_LINES, PAGE_BYTES, PATHS_PER_PAGE, tally } from "./format.js";
 import { identityOf, sameIdentity } from "../text-file.js";
 import { ToolError, type ToolContext } from "../types.js";
 
@@ -47,6 +48,7 @@ export async function runGrep(args: GrepArgs, ctx: ToolContext): Promise<string>
 
   const unreadable = walk.unreadableNote();
   const { page, next } = run;
+  ctx.recordDetails?.({ kind: "search", matches: page.matches, unit: query.files_only === true ? "file" : "line", files: page.files, more: next !== null });
   if (!page.isEmpty()) {
     const more = next === null ? undefined : `more follow: continue with grep ${JSON.stringify({ cursor: encodeCursor(next) })}`;
     const notes = [unreadable, more].filter((n) => n !== undefined);
@@ -146,7 +148,8 @@ function nothingFound(query: GrepQuery, root: WalkRoot, seen: { searched: number
 class Page {
   private readonly lines: string[] = [];
   private bytes = 0;
-  private files = 0;
+  /** The files the page's lines are in. */
+  files = 0;
   private lastFile: string | null = null;
 
   constructor(private readonly filesOnly: boolean) {}
@@ -168,6 +171,11 @@ class Page {
 
   isEmpty(): boolean {
     return this.lines.length === 0;
+  }
+
+  /** The page's lines: matching lines, or with files_only matching paths. */
+  get matches(): number {
+    return this.lines.length;
   }
 
   text(): string {

@@ -19,7 +19,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { IgnoreRules } from "./ignore-rules.js";
 import { isMissing, projectRelative, resolveToolPath } from "../paths.js";
-import { count } from "./format.js";
+import { count } from "../../format.js";
 import { ToolError, type ToolContext } from "../types.js";
 
 export interface WalkedFile {

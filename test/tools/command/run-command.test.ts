@@ -3,11 +3,12 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { groupHasLiveMembers, type ProcessGroup } from "../../../src/tools/command/process-group.js";
+import { groupHasLiveMembers } from "../../../src/tools/command/process-group.js";
 import { readFileTool } from "../../../src/tools/file/read-file.js";
 import { executeToolCall } from "../../../src/tools/registry.js";
 import { runCommandTool, type RunCommandArgs } from "../../../src/tools/command/run-command.js";
-import type { ToolContext } from "../../../src/tools/types.js";
+import { commandHeadline } from "../../../src/tools/command/result.js";
+import type { CommandDetails, ProcessGroup, ToolContext } from "../../../src/tools/types.js";
 import { running } from "../../helpers/processes.js";
 import { waitFor } from "../../helpers/wait.js";
 import { toolProject } from "../../helpers/tools.js";
@@ -21,6 +22,13 @@ async function project(access: ToolContext["access"] = "full") {
 }
 
 const run = (ctx: ToolContext, args: RunCommandArgs) => runCommandTool.run(args, ctx);
+/** The result and the details told beside it, whose headline is the result's first line. */
+async function runWithDetails(ctx: ToolContext, args: RunCommandArgs): Promise<{ out: string; details: CommandDetails | undefined }> {
+  let details: CommandDetails | undefined;
+  const out = await run({ ...ctx, recordDetails: (told) => (details = told as CommandDetails) }, args);
+  if (details) expect(out.split("\n")[0]).toBe(commandHeadline(details));
+  return { out, details };
+}
 const HEADER = /^exit code (-?\d+) · \d+\.\d\d s/;
 
 const savedEnv = { ...process.env };
@@ -32,7 +40,9 @@ afterEach(() => {
 describe("run_command: waiting and ending", () => {
   it("opens with the exit code and wall time, then stdout and stderr as they came", async () => {
     const { ctx } = await project();
-    const out = await run(ctx, { command: "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; exit 7" });
+    const { out, details } = await runWithDetails(ctx, { command: "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three; exit 7" });
+    expect(details).toEqual({ kind: "command", exitCode: 7, signal: null, durationMs: expect.any(Number), timeoutS: 120, timedOut: false, interrupted: false });
+    expect(details!.durationMs).toBeGreaterThanOrEqual(200);
     expect(out).toMatch(HEADER);
     expect(out.split("\n")).toEqual([expect.stringMatching(/^exit code 7 · \d+\.\d\d s$/), "one", "two", "three"]);
   });
@@ -61,7 +71,8 @@ describe("run_command: waiting and ending", () => {
 
   it("ends the whole group on timeout, SIGKILL for what ignores SIGTERM", async () => {
     const { ctx } = await project();
-    const out = await run(ctx, { command: "sleep 3002 & trap '' TERM; echo waiting; sleep 3003", timeout_s: 0.5 });
+    const { out, details } = await runWithDetails(ctx, { command: "sleep 3002 & trap '' TERM; echo waiting; sleep 3003", timeout_s: 0.5 });
+    expect(details).toMatchObject({ exitCode: null, signal: null, timeoutS: 0.5, timedOut: true, interrupted: false });
     expect(out.split("\n")).toEqual([
       "timed out after 0.5 s: the command and every process it started were ended",
       "If it needs longer and is not waiting for input, run it again with a larger timeout_s (at most 600).",
@@ -78,7 +89,8 @@ describe("run_command: waiting and ending", () => {
     ctx.onOutput = (text) => {
       if (text.includes("ready")) controller.abort();
     };
-    const out = await run(ctx, { command: "sleep 3004 & echo ready; sleep 3005" });
+    const { out, details } = await runWithDetails(ctx, { command: "sleep 3004 & echo ready; sleep 3005" });
+    expect(details).toMatchObject({ exitCode: null, timedOut: false, interrupted: true });
     expect(out.split("\n")).toEqual([
       expect.stringMatching(/^interrupted after \d+\.\d\d s: the command and every process it started were ended$/),
       "The user stopped it (Ctrl-C). Ask before running it again.",
@@ -102,7 +114,9 @@ describe("run_command: waiting and ending", () => {
 
   it("says how a command killed by a signal ended", async () => {
     const { ctx } = await project();
-    expect(await run(ctx, { command: "kill -SEGV $$" })).toMatch(/^killed by SIGSEGV · \d+\.\d\d s\n\(no output\)$/);
+    const { out, details } = await runWithDetails(ctx, { command: "kill -SEGV $$" });
+    expect(out).toMatch(/^killed by SIGSEGV · \d+\.\d\d s\n\(no output\)$/);
+    expect(details).toMatchObject({ exitCode: null, signal: "SIGSEGV", timedOut: false, interrupted: false });
   });
 });
 

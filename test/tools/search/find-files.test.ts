@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findFilesTool } from "../../../src/tools/search/tools.js";
 import type { FindFilesArgs } from "../../../src/tools/search/args.js";
-import { executeToolCall } from "../../../src/tools/registry.js";
+import { executeToolCall, type ToolResult } from "../../../src/tools/registry.js";
 import { PATHS_PER_PAGE } from "../../../src/tools/search/format.js";
 import type { Tool, ToolContext } from "../../../src/tools/types.js";
 import { FOUND, writeSearchTree } from "../../helpers/search-tree.js";
@@ -14,10 +14,13 @@ import { toolProject } from "../../helpers/tools.js";
 
 const find = (ctx: ToolContext, args: FindFilesArgs) => findFilesTool.run(args, ctx);
 
-async function findCall(ctx: ToolContext, args: object): Promise<string> {
+/** The call run through the registry: parsing, the tool, redaction, error wrapping. */
+async function findResult(ctx: ToolContext, args: object): Promise<ToolResult> {
   const call = { id: "call_1", type: "function" as const, function: { name: "find_files", arguments: JSON.stringify(args) } };
-  return (await executeToolCall(call, [findFilesTool as Tool], ctx)).content;
+  return executeToolCall(call, [findFilesTool as Tool], ctx);
 }
+const findCall = async (ctx: ToolContext, args: object): Promise<string> => (await findResult(ctx, args)).content;
+const findDetails = async (ctx: ToolContext, args: object) => (await findResult(ctx, args)).details;
 
 /** Gives the files modification times one second apart, in the order given (the last is the newest). */
 async function ageInOrder(dir: string, rels: string[]): Promise<void> {
@@ -99,6 +102,10 @@ describe("find_files", () => {
     const rows = (await find(ctx, { pattern: "*.txt" })).split("\n");
     expect(rows.pop()).toBe(`[${PATHS_PER_PAGE} of ${names.length} files shown, newest first; narrow the pattern or path to see the others]`);
     expect(rows).toEqual(shuffled.slice(-PATHS_PER_PAGE).reverse());
+    // Beside the text, the counts for readers: every path matching, those listed, and that some were not.
+    expect(await findDetails(ctx, { pattern: "*.txt" })).toEqual({ kind: "search", matches: names.length, unit: "file", files: PATHS_PER_PAGE, more: true });
+    expect(await findDetails(ctx, { pattern: "f1.txt" })).toEqual({ kind: "search", matches: 1, unit: "file", files: 1, more: false });
+    expect(await findDetails(ctx, { pattern: "*.rs" })).toEqual({ kind: "search", matches: 0, unit: "file", files: 0, more: false });
   });
 
   it("answers a glob that matches nothing, a path outside the project or into .hel, and a missing pattern", async () => {

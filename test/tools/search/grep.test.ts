@@ -6,19 +6,23 @@ import { describe, expect, it } from "vitest";
 import { MAX_SHOWN_CHARS, SCAN_BUFFER_BYTES } from "../../../src/tools/search/file-matches.js";
 import { grepTool } from "../../../src/tools/search/tools.js";
 import type { GrepArgs } from "../../../src/tools/search/args.js";
-import { executeToolCall } from "../../../src/tools/registry.js";
-import { GREP_PAGE_LINES, PATHS_PER_PAGE, searchSummary } from "../../../src/tools/search/format.js";
+import { executeToolCall, type ToolResult } from "../../../src/tools/registry.js";
+import { GREP_PAGE_LINES, PATHS_PER_PAGE } from "../../../src/tools/search/format.js";
 import type { Tool, ToolContext } from "../../../src/tools/types.js";
 import { FOUND, TREE, writeSearchTree } from "../../helpers/search-tree.js";
 import { toolProject } from "../../helpers/tools.js";
 
 const grep = (ctx: ToolContext, args: GrepArgs) => grepTool.run(args, ctx);
 
-/** The result the model gets, through the registry: parsing, the tool, redaction, error wrapping. */
-async function grepCall(ctx: ToolContext, args: object): Promise<string> {
+/** The call run through the registry: parsing, the tool, redaction, error wrapping. */
+async function grepResult(ctx: ToolContext, args: object): Promise<ToolResult> {
   const call = { id: "call_1", type: "function" as const, function: { name: "grep", arguments: JSON.stringify(args) } };
-  return (await executeToolCall(call, [grepTool as Tool], ctx)).content;
+  return executeToolCall(call, [grepTool as Tool], ctx);
 }
+/** The result the model gets. */
+const grepCall = async (ctx: ToolContext, args: object): Promise<string> => (await grepResult(ctx, args)).content;
+/** The details the registry hands on beside it, for readers. */
+const grepDetails = async (ctx: ToolContext, args: object) => (await grepResult(ctx, args)).details;
 
 interface Page {
   rows: string[];
@@ -188,10 +192,11 @@ describe("grep: pages and cursors", () => {
     expect(pages[0]!.tally).toMatch(/^\[100 matches in 1 file shown; more follow: continue with grep \{"cursor":"grep1\.[\w-]+"\}\]$/);
     expect(pages[1]!.tally).toMatch(/^\[100 matches in 2 files shown; more follow/);
     expect(pages[4]!.tally).toBe("[50 matches in 1 file]");
-    // The terminal shows each page as one line.
-    const first = [...pages[0]!.rows, pages[0]!.tally].join("\n");
-    expect(searchSummary("grep", JSON.stringify({ pattern: "^hit" }), { isError: false, result: first })).toBe('grep "^hit" — 100 matches in 1 file shown, more follow');
-    expect(searchSummary("grep", JSON.stringify({ cursor: pages[0]!.cursor }), { isError: false, result: "p/f3.txt:299: hit 150\n[50 matches in 1 file]" })).toBe("grep (continued) — 50 matches in 1 file");
+    // Beside each page's text, its counts for readers (the terminal's line, --json-events).
+    expect(await grepDetails(ctx, { pattern: "^hit" })).toEqual({ kind: "search", matches: 100, unit: "line", files: 1, more: true });
+    expect(await grepDetails(ctx, { cursor: pages[0]!.cursor })).toEqual({ kind: "search", matches: 100, unit: "line", files: 2, more: true });
+    expect(await grepDetails(ctx, { cursor: pages[3]!.cursor })).toEqual({ kind: "search", matches: 50, unit: "line", files: 1, more: false });
+    expect(await grepDetails(ctx, { pattern: "^nothing" })).toEqual({ kind: "search", matches: 0, unit: "line", files: 0, more: false });
   });
 
   it("pages through files_only lists", async () => {
@@ -202,6 +207,7 @@ describe("grep: pages and cursors", () => {
     expect(pages.map((p) => p.rows.length)).toEqual([PATHS_PER_PAGE, PATHS_PER_PAGE, PATHS_PER_PAGE, PATHS_PER_PAGE, 50]);
     expect(pages.flatMap((p) => p.rows)).toEqual(names);
     expect(pages[4]!.tally).toBe("[50 matching files]");
+    expect(await grepDetails(ctx, { cursor: pages[3]!.cursor })).toEqual({ kind: "search", matches: 50, unit: "file", files: 50, more: false });
   });
 
   it("continues exactly where it stopped when other files changed, and refuses when the file it continues in changed", async () => {

@@ -1,17 +1,18 @@
-// Compaction end to end, through the CLI against the simulator: the summary request extends the last
-// request (served from the cache), the new view is system + [compacted <handle>] + the recent tail,
-// the span is archived, a resumed session sends what a continuous one does, a context-length 400 is
-// compacted and retried, and bad summaries count as failures until hel stops compacting.
+// Compaction in whole conversations opened in this process against the simulator: the summary
+// request extends the last request (served from the cache), the new view is system + [compacted
+// <handle>] + the recent tail, the span is archived, a resumed session sends what a continuous one
+// does, a context-length 400 is compacted and retried, and bad summaries count as failures until hel
+// stops compacting.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { startSimulator, type SimReply, type Simulator } from "../../sim/index.js";
-import { episode } from "../../sim/policies.js";
-import type { Policy, SimOptions, SimStep } from "../../sim/types.js";
-import { compactionInstruction } from "../../src/agent/context/compaction.js";
-import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
-import { tempProject } from "../helpers/temp-project.js";
+import { startSimulator, type SimReply, type Simulator } from "../../../sim/index.js";
+import { episode } from "../../../sim/policies.js";
+import type { Policy, SimOptions, SimStep } from "../../../sim/types.js";
+import { compactionInstruction } from "../../../src/agent/context/compaction.js";
+import type { ChatRequest } from "../../../src/wire/messages.js";
+import { runInProcess } from "../../helpers/conversation.js";
+import { tempProject } from "../../helpers/temp-project.js";
 
 let sims: Simulator[] = [];
 afterEach(async () => {
@@ -45,7 +46,7 @@ async function project(): Promise<string> {
 it("the summary request extends the last request; the next request is system, [compacted <handle>] with the summary, then the tail; the span is archived", async () => {
   const dir = await project();
   const s = await sim({ policy: steady });
-  const run = await runHel({ args: ["-C", dir, ...ARGS], input: "read notes1.txt\nread notes2.txt\n", baseUrl: s.url });
+  const run = await runInProcess({ args: ["-C", dir, ...ARGS], input: "read notes1.txt\nread notes2.txt\n", baseUrl: s.url });
   expect(run.code).toBe(0);
   // Turn 1: read, answer. Turn 2: read; the result pushes the view past --compact-at; summary; answer.
   expect(s.requests).toHaveLength(5);
@@ -85,13 +86,13 @@ it("the summary request extends the last request; the next request is system, [c
 it("the first request after --resume of a compacted session equals the one a continuous process sends", async () => {
   const continuousDir = await project();
   const continuous = await sim({ policy: steady });
-  const one = await runHel({ args: ["-C", continuousDir, ...ARGS], input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n", baseUrl: continuous.url });
+  const one = await runInProcess({ args: ["-C", continuousDir, ...ARGS], input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n", baseUrl: continuous.url });
   expect(one.code).toBe(0);
   const dir = await project();
   const stopped = await sim({ policy: steady });
-  const first = await runHel({ args: ["-C", dir, ...ARGS], input: "read notes1.txt\nread notes2.txt\n", baseUrl: stopped.url });
+  const first = await runInProcess({ args: ["-C", dir, ...ARGS], input: "read notes1.txt\nread notes2.txt\n", baseUrl: stopped.url });
   const id = sessionIdOf(first.stderr)!;
-  const second = await runHel({ args: ["-C", dir, ...ARGS, "--resume", id, "read notes3.txt"], baseUrl: stopped.url });
+  const second = await runInProcess({ args: ["-C", dir, ...ARGS, "--resume", id, "read notes3.txt"], baseUrl: stopped.url });
   expect(second.code).toBe(0);
   const same = (s: Simulator, d: string) => JSON.stringify(body(s, 5)).replaceAll(d, "<project>");
   expect(body(stopped, 5).messages[1]!.content).toMatch(/^\[compacted [0-9a-f]{4,12}\] /);
@@ -102,7 +103,7 @@ it("a request refused for its length is compacted and sent again once; a summary
   const dir = await project();
   // A window the second read overflows while hel's own estimate is still under --compact-at.
   const s = await sim({ policy: steady, contextWindow: 9000 });
-  const run = await runHel({
+  const run = await runInProcess({
     args: ["-C", dir, "--tools", "read_file", "--effort", "none", "--max-output-tokens", "100", "--compact-at", "12000"],
     input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n",
     baseUrl: s.url,
@@ -133,7 +134,7 @@ it("an empty summary, one longer than what it replaces, and one cut off are fail
       { content: "done" },
     ],
   });
-  const run = await runHel({ args: ["-C", dir, "--tools", "read_file", "--effort", "none", "--compact-at", "100", "read all three"], baseUrl: s.url });
+  const run = await runInProcess({ args: ["-C", dir, "--tools", "read_file", "--effort", "none", "--compact-at", "100", "read all three"], baseUrl: s.url });
   expect(run.code).toBe(0);
   expect(run.stdout).toBe("done\n");
   expect(run.stderr.match(/^hel: compaction failed: .*$/gm)).toEqual([

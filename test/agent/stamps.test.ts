@@ -7,7 +7,7 @@ import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { parseStampRef, StampCounter, stampOf } from "../../src/agent/stamps.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { runInProcess } from "../helpers/conversation.js";
 import { ID_A, makeSnapshot } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -40,7 +40,7 @@ it("a version-1 snapshot resumes: its messages are sent as they were, new ones a
   await writeFile(join(dir, "snapshot.json"), `${head}\n${messages.map((m) => JSON.stringify(m)).join(",\n")}\n]}\n`);
 
   sim = await startSimulator({ script: [{ content: "still here" }] });
-  const result = await runHel({ args: ["-C", project, "--resume", ID_A, "and now?"], baseUrl: sim.url });
+  const result = await runInProcess({ args: ["-C", project, "--resume", ID_A, "and now?"], baseUrl: sim.url });
   expect(result.code).toBe(0);
   const body = sim.requests[0]!.body as ChatRequest;
   expect(JSON.stringify(body.messages.slice(1, -1))).toBe(JSON.stringify(messages.slice(1)));

@@ -1,14 +1,15 @@
-// Delegation end to end on the seed's task: the parent reads services.ini, delegates the edit of
-// deploy/api.yaml, reads it back and answers 8143. The child's first request body is asserted for
-// each mode, with the cache figures the issue targets, and the records it leaves.
+// Delegation on the seed's task, in a whole conversation opened in this process against the simulator:
+// the parent reads services.ini, delegates the edit of deploy/api.yaml, reads it back and answers 8143.
+// The child's first request body is asserted for each mode, with the cache figures the issue targets,
+// and the records it leaves.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { childTask } from "../../src/agent/children/child-messages.js";
-import { startSimulator, type Simulator } from "../../sim/index.js";
-import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
-import { tempProject } from "../helpers/temp-project.js";
+import { childTask } from "../../../src/agent/children/child-messages.js";
+import { startSimulator, type Simulator } from "../../../sim/index.js";
+import type { ChatRequest } from "../../../src/wire/messages.js";
+import { runInProcess } from "../../helpers/conversation.js";
+import { tempProject } from "../../helpers/temp-project.js";
 
 const INSTRUCTION =
   "Read services.ini to find the api service's port. Then delegate to a subagent, with delegate_task, the job of changing the port in deploy/api.yaml to that value. After the subagent's result, read deploy/api.yaml yourself to check the changed line, and give only the changed port number as your final answer.";
@@ -28,7 +29,7 @@ async function runH11(mode: "full" | "no-tools" | "task-only") {
   sim = await startSimulator({ policy: "h11" });
   const project = await tempProject("h11");
   const out = await tempProject();
-  const result = await runHel({ args: ["-C", project, "--delegate", mode, "--record", out, "--json", INSTRUCTION], baseUrl: sim.url });
+  const result = await runInProcess({ args: ["-C", project, "--delegate", mode, "--record", out, "--json", INSTRUCTION], baseUrl: sim.url });
   const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as RequestLine);
   const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
   const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
@@ -124,7 +125,7 @@ describe("a child that misbehaves", () => {
       ],
     });
     const project = await tempProject();
-    const result = await runHel({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });
+    const result = await runInProcess({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const childSecond = sim.requests[2]!.body as ChatRequest;
     expect(childSecond.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^\[#3\] Error: a subagent cannot delegate.*yourself/) });
@@ -143,7 +144,7 @@ describe("a child that misbehaves", () => {
       ],
     });
     const project = await tempProject();
-    const result = await runHel({ args: ["-C", project, "--delegate", "full", "go"], baseUrl: sim.url });
+    const result = await runInProcess({ args: ["-C", project, "--delegate", "full", "go"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const parentAfter = sim.requests[3]!.body as ChatRequest;
     expect(parentAfter.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^\[#\d+\] Error: the subagent did not finish \(error: .*400/) });
@@ -155,7 +156,7 @@ describe("a child that misbehaves", () => {
   it("delegate_task and then review_changes are offered last, with descriptions of what the children see", async () => {
     sim = await startSimulator({ script: [{ content: "ok" }] });
     const project = await tempProject();
-    await runHel({ args: ["-C", project, "--delegate", "no-tools", "go"], baseUrl: sim.url });
+    await runInProcess({ args: ["-C", project, "--delegate", "no-tools", "go"], baseUrl: sim.url });
     const tools = (sim.requests[0]!.body as ChatRequest).tools!;
     expect(tools.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "delegate_task", "review_changes"]);
     const description = (name: string) => tools.find((t) => t.function.name === name)!.function.description;

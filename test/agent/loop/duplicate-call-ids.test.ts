@@ -1,12 +1,12 @@
 // A model that gives two tool calls of one message the same id: both run, each result answers a call
-// of its own, and the conversation is sent back, saved and resumed. The built CLI against the simulator.
+// of its own, and the conversation is sent back, saved and resumed. Conversations opened in this process against the simulator.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../sim/index.js";
-import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
-import { tempProject } from "../helpers/temp-project.js";
+import { startSimulator, type Simulator } from "../../../sim/index.js";
+import type { ChatRequest } from "../../../src/wire/messages.js";
+import { runInProcess } from "../../helpers/conversation.js";
+import { tempProject } from "../../helpers/temp-project.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
@@ -31,7 +31,7 @@ it("a repeated tool call id gets one of its own, so the results pair up, the ses
   await writeFile(join(project, "a.txt"), "alpha\n");
   await writeFile(join(project, "b.txt"), "beta\n");
 
-  const first = await runHel({ args: ["-C", project, "read a and b"], baseUrl: sim.url });
+  const first = await runInProcess({ args: ["-C", project, "read a and b"], baseUrl: sim.url });
   expect(first.stderr).not.toContain("hel: ");
   expect(first.code).toBe(0);
   const results = bodies()[1]!.messages.slice(2);
@@ -55,7 +55,7 @@ it("a repeated tool call id gets one of its own, so the results pair up, the ses
   const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", id!, "snapshot.json"), "utf8")) as ChatRequest;
   expect(snapshot.messages.slice(2, 5)).toEqual(results);
 
-  const resumed = await runHel({ args: ["-C", project, "--resume", id!, "anything else?"], baseUrl: sim.url });
+  const resumed = await runInProcess({ args: ["-C", project, "--resume", id!, "anything else?"], baseUrl: sim.url });
   expect(resumed.code).toBe(0);
   expect(resumed.stdout).toBe("still here\n");
   expect(bodies()[2]!.messages.slice(2)).toEqual([...results, { role: "assistant", content: "read them", reasoning_content: "both read" }, { role: "user", content: "[#4] anything else?" }]);

@@ -1,13 +1,13 @@
-// grep and find_files end to end: the built CLI offers them with --tools, the model receives their
-// exact results in the next request, the terminal shows each call as one count line, and --json and
-// --record carry the calls like any other tool's.
+// grep and find_files in a whole conversation (opened in this process, against the simulator): hel
+// offers them with --tools, the model receives their exact results in the next request, the terminal
+// shows each call as one count line, and --json and --record carry the calls like any other tool's.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../sim/index.js";
-import type { ChatRequest, Message } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
-import { tempProject } from "../helpers/temp-project.js";
+import { startSimulator, type Simulator } from "../../../sim/index.js";
+import type { ChatRequest, Message } from "../../../src/wire/messages.js";
+import { runInProcess } from "../../helpers/conversation.js";
+import { tempProject } from "../../helpers/temp-project.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
@@ -41,7 +41,7 @@ describe("grep through the CLI", () => {
     });
     const dir = await project();
     const out = await tempProject();
-    const result = await runHel({ args: ["-C", dir, "--tools", "grep", "--json", "--record", out, "where is needle?"], baseUrl: sim.url });
+    const result = await runInProcess({ args: ["-C", dir, "--tools", "grep", "--json", "--record", out, "where is needle?"], baseUrl: sim.url });
     expect(result.code).toBe(0);
 
     expect(bodies()[0]!.tools!.map((t) => t.function.name)).toEqual(["grep"]);
@@ -76,7 +76,7 @@ describe("grep through the CLI", () => {
   it("--tools find_files lists newest first and works under --access read-only", async () => {
     sim = await startSimulator({ script: [{ tool_calls: [call("find_files", { pattern: "**/*.ts" })] }, { content: "listed" }] });
     const dir = await project();
-    const result = await runHel({ args: ["-C", dir, "--tools", "find_files", "--access", "read-only", "list"], baseUrl: sim.url });
+    const result = await runInProcess({ args: ["-C", dir, "--tools", "find_files", "--access", "read-only", "list"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(bodies()[1]!.messages.at(-1)!.content).toMatch(/^\[#2\] src\/[ab]\.ts\nsrc\/[ab]\.ts\n\[2 files, newest first\]$/);
     expect(result.stderr.split("\n")).toContain('→ find_files "**/*.ts" — 2 files, newest first');
@@ -85,7 +85,7 @@ describe("grep through the CLI", () => {
   it("keeps a plain instruction's first request under 1,300 tokens with all the default tools", async () => {
     sim = await startSimulator({ script: [{ content: "hello" }] });
     const dir = await tempProject();
-    const result = await runHel({ args: ["-C", dir, "hi"], baseUrl: sim.url });
+    const result = await runInProcess({ args: ["-C", dir, "hi"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files"]);
     // The simulator's count, which follows DeepSeek's published characters-per-token rule.

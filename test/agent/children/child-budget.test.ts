@@ -1,4 +1,5 @@
-// A child's budgets, with an in-process model (helpers/fake-model.ts) and end to end: the step budget
+// A child's budgets, with an in-process model (helpers/fake-model.ts) and through a whole conversation
+// opened in this process against the simulator (helpers/conversation.ts): the step budget
 // (--child-max-steps, or a smaller max_steps of the call) and the token budget (--child-max-tokens) stop
 // a child after the request that reached them, every tool call answered, and the parent's result holds
 // the child's last text and one line naming the budget. A max_steps above the budget or below 1 starts
@@ -7,21 +8,21 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ChildBudget } from "../../src/agent/children/child-budget.js";
-import { createChildren } from "../../src/agent/children/child-run.js";
-import type { ChildTranscript } from "../../src/agent/children/child-transcript.js";
-import { createDelegateTool } from "../../src/agent/children/delegate-tool.js";
-import type { AgentEvent } from "../../src/agent/events.js";
-import { runTurn } from "../../src/agent/loop/loop.js";
-import { StampCounter } from "../../src/agent/stamps.js";
-import { CursorStore } from "../../src/tools/cursors.js";
-import { executeToolCall, toolDefinitions } from "../../src/tools/registry.js";
-import type { Tool } from "../../src/tools/types.js";
-import type { AssistantMessage, ChatRequest, Message } from "../../src/wire/messages.js";
-import { startSimulator, type Simulator } from "../../sim/index.js";
-import { fakeModel, toolCall, usage, type FakeTurn } from "../helpers/fake-model.js";
-import { runHel } from "../helpers/hel.js";
-import { tempProject } from "../helpers/temp-project.js";
+import type { ChildBudget } from "../../../src/agent/children/child-budget.js";
+import { createChildren } from "../../../src/agent/children/child-run.js";
+import type { ChildTranscript } from "../../../src/agent/children/child-transcript.js";
+import { createDelegateTool } from "../../../src/agent/children/delegate-tool.js";
+import type { AgentEvent } from "../../../src/agent/events.js";
+import { runTurn, type AgentRun, type AgentToolContext } from "../../../src/agent/loop/loop.js";
+import { StampCounter } from "../../../src/agent/stamps.js";
+import { CursorStore } from "../../../src/tools/cursors.js";
+import { executeToolCall, toolDefinitions } from "../../../src/tools/registry.js";
+import type { Tool } from "../../../src/tools/types.js";
+import type { AssistantMessage, ChatRequest, Message } from "../../../src/wire/messages.js";
+import { startSimulator, type Simulator } from "../../../sim/index.js";
+import { fakeModel, toolCall, usage, type FakeTurn } from "../../helpers/fake-model.js";
+import { runInProcess } from "../../helpers/conversation.js";
+import { tempProject } from "../../helpers/temp-project.js";
 
 const SYSTEM: Message = { role: "system", content: "You are hel." };
 const USER: Message = { role: "user", content: "look around" };
@@ -47,15 +48,22 @@ async function delegate(args: object, script: FakeTurn[], budget: ChildBudget) {
   const ctx = { projectDir: "/nonexistent", access: "edit" as const, sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() };
   const call = toolCall("call_d", "delegate_task", args);
   const parent: Message[] = [SYSTEM, USER, { role: "assistant", content: null, tool_calls: [call] }];
-  const stamps = new StampCounter();
-  const children = createChildren({
-    emit: (event) => events.push(event),
-    settings: () => ({ client: model, tools, toolDefinitions: definitions, toolContext: ctx, request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" }, stamps, budget }),
-    saveTranscript: async (t) => void transcripts.push(t),
-  });
+  const children = createChildren({ emit: (event) => events.push(event), budget, saveTranscript: async (t) => void transcripts.push(t) });
   const tools: Tool[] = [note as Tool, createDelegateTool({ mode: "task-only", parentMessages: () => parent, children }) as Tool];
-  const definitions = toolDefinitions(tools);
-  const result = await executeToolCall(call, tools, { ...ctx, signal: new AbortController().signal });
+  // The parent's run, as the loop hands it to the call that starts the child.
+  const agent: AgentRun = {
+    ref: { agent: "parent" },
+    client: model,
+    tools,
+    toolDefinitions: toolDefinitions(tools),
+    toolContext: ctx,
+    request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" },
+    maxSteps: 10,
+    emit: (event) => events.push(event),
+    stamps: new StampCounter(),
+  };
+  const context: AgentToolContext = { ...ctx, signal: new AbortController().signal, agent };
+  const result = await executeToolCall(call, tools, context);
   return { result, model, events, transcripts };
 }
 
@@ -184,7 +192,7 @@ describe("the token budget", () => {
   });
 });
 
-describe("end to end", () => {
+describe("in a whole conversation", () => {
   let sim: Simulator | undefined;
   afterEach(async () => {
     await sim?.close();
@@ -204,7 +212,7 @@ describe("end to end", () => {
     const project = await tempProject();
     await writeFile(join(project, "a.txt"), "a\n");
     const out = await tempProject();
-    const result = await runHel({ args: ["-C", project, "--delegate", "task-only", "--child-max-steps", "2", "--json", "--record", out, "survey"], baseUrl: sim.url });
+    const result = await runInProcess({ args: ["-C", project, "--delegate", "task-only", "--child-max-steps", "2", "--json", "--record", out, "survey"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(sim.requests).toHaveLength(4);
     const parentAfter = sim.requests[3]!.body as ChatRequest;
@@ -228,7 +236,7 @@ describe("end to end", () => {
       ],
     });
     const project = await tempProject();
-    const result = await runHel({ args: ["-C", project, "--delegate", "full", "--child-max-tokens", "100", "survey"], baseUrl: sim.url });
+    const result = await runInProcess({ args: ["-C", project, "--delegate", "full", "--child-max-tokens", "100", "survey"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(sim.requests).toHaveLength(3);
     const used = sim.requests[1]!.usage!.prompt_tokens + sim.requests[1]!.usage!.completion_tokens;
@@ -236,14 +244,5 @@ describe("end to end", () => {
       role: "tool",
       content: `[#4] (the subagent wrote no text before it was stopped)\n\n[the subagent was stopped by its token budget of 100 tokens (--child-max-tokens; it used ${used.toLocaleString("en-US")}) before it finished]`,
     });
-  });
-
-  it.each([
-    [["--child-max-steps", "0"], /^hel: --child-max-steps must be at least 1 — see hel --help$/],
-    [["--child-max-tokens", "lots"], /^hel: --child-max-tokens takes a whole number — see hel --help$/],
-  ])("%j is a usage error", async (args, message) => {
-    const result = await runHel({ args: [...args, "hi"] });
-    expect(result.code).toBe(2);
-    expect(result.stderr.trimEnd()).toMatch(message);
   });
 });

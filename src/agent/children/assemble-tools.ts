@@ -1,0 +1,73 @@
+// The tool list of a conversation, made from the catalogue (../toolbox.ts): the tools --tools chose,
+// in its order, then those --delegate adds, each made once from what the conversation holds (its
+// archive, its children, its live messages, the project's changes). Here because the tools that
+// start children are made here; the catalogue itself loads none of them.
+import type { ProjectChanges } from "../../changes/unified-diff.js";
+import { findFilesTool, grepTool } from "../../tools/search/tools.js";
+import { readFileTool } from "../../tools/file/read-file.js";
+import { runCommandTool } from "../../tools/command/run-command.js";
+import { searchReplaceTool } from "../../tools/file/search-replace.js";
+import type { Access, Tool } from "../../tools/types.js";
+import type { Message } from "../../wire/messages.js";
+import type { ArchiveIndex } from "../context/archive-index.js";
+import { createRecallTool, foldTool } from "../context/context-tools.js";
+import type { DelegateMode } from "../events.js";
+import { DELEGATE_TOOLS, traitsOf } from "../toolbox.js";
+import { createAskTool } from "./ask.js";
+import type { Children } from "./child-run.js";
+import { createDelegateTool } from "./delegate-tool.js";
+import { createReviewTool } from "./review-tool.js";
+
+/** What the command line chose. */
+export interface ToolChoice {
+  tools: readonly string[];
+  access: Access;
+  delegate: DelegateMode | null;
+}
+
+/** What the tools read from the conversation they serve. */
+export interface ToolDeps {
+  archive: ArchiveIndex;
+  /** The conversation's live messages. */
+  parentMessages: () => readonly Message[];
+  children: Children;
+  /** How many input tokens an archived span may fill when ask cannot see the view it was part of. */
+  askBudgetTokens: number;
+  /** The project's changes since the session began; null when no baseline was kept. */
+  changes: (() => Promise<ProjectChanges>) | null;
+}
+
+type Maker = (deps: ToolDeps, choice: ToolChoice) => Tool | null;
+
+/** One maker per tool of the catalogue; null where the conversation cannot offer it. */
+const MAKERS: readonly Maker[] = [
+  () => readFileTool as Tool,
+  () => searchReplaceTool as Tool,
+  () => runCommandTool as Tool,
+  () => grepTool as Tool,
+  () => findFilesTool as Tool,
+  () => foldTool as Tool,
+  (deps) => createRecallTool(deps.archive) as Tool,
+  (deps) => createAskTool({ archive: deps.archive, parentMessages: deps.parentMessages, children: deps.children, budgetTokens: deps.askBudgetTokens }) as Tool,
+  (deps, choice) => (choice.delegate ? (createDelegateTool({ mode: choice.delegate, parentMessages: deps.parentMessages, children: deps.children }) as Tool) : null),
+  (deps) => (deps.changes ? (createReviewTool({ parentMessages: deps.parentMessages, children: deps.children, changes: deps.changes }) as Tool) : null),
+];
+
+export function assembleTools(choice: ToolChoice, deps: ToolDeps): Tool[] {
+  const made = new Map<string, Tool>();
+  for (const make of MAKERS) {
+    const tool = make(deps, choice);
+    if (tool) made.set(tool.name, tool);
+  }
+  const delegated = choice.delegate && deps.changes ? DELEGATE_TOOLS : [];
+  const tools: Tool[] = [];
+  for (const name of [...choice.tools, ...delegated]) {
+    const traits = traitsOf(name);
+    const tool = made.get(name);
+    if (!traits || !tool) throw new Error(`the catalogue has no tool ${JSON.stringify(name)} to make`);
+    // A tool that only edits would be refused every call under read-only access: it is not offered.
+    if (traits.editsFiles && choice.access === "read-only") continue;
+    tools.push(traits.concurrent ? { ...tool, concurrent: true } : tool);
+  }
+  return tools;
+}

@@ -1,0 +1,235 @@
+// One conversation, assembled once for every input mode: the usage ledger, the baseline of the
+// project's files, the model client, the session, hints, children, the tool list, the event stream's
+// readers (readers.ts) and the one run setting (AgentRun) every request of the parent is built from;
+// each child derives its own from it when a tool call starts one. The input modes (modes/) only
+// drive it: instruct, compact, the controls of the interactive prompt, and its end and close.
+import { createChildren, type Children } from "../agent/children/child-run.js";
+import { compactNow } from "../agent/context/compact-run.js";
+import { defaultCompactAt } from "../agent/context/compaction.js";
+import { createHints } from "../agent/context/hints.js";
+import { createEventBus } from "../agent/event-bus.js";
+import type { ExitReason } from "../agent/events.js";
+import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
+import { createUsageLedger } from "../agent/usage-ledger.js";
+import { totalsOf } from "../agent/usage.js";
+import { startBaseline } from "../changes/baseline.js";
+import { listSessions, resolveSessionId } from "../session/catalog.js";
+import { startSession, type ActiveSession } from "../session/session.js";
+import type { ProcessGroup } from "../tools/types.js";
+import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
+import { toolDefinitions } from "../tools/registry.js";
+import { assembleTools } from "../agent/children/assemble-tools.js";
+import { traitsOf } from "../agent/toolbox.js";
+import type { Tool } from "../tools/types.js";
+import { requestConfigFor } from "./config.js";
+import { EditLog } from "../tools/edit-log.js";
+import { keepLostEdits } from "../tools/file/lost-edits.js";
+import { conversationControls, type ConversationControls } from "./conversation-controls.js";
+import { openModelClient } from "./model-client.js";
+import type { RunOptions } from "./options.js";
+import { loadPriceTable } from "./price-table.js";
+import type { Io, Project } from "./project.js";
+import { subscribeReaders } from "./readers.js";
+import { resumeHint } from "./resume-hint.js";
+import { createRenderer } from "./term/render.js";
+
+export interface ConversationSettings {
+  /** The session to continue (an id or a unique prefix); null: --continue's, or a new one. */
+  resume: string | null;
+  /** Driven by the interactive prompt: the answer streams live, and a baseline is kept for /diff. */
+  interactive: boolean;
+}
+
+export interface Conversation {
+  readonly session: ActiveSession;
+  /** Runs one instruction to its end; resolves once the session has saved it. */
+  instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
+  /** Compacts now, keeping `focus` in mind; false when there was nothing to compact. */
+  compact(focus: string): Promise<boolean>;
+  readonly controls: ConversationControls;
+  /** Clears the terminal view's spinner, so a prompt is drawn on a clean line. */
+  stop(): void;
+  /** Prints a line above the spinner. */
+  note(line: string): void;
+  /** The closing lines: the files the run changed, and how to resume the session. */
+  end(): Promise<void>;
+  /** Releases the session's lease and the model client's connections. */
+  close(): Promise<void>;
+}
+
+/** How a driven conversation ended, for the exit status. */
+export interface Ended {
+  worst: ExitReason;
+  /** Ctrl-C stopped it. */
+  interrupted: boolean;
+  /** Its latest turn could not be saved: work lost once the process ends. */
+  lastSaveFailed: boolean;
+}
+
+export async function openConversation(project: Project, settings: ConversationSettings, io: Io): Promise<Conversation> {
+  const { dir, options, apiKey, warn } = project;
+  // Every reader of usage (the terminal, --json, --record, the session) asks this one ledger.
+  const ledger = createUsageLedger({ table: await loadPriceTable(io.env), now: () => new Date() });
+  // What the project looked like at the start, for review_changes and /diff.
+  const baseline = options.delegate || settings.interactive ? startBaseline(dir) : null;
+  const bus = createEventBus((error) =>
+    io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
+  );
+  const client = openModelClient(options.baseUrl, apiKey, io.env);
+  if (options.tools.some((name) => traitsOf(name)?.runsCommands) && options.access !== "full" && findSandboxProgram(dir) === null) {
+    warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
+  }
+  let session: ActiveSession | undefined;
+  try {
+    session = await startSession({
+      projectDir: dir,
+      resume: settings.resume,
+      continueLatest: options.continue,
+      systemPrompt: project.systemPrompt,
+      requestConfig: requestConfigFor(options),
+      warn,
+      usage: () => ledger.run().total,
+    });
+    const active = session;
+    const last = active.resumedLastTurn;
+    if (last && last.exit_reason !== "completed") {
+      warn(`session ${active.id}'s last turn was cut short (${last.error ?? last.exit_reason}); the next instruction continues from where it stopped`);
+    }
+    const compactAt = active.requestConfig.compaction.threshold_tokens ?? 0;
+    // What /compact and ask may fill when the user asks, whatever --compact-at says.
+    const askedCompactAt = compactAt || defaultCompactAt(options.model);
+    const hints = createHints(active.archive);
+    // Every child of the session, whatever started it, counts in one sequence.
+    const children = createChildren({
+      emit: bus.emit,
+      budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
+      firstNumber: active.childCount,
+      // What the child used and cost, as the ledger totalled it.
+      saveTranscript: (transcript) => {
+        const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
+        return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
+      },
+    });
+    const tools = assembleTools(options, {
+      archive: active.archive,
+      parentMessages: () => active.messages,
+      children,
+      askBudgetTokens: askedCompactAt,
+      changes: baseline ? () => baseline.changes() : null,
+    });
+    const definitions = toolDefinitions(tools);
+    active.setTools(definitions);
+    const run: AgentRun = {
+      ref: { agent: "parent" },
+      client,
+      tools,
+      toolDefinitions: definitions,
+      toolContext: {
+        projectDir: dir,
+        access: options.access,
+        // Read when a tool runs: a new session's directory (and id) is made only when first needed.
+        get sessionDir() {
+          return active.dir;
+        },
+        cursors: active.cursors,
+        editLog: EditLog.forParent(keepLostEdits({ projectDir: dir })),
+        archiveHint: hints.hint,
+        secrets: [apiKey],
+        network: options.network,
+        claimSessionDir: () => active.claim(),
+        trackCommand: (group: ProcessGroup) => active.trackCommand(group),
+        ...(baseline ? { beforeWrite: baseline.keep } : {}),
+      },
+      request: active.request,
+      maxSteps: options.maxSteps,
+      emit: bus.emit,
+      stamps: active.stamps,
+      archive: active.archive,
+      compaction: { compactAt, state: active.compaction },
+    };
+
+    // stdout carries JSON instead of the answer with --json and --json-events.
+    const structured = options.json || options.jsonEvents;
+    const renderer = createRenderer({
+      stdout: io.stdout,
+      stderr: io.stderr,
+      live: settings.interactive && !structured,
+      printAnswer: !structured,
+      showReasoning: options.showReasoning,
+      env: io.env,
+      usage: ledger,
+    });
+    await subscribeReaders(bus, { ledger, session: active, hints, renderer, options, stdout: io.stdout });
+
+    const compact = async (focus: string): Promise<boolean> => {
+      // Asked for by the user: tried whatever --compact-at and earlier failures say.
+      const asked = { ...run, archive: active.archive, compaction: { compactAt: askedCompactAt, state: active.compaction } };
+      const done = await compactNow(active.messages, asked, new AbortController().signal, null, 0, focus || undefined);
+      await bus.settle();
+      return done.requested;
+    };
+    return {
+      session: active,
+      async instruct(text, signal) {
+        beginTurn(active.messages, text, run);
+        const outcome = await runTurn(active.messages, run, signal);
+        await renderer.flush();
+        // The session saves from the turn's end; the next instruction waits for that save.
+        await bus.settle();
+        return outcome;
+      },
+      compact,
+      controls: conversationControls({
+        requestConfig: active.requestConfig,
+        fixedMaxTokens: options.maxOutputTokens !== null,
+        // Only the interactive prompt asks, and it always keeps a baseline (above).
+        changes: () => baseline!.changes(),
+        usage: () => ledger.run(),
+        messages: () => active.messages,
+        sessionId: () => (active.saved ? active.id : null),
+        sessions: () => listSessions(dir),
+        resolveSession: (id) => resolveSessionId(dir, id),
+        compact,
+      }),
+      stop: renderer.stop,
+      note: renderer.note,
+      async end() {
+        renderer.stop();
+        await renderer.flush();
+        renderer.finish();
+        if (active.saved) {
+          const lost = active.lastSaveFailed ? " (without the last turn, which could not be saved)" : "";
+          io.stderr.write(`session ${active.id} — resume with: ${await resumeHint(active.id, dir, io.cwd)}${lost}\n`);
+        }
+      },
+      async close() {
+        await active.close();
+        await client.close();
+      },
+    };
+  } catch (error) {
+    await session?.close();
+    await client.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens a conversation, lets `drive` run it, prints its closing lines, and closes it however the
+ * drive ended (a failure skips the closing lines, not the lease's release).
+ */
+export async function withConversation<T extends Omit<Ended, "lastSaveFailed">>(
+  project: Project,
+  settings: ConversationSettings,
+  io: Io,
+  drive: (conversation: Conversation) => Promise<T>,
+): Promise<T & Ended> {
+  const conversation = await openConversation(project, settings, io);
+  try {
+    const ended = await drive(conversation);
+    await conversation.end();
+    return { ...ended, lastSaveFailed: conversation.session.lastSaveFailed };
+  } finally {
+    await conversation.close();
+  }
+}

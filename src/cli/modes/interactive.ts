@@ -1,0 +1,30 @@
+// The interactive prompt's driver, when stdin is a terminal. The prompt is opened once and outlives
+// the conversations it drives: /new and /resume end one, and the next opens here on the same prompt
+// (the project, its config and rules read again), until the user leaves.
+import type { Interactive } from "../interactive.js";
+import { withConversation, type Ended } from "../conversation.js";
+import type { RunOptions } from "../options.js";
+import { openProject, type Io } from "../project.js";
+import { openPrompt, resumeTarget } from "./pick.js";
+
+export async function runInteractive(flags: RunOptions, apiKey: string, io: Io): Promise<Ended> {
+  const kept: { prompt?: Interactive } = {};
+  try {
+    for (let options = flags; ; ) {
+      const project = await openProject(options, apiKey, io);
+      const prompt = async () => (kept.prompt ??= await openPrompt(project));
+      const resume = await resumeTarget(project, prompt);
+      const { next, ...ended } = await withConversation(project, { resume, interactive: true }, io, async (conversation) => {
+        const { session, controls } = conversation;
+        const end = await (await prompt()).converse({ instruct: conversation.instruct, stop: conversation.stop, note: conversation.note, controls, resumed: session.saved });
+        return { worst: "completed" as const, interrupted: false, next: end.exit ? null : { sessionId: end.sessionId, model: controls.model, effort: controls.effort } };
+      });
+      if (!next) return ended;
+      // A new session goes on with the settings chosen so far; a resumed one has its own.
+      const settings = next.sessionId === null ? { model: next.model, effort: next.effort } : {};
+      options = { ...flags, ...settings, prompt: [], resume: next.sessionId, pickSession: false, continue: false };
+    }
+  } finally {
+    kept.prompt?.close();
+  }
+}

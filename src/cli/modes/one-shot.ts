@@ -1,0 +1,17 @@
+// `hel "instruction"`: one instruction, run to its end under Ctrl-C and SIGTERM, in a conversation of
+// its own. A list to pick the session from (`--resume` without an id) closes before it starts.
+import type { Interactive } from "../interactive.js";
+import { withConversation, type Ended } from "../conversation.js";
+import type { Io, Project } from "../project.js";
+import { openPrompt, resumeTarget } from "./pick.js";
+import { withSignals } from "./signals.js";
+
+export async function runOneShot(project: Project, instruction: string, io: Io): Promise<Ended> {
+  const picker: { prompt?: Interactive } = {};
+  const resume = await resumeTarget(project, async () => (picker.prompt = await openPrompt(project)));
+  picker.prompt?.close();
+  return withConversation(project, { resume, interactive: false }, io, async (conversation) => {
+    const { outcome, stopped } = await withSignals((signal) => conversation.instruct(instruction, signal));
+    return { worst: outcome.exitReason, interrupted: stopped === "SIGINT" };
+  });
+}

@@ -1,0 +1,22 @@
+// The session a run continues: --resume's id, or for `hel --resume` without one, the user's pick from
+// a numbered list in the terminal (null: a new session). The prompt that shows the list is the
+// interactive one, loaded only when a list is shown.
+import { HelError } from "../../errors.js";
+import { listSessions } from "../../session/catalog.js";
+import type { Interactive } from "../interactive.js";
+import type { Project } from "../project.js";
+
+export async function resumeTarget(project: Project, prompt: () => Promise<Interactive>): Promise<string | null> {
+  const { options } = project;
+  if (!options.pickSession) return options.resume;
+  if (!process.stdin.isTTY) throw new HelError("--resume needs a session id when stdin is not a terminal — `hel sessions ls` lists them", 2);
+  const id = await (await prompt()).pick(await listSessions(project.dir));
+  if (id === null) process.stderr.write("starting a new session\n");
+  return id;
+}
+
+/** The interactive prompt, loaded here only: a run without a terminal has no use for readline and the terminal UI. */
+export async function openPrompt(project: Project): Promise<Interactive> {
+  const { openInteractive } = await import("../interactive.js");
+  return openInteractive(project.dir, [project.apiKey]);
+}

@@ -1,0 +1,55 @@
+// Opening a project for a conversation: the folder the run starts in (a real path, so path checks
+// cannot be led out by a symlink), the project root above it, the options with the config files
+// applied, a .hel/ the session can be saved in, the project's rules with the API key taken out, and
+// the system prompt. Everything here is read once per conversation; nothing is sent or started.
+import { realpath, stat } from "node:fs/promises";
+import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
+import { HelError } from "../errors.js";
+import { helDirProblem } from "../fs/hel-dir.js";
+import { redactSecrets } from "../redact.js";
+import { applyConfig, configPaths, loadConfig } from "./config.js";
+import type { RunOptions } from "./options.js";
+import { findProjectRoot } from "./project-root.js";
+import type { Output } from "./term/output.js";
+
+/** Where a run reads and writes, besides its files: the process's streams and environment, or a test's. */
+export interface Io {
+  stdout: Output;
+  stderr: Output;
+  env: NodeJS.ProcessEnv;
+  /** The folder the user is in, for the resume line. */
+  cwd: string;
+}
+
+export interface Project {
+  /** The project root (real path). */
+  dir: string;
+  /** The folder the run started in, at or below the root. */
+  here: string;
+  /** The flags with the config files' settings applied. */
+  options: RunOptions;
+  apiKey: string;
+  systemPrompt: string;
+  /** Prints `hel: <line>` on stderr. */
+  warn(line: string): void;
+}
+
+export async function openProject(flags: RunOptions, apiKey: string, io: Io): Promise<Project> {
+  const { root: dir, here } = await findProjectRoot(await realStartDir(flags.cwd));
+  const options = applyConfig(flags, await loadConfig(configPaths(dir, io.env)));
+  const warn = (line: string) => io.stderr.write(`hel: ${line}\n`);
+  const unwritable = await helDirProblem(dir);
+  if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
+  const loaded = await loadProjectRules(dir, here, warn);
+  // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
+  const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, [apiKey]) }));
+  const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
+  return { dir, here, options, apiKey, systemPrompt, warn };
+}
+
+/** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */
+async function realStartDir(dir: string): Promise<string> {
+  const info = await stat(dir).catch(() => null);
+  if (!info?.isDirectory()) throw new HelError(`the project directory ${dir} does not exist or is not a directory — check -C`, 2);
+  return realpath(dir);
+}

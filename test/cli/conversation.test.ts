@@ -1,0 +1,85 @@
+// One conversation as every input mode opens it (cli/conversation.ts), in this process against the
+// simulator: the interactive prompt's controls write the session's one record of its request
+// settings, which the next request is built from and the snapshot keeps; the model's fold joins the
+// archive from the loop itself, before any reader of the events; a child started by a tool call runs
+// with the settings of the agent that called it.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { startSimulator, type SimReply, type Simulator } from "../../sim/index.js";
+import { episode } from "../../sim/policies.js";
+import type { Policy } from "../../sim/types.js";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { openTestConversation } from "../helpers/conversation.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+const snapshotOf = async (dir: string, id: string) => JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8"));
+
+it("/model and /effort change the one record: the next request is built from it, and the snapshot keeps it", async () => {
+  sim = await startSimulator({ script: [{ content: "one" }, { content: "two" }] });
+  const dir = await tempProject();
+  const hel = await openTestConversation({ sim, args: ["-C", dir, "--effort", "high"], interactive: true });
+  await hel.instruct("first");
+  const { controls, session } = hel.conversation;
+  controls.setModel("deepseek-v4-pro");
+  controls.setEffort("none");
+  expect([controls.model, controls.effort]).toEqual(["deepseek-v4-pro", "none"]);
+  await hel.instruct("second");
+  await hel.close();
+  const [first, second] = hel.bodies();
+  expect(first).toMatchObject({ model: "deepseek-flash", thinking: { type: "enabled" }, reasoning_effort: "high", max_tokens: 65536 });
+  expect(second).toMatchObject({ model: "deepseek-v4-pro", thinking: { type: "disabled" }, max_tokens: 8192 });
+  expect(second).not.toHaveProperty("reasoning_effort");
+  expect((await snapshotOf(dir, session.id)).request_config).toMatchObject({ model: "deepseek-v4-pro", effort: "none", max_output_tokens: 8192 });
+  expect(hel.stderr()).toContain(`session ${session.id} — resume with: hel --resume ${session.id} -C ${dir}`);
+});
+
+/** The episode policy with tool call ids that depend only on the conversation. */
+const steady: Policy = (req, ctx) => {
+  const reply = episode(req, ctx) as SimReply;
+  return { ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((c, i) => ({ ...c, id: `call_${req.messages.length}_${i}` })) } : {}) };
+};
+
+it("a fold is in the archive index as the loop reports it, before any reader sees the event", async () => {
+  sim = await startSimulator({ policy: steady });
+  const dir = await tempProject();
+  await writeFile(join(dir, "a.log"), "error TS2304: cannot find name 'x'\n");
+  await writeFile(join(dir, "b.log"), "build passed after clearing the cache\n");
+  const hel = await openTestConversation({ sim, args: ["-C", dir, "--tools", "read_file,search_replace,fold,recall"] });
+  const { session } = hel.conversation;
+  const indexedAtEvent: number[] = [];
+  // A reader that comes after every other one still finds the span indexed when the fold is reported.
+  const observe = session.observe.bind(session);
+  Object.assign(session, {
+    observe: (event: AgentEvent) => {
+      if (event.type === "fold") indexedAtEvent.push(session.archive.entries.length);
+      return observe(event);
+    },
+  });
+  await hel.instruct("look at a.log and b.log");
+  await hel.close();
+  expect(indexedAtEvent).toEqual([1]);
+  const snapshot = await snapshotOf(dir, session.id);
+  expect(snapshot.archive).toEqual([expect.objectContaining({ kind: "fold", first_stamp: 2, last_stamp: 3 })]);
+  expect(JSON.parse(await readFile(join(dir, ".hel", "sessions", session.id, "archive", `${snapshot.archive[0].handle}.json`), "utf8"))).toMatchObject({ kind: "fold" });
+});
+
+it("a child's first request carries the calling agent's settings and tool list, byte for byte", async () => {
+  const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
+  sim = await startSimulator({ script: [{ tool_calls: [call("delegate_task", { task: "say hi" })] }, { content: "hi" }, { content: "done" }] });
+  const dir = await tempProject();
+  const hel = await openTestConversation({ sim, args: ["-C", dir, "--delegate", "task-only", "--effort", "low", "--max-output-tokens", "3000"] });
+  await hel.instruct("go");
+  await hel.close();
+  const [parent, child] = hel.bodies();
+  const { messages: _, ...settings } = parent!;
+  expect(child).toEqual({ ...settings, messages: [parent!.messages[0], { role: "user", content: expect.stringMatching(/^\[#2\] /) }] });
+  expect(JSON.stringify(child!.tools)).toBe(JSON.stringify(parent!.tools));
+  expect(child).toMatchObject({ reasoning_effort: "low", max_tokens: 3000 });
+});

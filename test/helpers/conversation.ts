@@ -1,0 +1,92 @@
+// A conversation opened in this process, as the hel command opens one (the same flags, project,
+// session files and request bytes), against a simulator over real HTTP: for the wiring tests that need
+// no process of their own (no kill, no lease race, no terminal, no exit status of the binary).
+// Output goes to strings; the requests are the simulator's.
+import type { Conversation } from "../../src/cli/conversation.js";
+import { openConversation } from "../../src/cli/conversation.js";
+import { Readable } from "node:stream";
+import { runOneShot } from "../../src/cli/modes/one-shot.js";
+import { runStdin } from "../../src/cli/modes/stdin.js";
+import { parseArgs, type RunOptions } from "../../src/cli/options.js";
+import { openProject, type Io } from "../../src/cli/project.js";
+import { exitStatus } from "../../src/cli/run.js";
+import type { TurnOutcome } from "../../src/agent/loop/loop.js";
+import type { Simulator } from "../../sim/index.js";
+import type { ChatRequest } from "../../src/wire/messages.js";
+import { helEnv, ROOT, type HelResult } from "./hel.js";
+
+export interface InProcessRun {
+  /** hel's arguments (`-C <project>` among them); for runInProcess, ending with the instruction. */
+  args: string[];
+  /** For runInProcess without an instruction: stdin's lines, each an instruction. */
+  input?: string;
+  baseUrl: string;
+  env?: Record<string, string | undefined>;
+}
+
+interface Captured {
+  io: Io;
+  stdout(): string;
+  stderr(): string;
+}
+
+function capture(env: NodeJS.ProcessEnv): Captured {
+  let stdout = "";
+  let stderr = "";
+  return {
+    // As from a pipe: no terminal, so no spinner and no colour.
+    io: { stdout: { write: (text) => void (stdout += text) }, stderr: { write: (text) => void (stderr += text) }, env, cwd: ROOT },
+    stdout: () => stdout,
+    stderr: () => stderr,
+  };
+}
+
+function flagsOf(run: InProcessRun): { flags: RunOptions; env: NodeJS.ProcessEnv } {
+  const env = helEnv(run.baseUrl, run.env);
+  const invocation = parseArgs(run.args, env, "test");
+  if (invocation.kind !== "run") throw new Error(`not a run: ${run.args.join(" ")}`);
+  return { flags: invocation.options, env };
+}
+
+/**
+ * `hel <args> "<instruction>"`, or `… | hel <args>` with `input`, in this process: the exit status and
+ * what it printed, as runHel gives them.
+ */
+export async function runInProcess(run: InProcessRun): Promise<Omit<HelResult, "signal">> {
+  const { flags, env } = flagsOf(run);
+  const out = capture(env);
+  const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
+  const ended =
+    flags.prompt.length > 0 ? await runOneShot(project, flags.prompt.join(" "), out.io) : await runStdin(project, out.io, Readable.from([run.input ?? ""]));
+  return { code: exitStatus(ended, out.io), stdout: out.stdout(), stderr: out.stderr() };
+}
+
+export interface TestConversation {
+  conversation: Conversation;
+  instruct(text: string, signal?: AbortSignal): Promise<TurnOutcome>;
+  /** The request bodies the simulator received so far, in order. */
+  bodies(): ChatRequest[];
+  stdout(): string;
+  stderr(): string;
+  /** Prints the closing lines and releases the session. */
+  close(): Promise<void>;
+}
+
+/** A conversation to drive turn by turn, as the interactive prompt would (without a terminal). */
+export async function openTestConversation(run: Omit<InProcessRun, "baseUrl" | "input"> & { sim: Simulator; interactive?: boolean }): Promise<TestConversation> {
+  const { flags, env } = flagsOf({ ...run, baseUrl: run.sim.url });
+  const out = capture(env);
+  const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
+  const conversation = await openConversation(project, { resume: project.options.resume, interactive: run.interactive ?? false }, out.io);
+  return {
+    conversation,
+    instruct: (text, signal = new AbortController().signal) => conversation.instruct(text, signal),
+    bodies: () => run.sim.requests.map((r) => r.body as ChatRequest),
+    stdout: out.stdout,
+    stderr: out.stderr,
+    async close() {
+      await conversation.end();
+      await conversation.close();
+    },
+  };
+}
