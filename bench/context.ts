@@ -14,7 +14,8 @@ import { countTokens } from "../sim/tokens.js";
 import { planCompaction } from "../src/agent/context/compaction.js";
 import { foldedView, planFold } from "../src/agent/context/fold.js";
 import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
-import { writeArchive } from "../src/session/archive-store.js";
+import { archiveStore } from "../src/session/archive-store.js";
+import type { ArchiveFile } from "../src/agent/archive.js";
 import { saveSnapshot } from "../src/session/snapshot-file.js";
 import type { SnapshotInput } from "../src/session/snapshot.js";
 import type { ChatRequest, Message, Usage } from "../src/wire/messages.js";
@@ -118,10 +119,10 @@ export async function measureViewChanges(reps = 5): Promise<ViewChangeTimes> {
       { role: "assistant", content: null, tool_calls: [foldCall] },
     ];
     const note = { changed: "nothing", learned: "the build passes once the cache is cleared", decided: "kept the lockfile", open: "nothing" };
-    const save = async (messages: readonly Message[], id: string, archive: Parameters<typeof writeArchive>[1]): Promise<void> => {
+    const save = async (messages: readonly Message[], id: string, archive: ArchiveFile): Promise<void> => {
       const now = new Date().toISOString();
       const { stamps: _, messages: __, ...entry } = archive;
-      await writeArchive(join(project, ".hel", "sessions", id, "archive"), archive);
+      const sha256 = await archiveStore(project, id).write(archive);
       const snapshot: SnapshotInput = {
         schema_version: 2,
         session_id: id,
@@ -134,7 +135,7 @@ export async function measureViewChanges(reps = 5): Promise<ViewChangeTimes> {
         children: 0,
         stamps: 3,
         compaction: { failures: 0, stopped: false },
-        archive: [entry],
+        archive: [{ ...entry, sha256 }],
         cursors: {},
         tools: [],
         messages: [...messages],

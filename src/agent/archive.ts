@@ -1,6 +1,6 @@
 // The archive's records, defined once for writing and reading: the index entry a snapshot keeps for
 // each span that left the view (a fold or a compaction), and the file `archive/<handle>.json` that
-// holds the span itself, its messages exactly as they were sent.
+// holds the span itself, its messages exactly as they were sent, and whose hash the entry keeps.
 import { z } from "../zod.js";
 import { MessageSchema, type WithMessages } from "../wire/messages.js";
 
@@ -22,10 +22,15 @@ export const ArchiveEntrySchema = z.object({
   note: z.string(),
   /** Project files the span's tool calls touched. */
   files: z.array(z.string()),
+  /**
+   * The SHA-256 of the archive file's bytes, hex, set once the file is written: a file that no longer
+   * matches was changed outside hel. Absent in snapshots written before archives were checked.
+   */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
 });
 export type ArchiveEntry = z.infer<typeof ArchiveEntrySchema>;
 
-export const ArchiveFileSchema = ArchiveEntrySchema.extend({
+export const ArchiveFileSchema = ArchiveEntrySchema.omit({ sha256: true }).extend({
   /** The stamps of the span's messages, in order. */
   stamps: z.array(z.number().int().positive()),
   messages: z.array(MessageSchema),

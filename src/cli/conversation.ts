@@ -24,6 +24,8 @@ import { assembleTools } from "../agent/children/assemble-tools.js";
 import { traitsOf } from "../agent/toolbox.js";
 import type { Tool } from "../tools/types.js";
 import { requestConfigFor } from "./config.js";
+import { EditLog } from "../tools/edit-log.js";
+import { keepLostEdits } from "../tools/file/lost-edits.js";
 import { conversationControls, type ConversationControls } from "./conversation-controls.js";
 import { openModelClient } from "./model-client.js";
 import type { RunOptions } from "./options.js";
@@ -141,6 +143,7 @@ export async function openConversation(project: Project, settings: ConversationS
           return active.dir;
         },
         cursors: active.cursors,
+        editLog: EditLog.forParent(keepLostEdits({ projectDir: dir })),
         archiveHint: hints.hint,
         secrets: project.secrets,
         network: options.network,

@@ -190,6 +190,23 @@ function leaseError(e: unknown, id: string): SessionError {
   return new SessionError(`could not take the lease of session ${id}: ${systemProblem(e)} — check that .hel/ is writable`, 1);
 }
 
+/**
+ * Runs a change to the session's files (as writeFileAtomic's commit step: the rename into place) under
+ * the store lock, and only while `lease` is still this process's: a holder that was stopped and woke
+ * up after another process took the session over changes nothing in it (transcripts, archives).
+ * Throws `lost()` otherwise, with the lease marked lost.
+ */
+export function whileLeased(projectDir: string, lease: Lease, lost: () => Error): (change: () => Promise<void>) => Promise<void> {
+  return (change) =>
+    withStoreLock(projectDir, async () => {
+      if (!(await lease.holds())) {
+        lease.markLost("another process took the session over");
+        throw lost();
+      }
+      await change();
+    });
+}
+
 /** Whether a live process holds the session's lease (a stale lease counts as free), or a command it started still runs. */
 export async function isLeased(projectDir: string, id: string, timing: LeaseTiming = LEASE_TIMING): Promise<boolean> {
   const { dir, active } = sessionPaths(projectDir, id);

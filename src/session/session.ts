@@ -4,7 +4,6 @@
 // A new session writes nothing until a turn ends with an answer of the model's in the conversation:
 // the lease is taken then, just before the first save; a resumed session takes it at once, without
 // waiting, and a held one ends the run (exit 3).
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ArchiveIndex } from "../agent/context/archive-index.js";
 import type { ChildTranscript } from "../agent/children/child-transcript.js";
@@ -14,21 +13,23 @@ import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { ownDir } from "../fs/own-dir.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { jsonWithMessages } from "../wire/serialize.js";
 import type { ProcessGroup } from "../tools/types.js";
 import { recordCommand } from "./command-records.js";
-import { acquireLease, withStoreLock, type Lease } from "./lease.js";
+import { acquireLease, whileLeased, withStoreLock, type Lease } from "./lease.js";
 import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { CompactionState } from "../agent/context/compaction.js";
 import type { RequestSettings } from "../agent/request.js";
 import type { LastTurn, RequestConfig, RunRequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
-import { readArchive, writeArchive } from "./archive-store.js";
+import { archiveStore } from "./archive-store.js";
 import { requestSettings, SCHEMA_VERSION } from "./snapshot.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
+import { removeLeftovers } from "./leftovers.js";
 
 export interface StartOptions {
   projectDir: string;
@@ -94,6 +95,10 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
   });
   try {
     const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
+    const changed = await archiveStore(projectDir, id).changed(snapshot.archive);
+    if (changed.length > 0) {
+      options.warn(`session ${id}: the archive of ${changed.join(", ")} was changed outside hel (or deleted); recall and ask will not serve ${changed.length === 1 ? "it" : "them"}`);
+    }
     return new Session(options, id, withSystemPrompt(snapshot.messages, options.systemPrompt), { snapshot, identity }, lease);
   } catch (error) {
     await lease.release();
@@ -151,7 +156,7 @@ class Session implements ActiveSession {
     this.messages = messages;
     this.cursors = new CursorStore(stored?.cursors ?? {});
     this.stamps = new StampCounter(stored?.stamps ?? 0);
-    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (handle) => readArchive(sessionPaths(this.options.projectDir, this.id).archive, handle));
+    this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (entry) => archiveStore(this.options.projectDir, this.id).read(entry));
     this.compaction = stored?.compaction ?? { failures: 0, stopped: false };
     this.childCount = stored?.children ?? 0;
     this.edits = stored?.edits ?? [];
@@ -214,11 +219,14 @@ class Session implements ActiveSession {
     try {
       const lease = await this.claim();
       // Transcripts and archive files first: a snapshot never names a file that is not on disk.
-      await this.flushChildren();
-      await this.flushArchive();
-      this.onDisk = await saveSnapshot(this.options.projectDir, this.snapshot(), { lease, expected: this.onDisk });
+      await this.flushChildren(lease);
+      await this.flushArchive(lease);
+      const snapshot = this.snapshot();
+      this.onDisk = await saveSnapshot(this.options.projectDir, snapshot, { lease, expected: this.onDisk });
       this.saved = true;
       this.lastSaveFailed = false;
+      // What a process killed mid-save left is no part of the session the snapshot now describes.
+      await removeLeftovers(this.options.projectDir, sessionPaths(this.options.projectDir, this.id), lease, snapshot.archive).catch(() => undefined);
     } catch (error) {
       // Found out while saving that another process took the session: that is the one line to say.
       if (this.lease?.lost) return this.warnLost();
@@ -231,7 +239,8 @@ class Session implements ActiveSession {
   async saveChild(transcript: ChildTranscript): Promise<void> {
     this.childCount = Math.max(this.childCount, transcript.number);
     this.pendingChildren.push(transcript);
-    if (this.saved) await this.flushChildren().catch((error: Error) => this.options.warn(`could not save subagent transcript: ${error.message}`));
+    if (!this.saved) return;
+    await this.flushChildren().catch((error: Error) => (this.lease?.lost ? this.warnLost() : this.options.warn(`could not save subagent transcript: ${error.message}`)));
   }
 
   /** Takes the lease of a new session, the first time anything is written into its directory. */
@@ -252,24 +261,31 @@ class Session implements ActiveSession {
     await this.lease?.release();
   }
 
-  private async flushChildren(): Promise<void> {
+  // Transcripts and archive files are fenced by the lease like the snapshot: renamed into place only
+  // while this process still holds the session.
+  private async flushChildren(lease?: Lease): Promise<void> {
     if (this.pendingChildren.length === 0) return;
+    const commit = whileLeased(this.options.projectDir, lease ?? (await this.claim()), () => this.notSaved());
     const dir = sessionPaths(this.options.projectDir, this.id).children;
-    await mkdir(dir, { recursive: true });
+    await ownDir(this.options.projectDir, dir, true);
     while (this.pendingChildren.length > 0) {
       const child = this.pendingChildren[0]!;
       // Exactly JSON.stringify(child); a resumed parent's messages in it are written from their bytes.
-      await writeFileAtomic(join(dir, `${child.number}.json`), jsonWithMessages(child, new ByteWriter()));
+      await writeFileAtomic(join(dir, `${child.number}.json`), jsonWithMessages(child, new ByteWriter()), { commit });
       this.pendingChildren.shift();
     }
   }
 
-  private async flushArchive(): Promise<void> {
-    const dir = sessionPaths(this.options.projectDir, this.id).archive;
+  private async flushArchive(lease: Lease): Promise<void> {
+    const commit = whileLeased(this.options.projectDir, lease, () => this.notSaved());
+    const store = archiveStore(this.options.projectDir, this.id);
     for (const file of [...this.archive.pending()]) {
-      await writeArchive(dir, file);
-      this.archive.written(file.handle);
+      this.archive.written(file.handle, await store.write(file, commit));
     }
+  }
+
+  private notSaved(): SessionError {
+    return new SessionError(`session ${this.id} was not saved: its lease was lost, another hel process may be using it`, 1);
   }
 
   private snapshot(): Snapshot {

@@ -61,7 +61,10 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
   const recordEdit = (made: FileEdit) => {
     edit = mapEditLines(made, (line) => redactSecrets(line, ctx.secrets));
   };
-  const result = await runParsed(tool, parsed.data, { ...ctx, recordEdit });
+  const ran = await runParsed(tool, parsed.data, { ...ctx, recordEdit });
+  // Notices of this agent's edits that a command of another agent undid (edit-log.ts).
+  const notices = ctx.editLog?.take() ?? [];
+  const result = notices.length > 0 ? { ...ran, content: [ran.content, ...notices].join("\n") } : ran;
   // An edit made before a later failure (its result could not be spilled) still changed the file.
   return edit ? { ...result, edit } : result;
 }

@@ -5,9 +5,10 @@
 // spilled: what makes one long is the model's own input echoed back (a path, a tool name), nothing to
 // read on, so its middle is left out and its end, which says what call to make next, is kept.
 import { randomBytes } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ensureHelDir } from "../fs/hel-dir.js";
+import { ownDir } from "../fs/own-dir.js";
 import { formatSize } from "../format.js";
 import { projectRelative } from "./paths.js";
 import type { ToolContext } from "./types.js";
@@ -37,7 +38,7 @@ export async function newSpillFile(ctx: ToolContext): Promise<string> {
   await ensureHelDir(ctx.projectDir);
   await ctx.claimSessionDir?.();
   const dir = path.join(ctx.sessionDir, "spill");
-  await mkdir(dir, { recursive: true });
+  await ownDir(ctx.projectDir, dir, true);
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
   return path.join(dir, `${stamp}-${randomBytes(3).toString("hex")}.txt`);
 }

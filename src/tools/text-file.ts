@@ -101,6 +101,11 @@ export async function loadTextFile(dir: OpenDir, name: string, display: string):
   }
 }
 
+/** The file is no longer the one loaded: an edit may be made again on what it holds now. */
+export class FileChangedError extends ToolError {
+  override name = "FileChangedError";
+}
+
 /**
  * Replaces the file's content with `text` (BOM, mode, and owner and group where this process may set
  * them, as loaded), if the file is still the one loaded: checked once the new content is written and
@@ -141,9 +146,7 @@ async function checkUnchanged(dir: OpenDir, name: string, display: string, loade
     const st = await fh.stat();
     if (isReadOnly(st)) throw readOnly(display, st);
     const same = st.isFile() && (st.mode & 0o7777) === loaded.mode && sameIdentity(identityOf(st), loaded.identity) && (await holds(fh, loaded.bytes));
-    if (!same) {
-      throw new ToolError(`${display} changed while it was being edited; nothing was written. Read it again and make the edit on its current content`);
-    }
+    if (!same) throw new FileChangedError(`${display} changed while it was being edited; nothing was written. Read it again and make the edit on its current content`);
   } finally {
     await fh.close();
   }

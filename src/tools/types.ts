@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import type { CursorStore } from "./cursors.js";
 import type { FileEdit } from "../changes/file-edit.js";
+import type { EditLog } from "./edit-log.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
@@ -50,6 +51,11 @@ export interface ToolContext {
   beforeWrite?: (path: string, content: string | null) => void;
   /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
   recordEdit?(edit: FileEdit): void;
+  /**
+   * This agent's view of the process's edit log: its edits are logged, a command it runs keeps the
+   * edits other agents made meanwhile, and notices of its own lost edits end its next tool result.
+   */
+  editLog?: EditLog;
   /** Told how the call ended, for readers of its result (the terminal, --json-events); the model gets the text. */
   recordDetails?(details: ToolDetails): void;
 }

@@ -1,6 +1,7 @@
 // Fold end to end, through the CLI against the simulator: the request after a fold is the prefix up
 // to the span plus the note, the span is archived on disk before the snapshot names it, recall reads it
 // back in a new process, and a resumed session sends byte for byte what a continuous one would.
+import { createHash } from "node:crypto";
 import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -59,6 +60,7 @@ it("after a fold the request is the prefix up to the span's start plus the note;
     last_stamp: 3,
     note: "changed: nothing\nlearned: read a.log, b.log; the build passes once the cache is cleared, and only with NODE_ENV unset\ndecided: keep the lockfile; rejected upgrading the compiler\nopen: nothing",
     files: ["a.log", "b.log"],
+    sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
   });
   const foldCall = afterFold.messages[2]!;
   expect(foldCall).toMatchObject({ role: "assistant", tool_calls: [{ function: { name: "fold" } }] });
@@ -72,8 +74,12 @@ it("after a fold the request is the prefix up to the span's start plus the note;
   // Everything before the span is served from the cache.
   expect(s.requests[3]!.usage!.prompt_cache_hit_tokens).toBeGreaterThan(0);
 
-  const archived = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "archive", `${entry.handle}.json`), "utf8"));
-  expect(archived).toMatchObject({ ...entry, stamps: [2, 3] });
+  const archivedBytes = await readFile(join(dir, ".hel", "sessions", id, "archive", `${entry.handle}.json`));
+  const archived = JSON.parse(archivedBytes.toString("utf8"));
+  // The file is the span; the index adds the hash of its bytes.
+  const { sha256, ...indexed } = entry;
+  expect(archived).toMatchObject({ ...indexed, stamps: [2, 3] });
+  expect(createHash("sha256").update(archivedBytes).digest("hex")).toBe(sha256);
   expect(JSON.stringify(archived.messages)).toBe(JSON.stringify(beforeFold.messages.slice(2)));
   expect(run.stderr).toMatch(new RegExp(`⤓ folded #2–#3 into ${entry.handle}: context ~[\\d,]+ → ~[\\d,]+ tokens`));
   // The snapshot holds the view, as the next request will send it.
@@ -143,7 +149,10 @@ it("recall of a handle that does not exist, or of an archive deleted or corrupte
   expect(await lastResult({ handle })).toBe(`Error: cannot recall ${handle}: its archive file ${file} is a symbolic link, which hel does not follow. The note in the conversation is all that is left of it.`);
   await rm(file);
   await writeFile(file, "{ not json");
-  expect(await lastResult({ handle })).toBe(`Error: cannot recall ${handle}: its archive file ${file} is not valid JSON (changed by hand?). The note in the conversation is all that is left of it.`);
+  // The index keeps the file's hash: a file changed by hand is told by it before it is parsed.
+  expect(await lastResult({ handle })).toBe(
+    `Error: cannot recall ${handle}: its archive file ${file} was changed outside hel (it no longer matches the SHA-256 the session keeps), so it cannot be served as the exact span. The note in the conversation is all that is left of it.`,
+  );
   await rm(file);
   expect(await lastResult({ handle })).toBe(`Error: cannot recall ${handle}: its archive file ${file} is missing (deleted?). The note in the conversation is all that is left of it.`);
 });

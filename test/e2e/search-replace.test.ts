@@ -3,7 +3,7 @@ import { chmod, chown, mkdir, readdir, readFile, stat, unlink, utimes, writeFile
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openBeneath, type OpenDir } from "../../src/fs/beneath.js";
-import { searchReplaceTool, type SearchReplaceArgs } from "../../src/tools/file/search-replace.js";
+import { applyEdit, searchReplaceTool, type SearchReplaceArgs } from "../../src/tools/file/search-replace.js";
 import { loadTextFile, saveTextFile } from "../../src/tools/text-file.js";
 import type { FileEdit } from "../../src/changes/file-edit.js";
 import type { ToolContext } from "../../src/tools/types.js";
@@ -279,6 +279,55 @@ describe("saving an edit", () => {
     const { file, save } = await loadFresh("f.txt", "a\n");
     await expect(save("b\n", () => chmod(file, 0o444))).rejects.toThrow(/f\.txt is read-only/);
     expect(await readFile(file, "utf8")).toBe("a\n");
+  });
+});
+
+describe("an edit of a file another process changes before the rename", () => {
+  const openedDirs: OpenDir[] = [];
+  afterEach(async () => {
+    await Promise.all(openedDirs.splice(0).map((d) => d.close()));
+  });
+  /** Loads `content` as search_replace does and edits it; `change` runs as a real process once, just before the check. */
+  async function editWhileChanged(content: string, change: string, oldText: string, newText: string) {
+    const { dir } = await toolProject();
+    const file = path.join(dir, "f.txt");
+    await writeFile(file, content);
+    const opened = await openBeneath(dir, []);
+    openedDirs.push(opened);
+    const loaded = (await loadTextFile(opened, "f.txt", "f.txt"))!;
+    let changes = 0;
+    const beforeCheck = async () => {
+      if (changes++ === 0) await run("sh", ["-c", change, "sh", file]);
+    };
+    const outcome = applyEdit(opened, "f.txt", "f.txt", loaded, oldText, newText, beforeCheck);
+    return { file, outcome, changes: () => changes };
+  }
+
+  it("is read again and edited anew when old_text is still there once: both changes are kept", async () => {
+    const { file, outcome, changes } = await editWhileChanged("alpha: 1\nbeta: 1\n", 'sed -i "s/beta: 1/beta: 2/" "$1"', "alpha: 1", "alpha: 2");
+    await expect(outcome).resolves.toMatchObject({ line: 1 });
+    expect(await readFile(file, "utf8")).toBe("alpha: 2\nbeta: 2\n");
+    // Checked again before the second rename too.
+    expect(changes()).toBe(2);
+  });
+
+  it("an edit the same size and time as the one read is told by its content", async () => {
+    const { file, outcome } = await editWhileChanged("abc\nkeep\n", 'printf "abc\\nKEEP\\n" > "$1.new"; touch -r "$1" "$1.new"; cat "$1.new" > "$1"; touch -r "$1.new" "$1"; rm "$1.new"', "abc", "abd");
+    await outcome;
+    expect(await readFile(file, "utf8")).toBe("abd\nKEEP\n");
+  });
+
+  it("fails saying the file changed when old_text is gone from the new content, or no longer unique, and writes nothing", async () => {
+    for (const [change, why, left] of [
+      ['sed -i "s/alpha: 1/omega: 1/" "$1"', "old_text is no longer in it", "omega: 1\nbeta: 1\n"],
+      ['echo "alpha: 1" >> "$1"', "old_text now occurs 2 times in it", "alpha: 1\nbeta: 1\nalpha: 1\n"],
+    ] as const) {
+      const { file, outcome } = await editWhileChanged("alpha: 1\nbeta: 1\n", change, "alpha: 1", "alpha: 2");
+      await expect(outcome).rejects.toThrow(
+        `f.txt changed while it was being edited (by a command, another agent or an editor), and ${why}; nothing was written. Read it again with read_file and make the edit on its current content`,
+      );
+      expect(await readFile(file, "utf8")).toBe(left);
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { loadSnapshot } from "../../src/session/snapshot-file.js";
-import { readArchive } from "../../src/session/archive-store.js";
+import { archiveStore } from "../../src/session/archive-store.js";
 import { killRuns } from "../helpers/kill-runs.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -34,7 +34,7 @@ it(`every snapshot left by ${RUNS} kill -9s names only archive files that are on
     if (!existsSync(join(sessions, id, "snapshot.json"))) continue;
     const snapshot = await loadSnapshot(project, id);
     for (const entry of snapshot.archive) {
-      const read = await readArchive(join(sessions, id, "archive"), entry.handle);
+      const read = await archiveStore(project, id).read(entry);
       expect(read.ok ? { ...entry, handle: read.file.handle } : read.error).toEqual(entry);
     }
     if (snapshot.archive.length > 0) withArchive++;

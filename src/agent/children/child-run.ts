@@ -76,6 +76,7 @@ export function createChildren(deps: ChildrenDeps): Children {
         deps.emit(event);
       };
       const { messages } = spec;
+      const editLog = parent.toolContext.editLog?.child(number);
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
       const childModel = spec.kind === "review" || spec.mode === "task-only" ? deps.childModel : null;
@@ -86,7 +87,7 @@ export function createChildren(deps: ChildrenDeps): Children {
         emit,
         tools: childTools(parent.tools, row),
         ...(row.keepsArchive ? {} : { archive: undefined, compaction: undefined }),
-        toolContext: row.access ? { ...parent.toolContext, access: row.access } : parent.toolContext,
+        toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}) },
       };
       deps.emit({ agent: "parent", type: "delegation_start", number, kind: spec.kind, mode: spec.mode, task: spec.task });
 
@@ -123,6 +124,7 @@ export function createChildren(deps: ChildrenDeps): Children {
           return null;
         },
         async end(answer, exitReason) {
+          editLog?.finish();
           deps.emit({ agent: "parent", type: "delegation_end", number, kind: spec.kind, mode: spec.mode, task: spec.task, answer, exitReason, toolCalls, usage });
           await deps.saveTranscript?.({ number, kind: spec.kind, mode: spec.mode, task: spec.task, messages, answer, exit_reason: exitReason, usage });
         },

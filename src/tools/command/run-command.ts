@@ -2,8 +2,9 @@
 // ended, how long it took and its output. Under `read-only` and `edit` access the command runs in the
 // sandbox those levels promise, and is refused where no sandbox program exists; `full` runs it without
 // one, in a PID namespace of its own where one can be made. Under `edit` the project's git settings and
-// hooks are put back after the command, and its result says what was. The result is bounded by the output capture (the whole output goes to a spill file), so the registry
-// never spills it again.
+// hooks are put back after the command, and its result says what was. The result is bounded by the
+// output capture (the whole output goes to a spill file), so the registry never spills it again.
+// Edits other agents made while it ran are kept (edit-log.ts).
 import { stat } from "node:fs/promises";
 import { z } from "../../zod.js";
 import { commandEnvironment } from "./environment.js";
@@ -48,7 +49,7 @@ export const runCommandTool: Tool<RunCommandArgs> = {
   ].join(" "),
   schema: RunCommandArgsSchema,
   spill: false,
-  run: runCommand,
+  run: (args, ctx) => (ctx.editLog ? ctx.editLog.aroundCommand(() => runCommand(args, ctx)) : runCommand(args, ctx)),
 };
 
 async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<string> {

@@ -4,6 +4,9 @@
 // the file's line ending while untouched lines keep theirs byte for byte. BOM, mode, owner and group
 // are kept; a read-only file is refused. Reading, checking and writing a file is one step: an edit
 // made meanwhile by another agent of this process is never lost, and an old_text it changed is not found.
+// A file that changed on disk before the rename (checked under the lock: content, size, mtime, inode) is
+// read again and edited anew while old_text is still unique in it. Each edit is logged (../edit-log.ts) so
+// that a command of another agent that rewrites the file with what it read before can be undone.
 import { constants } from "node:fs";
 import path from "node:path";
 import type { OpenDir } from "../../fs/beneath.js";
@@ -11,7 +14,7 @@ import { z } from "../../zod.js";
 import { plural } from "../../format.js";
 import { withFileLock } from "./file-lock.js";
 import { isMissing, projectRelative, withProjectEntry } from "../paths.js";
-import { loadTextFile, saveTextFile } from "../text-file.js";
+import { FileChangedError, loadTextFile, saveTextFile, type LoadedText } from "../text-file.js";
 import { ToolError, type Tool, type ToolContext } from "../types.js";
 
 const SearchReplaceArgsSchema = z.strictObject({
@@ -50,6 +53,7 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
       ctx.beforeWrite?.(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
       if (loaded === null) {
         const created = await createFile(dir, name, display, oldText, newText);
+        ctx.editLog?.record({ real, display, oldText, newText });
         await recordEdit(ctx, display, "", 0, "", newText, true);
         return created;
       }
@@ -60,11 +64,12 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
           );
         }
         await saveTextFile(dir, name, display, loaded, newText);
+        ctx.editLog?.record({ real, display, oldText, newText });
         await recordEdit(ctx, display, "", 0, "", newText);
         return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
       }
-      const edit = replaceOnce(loaded.text, oldText, newText, display);
-      await saveTextFile(dir, name, display, loaded, edit.text);
+      const edit = await applyEdit(dir, name, display, loaded, oldText, newText);
+      ctx.editLog?.record({ real, display, oldText, newText });
       await recordEdit(ctx, display, edit.before, edit.at, oldText, newText);
       const removed = spanOf(edit.line, oldText);
       return newText === ""
@@ -105,6 +110,47 @@ async function recordEdit(ctx: ToolContext, ...edit: Parameters<typeof import(".
   if (!ctx.recordEdit) return;
   const { describeEdit } = await import("../../changes/edit-diff.js");
   ctx.recordEdit(describeEdit(...edit));
+}
+
+/** How often a file that keeps changing under an edit is read again before the edit gives up. */
+const EDIT_ATTEMPTS = 5;
+
+/**
+ * Replaces the one occurrence of `oldText` in the loaded file and saves it. When the file is no longer
+ * the one loaded by the time it would be renamed into place (a command, another process or an editor
+ * changed it), it is read again and the edit made on what it holds now, as long as `oldText` is still
+ * there exactly once; otherwise nothing is written and the error says the file changed. `beforeCheck`
+ * is saveTextFile's test seam.
+ */
+export async function applyEdit(
+  dir: OpenDir,
+  name: string,
+  display: string,
+  loaded: LoadedText,
+  oldText: string,
+  newText: string,
+  beforeCheck?: () => Promise<unknown>,
+): Promise<ReturnType<typeof replaceOnce>> {
+  for (let attempt = 1; ; attempt++) {
+    const edit = attempt === 1 ? replaceOnce(loaded.text, oldText, newText, display) : replaceInChanged(loaded.text, oldText, newText, display);
+    try {
+      await saveTextFile(dir, name, display, loaded, edit.text, beforeCheck);
+      return edit;
+    } catch (e) {
+      if (!(e instanceof FileChangedError) || attempt === EDIT_ATTEMPTS) throw e;
+    }
+    const now = await loadTextFile(dir, name, display);
+    if (now === null) throw new ToolError(`${display} was deleted while it was being edited; nothing was written. Check with read_file ${JSON.stringify({ path: display })} and make the edit again`);
+    loaded = now;
+  }
+}
+
+function replaceInChanged(raw: string, oldText: string, newText: string, display: string): ReturnType<typeof replaceOnce> {
+  const found = occurrences(toLf(raw), oldText).length;
+  if (found === 1) return replaceOnce(raw, oldText, newText, display);
+  throw new ToolError(
+    `${display} changed while it was being edited (by a command, another agent or an editor), and old_text ${found === 0 ? "is no longer in it" : `now occurs ${found} times in it`}; nothing was written. Read it again with read_file and make the edit on its current content`,
+  );
 }
 
 /**
