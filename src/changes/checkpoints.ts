@@ -72,14 +72,18 @@ function gitFor(projectDir: string, gitDir: string): Git {
 const nulSplit = (text: string): string[] => text.split("\0").filter(Boolean);
 
 export interface CheckpointStore {
-  /** Records the working tree as it is now under `ref` (refs/hel/<ref>). */
-  record(ref: string, message: string): Promise<Checkpoint>;
+  /** Records the working tree as it is now, kept by the ref refs/hel/<prefix><commit>. */
+  record(prefix: string, message: string): Promise<Checkpoint>;
   /** What putting `commit` back would change, against the working tree as it is now. */
   differences(commit: string): Promise<FileChange[]>;
   /** Puts `commit`'s files back: restores what it holds (content and mode), removes what it does not. */
   restore(commit: string): Promise<FileChange[]>;
-  /** Deletes the refs not in `keep` under `prefix`, and the objects only they kept. */
+  /** Deletes the refs under `prefix` whose commits are not in `keep`, and the objects only they kept. */
   prune(prefix: string, keep: ReadonlySet<string>): Promise<void>;
+  /** Keeps `commits` by refs under `prefix` too (a fork's own). */
+  keep(prefix: string, commits: readonly string[]): Promise<void>;
+  /** The newest checkpoint kept under `prefix`, or null. */
+  latest(prefix: string): Promise<string | null>;
   /** The store's size on disk in bytes. */
   size(): Promise<number>;
 }
@@ -128,12 +132,12 @@ export async function openCheckpoints(projectDir: string, gitDir = join(projectD
   };
 
   return {
-    async record(ref, message) {
+    async record(prefix, message) {
       const leftOut = await stage();
       const tree = (await git(["write-tree"])).trim();
       const body = leftOut.length ? `${message}\n\nleft out (over ${MAX_FILE_BYTES} bytes):\n${leftOut.join("\n")}\n` : `${message}\n`;
       const commit = (await git(["commit-tree", tree], body)).trim();
-      await git(["update-ref", `refs/hel/${ref}`, commit]);
+      await git(["update-ref", `refs/hel/${prefix}${commit}`, commit]);
       return { commit, leftOut };
     },
     differences,
@@ -160,11 +164,18 @@ export async function openCheckpoints(projectDir: string, gitDir = join(projectD
     },
     async prune(prefix, keep) {
       const refs = (await git(["for-each-ref", "--format=%(refname)", `refs/hel/${prefix}`])).split("\n").filter(Boolean);
-      const drop = refs.filter((ref) => !keep.has(ref.slice("refs/hel/".length)));
+      const drop = refs.filter((ref) => !keep.has(ref.slice(`refs/hel/${prefix}`.length)));
       if (drop.length === 0) return;
       await git(["update-ref", "--stdin"], drop.map((ref) => `delete ${ref}\n`).join(""));
       await git(["reflog", "expire", "--expire=now", "--all"]);
       await git(["gc", "--quiet", "--prune=now"]);
+    },
+    async keep(prefix, commits) {
+      await git(["update-ref", "--stdin"], commits.map((commit) => `update refs/hel/${prefix}${commit} ${commit}\n`).join(""));
+    },
+    async latest(prefix) {
+      const out = await git(["for-each-ref", "--sort=-committerdate", "--count=1", "--format=%(objectname)", `refs/hel/${prefix}`]);
+      return out.trim() || null;
     },
     async size() {
       const out = await git(["count-objects", "-v"]);

@@ -28,6 +28,7 @@ const ConfigFileSchema = z.strictObject({
   "child-max-steps": count(1),
   "child-max-tokens": count(1),
   "base-url": z.url("must be a URL such as https://api.deepseek.com"),
+  "checkpoint-max-mb": count(1),
 }).partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 

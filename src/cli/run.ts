@@ -118,11 +118,20 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       }),
       warn,
       usage: () => ledger.run().total,
+      checkpointMaxBytes: options.checkpointMaxMb * 1024 * 1024,
     });
     const active = session;
     const last = active.resumedLastTurn;
     if (last && last.exit_reason !== "completed") {
       warn(`session ${active.id}'s last turn was cut short (${last.error ?? last.exit_reason}); the next instruction continues from where it stopped`);
+    }
+    // Files changed after the last saved turn (a kill before its save, or edits by hand): named here,
+    // and told to the model with the next instruction.
+    let gapNote = "";
+    if (active.saved) {
+      const gap = await active.checkpointing.gap(active.turns.at(-1)?.n ?? 0);
+      for (const change of gap) warn(`${change.path} ${change.action === "remove" ? "is new" : "changed"} since the last saved turn of session ${active.id} (/rewind puts it back)`);
+      if (gap.length > 0) gapNote = `[hel: these files changed after the last saved turn, outside this conversation: ${gap.map((c) => c.path).join(", ")}]\n\n`;
     }
     const { model, max_output_tokens: maxTokens } = active.requestConfig;
     const request = { model, maxTokens, effort: active.requestConfig.effort ?? options.effort };
@@ -169,6 +178,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       claimSessionDir: () => active.claim(),
       trackCommand: (group: ProcessGroup) => active.trackCommand(group),
       ...(baseline ? { beforeWrite: baseline.keep } : {}),
+      beforeChange: active.checkpointing.beforeChange,
     };
     if (options.delegate && baseline) {
       const parentMessages = () => active.messages;
@@ -233,7 +243,8 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
     }
 
     const instruct = async (text: string, signal: AbortSignal): Promise<TurnOutcome> => {
-      beginTurn(active.messages, text, parentRun);
+      beginTurn(active.messages, gapNote + text, parentRun);
+      gapNote = "";
       const outcome = await runTurn(active.messages, parentRun, signal);
       await renderer.flush();
       // The session saves from the turn's end; the next instruction waits for that save.

@@ -9,5 +9,7 @@ export const SETTING_OPTIONS = {
   "child-max-steps": "childMaxSteps",
   "child-max-tokens": "childMaxTokens",
   "base-url": "baseUrl",
+  // A config key only: how much disk the file checkpoints may take before the oldest are pruned.
+  "checkpoint-max-mb": "checkpointMaxMb",
 } as const;
 export type SettingKey = keyof typeof SETTING_OPTIONS;

@@ -33,7 +33,7 @@ describe("checkpoints", () => {
     await writeFile(join(project, "gone.txt"), "kept\n");
     const before = await fingerprint(project);
     const store = await openCheckpoints(project);
-    const { commit, leftOut } = await store.record("s1/1", "before turn 1");
+    const { commit, leftOut } = await store.record("s1/", "before turn 1");
     expect(leftOut).toEqual([]);
 
     await writeFile(join(project, "src/a.txt"), "two\n");
@@ -64,7 +64,7 @@ describe("checkpoints", () => {
     await truncate(join(project, "big.bin"), MAX_FILE_BYTES + 1);
     await writeFile(join(project, "small.txt"), "v1");
     const store = await openCheckpoints(project);
-    const { commit, leftOut } = await store.record("s1/1", "t1");
+    const { commit, leftOut } = await store.record("s1/", "t1");
     expect(leftOut).toEqual(["big.bin"]);
 
     await writeFile(join(project, "build/out.o"), "v2");
@@ -92,10 +92,10 @@ describe("checkpoints", () => {
     const gitBefore = await fingerprint(join(project, ".git"));
 
     const store = await openCheckpoints(project);
-    const { commit } = await store.record("s1/1", "t1");
+    const { commit } = await store.record("s1/", "t1");
     await writeFile(join(project, "a.txt"), "changed\n");
     await store.restore(commit);
-    await store.record("s1/2", "t2");
+    await store.record("s1/", "t2");
 
     expect(await fingerprint(join(project, ".git"))).toEqual(gitBefore);
     expect(existsSync(marker)).toBe(false);
@@ -106,10 +106,10 @@ describe("checkpoints", () => {
     const project = await tempProject();
     const store = await openCheckpoints(project);
     await writeFile(join(project, "a.txt"), "x".repeat(200_000) + Math.random());
-    const first = await store.record("s1/1", "t1");
+    const first = await store.record("s1/", "t1");
     await writeFile(join(project, "a.txt"), "y".repeat(200_000) + Math.random());
-    const second = await store.record("s1/2", "t2");
-    await store.prune("s1/", new Set(["s1/2"]));
+    const second = await store.record("s1/", "t2");
+    await store.prune("s1/", new Set([second.commit]));
     const gitDir = join(project, ".hel/checkpoints");
     expect(() => execFileSync("git", ["--git-dir", gitDir, "cat-file", "-e", first.commit], { stdio: "pipe" })).toThrow();
     execFileSync("git", ["--git-dir", gitDir, "cat-file", "-e", second.commit]);

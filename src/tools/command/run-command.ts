@@ -55,6 +55,8 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   // The session must exist and be leased before the command starts: the command is recorded in it,
   // and its .hel/ directory must exist to be protected.
   await ctx.claimSessionDir?.();
+  // A command under edit or full access may write anywhere in the project: the turn's checkpoint first.
+  if (access !== "read-only") await ctx.beforeChange?.();
 
   const shell = shellFor(process.env);
   // One pipe for both streams keeps their lines in the order they were written; on the same line as
