@@ -6,7 +6,8 @@ import type { RequestConfig as AgentRequest } from "../agent/request.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import type { UsageReport } from "../agent/usage-ledger.js";
 import type { SessionSummary } from "../session/catalog.js";
-import type { RequestConfig } from "../session/snapshot.js";
+import type { FileChange } from "../changes/checkpoints.js";
+import type { RequestConfig, Turn } from "../session/snapshot.js";
 import type { Effort, Message } from "../wire/messages.js";
 
 export interface ConversationControls {
@@ -27,6 +28,13 @@ export interface ConversationControls {
   resolveSession(idOrPrefix: string): Promise<string>;
   /** Compacts the conversation now, keeping `focus` in mind; false when there was nothing to compact. */
   compact(focus: string): Promise<boolean>;
+  /** The session's turns, and the files a turn changed (null: none, or not known). */
+  turns(): readonly Turn[];
+  filesOf(turn: number): Promise<string[] | null>;
+  /** Puts the project's files back to before `turn` (checkpointing them first); what it changed. */
+  rewindFiles(turn: number): Promise<FileChange[]>;
+  /** A fork of the saved session with the turns before `turn`; its id. */
+  forkBefore(turn: number): Promise<string>;
 }
 
 export interface ControlsDeps extends Omit<ConversationControls, "model" | "effort" | "setModel" | "setEffort"> {

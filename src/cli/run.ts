@@ -23,6 +23,8 @@ import { createModelClient, type ModelClient } from "../model/client.js";
 import { ModelError } from "../model/errors.js";
 import { Recorder } from "../record/recorder.js";
 import { startBaseline } from "../changes/baseline.js";
+import { checkpointBefore } from "../session/checkpointing.js";
+import { forkSession } from "../session/fork.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import { redactSecrets } from "../redact.js";
@@ -272,6 +274,13 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         sessionId: () => (active.saved ? active.id : null),
         sessions: () => listSessions(projectDir),
         resolveSession: (id) => resolveSessionId(projectDir, id),
+        turns: () => active.turns,
+        filesOf: (turn) => active.checkpointing.filesOf(turn),
+        rewindFiles: async (turn) => {
+          const target = checkpointBefore(active.checkpointing.entries, turn);
+          return target ? active.checkpointing.restore(target, active.turns.length) : [];
+        },
+        forkBefore: async (turn) => (await forkSession(projectDir, active.id, turn - 1)).id,
         compact: async (focus) => {
           // Asked for by the user: tried whatever --compact-at and earlier failures say.
           const settings = { compactAt: compactAt || defaultCompactAt(options.model), state: active.compaction };

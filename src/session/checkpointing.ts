@@ -119,6 +119,15 @@ export class Checkpointing {
     return store.restore(entry.commit);
   }
 
+  /** The files turn `n` changed, from its checkpoints; null when it changed none (or they are gone). */
+  async filesOf(n: number): Promise<string[] | null> {
+    const start = this.entries.find((e) => e.kind === "turn" && e.turn === n);
+    const end = this.entries.find((e) => e.kind === "end" && e.turn === n);
+    const store = start && end ? await this.open() : null;
+    if (!start || !end || !store) return null;
+    return store.changedBetween(start.commit, end.commit).catch(() => null);
+  }
+
   private async prune(): Promise<void> {
     const store = await this.open();
     if (!store) return;

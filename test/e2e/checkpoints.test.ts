@@ -163,3 +163,36 @@ describe("checkpoints and rewind", () => {
     }
   });
 });
+
+describe("/undo and /rewind in the interactive prompt", () => {
+  it("/undo puts back the last turn's files; /rewind lists the turns with their files and goes on in a fork", async () => {
+    const { inTerminal } = await import("../helpers/terminal.js");
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "one\n");
+    const s = await sim([
+      call("search_replace", { path: "a.txt", old_text: "one", new_text: "two" }),
+      { content: "turn 1 done" },
+      call("search_replace", { path: "a.txt", old_text: "two", new_text: "three" }),
+      { content: "turn 2 done" },
+    ]);
+    const term = inTerminal(["-C", project, "--tools", "read_file,search_replace"], s.url, { NO_COLOR: "1" });
+    const prompts = () => term.screen().split("› ").length - 1;
+    await term.until(() => prompts() === 1, "the prompt");
+    term.type("first change\r");
+    await term.until((screen) => screen.includes("turn 1 done") && prompts() === 2, "turn 1");
+    term.type("second change\r");
+    await term.until((screen) => screen.includes("turn 2 done") && prompts() === 3, "turn 2");
+    term.type("/undo\r");
+    await term.until((screen) => screen.includes("put back a.txt"), "the undo");
+    expect(await read(project, "a.txt")).toBe("two\n");
+    term.type("/rewind\r");
+    await term.until((screen) => screen.includes("rewind to before turn: "), "the list of turns");
+    expect(term.screen()).toMatch(/ {2}1 {2}first change {2}\(a\.txt\)/);
+    expect(term.screen()).toMatch(/ {2}2 {2}second change {2}\(a\.txt\)/);
+    term.type("1\r");
+    await term.until((screen) => screen.includes("the conversation goes on from before turn 1 in session"), "the fork");
+    expect(await read(project, "a.txt")).toBe("one\n");
+    term.type("\x04");
+    expect(await term.exited).toBe(0);
+  });
+});
