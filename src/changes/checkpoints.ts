@@ -80,6 +80,8 @@ export interface CheckpointStore {
   restore(commit: string): Promise<FileChange[]>;
   /** Deletes the refs under `prefix` whose commits are not in `keep`, and the objects only they kept. */
   prune(prefix: string, keep: ReadonlySet<string>): Promise<void>;
+  /** A file's text in a checkpoint; null when it has no such file. */
+  fileAt(commit: string, path: string): Promise<string | null>;
   /** The files that differ between two checkpoints. */
   changedBetween(from: string, to: string): Promise<string[]>;
   /** Keeps `commits` by refs under `prefix` too (a fork's own). */
@@ -171,6 +173,9 @@ export async function openCheckpoints(projectDir: string, gitDir = join(projectD
       await git(["update-ref", "--stdin"], drop.map((ref) => `delete ${ref}\n`).join(""));
       await git(["reflog", "expire", "--expire=now", "--all"]);
       await git(["gc", "--quiet", "--prune=now"]);
+    },
+    async fileAt(commit, path) {
+      return git(["cat-file", "blob", `${commit}:${path}`]).catch(() => null);
     },
     async changedBetween(from, to) {
       return nulSplit(await git(["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to]));

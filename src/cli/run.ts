@@ -22,7 +22,8 @@ import { helDirProblem } from "../fs/hel-dir.js";
 import { createModelClient, type ModelClient } from "../model/client.js";
 import { ModelError } from "../model/errors.js";
 import { Recorder } from "../record/recorder.js";
-import { startBaseline } from "../changes/baseline.js";
+import { startBaseline, type Baseline } from "../changes/baseline.js";
+import type { ProjectChanges } from "../changes/unified-diff.js";
 import { checkpointBefore } from "../session/checkpointing.js";
 import { forkSession } from "../session/fork.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
@@ -135,6 +136,12 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       for (const change of gap) warn(`${change.path} ${change.action === "remove" ? "is new" : "changed"} since the last saved turn of session ${active.id} (/rewind puts it back)`);
       if (gap.length > 0) gapNote = `[hel: these files changed after the last saved turn, outside this conversation: ${gap.map((c) => c.path).join(", ")}]\n\n`;
     }
+    // What this process's baseline saw; when it saw nothing (a resumed session, whose changes came
+    // before this process), what the session's file checkpoints say it changed.
+    const sessionChanges = async (from: Baseline): Promise<ProjectChanges> => {
+      const seen = await from.changes();
+      return seen.files.length > 0 ? seen : ((await active.checkpointing.sinceStart()) ?? seen);
+    };
     const { model, max_output_tokens: maxTokens } = active.requestConfig;
     const request = { model, maxTokens, effort: active.requestConfig.effort ?? options.effort };
     const hints = createHints(active.archive);
@@ -186,7 +193,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
       const parentMessages = () => active.messages;
       tools.push(
         createDelegateTool({ mode: options.delegate, parentMessages, children }),
-        createReviewTool({ parentMessages, children, changes: () => baseline.changes() }),
+        createReviewTool({ parentMessages, children, changes: () => sessionChanges(baseline) }),
       );
     }
     const definitions = toolDefinitions(tools);
@@ -268,7 +275,7 @@ async function runConversation(flags: RunOptions, terminal: Terminal): Promise<n
         requestConfig: active.requestConfig,
         fixedMaxTokens: options.maxOutputTokens !== null,
         // Interactive runs always keep a baseline (above).
-        changes: () => baseline!.changes(),
+        changes: () => sessionChanges(baseline!),
         usage: () => ledger.run(),
         messages: () => active.messages,
         sessionId: () => (active.saved ? active.id : null),

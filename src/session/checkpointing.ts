@@ -4,7 +4,13 @@
 // is loaded on the first checkpoint, so a run that changes nothing never starts git. Without git,
 // checkpoints are off with one warning; a failed checkpoint warns and never stops a tool.
 import type { CheckpointStore, FileChange } from "../changes/checkpoints.js";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { ProjectChanges } from "../changes/unified-diff.js";
 import type { CheckpointEntry } from "./snapshot.js";
+
+/** A file larger than this is named in "what changed", not diffed. */
+const MAX_DIFF_FILE_BYTES = 1024 * 1024;
 
 /** The most turns whose checkpoints are kept; older ones are pruned. */
 export const KEEP_TURNS = 100;
@@ -126,6 +132,25 @@ export class Checkpointing {
     const store = start && end ? await this.open() : null;
     if (!start || !end || !store) return null;
     return store.changedBetween(start.commit, end.commit).catch(() => null);
+  }
+
+  /**
+   * What the session changed in the project, from its first checkpoint to now: every file, whether an
+   * edit or a command changed it, across the session's processes; null when nothing was checkpointed.
+   */
+  async sinceStart(): Promise<ProjectChanges | null> {
+    const first = this.entries.find((e) => e.kind === "turn");
+    const store = first ? await this.open() : null;
+    if (!first || !store) return null;
+    const files = await Promise.all(
+      (await store.differences(first.commit)).map(async ({ path }) => {
+        const after = await readFile(join(this.options.projectDir, path), "utf8").catch(() => null);
+        const before = await store.fileAt(first.commit, path);
+        if ((before?.length ?? 0) > MAX_DIFF_FILE_BYTES || (after?.length ?? 0) > MAX_DIFF_FILE_BYTES) return { path, summary: "changed (too large to show as a diff)" };
+        return { path, before, after };
+      }),
+    );
+    return { files, note: "from the session's first file checkpoint: what commands changed is included" };
   }
 
   private async prune(): Promise<void> {

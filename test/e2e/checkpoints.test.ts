@@ -196,3 +196,22 @@ describe("/undo and /rewind in the interactive prompt", () => {
     expect(await term.exited).toBe(0);
   });
 });
+
+describe("/diff of a resumed session", () => {
+  it("shows what the session changed before this process, from its checkpoints, commands' changes included", async () => {
+    const { inTerminal } = await import("../helpers/terminal.js");
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "one\n");
+    const s = await sim([call("search_replace", { path: "a.txt", old_text: "one", new_text: "two" }), call("run_command", { command: "echo by-command > cmd.txt" }), { content: "done" }]);
+    const first = await runHel({ args: ["-C", project, "--tools", "search_replace,run_command", "change"], baseUrl: s.url });
+    const id = sessionIdOf(first.stderr)!;
+    const term = inTerminal(["-C", project, "--resume", id, "--tools", "search_replace,run_command"], s.url, { NO_COLOR: "1" });
+    await term.until((screen) => screen.includes("› "), "the prompt");
+    term.type("/diff\r");
+    await term.until((screen) => screen.includes("cmd.txt") && screen.includes("a.txt"), "the diff");
+    expect(term.screen()).toMatch(/\+ ?two/);
+    expect(term.screen()).toMatch(/\+ ?by-command/);
+    term.type("\x04");
+    expect(await term.exited).toBe(0);
+  });
+});
