@@ -8,6 +8,7 @@ import { cpus, loadavg } from "node:os";
 import { writeFile } from "node:fs/promises";
 import { BIG_OUTPUT_BYTES, measureBigOutput, measureCommandOverhead } from "./commands.js";
 import { measureGrep } from "./grep.js";
+import { measureCheckpoints } from "./checkpoints.js";
 import { measureHarness, type HarnessSize } from "./harness.js";
 import { ANSWER_DELAY_MS, measureParallel } from "./parallel.js";
 import { measureMachine } from "./machine.js";
@@ -20,7 +21,7 @@ import { BUILD_LOOP_ARMS, measureBuildLoop, type BuildLoopArm, type BuildLoopRes
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -476,6 +477,24 @@ async function main(): Promise<number> {
         "three delegations side by side; one after another = a read_file between each two, so each runs alone. Each child reads one file, then answers.",
         "Times are arrivals at the simulator (in the bench process); the two shapes alternate, one unmeasured run of each first.",
       ],
+    };
+  });
+
+  await attempt("checkpoints", "11. File checkpoints", async (): Promise<Section> => {
+    const ten = await measureCheckpoints({ files: 10_000, rounds: 7, log });
+    const fifty = await measureCheckpoints({ files: 50_000, rounds: 0, log });
+    const next = median(ten.nextMs);
+    const gitNext = median(ten.gitNextMs);
+    return {
+      title: "11. File checkpoints (.hel/checkpoints) beside `git add -A && git write-tree` on a scratch copy of the same tree",
+      rows: [
+        { key: "checkpoints.10k.next", label: "10,000 files, a turn that changed 3: checkpoint", value: next, unit: "ms", target: { kind: "under", limit: 150, unit: "ms" }, note: `${ten.nextMs.length} turns` },
+        { key: "checkpoints.10k.next_ratio", label: "  ratio to git add -A && git write-tree", value: next / gitNext, unit: "x", note: `git ${fmt(gitNext, 0)} ms` },
+        { key: "checkpoints.10k.first", label: "10,000 files: the first checkpoint", value: ten.firstMs, unit: "ms", note: `git ${fmt(ten.gitFirstMs, 0)} ms` },
+        { key: "checkpoints.50k.first", label: "50,000 files: the first checkpoint", value: fifty.firstMs, unit: "ms", note: `git ${fmt(fifty.gitFirstMs, 0)} ms` },
+        { key: "checkpoints.50k.first_ratio", label: "  ratio to git add -A && git write-tree", value: fifty.firstMs / fifty.gitFirstMs, unit: "x" },
+      ],
+      footnotes: ["Files of about 1 KB in folders of 10; each turn edits the same three files in both trees."],
     };
   });
 

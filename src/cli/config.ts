@@ -32,6 +32,7 @@ const ConfigFileSchema = z.strictObject({
   "base-url": z.url("must be a URL such as https://api.deepseek.com"),
   "child-model": z.string().min(1, "must be a model name"),
   "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
+  "checkpoint-max-mb": count(1),
 }).partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 

@@ -5,7 +5,8 @@ import type { ProjectChanges } from "../changes/unified-diff.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import type { UsageReport } from "../agent/usage-ledger.js";
 import type { SessionSummary } from "../session/catalog.js";
-import type { RunRequestConfig } from "../session/snapshot.js";
+import type { FileChange } from "../changes/checkpoints.js";
+import type { RunRequestConfig, Turn } from "../session/snapshot.js";
 import type { Effort, Message } from "../wire/messages.js";
 
 export interface ConversationControls {
@@ -28,6 +29,13 @@ export interface ConversationControls {
   resolveSession(idOrPrefix: string): Promise<string>;
   /** Compacts the conversation now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
   compact(focus: string): Promise<number | null>;
+  /** The session's turns, and the files a turn changed (null: none, or not known). */
+  turns(): readonly Turn[];
+  filesOf(turn: number): Promise<string[] | null>;
+  /** Puts the project's files back to before `turn` (checkpointing them first); what it changed. */
+  rewindFiles(turn: number): Promise<FileChange[]>;
+  /** A fork of the saved session with the turns before `turn`; its id. */
+  forkBefore(turn: number): Promise<string>;
 }
 
 export interface ControlsDeps extends Omit<ConversationControls, "model" | "effort" | "setModel" | "setEffort"> {

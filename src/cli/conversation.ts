@@ -13,7 +13,10 @@ import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/lo
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { spendRefusal } from "../agent/spend-limit.js";
 import { totalsOf } from "../agent/usage.js";
-import { startBaseline } from "../changes/baseline.js";
+import { startBaseline, type Baseline } from "../changes/baseline.js";
+import type { ProjectChanges } from "../changes/unified-diff.js";
+import { checkpointBefore } from "../session/checkpointing.js";
+import { forkSession } from "../session/fork.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import type { ProcessGroup } from "../tools/types.js";
@@ -92,8 +95,23 @@ export async function openConversation(project: Project, settings: ConversationS
       requestConfig: requestConfigFor(options),
       warn,
       usage: () => ledger.run().total,
+      checkpointMaxBytes: options.checkpointMaxMb * 1024 * 1024,
     });
     const active = session;
+    // Files changed after the last saved turn (a kill before its save, or edits by hand): named here,
+    // and told to the model with the next instruction.
+    let gapNote = "";
+    if (active.saved) {
+      const gap = await active.checkpointing.gap(active.turns.at(-1)?.n ?? 0);
+      for (const change of gap) warn(`${change.path} ${change.action === "remove" ? "is new" : "changed"} since the last saved turn of session ${active.id} (/rewind puts it back)`);
+      if (gap.length > 0) gapNote = `[hel: these files changed after the last saved turn, outside this conversation: ${gap.map((c) => c.path).join(", ")}]\n\n`;
+    }
+    // What this process's baseline saw; when it saw nothing (a resumed session, whose changes came
+    // before this process), what the session's file checkpoints say it changed.
+    const sessionChanges = async (from: Baseline): Promise<ProjectChanges> => {
+      const seen = await from.changes();
+      return seen.files.length > 0 ? seen : ((await active.checkpointing.sinceStart()) ?? seen);
+    };
     const last = active.resumedLastTurn;
     if (last && last.exit_reason !== "completed") {
       warn(`session ${active.id}'s last turn was cut short (${last.error ?? last.exit_reason}); the next instruction continues from where it stopped`);
@@ -119,7 +137,7 @@ export async function openConversation(project: Project, settings: ConversationS
       parentMessages: () => active.messages,
       children,
       askBudgetTokens: askedCompactAt,
-      changes: baseline ? () => baseline.changes() : null,
+      changes: baseline ? () => sessionChanges(baseline) : null,
     });
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
@@ -150,6 +168,7 @@ export async function openConversation(project: Project, settings: ConversationS
         claimSessionDir: () => active.claim(),
         trackCommand: (group: ProcessGroup) => active.trackCommand(group),
         ...(baseline ? { beforeWrite: baseline.keep } : {}),
+        beforeChange: active.checkpointing.beforeChange,
       },
       request: active.request,
       maxSteps: options.maxSteps,
@@ -184,7 +203,8 @@ export async function openConversation(project: Project, settings: ConversationS
       session: active,
       async instruct(text, signal) {
         // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.
-        beginTurn(active.messages, redactSecrets(text, project.secrets), run);
+        beginTurn(active.messages, gapNote + redactSecrets(text, project.secrets), run);
+        gapNote = "";
         const outcome = await runTurn(active.messages, run, signal);
         await renderer.flush();
         // The session saves from the turn's end; the next instruction waits for that save.
@@ -196,13 +216,20 @@ export async function openConversation(project: Project, settings: ConversationS
         requestConfig: active.requestConfig,
         fixedMaxTokens: options.maxOutputTokens !== null,
         // Only the interactive prompt asks, and it always keeps a baseline (above).
-        changes: () => baseline!.changes(),
+        changes: () => sessionChanges(baseline!),
         usage: () => ledger.run(),
         maxCost,
         messages: () => active.messages,
         sessionId: () => (active.saved ? active.id : null),
         sessions: () => listSessions(dir),
         resolveSession: (id) => resolveSessionId(dir, id),
+        turns: () => active.turns,
+        filesOf: (turn) => active.checkpointing.filesOf(turn),
+        rewindFiles: async (turn) => {
+          const target = checkpointBefore(active.checkpointing.entries, turn);
+          return target ? active.checkpointing.restore(target, active.turns.length) : [];
+        },
+        forkBefore: async (turn) => (await forkSession(dir, active.id, turn - 1)).id,
         compact,
       }),
       stop: renderer.stop,

@@ -22,7 +22,7 @@ process.on("SIGXFSZ", () => undefined);
 
 async function main(): Promise<number> {
   const invocation = parseArgs(process.argv.slice(2), process.env, version);
-  if (invocation.kind === "sessions") {
+  if (invocation.kind === "sessions" || invocation.kind === "rewind") {
     const { runSessionsCommand } = await import("./sessions-command.js");
     return runSessionsCommand(invocation);
   }

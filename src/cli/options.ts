@@ -50,6 +50,7 @@ const RunOptionsSchema = z.object({
   /** null: the default, 80% of the model's window. */
   /** Fold a finished command episode without waiting for the model. */
   autoFold: z.enum(["on", "off"], { error: "--auto-fold takes on or off" }),
+  checkpointMaxMb: z.number().int().positive().default(1024),
   compactAt: z.coerce.number({ error: "--compact-at takes a whole number of tokens" }).int("--compact-at takes a whole number of tokens").nonnegative("--compact-at takes 0 (never) or more tokens").nullable(),
   json: z.boolean(),
   jsonEvents: z.boolean(),
@@ -64,7 +65,15 @@ export type RunOptions = z.infer<typeof RunOptionsSchema>;
 
 export type Invocation =
   | { kind: "run"; options: RunOptions }
-  | { kind: "sessions"; action: "ls" | "show" | "rm"; ids: string[]; json: boolean; cwd: string };
+  | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork"; ids: string[]; json: boolean; cwd: string; at?: number }
+  | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string };
+
+/** A turn number as --at and --to take it. */
+function turnNumber(flag: string, text: string, least: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < least) throw new HelError(`${flag} takes a turn number${least > 0 ? " from 1" : ""}, not ${JSON.stringify(text)} — see hel sessions show for the turns`, 2);
+  return n;
+}
 
 /** Parses argv (without node and script). Throws HelError(exit 2) on bad usage; help/version print and exit 0. */
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: string): Invocation {
@@ -110,8 +119,8 @@ Environment:
 
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
-  child-max-tokens, child-model, max-cost, base-url); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which
-  wins over the user's.
+  child-max-tokens, child-model, max-cost, base-url, checkpoint-max-mb: the disk the file checkpoints may
+  use, default 1024); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
   The project's base-url, network, and an access wider than the user's (or edit) are used only once you
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
   (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
@@ -127,20 +136,45 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     });
 
   const sessions = program.command("sessions").description("list, show and delete this project's sessions");
-  const sessionCommand = (action: "ls" | "show" | "rm") => (ids: string[] | string | undefined, opts: { json?: boolean }) => {
+  const sessionCommand = (action: "ls" | "show" | "rm" | "fork") => (ids: string[] | string | undefined, opts: { json?: boolean; at?: string }) => {
     invocation = {
       kind: "sessions",
       action,
       ids: ids === undefined ? [] : Array.isArray(ids) ? ids : [ids],
       json: Boolean(opts.json),
       cwd: resolve(String(program.opts().cwd ?? ".")),
+      ...(opts.at !== undefined ? { at: turnNumber("--at", opts.at, 0) } : {}),
     };
   };
   sessions.command("ls", { isDefault: true }).description("sessions of this project, newest first (the default)").option("--json", "as JSON").action((opts) => sessionCommand("ls")(undefined, opts));
   sessions.command("show").description("a session's transcript").argument("<id>").option("--json", "as JSON").action((id, opts) => sessionCommand("show")(id, opts));
   sessions.command("rm").description("delete sessions (refused while in use)").argument("<ids...>").action((ids) => sessionCommand("rm")(ids, {}));
+  sessions
+    .command("fork")
+    .description("a new session whose conversation is the first turns of another, byte for byte")
+    .argument("<id>")
+    .option("--at <turn>", "keep turns 1 to this one (default: all)")
+    .action((id, opts) => sessionCommand("fork")(id, opts));
+  program
+    .command("rewind")
+    .description("put the project's files and the conversation back to before a turn (both unless one is named)")
+    .argument("[id]", "the session (default: the most recent one)")
+    .requiredOption("--to <turn>", 'before this turn; "rewind" undoes the latest rewind')
+    .option("--files", "only the files")
+    .option("--conversation", "only the conversation")
+    .action((id: string | undefined, opts: { to: string; files?: boolean; conversation?: boolean }) => {
+      const both = !opts.files && !opts.conversation;
+      invocation = {
+        kind: "rewind",
+        id: id ?? null,
+        to: opts.to === "rewind" ? "rewind" : turnNumber("--to", opts.to, 1),
+        files: both || Boolean(opts.files),
+        conversation: both || Boolean(opts.conversation),
+        cwd: resolve(String(program.opts().cwd ?? ".")),
+      };
+    });
 
-  for (const command of [program, sessions, ...sessions.commands]) {
+  for (const command of [program, ...program.commands, ...sessions.commands]) {
     command.exitOverride().configureOutput({ writeErr: () => {} });
   }
   try {

@@ -4,14 +4,15 @@ import { HelError } from "../errors.js";
 import { join } from "node:path";
 import { ChildTranscriptSchema, type ChildTranscript } from "../agent/children/child-transcript.js";
 import { sessionPaths } from "../session/paths.js";
-import { listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
+import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
+import { forkSession, rewindSession } from "../session/fork.js";
 import { loadSnapshot } from "../session/snapshot-file.js";
 import { styleFor, terminalSafe } from "./term/style.js";
-import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "./term/transcript.js";
+import { editsOf, formatChildTranscript, formatDelegations, formatRewind, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
 import { findProjectRoot } from "./project-root.js";
 
-type SessionsInvocation = Extract<Invocation, { kind: "sessions" }>;
+type SessionsInvocation = Extract<Invocation, { kind: "sessions" | "rewind" }>;
 
 export async function runSessionsCommand(invocation: SessionsInvocation): Promise<number> {
   // Sessions are keyed by the project's real path, as `hel` runs record it.
@@ -20,6 +21,13 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
   });
   const { root: projectDir } = await findProjectRoot(start);
   const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  if (invocation.kind === "rewind") {
+    const id = invocation.id ? await resolveSessionId(projectDir, invocation.id) : await latestSessionId(projectDir);
+    if (!id) throw new HelError("this project has no saved session to rewind", 2);
+    const report = await rewindSession(projectDir, id, invocation, (line) => process.stderr.write(`hel: ${line}\n`));
+    out(formatRewind(id, invocation.to, report));
+    return 0;
+  }
   switch (invocation.action) {
     case "ls": {
       const sessions = await listSessions(projectDir);
@@ -38,6 +46,12 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
         const childViews = children.map((child) => formatChildTranscript(child, editsOf(snapshot.edits, child.number), style));
         out([formatTranscript(snapshot, style), formatDelegations(children), ...childViews].filter((b) => b !== "").join("\n\n"));
       }
+      return 0;
+    }
+    case "fork": {
+      const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
+      const fork = await forkSession(projectDir, id, invocation.at);
+      out(`forked session ${id} at turn ${fork.turns} as ${fork.id} — continue it with: hel --resume ${fork.id}`);
       return 0;
     }
     case "rm": {

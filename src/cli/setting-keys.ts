@@ -13,6 +13,8 @@ export const SETTING_OPTIONS = {
   "base-url": "baseUrl",
   "child-model": "childModel",
   "max-cost": "maxCost",
+  // A config key only: how much disk the file checkpoints may take before the oldest are pruned.
+  "checkpoint-max-mb": "checkpointMaxMb",
 } as const;
 export type SettingKey = keyof typeof SETTING_OPTIONS;
 

@@ -120,6 +120,46 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     run: async (ctx) => ctx.say(formatChanges(await ctx.controls.changes(), ctx.style)),
   },
   {
+    name: "rewind",
+    args: "[N] [files|conversation]",
+    summary: "put files and the conversation back to before turn N (a numbered list without N)",
+    run: async (ctx, args) => {
+      const [first, what] = args.split(/\s+/).filter(Boolean);
+      const turns = ctx.controls.turns();
+      if (turns.length === 0) return ctx.say(["no turn to rewind to yet"]);
+      let n = first ? Number(first) : NaN;
+      if (!first) {
+        const lines = await Promise.all(
+          turns.map(async (t) => {
+            const files = await ctx.controls.filesOf(t.n);
+            return `${String(t.n).padStart(3)}  ${t.preview}${files?.length ? ctx.style.dim(`  (${files.join(", ")})`) : ""}`;
+          }),
+        );
+        ctx.say([...lines, ctx.style.dim("the number of the turn to go back to before; Enter alone keeps everything")]);
+        const answer = (await ctx.ask("rewind to before turn: ")).trim();
+        if (!answer) return;
+        n = Number(answer);
+      }
+      if (!Number.isInteger(n) || n < 1 || n > turns.length + 1) return ctx.say([`the turns are 1 to ${turns.length}`]);
+      if (what && what !== "files" && what !== "conversation") return ctx.say(["/rewind N files puts back only the files, /rewind N conversation only the conversation"]);
+      if (what !== "conversation") ctx.say(rewoundFiles(await ctx.controls.rewindFiles(n), n));
+      if (what !== "files" && n <= turns.length) {
+        const fork = await ctx.controls.forkBefore(n);
+        ctx.say([`the conversation goes on from before turn ${n} in session ${fork}; all of it stays in session ${ctx.controls.sessionId()}`]);
+        ctx.switchTo(fork);
+      }
+    },
+  },
+  {
+    name: "undo",
+    summary: "put back the files the last turn changed",
+    run: async (ctx) => {
+      const last = ctx.controls.turns().at(-1);
+      if (!last) return ctx.say(["no turn to undo yet"]);
+      ctx.say(rewoundFiles(await ctx.controls.rewindFiles(last.n), last.n));
+    },
+  },
+  {
     name: "cost",
     summary: "tokens and dollars spent so far in this session, per agent, and against --max-cost",
     run: (ctx) => ctx.say(formatCost(ctx.controls.usage(), ctx.controls.maxCost)),
@@ -149,6 +189,11 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     },
   },
 ];
+
+function rewoundFiles(changes: readonly { path: string; action: "restore" | "remove" }[], turn: number): string[] {
+  if (changes.length === 0) return [`no file has changed since before turn ${turn}`];
+  return changes.map((c) => (c.action === "remove" ? `removed ${c.path} (made since)` : `put back ${c.path}`));
+}
 
 /** The command a line names, with its argument; null when the line is not a command. */
 export function parseSlash(line: string): { command: SlashCommand | null; name: string; args: string } | null {

@@ -23,9 +23,11 @@ import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { CompactionState } from "../agent/context/compaction.js";
 import type { RequestSettings } from "../agent/request.js";
-import type { LastTurn, RequestConfig, RunRequestConfig, Snapshot, StoredEdit } from "./snapshot.js";
+import type { LastTurn, RequestConfig, RunRequestConfig, Snapshot, StoredEdit, Turn } from "./snapshot.js";
 import { archiveStore } from "./archive-store.js";
 import { requestSettings, SCHEMA_VERSION } from "./snapshot.js";
+import { Checkpointing } from "./checkpointing.js";
+import { newTurn } from "./turns.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
@@ -41,6 +43,8 @@ export interface StartOptions {
   warn(line: string): void;
   /** What this process has used so far (the usage ledger's figures), added to the stored session's. */
   usage(): UsageTotals;
+  /** Past this size on disk, the oldest file checkpoints are pruned. */
+  checkpointMaxBytes?: number;
 }
 
 export interface ActiveSession {
@@ -69,6 +73,10 @@ export interface ActiveSession {
   readonly saved: boolean;
   /** True when the latest answer could not be saved (a failed write, or the lease was lost). */
   readonly lastSaveFailed: boolean;
+  /** The session's instructions so far, numbered. */
+  readonly turns: readonly Turn[];
+  /** The project's files checkpointed before and after the turns that changed them. */
+  readonly checkpointing: Checkpointing;
   /** The tool list this run sends; compared with the snapshot's to decide whether its meter still holds. */
   setTools(tools: ToolDefinition[]): void;
   /** Reads the run's event stream; the promise it may return is a save in progress. */
@@ -133,6 +141,10 @@ class Session implements ActiveSession {
   private readonly pendingChildren: ChildTranscript[] = [];
   private readonly edits: StoredEdit[];
   private lostWarned = false;
+  readonly turns: Turn[];
+  readonly checkpointing: Checkpointing;
+  /** Set by the parent's turn_start: its next user message is the instruction that opens a turn. */
+  private instructionNext = false;
   private readonly stored: Snapshot | null;
   /** The snapshot file this process last read or wrote; a save replaces only that one. */
   private onDisk: SnapshotIdentity | null;
@@ -164,6 +176,11 @@ class Session implements ActiveSession {
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
     this.storedUsage = stored?.usage ?? emptyTotals();
     this.createdAt = stored?.created_at ?? new Date().toISOString();
+    this.turns = [...(stored?.turns ?? [])];
+    this.checkpointing = new Checkpointing(
+      { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024 },
+      stored?.checkpoints ?? [],
+    );
     lease?.onLost(() => this.warnLost());
   }
 
@@ -201,6 +218,15 @@ class Session implements ActiveSession {
    * so a turn cut short is a conversation that can be continued. Usage it asks the ledger.
    */
   observe(event: AgentEvent): Promise<void> | void {
+    if (event.agent === "parent" && event.type === "turn_start") this.instructionNext = true;
+    if (event.agent === "parent" && event.type === "message" && this.instructionNext) {
+      const turn = newTurn(this.turns, event.message);
+      if (turn) {
+        this.instructionNext = false;
+        this.turns.push(turn);
+        this.checkpointing.startTurn(turn.n);
+      }
+    }
     if (event.type === "tool_end" && event.edit) {
       this.edits.push({ call_id: event.callId, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}), edit: event.edit });
     }
@@ -208,7 +234,8 @@ class Session implements ActiveSession {
       this.lastTurn = { exit_reason: event.exitReason, ...(event.error ? { error: event.error } : {}) };
       // A new session the model never answered (a bad key, no connection) holds nothing to go on from.
       if (!this.saved && !this.messages.some((m) => m.role === "assistant")) return;
-      return this.saveAfterTurn(event.meter);
+      const meter = event.meter;
+      return this.checkpointing.endTurn().then(() => this.saveAfterTurn(meter));
     }
   }
 
@@ -306,6 +333,9 @@ class Session implements ActiveSession {
       tools: this.tools,
       ...(this.edits.length > 0 ? { edits: this.edits } : {}),
       ...(this.lastTurn ? { last_turn: this.lastTurn } : {}),
+      ...(this.turns.length > 0 ? { turns: this.turns } : {}),
+      ...(this.checkpointing.entries.length > 0 ? { checkpoints: this.checkpointing.entries } : {}),
+      ...(this.stored?.forked_from ? { forked_from: this.stored.forked_from } : {}),
       messages: this.messages,
     };
   }

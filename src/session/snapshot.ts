@@ -78,6 +78,30 @@ export const LastTurnSchema = z.object({
 });
 export type LastTurn = z.infer<typeof LastTurnSchema>;
 
+/** An instruction of the session, numbered from 1 in order: what rewind and fork name as "turn N". */
+export const TurnSchema = z.object({
+  n: z.number().int().positive(),
+  /** The stamp of its user message, which never changes, so the turn is found in the view by it. */
+  stamp: z.number().int().positive(),
+  /** The instruction's first words, for pickers. */
+  preview: z.string(),
+});
+export type Turn = z.infer<typeof TurnSchema>;
+
+/**
+ * The project's files recorded in .hel/checkpoints: before the first call of turn `turn` that may
+ * change files, at the end of such a turn (`end`), or before a rewind (`rewind`, so it can be undone).
+ */
+export const CheckpointEntrySchema = z.object({
+  turn: z.number().int().nonnegative(),
+  kind: z.enum(["turn", "end", "rewind"]),
+  commit: z.string().regex(/^[0-9a-f]{40,64}$/),
+  at: isoTime,
+  /** Files over the size limit, left out of it. */
+  left_out: z.array(z.string()),
+});
+export type CheckpointEntry = z.infer<typeof CheckpointEntrySchema>;
+
 export const SnapshotSchema = z.object({
   schema_version: z.literal(SCHEMA_VERSION),
   session_id: z.string().min(1),
@@ -99,6 +123,10 @@ export const SnapshotSchema = z.object({
   edits: z.array(StoredEditSchema).optional(),
   // Absent in snapshots written before turns cut short were saved.
   last_turn: LastTurnSchema.optional(),
+  // Absent in snapshots written before checkpoints and forks.
+  turns: z.array(TurnSchema).optional(),
+  checkpoints: z.array(CheckpointEntrySchema).optional(),
+  forked_from: z.object({ session_id: z.string(), turn: z.number().int().nonnegative() }).optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;

@@ -49,6 +49,8 @@ export interface ToolContext {
    * show what the session changed. `path` is relative to the project directory, with `/`.
    */
   beforeWrite?: (path: string, content: string | null) => void;
+  /** Awaited before a call that may change the project's files (an edit, a command that may write): the turn's checkpoint. */
+  beforeChange?: () => Promise<void>;
   /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
   recordEdit?(edit: FileEdit): void;
   /**

@@ -8,6 +8,7 @@ import type { ChildTranscript } from "../../agent/children/child-transcript.js";
 import { COMPACTED_PREFIX, FOLD_RESULT_PREFIX, FOLD_TOOL_NAME } from "../../agent/context/fold.js";
 import { unstamped } from "../../agent/stamps.js";
 import type { SessionSummary } from "../../session/catalog.js";
+import type { RewindReport } from "../../session/fork.js";
 import type { Snapshot, StoredEdit } from "../../session/snapshot.js";
 import type { FileEdit } from "../../changes/file-edit.js";
 import { formatUsd } from "../../model/prices.js";
@@ -41,6 +42,12 @@ export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): stri
     `tokens   ${groupDigits(usage.prompt_tokens + usage.completion_tokens)} (prompt ${groupDigits(usage.prompt_tokens)}, cache hit ${groupDigits(usage.prompt_cache_hit_tokens)}, completion ${groupDigits(usage.completion_tokens)}) in ${usage.requests} requests`,
   ];
   if (snapshot.children > 0) header.push(`children ${snapshot.children} subagent transcripts`);
+  if (snapshot.forked_from) header.push(`fork of  ${snapshot.forked_from.session_id} at turn ${snapshot.forked_from.turn}`);
+  for (const entry of snapshot.checkpoints ?? []) {
+    const what = entry.kind === "turn" ? `before turn ${entry.turn}` : entry.kind === "end" ? `after turn ${entry.turn}` : `before a rewind (after turn ${entry.turn})`;
+    const leftOut = entry.left_out.length > 0 ? `, left out: ${entry.left_out.join(", ")}` : "";
+    header.push(`files    ${entry.commit.slice(0, 10)} ${what}, ${entry.at}${leftOut}`);
+  }
   for (const entry of snapshot.archive) {
     const stamps = entry.first_stamp === null ? "" : ` #${entry.first_stamp}–#${entry.last_stamp}`;
     header.push(`archive  ${entry.handle} ${entry.kind}${entry.auto ? " (auto)" : ""}${stamps}: ${noteHeadline(entry.note)}`);
@@ -217,4 +224,19 @@ const oneLineText = (text: string): string => text.replace(/\s+/g, " ").trim();
 function cut(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : chars.slice(0, max - 1).join("") + "…";
+}
+
+/** What `hel rewind` and /rewind say they did. */
+export function formatRewind(id: string, to: number | "rewind", report: RewindReport): string {
+  const lines = [to === "rewind" ? `session ${id}: undid the latest rewind of its files` : `session ${id}, back to before turn ${to}:`];
+  if (report.files) {
+    const restored = report.files.filter((f) => f.action === "restore").map((f) => f.path);
+    const removed = report.files.filter((f) => f.action === "remove").map((f) => f.path);
+    if (restored.length === 0 && removed.length === 0) lines.push("  files: none had changed since then");
+    if (restored.length > 0) lines.push(`  files put back: ${restored.join(", ")}`);
+    if (removed.length > 0) lines.push(`  files removed (made since): ${removed.join(", ")}`);
+    lines.push(`  undo with: hel rewind ${id.slice(0, 8)} --to rewind --files`);
+  }
+  if (report.fork) lines.push(`  conversation: ${report.turnsKept} turn${report.turnsKept === 1 ? "" : "s"} kept; the whole conversation before the rewind is session ${report.fork} (hel --resume ${report.fork})`);
+  return lines.join("\n");
 }

@@ -60,6 +60,8 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   // The session must exist and be leased before the command starts: the command is recorded in it,
   // and its .hel/ directory must exist to be protected.
   await ctx.claimSessionDir?.();
+  // A command under edit or full access may write anywhere in the project: the turn's checkpoint first.
+  if (access !== "read-only") await ctx.beforeChange?.();
 
   const argv = shellArgv(shellFor(process.env), args.command);
   let launch: Launch;

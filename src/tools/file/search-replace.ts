@@ -45,6 +45,9 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
     throw new ToolError("old_text and new_text are identical, so the edit would change nothing: put the changed text in new_text");
   }
   const display = projectRelative(ctx, args.path);
+  // The turn's checkpoint records the file before any edit of the turn, outside the lock: every
+  // agent's first edit of the turn waits for the same one.
+  await ctx.beforeChange?.();
   // An empty old_text may create the file, parent directories included; otherwise a missing directory
   // is a missing file. Another agent's edit of the same file waits until this one has written.
   const edited = withProjectEntry(ctx, args.path, "write", oldText === "", ({ dir, name, real }) =>
