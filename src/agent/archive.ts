@@ -4,7 +4,7 @@
 import { z } from "../zod.js";
 import { MessageSchema, type WithMessages } from "../wire/messages.js";
 
-export const ARCHIVE_KINDS = ["fold", "compaction"] as const;
+const ARCHIVE_KINDS = ["fold", "compaction"] as const;
 export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
 
 /** 4 to 12 lowercase letters and digits, unique in the session. */

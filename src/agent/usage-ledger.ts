@@ -57,7 +57,7 @@ function addSpend(spend: Spend, usage: Usage, cost: number | null): Spend {
   return { ...addUsage(spend, usage), cost_usd: spend.cost_usd === null || cost === null ? null : spend.cost_usd + cost };
 }
 
-export function sumSpend(a: Spend, b: Spend): Spend {
+function sumSpend(a: Spend, b: Spend): Spend {
   return { ...sumTotals(a, b), cost_usd: a.cost_usd === null || b.cost_usd === null ? null : a.cost_usd + b.cost_usd };
 }
 

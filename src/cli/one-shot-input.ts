@@ -19,7 +19,7 @@ export async function oneShotInstruction(words: readonly string[], stdin: NodeJS
 }
 
 /** The prompt, then the piped text in a fence no line of it can close. */
-export function withPipedText(prompt: string, piped: string): string {
+function withPipedText(prompt: string, piped: string): string {
   const text = piped.replace(/\n$/, "");
   if (!text.trim()) return prompt;
   const longest = Math.max(2, ...[...text.matchAll(/^\s*(`+)/gm)].map((m) => m[1]!.length));

@@ -12,9 +12,9 @@ import { ACCESS_LEVELS } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
-export const DEFAULT_MODEL = "deepseek-flash";
-export const DEFAULT_BASE_URL = "https://api.deepseek.com";
-export const DEFAULT_EFFORT: Effort = "high";
+const DEFAULT_MODEL = "deepseek-flash";
+const DEFAULT_BASE_URL = "https://api.deepseek.com";
+const DEFAULT_EFFORT: Effort = "high";
 
 const positiveInt = (flag: string) =>
   z.coerce

@@ -36,7 +36,7 @@ export interface SlashCommand {
   run(ctx: SlashContext, args: string): Promise<void> | void;
 }
 
-export const SLASH_COMMANDS: readonly SlashCommand[] = [
+const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
     name: "help",
     summary: "list these commands",

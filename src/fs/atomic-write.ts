@@ -96,7 +96,7 @@ async function setOwner(file: FileHandle, owner: { uid: number; gid: number }): 
 }
 
 /** Some platforms (Windows, some network file systems) cannot fsync a directory; the rename stands anyway. */
-export async function syncDirectory(dir: string): Promise<void> {
+async function syncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(dir, "r");

@@ -8,7 +8,7 @@ import type { Usage } from "../wire/messages.js";
 const perMillion = z.number().nonnegative();
 const hour = z.number().int().min(0).max(24);
 
-export const ModelPriceSchema = z.strictObject({
+const ModelPriceSchema = z.strictObject({
   cache_hit: perMillion,
   cache_miss: perMillion,
   output: perMillion,
@@ -16,7 +16,7 @@ export const ModelPriceSchema = z.strictObject({
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
 /** Hours (UTC) in which every price is multiplied. */
-export const PeakRuleSchema = z.strictObject({
+const PeakRuleSchema = z.strictObject({
   multiplier: z.number().positive(),
   /** Days of the week it applies on, in UTC: 0 is Sunday. */
   weekdays: z.array(z.number().int().min(0).max(6)),

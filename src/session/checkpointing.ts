@@ -13,7 +13,7 @@ import type { CheckpointEntry } from "./snapshot.js";
 const MAX_DIFF_FILE_BYTES = 1024 * 1024;
 
 /** The most turns whose checkpoints are kept; older ones are pruned. */
-export const KEEP_TURNS = 100;
+const KEEP_TURNS = 100;
 
 export interface CheckpointingOptions {
   projectDir: string;

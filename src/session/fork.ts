@@ -18,7 +18,7 @@ import { SessionError } from "./errors.js";
 import { newTurn, viewBeforeTurn } from "./turns.js";
 
 /** The session's turns: as saved, or, for a session saved before turns were kept, read from its view. */
-export function turnsOf(snapshot: Snapshot): Turn[] {
+function turnsOf(snapshot: Snapshot): Turn[] {
   if (snapshot.turns) return [...snapshot.turns];
   const turns: Turn[] = [];
   for (const message of snapshot.messages) {

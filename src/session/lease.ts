@@ -68,7 +68,7 @@ function installExitHook(): void {
 }
 
 /** Removes every lease this process holds, synchronously; safe to call from a signal or exit handler. */
-export function releaseAllLeasesSync(): void {
+function releaseAllLeasesSync(): void {
   for (const [key, { dir, active }] of held) {
     held.delete(key);
     try {

@@ -27,7 +27,7 @@ export const SCHEMA_VERSION_1 = 1 as const;
 
 const count = z.number().int().nonnegative();
 
-export const RequestConfigSchema = z.object({
+const RequestConfigSchema = z.object({
   model: z.string().min(1),
   max_output_tokens: z.number().int().positive(),
   max_steps: z.number().int().positive(),
@@ -72,14 +72,14 @@ const StoredEditSchema = z.object({
 export type StoredEdit = z.infer<typeof StoredEditSchema>;
 
 /** How the latest turn ended: a turn cut short is saved too, and a resume says so. */
-export const LastTurnSchema = z.object({
+const LastTurnSchema = z.object({
   exit_reason: z.enum(EXIT_REASONS),
   error: z.string().optional(),
 });
 export type LastTurn = z.infer<typeof LastTurnSchema>;
 
 /** An instruction of the session, numbered from 1 in order: what rewind and fork name as "turn N". */
-export const TurnSchema = z.object({
+const TurnSchema = z.object({
   n: z.number().int().positive(),
   /** The stamp of its user message, which never changes, so the turn is found in the view by it. */
   stamp: z.number().int().positive(),
@@ -92,7 +92,7 @@ export type Turn = z.infer<typeof TurnSchema>;
  * The project's files recorded in .hel/checkpoints: before the first call of turn `turn` that may
  * change files, at the end of such a turn (`end`), or before a rewind (`rewind`, so it can be undone).
  */
-export const CheckpointEntrySchema = z.object({
+const CheckpointEntrySchema = z.object({
   turn: z.number().int().nonnegative(),
   kind: z.enum(["turn", "end", "rewind"]),
   commit: z.string().regex(/^[0-9a-f]{40,64}$/),

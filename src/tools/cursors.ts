@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "../zod.js";
 
-export const CursorStateSchema = z.object({
+const CursorStateSchema = z.object({
   /** Path relative to the project directory, as the model gave it (normalised). */
   path: z.string(),
   /** Byte offset where the next page starts. */

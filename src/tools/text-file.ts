@@ -17,15 +17,15 @@ import { decodeWindows1252, encodeWindows1252, WINDOWS_1252 } from "./windows-12
 
 export const BINARY_SNIFF_BYTES = 8 * 1024;
 /** search_replace holds the whole file in memory several times over (bytes, text, new text); beyond this it refuses. */
-export const MAX_EDIT_BYTES = 16 * 1024 * 1024;
-export const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const MAX_EDIT_BYTES = 16 * 1024 * 1024;
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const COMPARE_CHUNK_BYTES = 64 * 1024;
 
 export function looksBinary(head: Uint8Array): boolean {
   return head.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
-export function startsWithBom(bytes: Uint8Array): boolean {
+function startsWithBom(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 

@@ -18,23 +18,23 @@ type Immutable<T> = T extends readonly (infer E)[] ? readonly Immutable<E>[] : T
  */
 export type WithMessages<T extends { messages: unknown }> = { [K in keyof T]: K extends "messages" ? Message[] : T[K] };
 
-export const ToolCallSchema = z.object({
+const ToolCallSchema = z.object({
   id: z.string(),
   type: z.literal("function"),
   function: z.object({ name: z.string(), arguments: z.string() }),
 });
 export type ToolCall = Immutable<z.infer<typeof ToolCallSchema>>;
 
-export const SystemMessageSchema = z.object({ role: z.literal("system"), content: z.string() });
-export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.string() });
-export const AssistantMessageSchema = z.object({
+const SystemMessageSchema = z.object({ role: z.literal("system"), content: z.string() });
+const UserMessageSchema = z.object({ role: z.literal("user"), content: z.string() });
+const AssistantMessageSchema = z.object({
   role: z.literal("assistant"),
   content: z.string().nullable(),
   // DeepSeek answers 400 when an assistant message that made tool calls comes back without it.
   reasoning_content: z.string().optional(),
   tool_calls: z.array(ToolCallSchema).min(1).optional(),
 });
-export const ToolMessageSchema = z.object({
+const ToolMessageSchema = z.object({
   role: z.literal("tool"),
   tool_call_id: z.string(),
   content: z.string(),

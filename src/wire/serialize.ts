@@ -90,7 +90,7 @@ function writeMessages(into: ByteWriter, messages: readonly Message[]): void {
 }
 
 /** Appends the message's JSON: a stored message's bytes as they are, any other's cached text. */
-export function writeMessage(into: ByteWriter, message: Message): void {
+function writeMessage(into: ByteWriter, message: Message): void {
   const stored = storedJson(message);
   if (stored) into.putBytes(stored.source, stored.start, stored.end);
   else into.put(messageJson(message));

@@ -14,7 +14,7 @@ const FindingSchema = z.object({
   priority: z.number().int().min(0).max(3),
 });
 
-export const ReviewSchema = z.object({
+const ReviewSchema = z.object({
   verdict: z.enum(["correct", "incorrect"]),
   findings: z.array(FindingSchema),
 });

@@ -4,8 +4,8 @@
 import type { Message } from "../../wire/messages.js";
 
 export const RECALL_TOOL_NAME = "recall";
-export const RECALL_PAGE_LINES = 400;
-export const RECALL_PAGE_CHARS = 24 * 1024;
+const RECALL_PAGE_LINES = 400;
+const RECALL_PAGE_CHARS = 24 * 1024;
 const CONTEXT_LINES = 2;
 
 /** The span as lines of text: a header line per message, then its content. */

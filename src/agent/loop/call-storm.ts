@@ -15,7 +15,7 @@ const LIMIT = 3;
 /** A call of a tool the catalogue does not know to only read may have changed files. */
 const onlyReads = (name: string): boolean => traitsOf(name)?.readsOnly === true;
 /** What a refused call's result opens with, so a later refusal never names another refusal. */
-export const STORM_RESULT = "this call was not run:";
+const STORM_RESULT = "this call was not run:";
 
 /** When `call` should not run, the stamp of the earlier identical result to name (null if unstamped); null when it may run. */
 export function stormRepeat(view: readonly Message[], call: ToolCall): { stamp: number | null } | null {

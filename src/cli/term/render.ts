@@ -305,13 +305,13 @@ function reasoningTail(text: string, count: number): string[] {
     .slice(-count);
 }
 
-export function formatUsage(u: UsageTotals): string {
+function formatUsage(u: UsageTotals): string {
   const ratio = Math.round(hitRatio(u) * 100);
   return `${u.requests} request${u.requests === 1 ? "" : "s"} · ${groupDigits(u.prompt_tokens)} input tokens (${groupDigits(u.prompt_cache_hit_tokens)} cached, ${ratio}%) · ${groupDigits(u.completion_tokens)} output`;
 }
 
 /** The instruction's totals and cost, then, when subagents ran, the parent's share and theirs. */
-export function formatSpend(report: UsageReport): string {
+function formatSpend(report: UsageReport): string {
   const cost = (spend: { cost_usd: number | null }) => (spend.cost_usd === null ? "" : ` · ${formatUsd(spend.cost_usd)}`);
   const line = `${formatUsage(report.total)}${cost(report.total)}`;
   if (report.delegations.length === 0) return line;

@@ -7,7 +7,7 @@ const CREDENTIAL_NAME = /KEY|SECRET|TOKEN|PASSWORD|_PASS|PASS$|_PWD|CREDENTIAL|A
 /** A URL with a password in it: scheme://user:password@host. */
 const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:([^/\s@]+)@/i;
 
-export const NON_INTERACTIVE: Readonly<Record<string, string>> = Object.freeze({
+const NON_INTERACTIVE: Readonly<Record<string, string>> = Object.freeze({
   GIT_EDITOR: "true",
   GIT_TERMINAL_PROMPT: "0",
   PAGER: "cat",

@@ -14,12 +14,12 @@ export const HEAD_BYTES = 2 * 1024;
 export const TAIL_BYTES = 6 * 1024;
 export const KEEP_WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES;
 /** Of the left-out middle, the lines that say what failed, up to this many bytes, are kept. */
-export const FAILING_BYTES = 2 * 1024;
+const FAILING_BYTES = 2 * 1024;
 const FAILING_LINE = /\b(?:error|errors|fail|failed|failure|fatal|panic|exception|assert(?:ion)?)\b/i;
 const FAILING_LINE_CHARS = 240;
 const SPILL_BUFFER_BYTES = 1024 * 1024;
 const CUT = " …";
-export const PROGRESS_MS = 100;
+const PROGRESS_MS = 100;
 /** Of more output than this since the last report, a report shows the end only. */
 export const PROGRESS_BYTES = 2048;
 

@@ -21,8 +21,8 @@ import { projectRelative, resolveToolPath } from "../paths.js";
 import { newSpillFile } from "../spill.js";
 import { ToolError, type Tool, type ToolContext } from "../types.js";
 
-export const DEFAULT_TIMEOUT_S = 120;
-export const MAX_TIMEOUT_S = 600;
+const DEFAULT_TIMEOUT_S = 120;
+const MAX_TIMEOUT_S = 600;
 
 const RunCommandArgsSchema = z
   .strictObject({

@@ -160,7 +160,7 @@ function replaceInChanged(raw: string, oldText: string, newText: string, display
  * `raw` with the one occurrence of `oldText` replaced, the 1-based line where it started, and where it
  * was (`at`) in `before`, the file's text with "\n" line endings.
  */
-export function replaceOnce(raw: string, oldText: string, newText: string, display: string): { text: string; line: number; before: string; at: number } {
+function replaceOnce(raw: string, oldText: string, newText: string, display: string): { text: string; line: number; before: string; at: number } {
   const text = toLf(raw);
   const at = occurrences(text, oldText);
   const first = at[0];
