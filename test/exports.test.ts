@@ -10,6 +10,8 @@ import { readSources } from "./helpers/import-graph.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const FOLDERS = ["src", "sim", "evals", "bench", "scripts", "test"];
+// Values a test takes by require() in a child process, which no import shows.
+const TAKEN_BY_CHILD_PROCESSES = new Set(["src/bin/compile-cache.cts: ChunkLoader"]);
 const COMPILED_TO_SOURCE: Record<string, string> = { ".js": ".ts", ".cjs": ".cts", ".mjs": ".mts" };
 
 function repository(): Map<string, string> {
@@ -82,7 +84,7 @@ describe("exports", () => {
       if (!file.startsWith("src/")) continue;
       const taken = used.get(file) ?? new Set();
       if (taken.has("*")) continue;
-      for (const name of exportedValues(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false))) if (!taken.has(name)) unused.push(`${file}: ${name}`);
+      for (const name of exportedValues(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false))) if (!taken.has(name) && !TAKEN_BY_CHILD_PROCESSES.has(`${file}: ${name}`)) unused.push(`${file}: ${name}`);
     }
     expect(unused).toEqual([]);
   });

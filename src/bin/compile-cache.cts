@@ -69,7 +69,7 @@ interface Loaded {
   exports: unknown;
 }
 
-class ChunkLoader {
+export class ChunkLoader {
   readonly #modules = new Map<string, Loaded>();
   readonly #unsaved: { script: Script; cacheFile: string; key: string }[] = [];
   /** The chunks this process compiled from source: no cache, or one that did not fit. */
