@@ -215,3 +215,18 @@ describe("/diff of a resumed session", () => {
     expect(await term.exited).toBe(0);
   });
 });
+
+describe("without git", () => {
+  it("checkpoints are off with one warning, and the edit is made", async () => {
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "one\n");
+    const s = await sim([call("search_replace", { path: "a.txt", old_text: "one", new_text: "two" }), call("search_replace", { path: "a.txt", old_text: "two", new_text: "three" }), { content: "done" }]);
+    // A PATH with no git on it: hel runs from its own path, and search_replace starts no process.
+    const run = await runHel({ args: ["-C", project, "--tools", "search_replace", "change"], baseUrl: s.url, env: { PATH: "/nonexistent" } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.split("\n").filter((l) => l.includes("file checkpoints are off"))).toEqual([
+      "hel: git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them",
+    ]);
+    expect(await read(project, "a.txt")).toBe("three\n");
+  });
+});
