@@ -69,6 +69,24 @@ describe("--max-cost", () => {
     );
   });
 
+  it("holds hel's own in-band requests to it too: a compaction's summary request past the limit is not sent", async () => {
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "hello\n".repeat(400));
+    const table = join(project, ".hel-prices.json");
+    await writeFile(table, JSON.stringify(prices));
+    const script = () => [{ tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }] }, { content: "never sent" }];
+    // Compaction is due before the second request; the limit lets the first request through and no other.
+    const args = ["-C", project, "--tools", "read_file", "--json", "--compact-at", "200"];
+    sim = await startSimulator({ script: script() });
+    await runHel({ args: [...args, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const limit = ((sim.requests[0]!.usage!.prompt_tokens / 1e6) * 1.5).toFixed(6);
+    await sim.close();
+    sim = await startSimulator({ script: script() });
+    const result = await runHel({ args: [...args, "--max-cost", limit, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    expect(sim.requests).toHaveLength(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "budget" });
+  });
+
   it("from the config file, like the flag", async () => {
     const project = await tempProject();
     await mkdir(join(project, ".hel"), { recursive: true });

@@ -1,10 +1,12 @@
 // One in-band request of hel's own (a compaction summary, an auto-fold note): sent with the run's
 // client, tool list and settings, so it extends the last request and the prompt cache serves it, and
-// reported on the event stream like any request. Never throws: a refusal comes back as its error.
+// reported on the event stream like any request, and held to --max-cost like any. Never throws: a
+// refusal comes back as its error.
 import type { ModelClient, ModelTurn } from "../../model/client.js";
 import { ModelError } from "../../model/errors.js";
 import type { Message, ToolDefinition } from "../../wire/messages.js";
 import type { AgentRef, EventSink } from "../events.js";
+import { estimateInputTokens } from "../meter.js";
 import { buildRequest, type RequestSettings } from "../request.js";
 
 /** What an in-band request needs of the agent's run. */
@@ -14,6 +16,8 @@ export interface InBandRun {
   client: ModelClient;
   toolDefinitions: readonly ToolDefinition[];
   request: RequestSettings;
+  /** --max-cost, asked before the request as before any other (loop.ts's AgentRun). */
+  spendLimit?: (promptTokens: number, model: string) => string | null;
 }
 
 export type InBandAnswer = { ok: true; turn: ModelTurn } | { ok: false; error: unknown; message: string };
@@ -21,6 +25,8 @@ export type InBandAnswer = { ok: true; turn: ModelTurn } | { ok: false; error: u
 export async function askInBand(run: InBandRun, messages: readonly Message[], signal: AbortSignal, step: number): Promise<InBandAnswer> {
   const { ref, emit } = run;
   const body = buildRequest(messages, run.toolDefinitions, run.request);
+  const refused = run.spendLimit?.(estimateInputTokens(null, messages), body.model);
+  if (refused) return { ok: false, error: new Error(refused), message: refused };
   try {
     const turn = await run.client.complete(body, signal, {
       onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
