@@ -12,6 +12,7 @@ import type { ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { spendRefusal } from "../agent/spend-limit.js";
+import { requestCost } from "../model/prices.js";
 import { totalsOf } from "../agent/usage.js";
 import { startBaseline, type Baseline } from "../changes/baseline.js";
 import type { ProjectChanges } from "../changes/unified-diff.js";
@@ -142,11 +143,18 @@ export async function openConversation(project: Project, settings: ConversationS
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);
     const { maxCost } = options;
+    // The session's earlier processes kept their tokens, not their dollars: priced now at its model.
+    const before = active.storedUsage;
+    const spentBefore =
+      requestCost({ ...before, total_tokens: before.prompt_tokens + before.completion_tokens }, active.request.model, new Date(), prices) ?? 0;
     // Asked by every agent's loop before each request: children spend the same session's money.
     const spendLimit =
       maxCost === null
         ? undefined
-        : (promptTokens: number, model: string) => spendRefusal({ spent: ledger.run().total.cost_usd, promptTokens, model, maxCost, table: prices, at: new Date() });
+        : (promptTokens: number, model: string) => {
+            const now = ledger.run().total.cost_usd;
+            return spendRefusal({ spent: now === null ? null : now + spentBefore, promptTokens, model, maxCost, table: prices, at: new Date() });
+          };
     const run: AgentRun = {
       ref: { agent: "parent" },
       ...(spendLimit ? { spendLimit } : {}),

@@ -73,6 +73,8 @@ export interface ActiveSession {
   readonly saved: boolean;
   /** True when the latest answer could not be saved (a failed write, or the lease was lost). */
   readonly lastSaveFailed: boolean;
+  /** What the session's earlier processes used, as its snapshot keeps it. */
+  readonly storedUsage: UsageTotals;
   /** The session's instructions so far, numbered. */
   readonly turns: readonly Turn[];
   /** The project's files checkpointed before and after the turns that changed them. */
@@ -135,7 +137,7 @@ class Session implements ActiveSession {
   private lastTurn: LastTurn | null = null;
   private meter: Meter;
   /** The usage of the processes before this one. */
-  private readonly storedUsage: UsageTotals;
+  readonly storedUsage: UsageTotals;
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];

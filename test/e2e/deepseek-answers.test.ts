@@ -87,6 +87,21 @@ describe("--max-cost", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "budget" });
   });
 
+  it("counts what the session's earlier processes spent: a resume past the limit sends nothing", async () => {
+    const project = await tempProject();
+    const table = join(project, ".hel-prices.json");
+    await writeFile(table, JSON.stringify(prices));
+    sim = await startSimulator({ script: [{ content: "first" }, { content: "never sent" }] });
+    const first = await runHel({ args: ["-C", project, "--tools", "none", "hello"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const id = /resume with: hel --resume (\S+)/.exec(first.stderr)![1]!;
+    const spent = sim.requests[0]!.usage!.prompt_tokens / 1e6;
+    // Enough for one more request of this size on its own, not on top of what the first process spent.
+    const limit = (spent * 1.5).toFixed(6);
+    const again = await runHel({ args: ["-C", project, "--tools", "none", "--json", "--max-cost", limit, "--resume", id, "again"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    expect(sim.requests).toHaveLength(1);
+    expect(JSON.parse(again.stdout)).toMatchObject({ exit_reason: "budget" });
+  });
+
   it("from the config file, like the flag", async () => {
     const project = await tempProject();
     await mkdir(join(project, ".hel"), { recursive: true });
