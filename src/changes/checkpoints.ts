@@ -86,8 +86,8 @@ export interface CheckpointStore {
   changedBetween(from: string, to: string): Promise<string[]>;
   /** Keeps `commits` by refs under `prefix` too (a fork's own). */
   keep(prefix: string, commits: readonly string[]): Promise<void>;
-  /** The newest checkpoint kept under `prefix`, or null. */
-  latest(prefix: string): Promise<string | null>;
+  /** The checkpoints kept under `prefix`, oldest first, with the first line of their message. */
+  kept(prefix: string): Promise<{ commit: string; subject: string }[]>;
   /** The store's size on disk in bytes. */
   size(): Promise<number>;
 }
@@ -183,9 +183,12 @@ export async function openCheckpoints(projectDir: string, gitDir = join(projectD
     async keep(prefix, commits) {
       await git(["update-ref", "--stdin"], commits.map((commit) => `update refs/hel/${prefix}${commit} ${commit}\n`).join(""));
     },
-    async latest(prefix) {
-      const out = await git(["for-each-ref", "--sort=-committerdate", "--count=1", "--format=%(objectname)", `refs/hel/${prefix}`]);
-      return out.trim() || null;
+    async kept(prefix) {
+      const out = await git(["for-each-ref", "--sort=committerdate", "--format=%(objectname) %(subject)", `refs/hel/${prefix}`]);
+      return out
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => ({ commit: line.slice(0, line.indexOf(" ")), subject: line.slice(line.indexOf(" ") + 1) }));
     },
     async size() {
       const out = await git(["count-objects", "-v"]);

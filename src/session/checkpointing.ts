@@ -105,7 +105,11 @@ export class Checkpointing {
     const store = this.entries.length > 0 || lastTurn > 0 ? await this.open() : null;
     if (!store) return [];
     try {
-      const commit = (await store.latest(`${this.options.sessionId()}/`)) ?? this.entries.at(-1)?.commit;
+      // A checkpoint no snapshot lists was made in a turn that was never saved: the one made at its
+      // start is the project as the last saved turn left it. Otherwise the last one listed is.
+      const listed = new Set(this.entries.map((e) => e.commit));
+      const unsaved = (await store.kept(`${this.options.sessionId()}/`)).filter((c) => !listed.has(c.commit));
+      const commit = (unsaved.find((c) => c.subject.startsWith("hel turn checkpoint")) ?? unsaved[0])?.commit ?? this.entries.at(-1)?.commit;
       if (!commit) return [];
       const changes = await store.differences(commit);
       if (changes.length > 0 && this.entries.at(-1)?.commit !== commit) {

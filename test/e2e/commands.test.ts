@@ -67,7 +67,8 @@ describe("without a sandbox program", () => {
     const env = { PATH: join(project, "no-programs") };
     expect((await runHel({ args: ["-C", project, "--tools", "read_file,grep", "hi"], baseUrl: sim.url, env })).stderr).not.toMatch(/hel: /);
     const full = await runHel({ args: ["-C", project, "--tools", "run_command", "--access", "full", "run"], baseUrl: sim.url, env });
-    expect(full.stderr).not.toMatch(/hel: /);
+    // No git on that PATH either: the one line is that file checkpoints are off.
+    expect(full.stderr.split("\n").filter((line) => line.startsWith("hel: "))).toEqual(["hel: git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them"]);
     expect(lastToolResult()).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nran$/);
   });
 });
