@@ -4,6 +4,7 @@
 // is loaded on the first checkpoint, so a run that changes nothing never starts git. Without git,
 // checkpoints are off with one warning; a failed checkpoint warns and never stops a tool.
 import type { CheckpointStore, FileChange } from "../changes/checkpoints.js";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ProjectChanges } from "../changes/unified-diff.js";
@@ -102,7 +103,10 @@ export class Checkpointing {
    * the next turn puts the files back.
    */
   async gap(lastTurn: number): Promise<FileChange[]> {
-    const store = this.entries.length > 0 || lastTurn > 0 ? await this.open() : null;
+    // No checkpoint was ever made for this project (none listed, no store on disk): nothing to compare,
+    // and no git to start on the way to the first request.
+    const made = this.entries.length > 0 || (lastTurn > 0 && existsSync(join(this.options.projectDir, ".hel", "checkpoints", "HEAD")));
+    const store = made ? await this.open() : null;
     if (!store) return [];
     try {
       // A checkpoint no snapshot lists was made in a turn that was never saved: the one made at its
