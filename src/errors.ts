@@ -19,11 +19,6 @@ export function hasExitCode(e: unknown): e is Error & { exitCode: number } {
   return e instanceof Error && typeof (e as { exitCode?: unknown }).exitCode === "number";
 }
 
-/** A line for the terminal no longer than `max` characters: what is cut is said, not printed. */
-export function boundedLine(text: string, max = 2000): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters cut)`;
-}
-
 // What the system's error codes mean to a person: Node's own messages quote the call that failed
 // ("ELOOP: too many symbolic links encountered, scandir '/abs/path'").
 const SYSTEM_ERRORS: Readonly<Record<string, string>> = {

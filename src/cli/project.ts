@@ -6,7 +6,8 @@ import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { redactSecrets } from "../redact.js";
-import { boundedLine, HelError } from "../errors.js";
+import { HelError } from "../errors.js";
+import { errorText } from "./term/style.js";
 import { credentialValues } from "../tools/command/environment.js";
 import { applyConfig } from "./config.js";
 import { trustedConfig } from "./trust.js";
@@ -41,7 +42,7 @@ export interface Project {
 export async function openProject(flags: RunOptions, apiKey: string, io: Io): Promise<Project> {
   const { root: dir, here } = await findProjectRoot(await realStartDir(flags.cwd));
   const secrets = [apiKey, ...credentialValues(io.env)];
-  const warn = (line: string) => io.stderr.write(`hel: ${boundedLine(redactSecrets(line, secrets))}\n`);
+  const warn = (line: string) => io.stderr.write(`hel: ${errorText(redactSecrets(line, secrets))}\n`);
   // The project's own settings that widen what hel does are taken only once the user trusts it (trust.ts).
   const ask = async (question: string) => (await import("./trust-question.js")).askOnTerminal(question);
   const config = await trustedConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
