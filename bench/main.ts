@@ -314,7 +314,7 @@ async function main(): Promise<number> {
         key: `build_loop.${arm}.prompt_tokens`,
         label: `${arm}: prompt tokens over the task (uncached · dollars · largest request · requests)`,
         value: r.promptTokens,
-        unit: "x",
+        unit: "tokens",
         note: `${fmt(r.uncachedTokens, 0)} uncached · $${r.costUsd.toFixed(6)} · largest ${fmt(r.largestPrompt, 0)} · ${r.requests} requests`,
         extra: { uncached_tokens: r.uncachedTokens, cost_usd: r.costUsd, largest_prompt: r.largestPrompt, requests: r.requests, after_prompt_tokens: r.afterPromptTokens },
       };
@@ -330,8 +330,15 @@ async function main(): Promise<number> {
         note: `${fmt(r.afterPromptTokens, 0)} vs ${fmt(inline.afterPromptTokens, 0)} · dollars ${fmt(r.costUsd / inline.costUsd, 2)}× · uncached ${fmt(r.uncachedTokens / inline.uncachedTokens, 2)}× · ${r.requests - inline.requests >= 0 ? "+" : ""}${r.requests - inline.requests} requests`,
       });
     }
+    rows.push({
+      key: "build_loop.kept_log_tokens",
+      label: "one failing build's log: tokens the view keeps of it (the whole log is in spill/)",
+      value: inline.keptLogTokens,
+      unit: "tokens",
+      note: `of ${fmt(inline.logTokens, 0)} · ${fmt(inline.keptLogTokens / inline.logTokens, 2)}×`,
+    });
     return {
-      title: "7b. The seed article's build loop (three failing builds with ~12,000-token logs, a passing one, ten steps): inline, auto-folded, compacted at 10,000",
+      title: "7b. The build loop of the seed article (three failing builds with long logs, a passing one, ten steps): inline, auto-folded, compacted at 10,000",
       rows,
       footnotes: ["Simulator's build-loop policy and tokenizer; dollars at deepseek-flash off-peak prices ($0.003 hit, $0.15 miss, $0.60 output per 1M)."],
     };

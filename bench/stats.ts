@@ -15,7 +15,7 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export type Unit = "ms" | "s" | "MB" | "x" | "ms/MB" | "%";
+export type Unit = "ms" | "s" | "MB" | "x" | "ms/MB" | "%" | "tokens";
 
 /**
  * A target is "under" a limit, "atLeast" a floor (a share of cache hits), or "about" a ratio of 1

@@ -2,7 +2,10 @@
 // separately (each may split a character anywhere), then merged in arrival order and redacted. Output up
 // to KEEP_WHOLE_BYTES is kept whole. Beyond that the whole of it streams to a spill file and memory keeps
 // only its head, a ring of its latest bytes, from which the tail is cut at the end, and the first lines
-// of the middle that name an error or failure (what a model needs of a long build log). The caller pauses
+// of the middle that name an error or failure (what a model needs of a long build log): of lines alike
+// but for their paths and numbers (one compiler error in a hundred files) the first few, and a count of
+// the rest. The head and the tail are short because a failing build's log is paid for as new, uncached
+// tokens on every request until it is folded, and the whole of it is one read_file away. The caller pauses
 // its sources when write() returns false and resumes when drained() resolves: the spill file sets the pace.
 // Progress for a live view is reported at most every PROGRESS_MS: what came since, or its last lines.
 import { createWriteStream, type WriteStream } from "node:fs";
@@ -10,13 +13,21 @@ import { SecretMasker } from "../../redact.js";
 import { headOf } from "../spill.js";
 import { TextCleaner } from "./clean-text.js";
 
-export const HEAD_BYTES = 2 * 1024;
-export const TAIL_BYTES = 6 * 1024;
-export const KEEP_WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES;
+export const HEAD_BYTES = 1024;
+export const TAIL_BYTES = 3 * 1024;
+/** An output this long is short enough to read whole; past it, head, failing lines and tail. */
+export const KEEP_WHOLE_BYTES = 8 * 1024;
 /** Of the left-out middle, the lines that say what failed, up to this many bytes, are kept. */
 const FAILING_BYTES = 2 * 1024;
 const FAILING_LINE = /\b(?:error|errors|fail|failed|failure|fatal|panic|exception|assert(?:ion)?)\b/i;
 const FAILING_LINE_CHARS = 240;
+/** Failing lines of one shape shown before the rest of that shape are only counted. */
+const ALIKE_SHOWN = 2;
+/**
+ * The latest failing lines whose numbers are remembered, so those the tail shows are not counted as
+ * left out: a failing line takes at least this many of the tail's bytes ("fail\n" is five).
+ */
+const RECENT_FAILING = Math.ceil(TAIL_BYTES / 4);
 const SPILL_BUFFER_BYTES = 1024 * 1024;
 const CUT = " …";
 const PROGRESS_MS = 100;
@@ -39,9 +50,10 @@ export interface CapturedOutput {
   head: string;
   /**
    * What was left out between the head and the tail; null when the output is kept whole. `failing`:
-   * the first of its lines that say what failed, numbered, and `failingLines` how many there were.
+   * the first of its lines that say what failed, numbered, each with how many later left-out lines
+   * were alike (`alike`, not shown), and `failingLines` how many failing lines it had in all.
    */
-  omitted: { bytes: number; lines: number; firstLine: number; tail: string; failing: { line: number; text: string }[]; failingLines: number } | null;
+  omitted: { bytes: number; lines: number; firstLine: number; tail: string; failing: FailingLine[]; failingLines: number } | null;
   /** Absolute path of the file holding the whole output, when one was written. */
   spillPath: string | null;
   /** Why the whole output could not be written, when it could not. */
@@ -50,6 +62,82 @@ export interface CapturedOutput {
   lines: number;
   /** Characters that were not text (invalid UTF-8, control characters). */
   nonText: number;
+}
+
+export interface FailingLine {
+  line: number;
+  text: string;
+  alike: number;
+}
+
+/** The failing lines found so far after the head, and what is needed to count them exactly at the end. */
+class FailingScan {
+  private partial = "";
+  private line = 1;
+  readonly found: FailingLine[] = [];
+  private bytes = 0;
+  /** Failing lines after the head, shown or not. */
+  count = 0;
+  /** Of each shape shown, its latest shown line (which counts the alike ones after it) and how many are shown. */
+  private readonly shapes = new Map<string, { last: FailingLine; shown: number }>();
+  /** The latest failing lines' numbers, and the shown line that counted each as alike (or null), in a ring. */
+  private readonly recent: { line: number; countedBy: FailingLine | null }[] = [];
+  private recentAt = 0;
+
+  constructor(private readonly from: number) {}
+
+  push(text: string): void {
+    let at = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", at)) {
+      const line = this.partial + text.slice(at, nl);
+      this.partial = "";
+      if (this.line > this.from && FAILING_LINE.test(line)) this.take(line);
+      this.line++;
+      at = nl + 1;
+    }
+    // A very long line is only ever tested by its start.
+    if (this.partial.length < FAILING_LINE_CHARS) this.partial += text.slice(at, at + FAILING_LINE_CHARS);
+  }
+
+  private take(line: string): void {
+    this.count++;
+    const shape = shapeOf(line);
+    const seen = this.shapes.get(shape);
+    let countedBy: FailingLine | null = null;
+    if (seen !== undefined && seen.shown >= ALIKE_SHOWN) {
+      seen.last.alike++;
+      countedBy = seen.last;
+    } else {
+      const text = line.length > FAILING_LINE_CHARS ? `${line.slice(0, FAILING_LINE_CHARS)}${CUT}` : line;
+      if (this.bytes + text.length <= FAILING_BYTES) {
+        const kept = { line: this.line, text, alike: 0 };
+        this.found.push(kept);
+        this.bytes += text.length;
+        this.shapes.set(shape, { last: kept, shown: (seen?.shown ?? 0) + 1 });
+      }
+    }
+    const entry = { line: this.line, countedBy };
+    if (this.recent.length < RECENT_FAILING) this.recent.push(entry);
+    else this.recent[this.recentAt] = entry;
+    this.recentAt = (this.recentAt + 1) % RECENT_FAILING;
+  }
+
+  /** The failing lines before line `tailFrom` (the tail shows the rest): those shown, and how many there were. */
+  before(tailFrom: number): { failing: FailingLine[]; failingLines: number } {
+    const inTail = this.recent.filter((r) => r.line >= tailFrom);
+    const failing = this.found.filter((f) => f.line < tailFrom).map((f) => ({ ...f }));
+    const byLine = new Map(failing.map((f) => [f.line, f]));
+    for (const { countedBy } of inTail) {
+      const counted = countedBy && byLine.get(countedBy.line);
+      if (counted) counted.alike--;
+    }
+    return { failing, failingLines: this.count - inTail.length };
+  }
+}
+
+/** A line with its paths and numbers taken out: one compiler error reported in many files has one shape. */
+function shapeOf(line: string): string {
+  return line.replace(/\S*[/\\]\S*/g, "/").replace(/\b\d+\b/g, "#");
 }
 
 interface Spill {
@@ -73,8 +161,8 @@ export class OutputCapture {
   private blocked = false;
   private waiting: (() => void)[] = [];
   private unreported = 0;
-  /** The line being scanned for failures, its number, and what was found: lines after `scanFrom` only. */
-  private scan = { partial: "", line: 1, from: 0, found: [] as { line: number; text: string }[], bytes: 0, count: 0 };
+  /** Set once the output outgrows KEEP_WHOLE_BYTES: only then is there a middle to find failures in. */
+  private scan: FailingScan | null = null;
   private progressTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: CaptureOptions) {
@@ -107,9 +195,7 @@ export class OutputCapture {
     const headBytes = fullLines > 0 ? Buffer.byteLength(text) + 1 : Buffer.byteLength(text) - Buffer.byteLength(CUT);
     const tail = this.tail();
     // Lines the tail shows are not repeated among the failing ones.
-    const tailFrom = lines - tail.lines + 1;
-    const failing = this.scan.found.filter((f) => f.line < tailFrom);
-    const dropped = this.scan.found.length - failing.length;
+    const { failing, failingLines } = this.scan!.before(lines - tail.lines + 1);
     return {
       head: `${text}\n`,
       omitted: {
@@ -118,7 +204,7 @@ export class OutputCapture {
         firstLine: fullLines + 1,
         tail: tail.text,
         failing,
-        failingLines: Math.max(failing.length, this.scan.count - dropped),
+        failingLines,
       },
       spillPath: spill.error === null ? spill.path : null,
       spillError: spill.error,
@@ -137,42 +223,19 @@ export class OutputCapture {
     this.newlines += countNewlines(text);
     this.endsWithNewline = text.endsWith("\n");
     this.ring.push(text, bytes);
-    this.scanFailures(text);
-
-    if (this.whole === null) return this.toSpill(text);
+    if (this.whole === null) {
+      this.scan!.push(text);
+      return this.toSpill(text);
+    }
     this.whole.push(text);
     if (this.bytes <= KEEP_WHOLE_BYTES) return;
     const all = this.whole.join("");
     this.whole = null;
     this.head = headOf(all, HEAD_BYTES);
-    // Lines in the head are shown already.
-    this.scan.from = this.head.fullLines;
-    this.scan.found = this.scan.found.filter((f) => f.line > this.scan.from);
-    this.scan.count = this.scan.found.length;
-    this.scan.bytes = this.scan.found.reduce((n, f) => n + f.text.length, 0);
+    // Lines in the head are shown already; the scan starts after them, over what came so far.
+    this.scan = new FailingScan(this.head.fullLines);
+    this.scan.push(all);
     this.startSpill(all);
-  }
-
-  /** Counts and keeps (within FAILING_BYTES) the lines that look like failures, by line number. */
-  private scanFailures(text: string): void {
-    const scan = this.scan;
-    let at = 0;
-    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", at)) {
-      const line = scan.partial + text.slice(at, nl);
-      scan.partial = "";
-      if (scan.line > scan.from && FAILING_LINE.test(line)) {
-        scan.count++;
-        const kept = line.length > FAILING_LINE_CHARS ? `${line.slice(0, FAILING_LINE_CHARS)}${CUT}` : line;
-        if (scan.bytes + kept.length <= FAILING_BYTES) {
-          scan.found.push({ line: scan.line, text: kept });
-          scan.bytes += kept.length;
-        }
-      }
-      scan.line++;
-      at = nl + 1;
-    }
-    // A very long line is only ever tested by its start.
-    if (scan.partial.length < FAILING_LINE_CHARS) scan.partial += text.slice(at, at + FAILING_LINE_CHARS);
   }
 
   private reportProgress(): void {

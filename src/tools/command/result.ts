@@ -1,6 +1,7 @@
 // The text the model gets for a finished command: first how it ended and how long it took, then its
 // output, with the left-out middle of a long output marked by one line that says how much is missing
-// and which read_file call shows it, followed by the middle's first lines that name an error or failure.
+// and which read_file call shows it, followed by the middle's first lines that name an error or failure
+// (of lines alike, the first few and a count of the rest).
 import { count, formatSize, groupDigits } from "../../format.js";
 import { readOnCall } from "../spill.js";
 import type { CommandDetails } from "../types.js";
@@ -56,11 +57,13 @@ export function formatCommandResult(outcome: CommandOutcome): string {
       : `the whole output could not be saved (${output.spillError ?? "unknown error"})`;
   if (omitted.failingLines === 0) return [...lines, `${output.head}[… ${gap} left out; ${where} …]`, trimFinalNewline(omitted.tail)].join("\n");
   // What failed is what the model needs of a long log: those lines of the middle, then the tail.
-  const shown = omitted.failing.length === omitted.failingLines ? "they follow" : `the first ${omitted.failing.length} follow`;
+  const alike = omitted.failing.reduce((n, f) => n + f.alike, 0);
+  const all = omitted.failing.length + alike === omitted.failingLines;
+  const shown = !all ? `the first ${omitted.failing.length} follow` : alike > 0 ? "each kind follows, with how many more are like it" : "they follow";
   return [
     ...lines,
-    `${output.head}[… ${gap} left out, ${count(omitted.failingLines, "line")} of them naming an error or failure (${shown}, numbered); ${where} …]`,
-    ...omitted.failing.map((f) => `${f.line}: ${f.text}`),
+    `${output.head}[… ${gap} left out, ${groupDigits(omitted.failingLines)} of them naming an error or failure (${shown}, numbered); ${where} …]`,
+    ...omitted.failing.map((f) => `${f.line}: ${f.text}${f.alike > 0 ? ` [and ${count(f.alike, "more line")} like it]` : ""}`),
     "[…]",
     trimFinalNewline(omitted.tail),
   ].join("\n");

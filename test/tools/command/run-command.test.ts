@@ -207,6 +207,38 @@ describe("run_command: what the model gets", () => {
     expect(Buffer.byteLength(out)).toBeLessThan(32 * 1024);
   });
 
+  it("shows of a long failing log each kind of failing line once or twice, with how many more are alike, then the tail", async () => {
+    const { ctx } = await project();
+    // A compiler's one error in 300 files, one other error among them, and its closing lines.
+    const script = [
+      'i=0; while [ $i -lt 300 ]; do echo "src/m$i/f$i.ts($i,7): error TS2345: Argument of type string is not assignable"; i=$((i+1)); done',
+      'echo "src/x/y.ts(3,1): error TS2322: Type number is not assignable to type string"',
+      'i=0; while [ $i -lt 40 ]; do echo "src/m$i/f$i.ts($i,7): error TS2345: Argument of type string is not assignable"; i=$((i+1)); done',
+      'echo "note: run with LC_ALL=C"',
+      "exit 2",
+    ].join("\n");
+    const out = await run(ctx, { command: script });
+    const lines = out.split("\n");
+    const note = lines.findIndex((line) => line.startsWith("[…"));
+    // The head is whole lines within its bytes; the failing lines of the middle follow the note.
+    expect(lines.slice(1, note).join("\n").length).toBeLessThanOrEqual(1024);
+    expect(lines[note]).toMatch(/^\[… [\d,]+ lines \([\d.]+ KB\) left out, [\d,]+ of them naming an error or failure \(each kind follows, with how many more are like it, numbered\); the whole output/);
+    const tailAt = lines.indexOf("[…]");
+    const failing = lines.slice(note + 1, tailAt);
+    const tail = lines.slice(tailAt + 1);
+    expect(tail.at(-1)).toBe("note: run with LC_ALL=C");
+    const tailErrors = tail.filter((line) => line.includes("error TS2345")).length;
+    const firstShown = note; // the head's lines are numbered 1…note-1, so the middle starts at line `note`
+    expect(failing).toEqual([
+      `${firstShown}: src/m${firstShown - 1}/f${firstShown - 1}.ts(${firstShown - 1},7): error TS2345: Argument of type string is not assignable`,
+      `${firstShown + 1}: src/m${firstShown}/f${firstShown}.ts(${firstShown},7): error TS2345: Argument of type string is not assignable [and ${340 - (firstShown + 1) - tailErrors} more lines like it]`,
+      "301: src/x/y.ts(3,1): error TS2322: Type number is not assignable to type string",
+    ]);
+    const total = Number(/, ([\d,]+) of them naming/.exec(lines[note]!)![1]!.replace(/,/g, ""));
+    expect(total).toBe(341 - (firstShown - 1) - tailErrors);
+    expect(Buffer.byteLength(tail.join("\n"))).toBeLessThanOrEqual(3 * 1024);
+  });
+
   it("turns binary output into text, saying how much was not text", async () => {
     const { ctx } = await project();
     const out = await run(ctx, { command: "printf 'a\\000b\\377\\376\\200c\\033[31mred\\033[0m\\n'; head -c 100000 /dev/zero; echo end" });
