@@ -3,8 +3,8 @@
 // model, by one note request that extends the last request; the span is archived and marked
 // automatic; a resumed session sends what a continuous one does; --auto-fold off and the config key
 // turn it off; a bad note is asked for once more, then the episode stays; a kill -9 while the note is
-// being asked for leaves the last turn's snapshot whole.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+// being asked for leaves the last turn's snapshot whole, and a resume goes on from it.
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { writeBuildLoopProject } from "../../sim/build-loop.js";
@@ -175,4 +175,18 @@ it("a kill -9 while the note is asked for loses nothing that was saved: the snap
   expect(shown.code).toBe(0);
   expect(shown.stdout).toContain("step 0");
   expect(shown.stdout).not.toContain("archive  ");
+  // A resume goes on from there: the dead holder's lease would be taken over once stale
+  // (test/session/lease.test.ts); here it is cleared at once. The killed turn's edits are on disk, so
+  // the build starts failing again, and the resumed run folds the new episode.
+  await rm(join(dir, ".hel", "sessions", listed!.id, ".active"), { recursive: true, force: true });
+  await writeFile(join(dir, "build.cfg"), "level=0\n");
+  const s2 = await sim();
+  const resumed = await runHel({ args: ["-C", dir, ...ARGS, "--resume", listed!.id, "make the build pass"], baseUrl: s2.url });
+  expect(resumed.code).toBe(0);
+  const firstAfter = bodies(s2)[0]!;
+  expect(firstAfter.messages.slice(0, snapshot.messages.length).map((m) => m.content)).toEqual(snapshot.messages.map((m: { content: string }) => m.content));
+  expect(bodies(s2).filter(isNoteRequest)).toHaveLength(1);
+  const after = JSON.parse(await readFile(join(dir, ".hel", "sessions", listed!.id, "snapshot.json"), "utf8"));
+  expect(after.archive).toHaveLength(1);
+  expect(await readFile(join(dir, ".hel", "sessions", listed!.id, "archive", `${after.archive[0].handle}.json`), "utf8")).toContain("sh build.sh");
 });
