@@ -1,0 +1,34 @@
+// An approval (tools/command/approval.ts) asked of an editor through session/request_permission: the
+// command and its justification, on the tool call that wants it, with the three answers a terminal
+// offers. Anything but a chosen answer (the prompt cancelled, an option hel did not offer) is "no".
+import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
+import type { ApprovalAnswer, ApprovalRequest } from "../../tools/command/approval.js";
+
+const OPTIONS: readonly (PermissionOption & { optionId: ApprovalAnswer })[] = [
+  { optionId: "once", name: "Run it outside the sandbox once", kind: "allow_once" },
+  { optionId: "always", name: "Always run this command unsandboxed in this session", kind: "allow_always" },
+  { optionId: "no", name: "No", kind: "reject_once" },
+];
+
+/** `toolCallId`: the call that asks (null when it is not known, as for a child's). */
+export function permissionRequest(sessionId: string, request: ApprovalRequest, toolCallId: string | null): RequestPermissionRequest {
+  const who = request.agent === null ? "" : `${request.agent} asks: `;
+  return {
+    sessionId,
+    toolCall: {
+      toolCallId: toolCallId ?? `approval-${request.command}`,
+      title: `${who}run outside the sandbox: ${request.command}`,
+      kind: "execute",
+      status: "pending",
+      content: [{ type: "content", content: { type: "text", text: request.justification } }],
+      rawInput: { command: request.command, justification: request.justification },
+    },
+    options: [...OPTIONS],
+  };
+}
+
+export function approvalAnswer(response: RequestPermissionResponse): ApprovalAnswer {
+  if (response.outcome.outcome !== "selected") return "no";
+  const chosen = response.outcome.optionId;
+  return OPTIONS.find((option) => option.optionId === chosen)?.optionId ?? "no";
+}
