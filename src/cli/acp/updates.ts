@@ -145,6 +145,10 @@ export class TurnUpdates {
         this.plan = [];
         this.children.clear();
         return [];
+      // Why a turn stopped short, where its stop reason cannot say (the spend limit, an empty answer);
+      // a failed turn's error is the prompt's own answer.
+      case "turn_end":
+        return event.error && event.exitReason !== "error" ? [chunk("agent_message_chunk", `\n\n[hel: ${event.error}]`)] : [];
       case "text_delta":
         return [chunk("agent_message_chunk", event.text)];
       case "reasoning_delta":

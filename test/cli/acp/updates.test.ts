@@ -123,6 +123,28 @@ describe("a turn's updates", () => {
   });
 });
 
+describe("the end of a turn", () => {
+  const end = (exitReason: "budget" | "error" | "completed", error?: string): AgentEvent => ({
+    ...parent,
+    type: "turn_end",
+    answer: null,
+    exitReason,
+    usage: emptyTotals(),
+    contextTokens: 0,
+    meter: null,
+    ...(error ? { error } : {}),
+  });
+
+  it("says why it stopped short, unless the prompt's error says it", () => {
+    const updates = new TurnUpdates(DIR);
+    expect(updates.updatesOf(end("budget", "the next request would pass --max-cost"))).toEqual([
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n[hel: the next request would pass --max-cost]" } },
+    ]);
+    expect(updates.updatesOf(end("error", "HTTP 500"))).toEqual([]);
+    expect(updates.updatesOf(end("completed"))).toEqual([]);
+  });
+});
+
 describe("a saved conversation replayed", () => {
   it("says what each message said, without hel's stamps or the system prompt", () => {
     expect(
