@@ -182,8 +182,12 @@ describe("hel acp", () => {
   it("loads a session plain hel made, replaying its conversation, and goes on from it", async () => {
     const project = await tempProject();
     await writeFile(join(project, "notes.txt"), "code word: PLUM\n");
-    sim.push({ reasoning: "Read the notes.", tool_calls: [call("call_read", "read_file", { path: "notes.txt" })] }, { reasoning: "Found it.", content: "The code word is PLUM." });
-    const made = await runHel({ args: ["-C", project, "find the code word"], baseUrl: sim.url });
+    sim.push(
+      { reasoning: "Read the notes.", tool_calls: [call("call_read", "read_file", { path: "notes.txt" })] },
+      { reasoning: "Change it.", tool_calls: [call("call_edit", "search_replace", { path: "notes.txt", old_text: "PLUM", new_text: "PEAR" })] },
+      { reasoning: "Found it.", content: "The code word was PLUM; it is PEAR now." },
+    );
+    const made = await runHel({ args: ["-C", project, "find the code word and change it"], baseUrl: sim.url });
     expect(made.code).toBe(0);
     const sessionId = sessionIdOf(made.stderr)!;
     sim.requests.splice(0);
@@ -192,8 +196,9 @@ describe("hel acp", () => {
 
     const editor = await startEditor();
     expect(await editor.agent.request(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] })).toEqual({});
+    const notes = join(project, "notes.txt");
     expect(shown(editor.updates, sessionId)).toEqual([
-      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "find the code word" } },
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "find the code word and change it" } },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Read the notes." } },
       {
         sessionUpdate: "tool_call",
@@ -201,12 +206,29 @@ describe("hel acp", () => {
         title: "read_file notes.txt",
         kind: "read",
         status: "pending",
-        locations: [{ path: join(project, "notes.txt") }],
+        locations: [{ path: notes }],
         rawInput: { path: "notes.txt" },
       },
       { sessionUpdate: "tool_call_update", toolCallId: "call_read", status: "completed", content: [{ type: "content", content: { type: "text", text: result } }] },
+      { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Change it." } },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_edit",
+        title: "search_replace notes.txt",
+        kind: "edit",
+        status: "pending",
+        locations: [{ path: notes }],
+        rawInput: { path: "notes.txt", old_text: "PLUM", new_text: "PEAR" },
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_edit",
+        status: "completed",
+        content: [{ type: "diff", path: notes, oldText: "code word: PLUM", newText: "code word: PEAR" }],
+        locations: [{ path: notes, line: 1 }],
+      },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Found it." } },
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "The code word is PLUM." } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "The code word was PLUM; it is PEAR now." } },
     ]);
     expect(result).toContain("code word: PLUM");
 
@@ -214,7 +236,7 @@ describe("hel acp", () => {
     const answer = await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "what did I ask?" }] });
     expect(answer).toEqual({ stopReason: "end_turn" });
     const body = sim.requests.splice(0)[0]!.body as ChatRequest;
-    expect(body.messages.slice(1)).toEqual([...snapshot.messages.slice(1), { role: "user", content: "[#3] what did I ask?" }]);
+    expect(body.messages.slice(1)).toEqual([...snapshot.messages.slice(1), { role: "user", content: "[#4] what did I ask?" }]);
     expect((await editor.close()).code).toBe(0);
   });
 

@@ -11,6 +11,7 @@ import type { AskApproval } from "../../tools/command/approval.js";
 import { openConversation, type Conversation } from "../conversation.js";
 import type { RunOptions } from "../options.js";
 import { openProject, type Io } from "../project.js";
+import { editsOf } from "../term/transcript.js";
 import { approvalAnswer, permissionRequest } from "./permission.js";
 import { promptText } from "./prompt-text.js";
 import { replayUpdates, stopReasonOf, TurnUpdates } from "./updates.js";
@@ -67,7 +68,8 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
       throw new RequestError(-32603, `hel: session ${id} is already open in this connection`);
     }
     sessions.set(id, session);
-    if (resume !== null) for (const update of replayUpdates(session.conversation.session.messages, project.dir)) send(update);
+    const { messages, edits } = session.conversation.session;
+    if (resume !== null) for (const update of replayUpdates(messages, editsOf(edits), project.dir)) send(update);
     await session.sent;
     return { id, session };
   };

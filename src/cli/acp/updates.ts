@@ -98,8 +98,19 @@ const chunk = (kind: "user_message_chunk" | "agent_message_chunk" | "agent_thoug
   content: { type: "text", text: value },
 });
 
-/** A saved conversation as updates, for session/load: what was said, thought and called, and each call's result. */
-export function replayUpdates(messages: readonly Message[], projectDir: string): SessionUpdate[] {
+/** How a call ended: an edit as its diffs and the lines it changed, anything else as the result the model got. */
+function callEnded(toolCallId: string, status: "completed" | "failed", result: string, edit: FileEdit | undefined, projectDir: string): SessionUpdate {
+  if (!edit) return { sessionUpdate: "tool_call_update", toolCallId, status, content: [text(result)] };
+  const path = resolve(projectDir, edit.path);
+  const locations = edit.hunks.map((h) => ({ path, line: h.new_start }));
+  return { sessionUpdate: "tool_call_update", toolCallId, status, content: editDiffs(edit, projectDir), locations };
+}
+
+/**
+ * A saved conversation as updates, for session/load: what was said, thought and called, and each
+ * call's result, with the diffs of the parent's edits (`edits`, by call id) as they were shown live.
+ */
+export function replayUpdates(messages: readonly Message[], edits: ReadonlyMap<string, FileEdit>, projectDir: string): SessionUpdate[] {
   return messages.flatMap((message): SessionUpdate[] => {
     switch (message.role) {
       case "system":
@@ -107,7 +118,7 @@ export function replayUpdates(messages: readonly Message[], projectDir: string):
       case "user":
         return [chunk("user_message_chunk", unstamped(message.content))];
       case "tool":
-        return [{ sessionUpdate: "tool_call_update", toolCallId: message.tool_call_id, status: "completed", content: [text(unstamped(message.content))] }];
+        return [callEnded(message.tool_call_id, "completed", unstamped(message.content), edits.get(message.tool_call_id), projectDir)];
       case "assistant":
         return [
           ...(message.reasoning_content ? [chunk("agent_thought_chunk", message.reasoning_content)] : []),
@@ -169,11 +180,7 @@ export class TurnUpdates {
       case "tool_end": {
         this.open.delete(event.callId);
         this.output.delete(event.callId);
-        const status = event.isError ? "failed" : "completed";
-        if (!event.edit) return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status, content: [text(event.result)] }];
-        const path = resolve(this.projectDir, event.edit.path);
-        const locations = event.edit.hunks.map((h) => ({ path, line: h.new_start }));
-        return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status, content: editDiffs(event.edit, this.projectDir), locations }];
+        return [callEnded(event.callId, event.isError ? "failed" : "completed", event.result, event.edit, this.projectDir)];
       }
       default:
         return [];

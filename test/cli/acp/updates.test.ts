@@ -146,15 +146,20 @@ describe("the end of a turn", () => {
 });
 
 describe("a saved conversation replayed", () => {
-  it("says what each message said, without hel's stamps or the system prompt", () => {
+  it("says what each message said, without hel's stamps or the system prompt, with each edit's diffs", () => {
+    const edit: FileEdit = { path: "a.ts", created: false, added: 1, removed: 1, hunks: [{ old_start: 1, old_lines: 1, new_start: 1, new_lines: 1, lines: ["-x", "+y"] }] };
+    const call = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
     expect(
       replayUpdates(
         [
           { role: "system", content: "You are hel." },
           { role: "user", content: "[#1] look" },
-          { role: "assistant", content: "Looking.", reasoning_content: "hm", tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }] },
+          { role: "assistant", content: "Looking.", reasoning_content: "hm", tool_calls: [call("c1", "read_file", { path: "a.ts" })] },
           { role: "tool", tool_call_id: "c1", content: "[#2] 1: x" },
+          { role: "assistant", content: null, reasoning_content: "fix", tool_calls: [call("c2", "search_replace", { path: "a.ts", old_text: "x", new_text: "y" })] },
+          { role: "tool", tool_call_id: "c2", content: "[#3] Edited a.ts" },
         ],
+        new Map([["c2", edit]]),
         DIR,
       ),
     ).toEqual([
@@ -163,6 +168,23 @@ describe("a saved conversation replayed", () => {
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Looking." } },
       { sessionUpdate: "tool_call", toolCallId: "c1", title: "read_file a.ts", kind: "read", status: "pending", locations: [{ path: "/work/project/a.ts" }], rawInput: { path: "a.ts" } },
       { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed", content: [{ type: "content", content: { type: "text", text: "1: x" } }] },
+      { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "fix" } },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "c2",
+        title: "search_replace a.ts",
+        kind: "edit",
+        status: "pending",
+        locations: [{ path: "/work/project/a.ts" }],
+        rawInput: { path: "a.ts", old_text: "x", new_text: "y" },
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "c2",
+        status: "completed",
+        content: [{ type: "diff", path: "/work/project/a.ts", oldText: "x", newText: "y" }],
+        locations: [{ path: "/work/project/a.ts", line: 1 }],
+      },
     ]);
   });
 });
