@@ -7,19 +7,18 @@
 import { Readable, Writable } from "node:stream";
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type SessionUpdate } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../../agent/events.js";
-import type { AskApproval } from "../../tools/command/approval.js";
 import { openConversation, type Conversation } from "../conversation.js";
 import type { RunOptions } from "../options.js";
 import { openProject, type Io } from "../project.js";
 import { editsOf } from "../term/transcript.js";
-import { approvalAnswer, permissionRequest } from "./permission.js";
+import { approvalsThrough } from "./permission.js";
 import { promptText } from "./prompt-text.js";
 import { replayUpdates, stopReasonOf, TurnUpdates } from "./updates.js";
 
 interface OpenSession {
   conversation: Conversation;
-  /** The updates sent so far, in order: a prompt answers only once they are out. */
-  sent: Promise<void>;
+  /** Resolves once every update sent so far is out, in order: a prompt answers only then. */
+  delivered(): Promise<void>;
   /** The running prompt's abort, and its end. */
   running: { abort: AbortController; done: Promise<unknown> } | null;
 }
@@ -32,46 +31,37 @@ function clientError(error: unknown): RequestError {
 
 export async function runAcp(flags: RunOptions, version: string): Promise<number> {
   const sessions = new Map<string, OpenSession>();
-  let client: AgentContext | null = null;
-
-  const open = async (cwd: string, resume: string | null): Promise<{ id: string; session: OpenSession }> => {
+  /** `client`: the editor's side of the connection, which the session's updates and questions go to. */
+  const open = async (cwd: string, resume: string | null, client: AgentContext): Promise<string> => {
     const apiKey = process.env.DEEPSEEK_API_KEY;
     if (!apiKey) throw RequestError.authRequired(undefined, "DEEPSEEK_API_KEY is not set — give hel acp your DeepSeek API key in its environment (the editor's agent_servers env)");
     // Nothing of a session's own goes to stdout, which is the protocol's.
     const io: Io = { stdout: { write: () => undefined }, stderr: process.stderr, env: process.env, cwd };
     const project = await openProject({ ...flags, cwd, resume, continue: false, pickSession: false }, apiKey, io);
     const updates = new TurnUpdates(project.dir);
+    // Known once the conversation is open, before any update is sent.
     let id = "";
-    const session: OpenSession = { conversation: undefined as unknown as Conversation, sent: Promise.resolve(), running: null };
+    let sent = Promise.resolve();
     const send = (update: SessionUpdate) => {
-      const to = client;
-      session.sent = session.sent.then(() => to?.notify(methods.client.session.update, { sessionId: id, update })).catch((error: unknown) => {
+      sent = sent.then(() => client.notify(methods.client.session.update, { sessionId: id, update })).catch((error: unknown) => {
         process.stderr.write(`hel: an update could not be sent to the editor (${error instanceof Error ? error.message : String(error)})\n`);
       });
     };
-    const askApproval: AskApproval = async (request, signal) => {
-      if (!client) return "no";
-      try {
-        const asked = permissionRequest(id, request, request.agent === null ? updates.callOf(request.command) : null);
-        return approvalAnswer(await client.request(methods.client.session.requestPermission, asked, { cancellationSignal: signal }));
-      } catch {
-        return "no";
-      }
-    };
+    const askApproval = approvalsThrough(
+      (asked, signal) => client.request(methods.client.session.requestPermission, asked, { cancellationSignal: signal }),
+      () => id,
+      (command) => updates.callOf(command),
+    );
     const view = (event: AgentEvent) => {
       for (const update of updates.updatesOf(event)) send(update);
     };
-    session.conversation = await openConversation(project, { resume, interactive: false, view, askApproval }, io);
-    id = session.conversation.session.id;
-    if (sessions.has(id)) {
-      await session.conversation.close();
-      throw new RequestError(-32603, `hel: session ${id} is already open in this connection`);
-    }
-    sessions.set(id, session);
-    const { messages, edits } = session.conversation.session;
+    const conversation = await openConversation(project, { resume, interactive: false, view, askApproval }, io);
+    id = conversation.session.id;
+    sessions.set(id, { conversation, delivered: () => sent, running: null });
+    const { messages, edits } = conversation.session;
     if (resume !== null) for (const update of replayUpdates(messages, editsOf(edits), project.dir)) send(update);
-    await session.sent;
-    return { id, session };
+    await sent;
+    return id;
   };
 
   const app = agent({ name: "hel" })
@@ -81,16 +71,16 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
       agentInfo: { name: "hel", version },
       authMethods: [],
     }))
-    .onRequest(methods.agent.session.new, async ({ params }) => {
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
       try {
-        return { sessionId: (await open(params.cwd, null)).id };
+        return { sessionId: await open(params.cwd, null, client) };
       } catch (error) {
         throw clientError(error);
       }
     })
-    .onRequest(methods.agent.session.load, async ({ params }) => {
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
       try {
-        await open(params.cwd, params.sessionId);
+        await open(params.cwd, params.sessionId, client);
         return {};
       } catch (error) {
         throw clientError(error);
@@ -107,7 +97,7 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
       session.running = { abort, done };
       try {
         const outcome = await done;
-        await session.sent;
+        await session.delivered();
         if (outcome.exitReason === "error") throw new RequestError(-32603, `hel: ${outcome.error ?? "the turn failed"}`);
         return { stopReason: stopReasonOf(outcome.exitReason) };
       } finally {
@@ -120,7 +110,6 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
 
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
   const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), input));
-  client = connection.client;
   // A signal ends the turns first, so each is saved, as Ctrl-C does in a terminal.
   const stop = () => {
     for (const session of sessions.values()) session.running?.abort.abort();
