@@ -141,6 +141,11 @@ describe("hel acp", () => {
       { role: "tool", tool_call_id: "call_edit", content: "[#2] Edited app.txt: replaced line 2; the new text is at line 2." },
     ]);
 
+    // A turn the API fails is the prompt's error, in hel's one line.
+    sim.push({ fault: { kind: "status", status: 401 } });
+    await expect(editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).rejects.toThrow(/^hel: .*401/);
+    sim.requests.splice(0);
+
     // An ordinary hel session: listed, and shown with its turn.
     const ls = await runHel({ args: ["-C", project, "sessions", "ls", "--json"] });
     expect(ls.stdout).toContain(sessionId);

@@ -100,6 +100,8 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
         await session.delivered();
         if (outcome.exitReason === "error") throw new RequestError(-32603, `hel: ${outcome.error ?? "the turn failed"}`);
         return { stopReason: stopReasonOf(outcome.exitReason) };
+      } catch (error) {
+        throw clientError(error);
       } finally {
         session.running = null;
       }
