@@ -152,6 +152,8 @@ describe("hel acp", () => {
     const ended = await editor.close();
     expect(ended.code).toBe(0);
     expectOnlyProtocol(ended.stdout);
+    // The terminal's views are off: no tool lines, no figures, no resume hint.
+    expect(editor.stderr()).toBe("");
   });
 
   it("a cancel mid-turn answers cancelled and the turn is saved; the held session cannot be loaded by a second hel acp", async () => {
