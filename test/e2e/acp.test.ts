@@ -85,6 +85,11 @@ function expectOnlyProtocol(lines: string[]) {
 }
 
 const call = (id: string, name: string, args: object) => ({ id, name, arguments: JSON.stringify(args) });
+/** The updates of a search_replace call at line 1 of `path`: asked for, and ended with its diff. */
+const editUpdates = (toolCallId: string, path: string, args: { path: string; old_text: string; new_text: string }, oldText: string, newText: string) => ({
+  opened: { sessionUpdate: "tool_call", toolCallId, title: `search_replace ${args.path}`, kind: "edit", status: "pending", locations: [{ path }], rawInput: args },
+  ended: { sessionUpdate: "tool_call_update", toolCallId, status: "completed", content: [{ type: "diff", path, oldText, newText }], locations: [{ path, line: 1 }] },
+});
 const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 
 describe("hel acp", () => {
@@ -110,25 +115,12 @@ describe("hel acp", () => {
     expect(answer).toEqual({ stopReason: "end_turn" });
     expect(await readFile(file, "utf8")).toBe("host = a\nport = 8143\n");
 
+    const edit = editUpdates("call_edit", file, { path: "app.txt", old_text: "port = 80", new_text: "port = 8143" }, "host = a\nport = 80", "host = a\nport = 8143");
     expect(shown(editor.updates, sessionId)).toEqual([
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Change the port." } },
-      {
-        sessionUpdate: "tool_call",
-        toolCallId: "call_edit",
-        title: "search_replace app.txt",
-        kind: "edit",
-        status: "pending",
-        locations: [{ path: file }],
-        rawInput: { path: "app.txt", old_text: "port = 80", new_text: "port = 8143" },
-      },
+      edit.opened,
       { sessionUpdate: "tool_call_update", toolCallId: "call_edit", status: "in_progress" },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_edit",
-        status: "completed",
-        content: [{ type: "diff", path: file, oldText: "host = a\nport = 80", newText: "host = a\nport = 8143" }],
-        locations: [{ path: file, line: 1 }],
-      },
+      edit.ended,
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Done." } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "The port is 8143 now." } },
     ]);
@@ -204,6 +196,7 @@ describe("hel acp", () => {
     const editor = await startEditor();
     expect(await editor.agent.request(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] })).toEqual({});
     const notes = join(project, "notes.txt");
+    const edit = editUpdates("call_edit", notes, { path: "notes.txt", old_text: "PLUM", new_text: "PEAR" }, "code word: PLUM", "code word: PEAR");
     expect(shown(editor.updates, sessionId)).toEqual([
       { sessionUpdate: "user_message_chunk", content: { type: "text", text: "find the code word and change it" } },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Read the notes." } },
@@ -218,22 +211,8 @@ describe("hel acp", () => {
       },
       { sessionUpdate: "tool_call_update", toolCallId: "call_read", status: "completed", content: [{ type: "content", content: { type: "text", text: result } }] },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Change it." } },
-      {
-        sessionUpdate: "tool_call",
-        toolCallId: "call_edit",
-        title: "search_replace notes.txt",
-        kind: "edit",
-        status: "pending",
-        locations: [{ path: notes }],
-        rawInput: { path: "notes.txt", old_text: "PLUM", new_text: "PEAR" },
-      },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_edit",
-        status: "completed",
-        content: [{ type: "diff", path: notes, oldText: "code word: PLUM", newText: "code word: PEAR" }],
-        locations: [{ path: notes, line: 1 }],
-      },
+      edit.opened,
+      edit.ended,
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Found it." } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "The code word was PLUM; it is PEAR now." } },
     ]);
