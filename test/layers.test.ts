@@ -12,7 +12,8 @@ const ROOMS: Record<string, string[][]> = {
   agent: [["."], ["context"], ["loop"], ["children"]],
   tools: [["."], ["file", "search", "command"]],
   // The input modes drive the conversation the root's files assemble; run.ts only chooses a mode.
-  cli: [["term", "json"], ["."], ["modes"], ["run.ts"], ["main.ts"]],
+  // acp/ is the editor's mode, beside them: main.ts starts it for `hel acp`.
+  cli: [["term", "json"], ["."], ["modes", "acp"], ["run.ts"], ["main.ts"]],
 };
 // The search engine and its libraries load on a search's first call: only the tools' faces are its door.
 const SEARCH_DOORS = ["tools/search/tools.ts", "tools/search/args.ts", "tools/search/format.ts"];

@@ -8,7 +8,7 @@ import { compactNow, MIN_SPAN_TOKENS } from "../agent/context/compact-run.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { createHints } from "../agent/context/hints.js";
 import { createEventBus } from "../agent/event-bus.js";
-import type { ExitReason } from "../agent/events.js";
+import type { AgentEvent, ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { spendRefusal } from "../agent/spend-limit.js";
@@ -27,6 +27,7 @@ import { toolDefinitions } from "../tools/registry.js";
 import { assembleTools } from "../agent/children/assemble-tools.js";
 import { traitsOf } from "../agent/toolbox.js";
 import type { Tool } from "../tools/types.js";
+import type { AskApproval } from "../tools/command/approval.js";
 import { requestConfigFor } from "./config.js";
 import { EditLog } from "../tools/edit-log.js";
 import { keepLostEdits } from "../tools/file/lost-edits.js";
@@ -37,13 +38,20 @@ import { loadPriceTable } from "./price-table.js";
 import type { Io, Project } from "./project.js";
 import { subscribeReaders } from "./readers.js";
 import { resumeHint } from "./resume-hint.js";
-import { createRenderer } from "./term/render.js";
+import { createRenderer, type Renderer } from "./term/render.js";
 
 export interface ConversationSettings {
   /** The session to continue (an id or a unique prefix); null: --continue's, or a new one. */
   resume: string | null;
   /** Driven by the interactive prompt: the answer streams live, and a baseline is kept for /diff. */
   interactive: boolean;
+  /**
+   * A front end of its own reading the event stream in place of the terminal views (an editor's,
+   * over ACP): nothing is drawn and nothing goes to stdout.
+   */
+  view?: (event: AgentEvent) => void;
+  /** Asks a person before a command the sandbox stopped runs outside it; without it nothing can be asked. */
+  askApproval?: AskApproval;
 }
 
 export interface Conversation {
@@ -189,15 +197,17 @@ export async function openConversation(project: Project, settings: ConversationS
 
     // stdout carries JSON instead of the answer with --json and --json-events.
     const structured = options.json || options.jsonEvents;
-    const renderer = createRenderer({
-      stdout: io.stdout,
-      stderr: io.stderr,
-      live: settings.interactive && !structured,
-      printAnswer: !structured,
-      showReasoning: options.showReasoning,
-      env: io.env,
-      usage: ledger,
-    });
+    const renderer = settings.view
+      ? viewOnly(settings.view)
+      : createRenderer({
+          stdout: io.stdout,
+          stderr: io.stderr,
+          live: settings.interactive && !structured,
+          printAnswer: !structured,
+          showReasoning: options.showReasoning,
+          env: io.env,
+          usage: ledger,
+        });
     await subscribeReaders(bus, { ledger, session: active, hints, renderer, options, stdout: io.stdout });
 
     const compact = async (focus: string): Promise<number | null> => {
@@ -261,6 +271,11 @@ export async function openConversation(project: Project, settings: ConversationS
     await client.close();
     throw error;
   }
+}
+
+/** A front end that draws nothing: its view reads the events, and the terminal's controls do nothing. */
+function viewOnly(observe: (event: AgentEvent) => void): Renderer {
+  return { observe, stop: () => undefined, note: () => undefined, flush: async () => undefined, finish: () => undefined };
 }
 
 /**

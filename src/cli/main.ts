@@ -26,6 +26,11 @@ async function main(): Promise<number> {
     const { runSessionsCommand } = await import("./sessions-command.js");
     return runSessionsCommand(invocation);
   }
+  if (invocation.kind === "acp") {
+    // Loaded only here: the protocol's SDK is no part of a terminal run.
+    const { runAcp } = await import("./acp/agent.js");
+    return runAcp(invocation.options, version);
+  }
   const { runHel } = await import("./run.js");
   return runHel(invocation.options);
 }

@@ -65,6 +65,8 @@ export type RunOptions = z.infer<typeof RunOptionsSchema>;
 
 export type Invocation =
   | { kind: "run"; options: RunOptions }
+  /** `hel [flags] acp`: an editor drives hel over the Agent Client Protocol; the flags before it set up every session. */
+  | { kind: "acp"; options: RunOptions }
   | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork"; ids: string[]; json: boolean; cwd: string; at?: number }
   | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string };
 
@@ -155,6 +157,14 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .argument("<id>")
     .option("--at <turn>", "keep turns 1 to this one (default: all)")
     .action((id, opts) => sessionCommand("fork")(id, opts));
+  program
+    .command("acp")
+    .description("serve an editor over the Agent Client Protocol on stdin/stdout (Zed's agent_servers and others); flags go before it: hel --model <name> acp")
+    .action(() => {
+      const options = validate([], program.opts(), settingSources(program, env));
+      if (options.json || options.jsonEvents) throw new HelError("hel acp keeps stdout for the protocol, so --json and --json-events cannot be used with it — leave them out", 2);
+      invocation = { kind: "acp", options };
+    });
   program
     .command("rewind")
     .description("put the project's files and the conversation back to before a turn (both unless one is named)")

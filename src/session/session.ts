@@ -77,6 +77,8 @@ export interface ActiveSession {
   readonly storedUsage: UsageTotals;
   /** The session's instructions so far, numbered. */
   readonly turns: readonly Turn[];
+  /** What each edit changed, by the call that made it (for `sessions show` and an editor's replay). */
+  readonly edits: readonly StoredEdit[];
   /** The project's files checkpointed before and after the turns that changed them. */
   readonly checkpointing: Checkpointing;
   /** The tool list this run sends; compared with the snapshot's to decide whether its meter still holds. */
@@ -141,7 +143,7 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
-  private readonly edits: StoredEdit[];
+  readonly edits: StoredEdit[];
   private lostWarned = false;
   readonly turns: Turn[];
   readonly checkpointing: Checkpointing;

@@ -1,0 +1,130 @@
+// `hel acp`: an editor drives hel over the Agent Client Protocol, JSON-RPC on stdin and stdout through
+// the protocol's SDK. Each ACP session is one hel session, opened as `-C <cwd>` (and `--resume <id>`
+// for session/load) opens one, in one conversation (conversation.ts) whose event stream this mode
+// reads in place of the terminal views (updates.ts makes what the editor is shown). session/cancel
+// is Ctrl-C: the turn stops and is saved. Only the protocol goes to stdout; warnings go to stderr.
+// It ends when the editor closes stdin (or a signal comes), closing every session it opened.
+import { Readable, Writable } from "node:stream";
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type SessionUpdate } from "@agentclientprotocol/sdk";
+import type { AgentEvent } from "../../agent/events.js";
+import { openConversation, type Conversation } from "../conversation.js";
+import type { RunOptions } from "../options.js";
+import { openProject, type Io } from "../project.js";
+import { editsOf } from "../term/transcript.js";
+import { approvalsThrough } from "./permission.js";
+import { promptText } from "./prompt-text.js";
+import { replayUpdates, stopReasonOf, TurnUpdates } from "./updates.js";
+
+interface OpenSession {
+  conversation: Conversation;
+  /** Resolves once every update sent so far is out, in order: a prompt answers only then. */
+  delivered(): Promise<void>;
+  /** The running prompt's abort, and its end. */
+  running: { abort: AbortController; done: Promise<unknown> } | null;
+}
+
+/** An error the editor shows: hel's one line, as the JSON-RPC error's message. */
+function clientError(error: unknown): RequestError {
+  if (error instanceof RequestError) return error;
+  return new RequestError(-32603, `hel: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+export async function runAcp(flags: RunOptions, version: string): Promise<number> {
+  const sessions = new Map<string, OpenSession>();
+  /** `client`: the editor's side of the connection, which the session's updates and questions go to. */
+  const open = async (cwd: string, resume: string | null, client: AgentContext): Promise<string> => {
+    const apiKey = process.env.DEEPSEEK_API_KEY;
+    if (!apiKey) throw RequestError.authRequired(undefined, "DEEPSEEK_API_KEY is not set — give hel acp your DeepSeek API key in its environment (the editor's agent_servers env)");
+    // Nothing of a session's own goes to stdout, which is the protocol's.
+    const io: Io = { stdout: { write: () => undefined }, stderr: process.stderr, env: process.env, cwd };
+    const project = await openProject({ ...flags, cwd, resume, continue: false, pickSession: false }, apiKey, io);
+    const updates = new TurnUpdates(project.dir);
+    // Known once the conversation is open, before any update is sent.
+    let id = "";
+    let sent = Promise.resolve();
+    const send = (update: SessionUpdate) => {
+      sent = sent.then(() => client.notify(methods.client.session.update, { sessionId: id, update })).catch((error: unknown) => {
+        process.stderr.write(`hel: an update could not be sent to the editor (${error instanceof Error ? error.message : String(error)})\n`);
+      });
+    };
+    const askApproval = approvalsThrough(
+      (asked, signal) => client.request(methods.client.session.requestPermission, asked, { cancellationSignal: signal }),
+      () => id,
+      (command) => updates.callOf(command),
+    );
+    const view = (event: AgentEvent) => {
+      for (const update of updates.updatesOf(event)) send(update);
+    };
+    const conversation = await openConversation(project, { resume, interactive: false, view, askApproval }, io);
+    id = conversation.session.id;
+    sessions.set(id, { conversation, delivered: () => sent, running: null });
+    const { messages, edits } = conversation.session;
+    if (resume !== null) for (const update of replayUpdates(messages, editsOf(edits), project.dir)) send(update);
+    await sent;
+    return id;
+  };
+
+  const app = agent({ name: "hel" })
+    .onRequest(methods.agent.initialize, () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
+      agentInfo: { name: "hel", version },
+      authMethods: [],
+    }))
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
+      try {
+        return { sessionId: await open(params.cwd, null, client) };
+      } catch (error) {
+        throw clientError(error);
+      }
+    })
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      try {
+        await open(params.cwd, params.sessionId, client);
+        return {};
+      } catch (error) {
+        throw clientError(error);
+      }
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params }) => {
+      const session = sessions.get(params.sessionId);
+      if (!session) throw RequestError.invalidParams(undefined, `no session ${params.sessionId} is open — create it with session/new or session/load`);
+      if (session.running) throw new RequestError(-32603, "hel: a prompt is already running in this session — wait for it, or cancel it");
+      const instruction = promptText(params.prompt);
+      if (instruction === "") throw RequestError.invalidParams(undefined, "the prompt has no text");
+      const abort = new AbortController();
+      const done = session.conversation.instruct(instruction, abort.signal);
+      session.running = { abort, done };
+      try {
+        const outcome = await done;
+        await session.delivered();
+        if (outcome.exitReason === "error") throw new RequestError(-32603, `hel: ${outcome.error ?? "the turn failed"}`);
+        return { stopReason: stopReasonOf(outcome.exitReason) };
+      } catch (error) {
+        throw clientError(error);
+      } finally {
+        session.running = null;
+      }
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.running?.abort.abort();
+    });
+
+  const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
+  const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), input));
+  // A signal ends the turns first, so each is saved, as Ctrl-C does in a terminal.
+  const stop = () => {
+    for (const session of sessions.values()) session.running?.abort.abort();
+    connection.close();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  await connection.closed;
+  for (const session of sessions.values()) {
+    session.running?.abort.abort();
+    await session.running?.done.catch(() => undefined);
+    await session.conversation.close();
+  }
+  process.stdin.destroy();
+  return 0;
+}
