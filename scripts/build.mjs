@@ -1,7 +1,8 @@
 // Builds hel, doing only what its changed inputs require, without ever leaving the installed `hel`
 // (dist/bin/hel.cjs, which `npm install -g .` links to in this checkout) unable to start. Contract:
-// - tsc compiles src/ into dist/.tsc/ in build mode, which does nothing when no source changed;
-//   `--dev` also compiles the tools and tests into out/.
+// - Nothing is done when no input was written since the last build started (see INPUTS). Else tsc
+//   compiles src/ into dist/.tsc/ in build mode, which compiles only what changed; `--dev` also
+//   compiles the tools and tests into out/.
 // - rolldown bundles dist/.tsc/ into dist/.next/ only when the digest of its inputs differs from the
 //   last bundle's (HEL_BUILD_FORCE=1 bundles anyway). Its chunks are named by their content, so
 //   moving them into dist/bundle/ replaces no file a starting hel may read; then the fixed-name
@@ -126,6 +127,32 @@ function stamp(dir) {
   utimesSync(path, started, started);
 }
 
+// What each build is made from, for the check that skips a build none of whose inputs changed
+// (tsc's own check is the same, but loading tsc to make it takes longer than the rest of the run).
+const INPUTS = {
+  dist: ["src", "build", "rolldown.config.mjs", "tsconfig.json", "package-lock.json", "node_modules/.package-lock.json", "scripts/build.mjs"],
+  out: ["src", "sim", "bench", "evals", "scripts", "test", "vitest.config.ts", "tsconfig.json", "tsconfig.dev.json"],
+};
+
+/** Whether `dir`'s last build started after every one of its inputs was last written. */
+function upToDate(dir, inputs, outputs) {
+  let builtAt;
+  try {
+    builtAt = statSync(join(ROOT, dir, ".built")).mtimeMs;
+  } catch {
+    return false;
+  }
+  if (!outputs.every((path) => existsSync(join(ROOT, path)))) return false;
+  const newer = (path) => {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) return false;
+    if (stat.mtimeMs > builtAt) return true;
+    return stat.isDirectory() && readdirSync(path).some((name) => newer(join(path, name)));
+  };
+  return !inputs.some((path) => newer(join(ROOT, path)));
+}
+
+if (!process.env.HEL_BUILD_FORCE && !prune && upToDate("dist", INPUTS.dist, ["dist/bin/hel.cjs", "dist/bundle/main.cjs"]) && (!dev || upToDate("out", INPUTS.out, ["out/evals/main.js"]))) process.exit(0);
 compile();
 const manifest = readManifest();
 const digest = inputDigest();
