@@ -1,45 +1,59 @@
-// scripts/build.mjs on this checkout: a build with nothing changed leaves the bundle as it was and
-// prints nothing, and a rebuild never leaves the installed `hel` (the same dist/bin/hel.cjs a global
-// `npm install -g .` links to) unable to start, not even for one run started halfway through.
+// scripts/build.mjs on a copy of this checkout (so the tests running beside it keep their bundle): a
+// build with nothing changed leaves the bundle as it was and prints nothing, and a rebuild never leaves
+// the built `hel` (the file a global `npm install -g .` links to) unable to start, not even for one
+// run started halfway through.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, statSync, utimesSync } from "node:fs";
+import { readFileSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { expect, it } from "vitest";
-import { staleBuild } from "../helpers/build-is-current.js";
-import { collect, HEL, ROOT } from "../helpers/hel.js";
+import { beforeAll, expect, it } from "vitest";
+import { BUILDS, staleBuild } from "../helpers/build-is-current.js";
+import { collect, ROOT } from "../helpers/hel.js";
+import { tempProject } from "../helpers/temp-project.js";
 
-const BUILD = join(ROOT, "scripts", "build.mjs");
-const MAIN = join(ROOT, "dist", "bundle", "main.cjs");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const COPIED = ["src", "build", "scripts", "dist", "rolldown.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
 const quiet = { ...process.env, HEL_BUILD_VERBOSE: undefined, HEL_BUILD_FORCE: undefined };
 
+let copy: string;
+let main: string;
+// The copy has no out/: only the package's build is checked there.
+const DIST = BUILDS.filter((build) => build.stamp === "dist/.built");
+
+beforeAll(async () => {
+  copy = await tempProject();
+  // `cp -a` keeps the modification times, which are what makes the copy's build as current as this one.
+  expect(spawnSync("cp", ["-a", ...COPIED.map((path) => join(ROOT, path)), copy]).status).toBe(0);
+  symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+  main = join(copy, "dist", "bundle", "main.cjs");
+});
+
 it("leaves a bundle whose inputs did not change as it was, and says nothing", () => {
-  const before = statSync(MAIN, { bigint: true }).ino;
-  const build = () => spawnSync(process.execPath, [BUILD, "--dev"], { cwd: ROOT, env: quiet, encoding: "utf8" });
+  const before = statSync(main, { bigint: true }).ino;
   // Nothing written since the last build; then a source written again as it was (tsc runs, rolldown not).
-  for (const prepare of [() => undefined, () => utimesSync(join(ROOT, "src", "clock.ts"), new Date(), new Date())]) {
+  for (const prepare of [() => undefined, () => utimesSync(join(copy, "src", "clock.ts"), new Date(), new Date())]) {
     prepare();
-    const built = build();
-    expect(built.status).toBe(0);
+    const built = spawnSync(process.execPath, [join(copy, "scripts", "build.mjs")], { cwd: copy, env: quiet, encoding: "utf8" });
     expect(built.stdout + built.stderr).toBe("");
-    expect(statSync(MAIN, { bigint: true }).ino).toBe(before);
-    expect(staleBuild(ROOT)).toBeNull();
+    expect(built.status).toBe(0);
+    expect(statSync(main, { bigint: true }).ino).toBe(before);
+    expect(staleBuild(copy, DIST)).toBeNull();
   }
 });
 
 it("keeps the built hel starting while a rebuild replaces the bundle", async () => {
-  const before = statSync(MAIN, { bigint: true }).ino;
-  const build = collect(spawn(process.execPath, [BUILD, "--dev"], { cwd: ROOT, env: { ...quiet, HEL_BUILD_FORCE: "1" } }));
+  const before = statSync(main, { bigint: true }).ino;
+  const build = collect(spawn(process.execPath, [join(copy, "scripts", "build.mjs")], { cwd: copy, env: { ...quiet, HEL_BUILD_FORCE: "1" } }));
   let finished = false;
   void build.then(() => (finished = true));
+  const env = { ...process.env, XDG_CACHE_HOME: await tempProject() };
   const runs: { code: number | null; stdout: string; stderr: string }[] = [];
-  while (!finished) runs.push(await collect(spawn(process.execPath, [HEL, "--version"], { cwd: ROOT })));
+  while (!finished) runs.push(await collect(spawn(process.execPath, [join(copy, "dist", "bin", "hel.cjs"), "--version"], { cwd: copy, env })));
   const built = await build;
+  expect(built.stdout + built.stderr).toBe("");
   expect(built.code).toBe(0);
-  expect(built.stdout).toBe("");
   // The bundle was replaced (a new main.cjs), and hel was started over and over while it was.
-  expect(statSync(MAIN, { bigint: true }).ino).not.toBe(before);
+  expect(statSync(main, { bigint: true }).ino).not.toBe(before);
   expect(runs.length).toBeGreaterThan(2);
   expect(runs.filter((run) => run.code !== 0 || run.stdout !== `${VERSION}\n`)).toEqual([]);
-  expect(staleBuild(ROOT)).toBeNull();
+  expect(staleBuild(copy, DIST)).toBeNull();
 });
