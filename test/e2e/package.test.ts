@@ -22,7 +22,9 @@ it("is hel-agent, whose packed files alone run the hel command", async () => {
   const files = (JSON.parse(pack.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
   expect(files).toContain("dist/bin/hel.cjs");
   expect(files).toContain("dist/bundle/main.cjs");
-  expect(files.filter((path) => !/^(dist\/(bin|bundle)\/[^/]+\.cjs|package\.json|README\.md|LICENSE)$/.test(path))).toEqual([]);
+  // The README's links lead into docs/, which goes along.
+  expect(files).toContain("docs/usage.md");
+  expect(files.filter((path) => !/^(dist\/(bin|bundle)\/[^/]+\.cjs|docs\/[^/]+\.md|package\.json|README\.md|LICENSE)$/.test(path))).toEqual([]);
 
   const installed = await tempProject();
   for (const path of files) await cp(join(ROOT, path), join(installed, path));
