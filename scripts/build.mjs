@@ -12,6 +12,7 @@
 //   only this bundle's, for a package.
 // - dist/.built (and, with `--dev`, out/.built) takes the time the build started: the tests'
 //   stale-build guard (test/helpers/build-is-current.ts) compares the sources against it.
+// - One build at a time in a checkout (dist/.lock); a second waits for the first.
 // - Quiet unless something fails; HEL_BUILD_VERBOSE=1 lists the bundle's files and sizes.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -27,7 +28,8 @@ const NEXT = join(DIST, ".next");
 const BUNDLE = join(DIST, "bundle");
 const MANIFEST = join(DIST, ".bundle.json");
 // What dist/ holds; anything else is left from an older layout of the build.
-const KEPT = new Set(["bin", "bundle", ".tsc", ".next", ".built", ".bundle.json"]);
+const KEPT = new Set(["bin", "bundle", ".tsc", ".next", ".built", ".bundle.json", ".lock"]);
+const LOCK = join(DIST, ".lock");
 // Entries whose names do not change from one bundle to the next, in the order they are replaced.
 const FIXED = ["search-worker.cjs", "main.cjs"];
 const LAUNCHER = ["compile-cache.cjs", "hel.cjs"];
@@ -152,7 +154,47 @@ function upToDate(dir, inputs, outputs) {
   return !inputs.some((path) => newer(join(ROOT, path)));
 }
 
-if (!process.env.HEL_BUILD_FORCE && !prune && upToDate("dist", INPUTS.dist, ["dist/bin/hel.cjs", "dist/bundle/main.cjs"]) && (!dev || upToDate("out", INPUTS.out, ["out/evals/main.js"]))) process.exit(0);
+/**
+ * Waits until no other build runs here, then holds dist/.lock (holding this process's id) until this
+ * one exits: two builds at once would read each other's half-written files into the bundle.
+ */
+function lockBuilds() {
+  mkdirSync(DIST, { recursive: true });
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; ; waited++) {
+    try {
+      writeFileSync(LOCK, String(process.pid), { flag: "wx" });
+      process.once("exit", () => rmSync(LOCK, { force: true }));
+      return;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
+    let holder;
+    try {
+      holder = Number(readFileSync(LOCK, "utf8") || NaN);
+    } catch {
+      continue;
+    }
+    if (Number.isInteger(holder) && !alive(holder)) rmSync(LOCK, { force: true });
+    else if (waited === 10) process.stderr.write(`hel build: waiting for the build running here (process ${holder})\n`);
+    Atomics.wait(pause, 0, 0, 100);
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+const nothingToDo = () => !process.env.HEL_BUILD_FORCE && !prune && upToDate("dist", INPUTS.dist, ["dist/bin/hel.cjs", "dist/bundle/main.cjs"]) && (!dev || upToDate("out", INPUTS.out, ["out/evals/main.js"]));
+if (nothingToDo()) process.exit(0);
+lockBuilds();
+// The build this one waited for may have done all there was to do.
+if (nothingToDo()) process.exit(0);
 compile();
 const manifest = readManifest();
 const digest = inputDigest();

@@ -1,14 +1,15 @@
 // scripts/build.mjs on a copy of this checkout (so the tests running beside it keep their bundle): a
-// build with nothing changed leaves the bundle as it was and prints nothing, and a rebuild never leaves
+// build with nothing changed leaves the bundle as it was and prints nothing, a rebuild never leaves
 // the built `hel` (the file a global `npm install -g .` links to) unable to start, not even for one
-// run started halfway through.
+// run started halfway through, and two builds never run at once.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, statSync, symlinkSync, utimesSync } from "node:fs";
+import { existsSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
 import { BUILDS, staleBuild } from "../helpers/build-is-current.js";
 import { collect, ROOT } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { waitFor } from "../helpers/wait.js";
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const COPIED = ["src", "build", "scripts", "dist", "rolldown.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
@@ -56,4 +57,25 @@ it("keeps the built hel starting while a rebuild replaces the bundle", async () 
   expect(runs.length).toBeGreaterThan(2);
   expect(runs.filter((run) => run.code !== 0 || run.stdout !== `${VERSION}\n`)).toEqual([]);
   expect(staleBuild(copy, DIST)).toBeNull();
+});
+
+it("waits while another build holds the checkout, and takes over the lock of one that died", async () => {
+  const lock = join(copy, "dist", ".lock");
+  const stamp = join(copy, "dist", ".built");
+  writeFileSync(lock, String(process.pid));
+  utimesSync(join(copy, "src", "clock.ts"), new Date(), new Date());
+  const builtBefore = statSync(stamp).mtimeMs;
+  const child = spawn(process.execPath, [join(copy, "scripts", "build.mjs")], { cwd: copy, env: quiet });
+  const build = collect(child);
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  await waitFor(() => stderr.includes(`hel build: waiting for the build running here (process ${process.pid})\n`), () => `the waiting line, in ${JSON.stringify(stderr)}`);
+  expect(statSync(stamp).mtimeMs).toBe(builtBefore);
+  // The holder dies without removing its lock: a process that has exited.
+  const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout;
+  writeFileSync(lock, gone);
+  const built = await build;
+  expect(built.code).toBe(0);
+  expect(existsSync(lock)).toBe(false);
+  expect(statSync(stamp).mtimeMs).toBeGreaterThan(builtBefore);
 });
