@@ -1,10 +1,12 @@
-// Bundles the compiled CLI (dist/cli/main.js) and its dependencies into CommonJS chunks in
-// dist/bundle/, which dist/bin/hel.js runs through a V8 code cache (src/bin/compile-cache.ts):
+// Bundles the compiled CLI (dist/.tsc/cli/main.js, tsc's output) and its dependencies into CommonJS
+// chunks in dist/.next/, which scripts/build.mjs moves into dist/bundle/, where dist/bin/hel.cjs runs
+// them through a V8 code cache (src/bin/compile-cache.cts):
 // hel starts faster from a few files than from ~300 modules, and faster still when V8 need not
 // compile them again. Contract of the output:
 // - CommonJS, because Node 20 can cache compiled code only for scripts (vm.Script), not for ES modules.
 // - The modules `hel sessions` and a run load on demand stay separate chunks, so `hel --version`
-//   loads neither.
+//   loads neither. Chunks are named by their content, so a new bundle can be moved in beside the
+//   old one; the entries (main, search-worker) keep their names.
 // - ASCII only and without comments: V8 keeps a source with any other character as two bytes per
 //   character, and the source must be read and kept whole even when the cache is used.
 // - undici is its slim entry (build/undici-slim.cjs): an Agent and its request API, without fetch.
@@ -17,9 +19,9 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "rolldown";
 
 const undiciSlim = fileURLToPath(new URL("./build/undici-slim.cjs", import.meta.url));
-const httpHeaders = fileURLToPath(new URL("./dist/model/http-headers.js", import.meta.url));
+const httpHeaders = fileURLToPath(new URL("./dist/.tsc/model/http-headers.js", import.meta.url));
 // hel's own modules, as tsc wrote them.
-const helModule = new RegExp(`^${fileURLToPath(new URL("./dist/", import.meta.url)).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*\\.js$`);
+const helModule = new RegExp(`^${fileURLToPath(new URL("./dist/.tsc/", import.meta.url)).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*\\.js$`);
 
 // A module that loads the built-in one on first use: for imports that are only used inside
 // functions hel rarely or never calls.
@@ -82,17 +84,17 @@ const deferBuiltins = {
 };
 
 const output = {
-  dir: "dist/bundle",
+  dir: "dist/.next",
   format: "cjs",
   entryFileNames: "[name].cjs",
-  chunkFileNames: "[name].cjs",
+  chunkFileNames: "[name].[hash].cjs",
   charset: "ascii",
   comments: false,
   minify: false,
 };
 
 export default defineConfig([{
-  input: { main: "dist/cli/main.js" },
+  input: { main: "dist/.tsc/cli/main.js" },
   platform: "node",
   plugins: [deferBuiltins],
   resolve: { alias: { undici: undiciSlim } },
@@ -108,7 +110,7 @@ export default defineConfig([{
   // grep and find_files run in a worker thread, which loads its script as a file of its own: one file,
   // built apart, so that hel's own chunks stay as they are (sharing chunks with it would make
   // `hel --version` load more of them).
-  input: { "search-worker": "dist/tools/search/search-worker.js" },
+  input: { "search-worker": "dist/.tsc/tools/search/search-worker.js" },
   platform: "node",
   output,
 }]);

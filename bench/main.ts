@@ -1,13 +1,14 @@
 // `npm run bench`: hel's speed and memory table. Contract: prints medians and ratios next to their
 // targets (✓/✗ for the reader, never an assertion: a missed target does not fail the run), writes the
 // same numbers to bench-results.json in the current directory, and with --json prints that JSON on
-// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,grep,commands,parallel`
+// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,grep,commands,parallel,checkpoints,build`
 // runs a subset. It is not part of the tests. A section that cannot be measured is reported and
 // makes the exit status 1; the other sections still run.
 import { cpus, loadavg } from "node:os";
 import { writeFile } from "node:fs/promises";
 import { BIG_OUTPUT_BYTES, measureBigOutput, measureCommandOverhead } from "./commands.js";
 import { measureGrep } from "./grep.js";
+import { measureBuilds } from "./build.js";
 import { measureCheckpoints } from "./checkpoints.js";
 import { measureHarness, type HarnessSize } from "./harness.js";
 import { ANSWER_DELAY_MS, measureParallel } from "./parallel.js";
@@ -21,7 +22,7 @@ import { BUILD_LOOP_ARMS, measureBuildLoop, type BuildLoopArm, type BuildLoopRes
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints", "build"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -502,6 +503,20 @@ async function main(): Promise<number> {
         { key: "checkpoints.50k.first_ratio", label: "  ratio to git add -A && git write-tree", value: fifty.firstMs / fifty.gitFirstMs, unit: "x" },
       ],
       footnotes: ["Files of about 1 KB in folders of 10; each turn edits the same three files in both trees."],
+    };
+  });
+
+  await attempt("build", "12. Builds with nothing changed", async (): Promise<Section> => {
+    const t = await measureBuilds({ runs: 5, log });
+    const script = { kind: "under", limit: 2000, unit: "ms" } as const;
+    return {
+      title: "12. Builds with nothing changed since the last one (spawn → exit)",
+      rows: [
+        { key: "build.noop", label: "node scripts/build.mjs --dev", value: median(t.buildMs), unit: "ms", note: `${t.buildMs.length} runs` },
+        { key: "build.sim_help", label: "npm run sim -- --help (the build, then the script)", value: median(t.simHelpMs), unit: "ms", target: script, note: `${t.simHelpMs.length} runs` },
+        { key: "build.cost_model", label: "npm run evals -- cost-model", value: median(t.costModelMs), unit: "ms", target: script, note: `${t.costModelMs.length} runs` },
+      ],
+      footnotes: ["Every npm script builds first; before the build was incremental, each of these rebuilt everything from clean."],
     };
   });
 

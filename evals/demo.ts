@@ -45,7 +45,7 @@ async function main(): Promise<void> {
       `\n— tokens —\nrequests ${u.requests} · input ${u.prompt_tokens} (cache hit ${u.prompt_cache_hit_tokens}, miss ${u.prompt_cache_miss_tokens}, ${Math.round((100 * (u.prompt_cache_hit_tokens ?? 0)) / Math.max(1, u.prompt_tokens ?? 0))}%) · output ${u.completion_tokens}\n`,
     );
   }
-  if (sim) process.stdout.write("\nTo use hel yourself offline, on the same simulator: npm run try\n");
+  if (sim) process.stdout.write("\nTo use hel yourself offline, on the same simulator: npm run try (on this demo) or npm run sim (in your own project)\n");
   process.exitCode = code;
 }
 

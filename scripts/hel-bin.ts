@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 function projectRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === "hel") return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === "hel-agent") return dir;
     if (dirname(dir) === dir) throw new Error(`no package.json of hel above ${from}`);
   }
 }

@@ -2,7 +2,9 @@
 // Standalone simulator for the offline demo, evals and manual runs:
 //   node out/sim/main.js [--port 0] [--policy demo|h11|h9|echo] [--block 64] [--api-key K]...
 //                         [--context-window N] [--no-enforce-reasoning] [--script steps.json]
-// Prints `listening http://127.0.0.1:PORT` on stdout once it accepts requests; SIGINT/SIGTERM close it.
+// Prints `listening http://127.0.0.1:PORT` on stdout once it accepts requests, then the `export` line that
+// points an installed hel at it (the no-key route the README and hel's no-key error name); SIGINT/SIGTERM
+// close it.
 import { readFileSync } from "node:fs";
 import { POLICIES } from "./policies.js";
 import { startSimulator } from "./server.js";
@@ -28,9 +30,14 @@ ${USAGE}
   --context-window N     context window in tokens (default 1048576)
   --no-enforce-reasoning do not require reasoning_content on tool-calling assistant messages
 
-Prints "listening http://127.0.0.1:PORT" once it accepts requests; Ctrl-C stops it. Point hel at it with
-HEL_BASE_URL=http://127.0.0.1:PORT DEEPSEEK_API_KEY=any hel ...
+Prints "listening http://127.0.0.1:PORT" once it accepts requests, then the line to paste into another
+terminal, in any project, to run hel on it without a DeepSeek key:
+  export HEL_BASE_URL=http://127.0.0.1:PORT DEEPSEEK_API_KEY=sim-key
+Ctrl-C stops it.
 `;
+
+/** The key hel is told to send: any key, unless --api-key limited them. */
+const SIM_KEY = "sim-key";
 
 function int(flag: string, value: string | undefined, min: number): number {
   const n = Number(value);
@@ -92,8 +99,13 @@ function parse(argv: string[]): SimOptions {
   return opts;
 }
 
-const sim = await startSimulator(parse(process.argv.slice(2)));
-process.stdout.write(`listening ${sim.url}\n`);
+const options = parse(process.argv.slice(2));
+const sim = await startSimulator(options);
+process.stdout.write(
+  `listening ${sim.url}\n` +
+    `To run hel on this simulator (no DeepSeek key needed), paste this into another terminal, in your project, then run hel:\n` +
+    `  export HEL_BASE_URL=${sim.url} DEEPSEEK_API_KEY=${options.apiKeys?.[0] ?? SIM_KEY}\n`,
+);
 const shutdown = (): void => {
   void sim.close().then(() => process.exit(0));
 };

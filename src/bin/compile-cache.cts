@@ -55,14 +55,15 @@ function cachedDataFor(file: Buffer, key: string): Buffer | null {
 /**
  * The cache's file name for one bundle file: its name, after a hash of its directory, so two
  * installs of hel (a global one and a project's) keep separate caches instead of replacing each
- * other's on every run.
+ * other's on every run. A chunk's name carries a hash of its content (`run.<hash>.cjs`), which is
+ * left out, so each rebuild's chunk replaces its predecessor's cache instead of adding one.
  */
 export function cacheFileName(file: string): string {
   // FNV-1a: a name, not a secret, and no reason to load node:crypto for it.
   let hash = 0x811c9dc5;
   const dir = dirname(file);
   for (let i = 0; i < dir.length; i++) hash = Math.imul(hash ^ dir.charCodeAt(i), 0x01000193) >>> 0;
-  return `${hash.toString(16).padStart(8, "0")}-${basename(file)}.cache`;
+  return `${hash.toString(16).padStart(8, "0")}-${basename(file).replace(/\.[^.]+(?=\.cjs$)/, "")}.cache`;
 }
 
 interface Loaded {

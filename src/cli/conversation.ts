@@ -258,7 +258,7 @@ export async function openConversation(project: Project, settings: ConversationS
         renderer.finish();
         if (active.saved) {
           const lost = active.lastSaveFailed ? " (without the last turn, which could not be saved)" : "";
-          io.stderr.write(`session ${active.id} — resume with: ${await resumeHint(active.id, dir, io.cwd)}${lost}\n`);
+          io.stderr.write(`session ${active.id} — resume with: ${await resumeHint(active.id, dir, io.cwd, io.env)}${lost}\n`);
         }
       },
       async close() {

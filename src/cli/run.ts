@@ -12,7 +12,7 @@ import { openProject, type Io } from "./project.js";
 
 export async function runHel(flags: RunOptions): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;
-  if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel offline with `npm run try`", 2);
+  if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel without one: run `npm run sim` in a clone of hel and paste the export line it prints", 2);
   const io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
   // Read before anything else, so an empty instruction ends the run before it costs anything.
   const oneShot = flags.prompt.length > 0 ? await oneShotInstruction(flags.prompt, process.stdin) : null;

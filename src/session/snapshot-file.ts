@@ -61,7 +61,7 @@ const KEPT = "the conversation is kept in memory and saved after the next turn";
 // Saves of one file are queued so a slower earlier save can never land after a later one.
 const saving = new Map<string, Promise<unknown>>();
 // One encoding buffer, reused by save after save. Memory the process has not touched before is
-// slow to fault in (the README's Measured table says how slow here), which made a fresh buffer the
+// slow to fault in (docs/measured.md says how slow here), which made a fresh buffer the
 // largest single cost of a large save. A save running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
 

@@ -53,6 +53,10 @@ describe("cacheDirectory", () => {
     expect(cacheFileName("/a/dist/bundle/main.cjs")).not.toBe(cacheFileName("/b/dist/bundle/main.cjs"));
     expect(cacheFileName("/a/dist/bundle/run.cjs").slice(0, 8)).toBe(cacheFileName("/a/dist/bundle/main.cjs").slice(0, 8));
   });
+  it("names a chunk's cache without the content hash in its name, so a rebuilt chunk replaces its cache", () => {
+    expect(cacheFileName("/a/dist/bundle/run.ClsVgay2.cjs")).toBe(cacheFileName("/a/dist/bundle/run.cjs"));
+    expect(cacheFileName("/a/dist/bundle/style.BQ-zQvIV.cjs")).toMatch(/^[0-9a-f]{8}-style\.cjs\.cache$/);
+  });
 });
 
 describe("ChunkLoader", () => {

@@ -18,10 +18,10 @@ afterEach(async () => {
 const oneLine = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("hel: "));
 
 describe("usage errors exit 2", () => {
-  it("missing DEEPSEEK_API_KEY names the variable", async () => {
+  it("missing DEEPSEEK_API_KEY names the variable and the no-key route (npm run sim)", async () => {
     const result = await runHel({ args: ["hi"], env: { DEEPSEEK_API_KEY: undefined } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^hel: DEEPSEEK_API_KEY is not set — /);
+    expect(result.stderr).toBe("hel: DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel without one: run `npm run sim` in a clone of hel and paste the export line it prints\n");
   });
 
   it.each([

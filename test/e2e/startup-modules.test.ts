@@ -1,6 +1,6 @@
 // What the built hel loads before its first request. Each built-in below is needed only later or
-// only on some paths, and loading it cost measurable start-up (see rolldown.config.mjs and the
-// README's measured section); this catches one creeping back onto the way to the first request.
+// only on some paths, and loading it cost measurable start-up (see rolldown.config.mjs and
+// docs/measured.md); this catches one creeping back onto the way to the first request.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";

@@ -6,22 +6,26 @@ import { join, relative, resolve } from "node:path";
 
 /** What the tests run as child processes, and the sources each is built from. */
 export const BUILDS = [
-  // dist/ is emptied before each build, so every file in these folders is from the last one.
-  { outputs: ["dist/bin", "dist/bundle"], sources: ["src", "build", "rolldown.config.mjs"] },
-  // out/ is never emptied and may hold files of deleted sources; tsc rewrites this one on every build.
-  { outputs: ["out/evals/main.js"], sources: ["src", "sim", "evals", "scripts"] },
+  // scripts/build.mjs stamps `stamp` with the time each build started: the builds are incremental,
+  // so an output left as it was says nothing of when its sources were last built.
+  { stamp: "dist/.built", outputs: ["dist/bin/hel.cjs", "dist/bundle/main.cjs"], sources: ["src", "build", "rolldown.config.mjs"] },
+  { stamp: "out/.built", outputs: ["out/evals/main.js"], sources: ["src", "sim", "evals", "scripts"] },
 ] as const;
 
+interface Build {
+  stamp: string;
+  outputs: readonly string[];
+  sources: readonly string[];
+}
+
 /** Why the builds under `root` are not those of its current sources, or null when they are. */
-export function staleBuild(root: string, builds: readonly { outputs: readonly string[]; sources: readonly string[] }[] = BUILDS): string | null {
-  for (const { outputs, sources } of builds) {
-    const missing = outputs.find((path) => !existsSync(join(root, path)));
+export function staleBuild(root: string, builds: readonly Build[] = BUILDS): string | null {
+  for (const { stamp, outputs, sources } of builds) {
+    const missing = [...outputs, stamp].find((path) => !existsSync(join(root, path)));
     if (missing !== undefined) return `${missing} is missing`;
-    const built = files(root, outputs);
-    if (built.length === 0) return `${outputs.join(" and ")} hold nothing`;
-    const oldest = built.reduce((a, b) => (b.mtimeMs < a.mtimeMs ? b : a));
-    const newer = files(root, sources).find((f) => f.mtimeMs > oldest.mtimeMs);
-    if (newer) return `${relative(root, oldest.path)} is older than ${relative(root, newer.path)}`;
+    const builtAt = statSync(join(root, stamp)).mtimeMs;
+    const newer = files(root, sources).find((f) => f.mtimeMs > builtAt);
+    if (newer) return `${stamp} (the last build) is older than ${relative(root, newer.path)}`;
   }
   return null;
 }
