@@ -42,7 +42,7 @@ export interface Hooks {
   userPromptSubmit(prompt: string, signal: AbortSignal): Promise<Said>;
   /** The reason a hook blocked the call, or null to run it. */
   preToolUse(name: string, input: unknown, signal: AbortSignal): Promise<string | null>;
-  /** What a hook that exited 2 said of the call that ran, for the model; null for nothing. */
+  /** What a hook that exited 2 said of the call that ran and succeeded, for the model; null for nothing. */
   postToolUse(name: string, input: unknown, response: string, signal: AbortSignal): Promise<string | null>;
   preCompact(trigger: "manual" | "auto", focus: string, signal: AbortSignal): Promise<void>;
   /** The reason to go on instead of stopping, or null to stop (always, for a child). `active`: the turn already went on for one. */

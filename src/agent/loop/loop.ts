@@ -307,6 +307,8 @@ async function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext,
   const blocked = await hooks.preToolUse(name, input, ctx.signal);
   if (blocked !== null) return { content: `Blocked by a PreToolUse hook: ${blocked}`, isError: true };
   const result = await executeToolCall(call, tools, { ...ctx, onOutput });
+  // After a call that did its work: one that failed changed nothing to follow up on.
+  if (result.isError) return result;
   const said = await hooks.postToolUse(name, input, result.content, ctx.signal);
   return said === null ? result : { ...result, content: `${result.content}\n\n[PostToolUse hook]\n${said}` };
 }
