@@ -306,6 +306,7 @@ async function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext,
   const input = argumentsOf(call);
   const blocked = await hooks.preToolUse(name, input, ctx.signal);
   if (blocked !== null) return { content: `Blocked by a PreToolUse hook: ${blocked}`, isError: true };
+  if (ctx.signal.aborted) return { content: ABORTED_RESULT, isError: true };
   const result = await executeToolCall(call, tools, { ...ctx, onOutput });
   // After a call that did its work: one that failed changed nothing to follow up on.
   if (result.isError) return result;
