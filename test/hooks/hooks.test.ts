@@ -65,12 +65,13 @@ it("a formatter after an edit: PostToolUse rewrites the file, and the next read 
   expect(run.stderr).not.toContain("hook");
 });
 
-it("a blocker: exit 2 keeps the call from running and its stderr is the result; its payload is the call, and its environment has no key", async () => {
+it("a blocker: exit 2 keeps the call from running and its stderr is the result; its payload is the call, its environment has no key, and the run is in --json-events and --record", async () => {
   const env = join(await tempProject(), "env.json");
   const { command, payloads } = await logging(`writeFileSync(${JSON.stringify(env)}, JSON.stringify(process.env));\nprocess.stderr.write("no commands in this project\\n");\nprocess.exit(2);`);
   const dir = await projectWith({ PreToolUse: [{ matcher: "run_command|grep", command }] });
   const s = await sim({ script: [{ tool_calls: [call("read_file", { path: "missing.txt" }), call("run_command", { command: "touch made" })] }, { content: "ok" }] });
-  const hel = await openTestConversation({ sim: s, args: ["-C", dir, "--trust", "--effort", "none", "--json-events"], env: { SOME_SECRET_TOKEN: "tok-0123456789" } });
+  const record = await tempProject();
+  const hel = await openTestConversation({ sim: s, args: ["-C", dir, "--trust", "--effort", "none", "--json-events", "--record", record], env: { SOME_SECRET_TOKEN: "tok-0123456789" } });
   await hel.instruct("go");
   await hel.close();
   const results = body(s, 1).messages.slice(-2);
@@ -88,6 +89,7 @@ it("a blocker: exit 2 keeps the call from running and its stderr is the result; 
   expect(hel.stderr()).toContain(" blocked the call: no commands in this project\n");
   const hookEvents = hel.stdout().split("\n").filter(Boolean).map((line) => JSON.parse(line)).filter((e) => e.type === "hook");
   expect(hookEvents).toEqual([{ type: "hook", agent: "parent", event: "PreToolUse", command, exit_code: 2, timed_out: false, stderr: "no commands in this project" }]);
+  expect(JSON.parse(await readFile(join(record, "record.json"), "utf8")).hooks).toEqual([{ agent: "parent", event: "PreToolUse", command, exit_code: 2, timed_out: false }]);
 });
 
 it("a Stop hook that exits 2 makes the agent go on with its reason, three times a turn at most", async () => {
