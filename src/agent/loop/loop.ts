@@ -202,8 +202,8 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) {
       const goOn = run.hooks && stopBlocks < MAX_STOP_BLOCKS ? await run.hooks.stop(stopBlocks > 0, signal) : null;
-      if (signal.aborted) return end("aborted", null);
-      if (goOn === null) return end("completed", message.content ?? "");
+      // Interrupted while a Stop hook ran: the answer is whole all the same.
+      if (goOn === null || signal.aborted) return end("completed", message.content ?? "");
       stopBlocks++;
       append(messages, { role: "user", content: run.stamps.stamp(`[Stop hook]\n${goOn}`) }, run);
       continue;
