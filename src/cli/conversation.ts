@@ -3,8 +3,9 @@
 // readers (readers.ts), the user's hooks, and the one run setting (AgentRun) every request of the
 // parent is built from; each child derives its own from it when a tool call starts one. What the
 // SessionStart and UserPromptSubmit hooks print rides in the next instruction's own message, ahead of
-// its text: the system prompt and every earlier message stay as the prompt cache holds them. The input modes (modes/) only
-// drive it: instruct, compact, the controls of the interactive prompt, and its end and close.
+// its text: the system prompt and every earlier message stay as the prompt cache holds them. The
+// input modes (modes/) only drive it: instruct, compact, the controls of the interactive prompt, and
+// its end and close.
 import { createChildren, type Children } from "../agent/children/child-run.js";
 import { compactNow, MIN_SPAN_TOKENS } from "../agent/context/compact-run.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
@@ -232,6 +233,8 @@ export async function openConversation(project: Project, settings: ConversationS
         if (hooks) {
           const said = await hooks.userPromptSubmit(instruction, signal);
           await bus.settle();
+          // Not sent, so no turn (a blocking hook's line has said why).
+          if (signal.aborted) return { answer: null, exitReason: "aborted", usage: emptyTotals(), meter: null };
           if (said.blocked !== null) return { answer: null, exitReason: "error", error: `a UserPromptSubmit hook blocked the instruction: ${said.blocked}`, usage: emptyTotals(), meter: null };
           added = hookContext("UserPromptSubmit", said.context);
         }
