@@ -6,6 +6,7 @@
 // With no hook for an event nothing is started.
 import { matches, type HookEvent, type HooksConfig } from "./hook-config.js";
 import { runHook, type HookPlace } from "./run-hook.js";
+import { redactSecrets } from "../redact.js";
 
 /** The child an agent's hooks run for, named in their payload. */
 export interface HookAgent {
@@ -15,6 +16,7 @@ export interface HookAgent {
 
 export interface HookReport {
   event: HookEvent;
+  /** Masked, as what it prints. */
   command: string;
   agent: HookAgent | null;
   exitCode: number | null;
@@ -64,7 +66,8 @@ function createHooks(deps: HookDeps, agent: HookAgent | null): Hooks {
       if (signal.aborted) break;
       const payload = { session_id: deps.sessionId(), cwd: deps.projectDir, hook_event_name: event, ...(agent ? { agent } : {}), ...fields };
       const run = await runHook(hook.command, hook.timeout_s, payload, deps, signal);
-      deps.report({ event, command: hook.command, agent, exitCode: run.exitCode, timedOut: run.timedOut, stderr: run.stderr });
+      // The command is shown and recorded: a key written into it is masked there too.
+      deps.report({ event, command: redactSecrets(hook.command, deps.secrets), agent, exitCode: run.exitCode, timedOut: run.timedOut, stderr: run.stderr });
       if (run.exitCode === 2) return { context: context.join("\n"), blocked: run.stderr || "(the hook gave no reason)" };
       if (run.exitCode === 0 && run.stdout !== "") context.push(run.stdout);
     }
