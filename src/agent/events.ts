@@ -2,6 +2,7 @@
 // records and the session saver all read this stream (event-bus.ts); nothing else reports what the
 // loop did.
 import type { FileEdit } from "../changes/file-edit.js";
+import type { HookEvent } from "../hooks/hook-config.js";
 import type { ToolDetails } from "../tools/types.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
 import type { ArchiveFile } from "./archive.js";
@@ -70,6 +71,11 @@ export type AgentEvent = AgentRef &
     | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
     /** `details`: how the call ended, for readers (a command's exit code, a search's counts); the model gets `result`. */
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit; details?: ToolDetails }
+    /**
+     * One of the user's hooks ran for this agent: its exit code (null when it was ended or died of a
+     * signal), whether its timeout ended it, and what it wrote on stderr (cleaned, bounded, masked).
+     */
+    | { type: "hook"; event: HookEvent; command: string; exitCode: number | null; timedOut: boolean; stderr: string }
     | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
     | {
         type: "delegation_end";

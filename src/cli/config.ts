@@ -2,13 +2,14 @@
 // ~/.config/hel/config.json) and the project's (.hel/config.json). Their keys are the long flag names;
 // a flag (or HEL_MODEL / HEL_BASE_URL) wins over the project's file, which wins over the user's. A
 // file that is not a JSON object of known keys with valid values is a usage error naming the file and
-// the key. What a resumed session keeps of its own settings is decided here too (requestConfigFor).
+// the key (a hook's field by its path). What a resumed session keeps of its own settings is decided here too (requestConfigFor).
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "../zod.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import { HelError } from "../errors.js";
 import { helDir } from "../fs/hel-dir.js";
+import { HooksSchema } from "../hooks/hook-config.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import type { RequestConfig, RunRequestConfig } from "../session/snapshot.js";
@@ -33,6 +34,8 @@ const ConfigFileSchema = z.strictObject({
   "child-model": z.string().min(1, "must be a model name"),
   "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
   "checkpoint-max-mb": count(1),
+  // A config key only: the user's programs to run at fixed points (hooks/), never a flag.
+  hooks: HooksSchema,
 }).partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
@@ -69,11 +72,12 @@ export async function loadConfigFile(path: string): Promise<ConfigFile> {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const keys = Object.keys(ConfigFileSchema.shape).join(", ");
-  if (issue.code === "unrecognized_keys") {
+  if (issue.code === "unrecognized_keys" && issue.path.length === 0) {
     throw new HelError(`the config file ${path} has an unknown key ${JSON.stringify(issue.keys[0])} — the keys are ${keys}`, 2);
   }
   if (issue.path.length === 0) throw new HelError(`the config file ${path} must hold a JSON object — with keys from ${keys}`, 2);
-  const key = String(issue.path[0]);
+  const key = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") throw new HelError(`the config file ${path} has an unknown key ${JSON.stringify(`${key}.${issue.keys[0]}`)} — fix it or remove it`, 2);
   throw new HelError(`the config file ${path} has a bad value for ${JSON.stringify(key)}: ${describe(issue)} — fix it or remove the key`, 2);
 }
 

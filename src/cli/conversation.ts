@@ -1,8 +1,11 @@
 // One conversation, assembled once for every input mode: the usage ledger, the baseline of the
 // project's files, the model client, the session, hints, children, the tool list, the event stream's
-// readers (readers.ts) and the one run setting (AgentRun) every request of the parent is built from;
-// each child derives its own from it when a tool call starts one. The input modes (modes/) only
-// drive it: instruct, compact, the controls of the interactive prompt, and its end and close.
+// readers (readers.ts), the user's hooks, and the one run setting (AgentRun) every request of the
+// parent is built from; each child derives its own from it when a tool call starts one. What the
+// SessionStart and UserPromptSubmit hooks print rides in the next instruction's own message, ahead of
+// its text: the system prompt and every earlier message stay as the prompt cache holds them. The
+// input modes (modes/) only drive it: instruct, compact, the controls of the interactive prompt, and
+// its end and close.
 import { createChildren, type Children } from "../agent/children/child-run.js";
 import { compactNow, MIN_SPAN_TOKENS } from "../agent/context/compact-run.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
@@ -13,7 +16,9 @@ import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/lo
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { spendRefusal } from "../agent/spend-limit.js";
 import { requestCost } from "../model/prices.js";
-import { totalsOf } from "../agent/usage.js";
+import { emptyTotals, totalsOf } from "../agent/usage.js";
+import { openHooks } from "../hooks/hooks.js";
+import type { HookEvent } from "../hooks/hook-config.js";
 import { startBaseline, type Baseline } from "../changes/baseline.js";
 import type { ProjectChanges } from "../changes/unified-diff.js";
 import { checkpointBefore } from "../session/checkpointing.js";
@@ -163,8 +168,19 @@ export async function openConversation(project: Project, settings: ConversationS
             const now = ledger.run().total.cost_usd;
             return spendRefusal({ spent: now === null ? null : now + spentBefore, promptTokens, model, maxCost, table: prices, at: new Date() });
           };
+    const hooks = project.hooks
+      ? openHooks({
+          hooks: project.hooks,
+          projectDir: dir,
+          env: io.env,
+          secrets: project.secrets,
+          sessionId: () => active.id,
+          report: ({ agent, ...ran }) => bus.emit({ ...(agent ? { agent: "child", delegation: agent.number } : { agent: "parent" }), type: "hook", ...ran }),
+        })
+      : null;
     const run: AgentRun = {
       ref: { agent: "parent" },
+      ...(hooks ? { hooks } : {}),
       ...(spendLimit ? { spendLimit } : {}),
       client,
       tools,
@@ -209,11 +225,12 @@ export async function openConversation(project: Project, settings: ConversationS
           usage: ledger,
         });
     await subscribeReaders(bus, { ledger, session: active, hints, renderer, options, stdout: io.stdout });
+    if (hooks) gapNote += hookContext("SessionStart", await hooks.sessionStart(active.saved ? "resume" : "startup", new AbortController().signal));
 
     const compact = async (focus: string): Promise<number | null> => {
       // Asked for by the user: tried whatever --compact-at and earlier failures say.
       const asked = { ...run, archive: active.archive, compaction: { compactAt: askedCompactAt, state: active.compaction } };
-      const done = await compactNow(active.messages, asked, new AbortController().signal, null, 0, focus || undefined, MIN_SPAN_TOKENS);
+      const done = await compactNow(active.messages, asked, new AbortController().signal, null, 0, { focus: focus || undefined, minSpanTokens: MIN_SPAN_TOKENS });
       await bus.settle();
       return done.tooSmall ?? null;
     };
@@ -221,7 +238,17 @@ export async function openConversation(project: Project, settings: ConversationS
       session: active,
       async instruct(text, signal) {
         // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.
-        beginTurn(active.messages, gapNote + redactSecrets(text, project.secrets), run);
+        const instruction = redactSecrets(text, project.secrets);
+        let added = "";
+        if (hooks) {
+          const said = await hooks.userPromptSubmit(instruction, signal);
+          await bus.settle();
+          // Not sent, so no turn (a blocking hook's line has said why).
+          if (signal.aborted) return { answer: null, exitReason: "aborted", usage: emptyTotals(), meter: null };
+          if (said.blocked !== null) return { answer: null, exitReason: "error", error: `a UserPromptSubmit hook blocked the instruction: ${said.blocked}`, usage: emptyTotals(), meter: null };
+          added = hookContext("UserPromptSubmit", said.context);
+        }
+        beginTurn(active.messages, gapNote + added + instruction, run);
         gapNote = "";
         const outcome = await runTurn(active.messages, run, signal);
         await renderer.flush();
@@ -276,6 +303,11 @@ export async function openConversation(project: Project, settings: ConversationS
 /** A front end that draws nothing: its view reads the events, and the terminal's controls do nothing. */
 function viewOnly(observe: (event: AgentEvent) => void): Renderer {
   return { observe, stop: () => undefined, note: () => undefined, flush: async () => undefined, finish: () => undefined };
+}
+
+/** A hook's printed context as it opens the next instruction's message; nothing for nothing printed. */
+function hookContext(event: HookEvent, said: string): string {
+  return said === "" ? "" : `[${event} hook]\n${said}\n\n`;
 }
 
 /**

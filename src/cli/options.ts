@@ -122,10 +122,13 @@ Environment:
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
   child-max-tokens, child-model, max-cost, base-url, checkpoint-max-mb: the disk the file checkpoints may
-  use, default 1024); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
-  The project's base-url, network, and an access wider than the user's (or edit) are used only once you
-  trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
-  (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
+  use, default 1024) and hooks (commands run at SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,
+  PreCompact, Stop with the event's JSON on stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL win
+  over the project's file, which wins over the user's.
+  The project's base-url, network, hooks and an access wider than the user's (or edit) are used only
+  once you trust the project: hel asks in a terminal and keeps the answer in trusted.json beside
+  config.json (asking again when those settings change); --trust trusts it for one run; otherwise they
+  are ignored.
 
 Exit reasons (--json exit_reason): completed, max_steps, length (a call cut off twice at the output
   limit: raise --max-output-tokens), error, aborted, empty (the model answered nothing, twice), budget

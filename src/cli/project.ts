@@ -1,7 +1,7 @@
 // Opening a project for a conversation: the folder the run starts in (a real path, so path checks
 // cannot be led out by a symlink), the project root above it, the options with the config files
-// applied, a .hel/ the session can be saved in, the project's rules with the API key taken out, and
-// the system prompt. Everything here is read once per conversation; nothing is sent or started.
+// applied, the user's hooks (and a trusted project's), a .hel/ the session can be saved in, the
+// project's rules with the API key taken out, and the system prompt. Everything here is read once per conversation; nothing is sent or started.
 import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
@@ -12,6 +12,7 @@ import { credentialValues } from "../tools/command/environment.js";
 import { applyConfig } from "./config.js";
 import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
+import type { HooksConfig } from "../hooks/hook-config.js";
 import { findProjectRoot } from "./project-root.js";
 import type { Output } from "./term/output.js";
 
@@ -35,6 +36,8 @@ export interface Project {
   /** Masked wherever they would go but the Authorization header: the key, and what commands may not see. */
   secrets: string[];
   systemPrompt: string;
+  /** The hooks of the user's config and of a trusted project's; absent: none. */
+  hooks?: HooksConfig;
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
 }
@@ -53,7 +56,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
-  return { dir, here, options, apiKey, secrets, systemPrompt, warn };
+  return { dir, here, options, apiKey, secrets, systemPrompt, warn, ...(config.hooks ? { hooks: config.hooks } : {}) };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

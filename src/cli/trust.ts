@@ -4,7 +4,7 @@
 // run with --trust, or for good by answering the terminal's question, which is kept in trusted.json
 // as the project's real path and a hash of exactly those settings, so a changed setting asks again.
 // Without trust they are dropped with one warning line; every other project setting only narrows or
-// tunes, and applies as it is.
+// tunes, and applies as it is. The user's hooks and a trusted project's both run (the user's first).
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,24 +14,28 @@ import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS, type Access } from "../tools/types.js";
 import { configPaths, loadConfigFile, userConfigDir, type ConfigFile } from "./config.js";
+import { mergeHooks, type HooksConfig } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
-import type { SettingKey } from "./setting-keys.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
 interface Widening {
-  key: SettingKey;
+  key: keyof ConfigFile;
   widens(value: unknown, user: ConfigFile): boolean;
+  /** How the question names its value, where the value is not one word. */
+  shown?(value: unknown): string;
 }
 
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
-// One entry per setting; MCP servers, hooks and approval rules join here as they come.
+// One entry per setting; MCP servers and approval rules join here as they come.
 const WIDENING: readonly Widening[] = [
   // Where the key is sent.
   { key: "base-url", widens: () => true },
   // Wider than what the user would otherwise run with: full, or edit over the user's read-only.
   { key: "access", widens: (value, user) => rank(value) > rank(user.access ?? "edit") },
   { key: "network", widens: (value) => value === true },
+  // Programs that run outside the sandbox: each command is named in the question.
+  { key: "hooks", widens: () => true, shown: (value) => Object.entries(value as HooksConfig).flatMap(([event, hooks]) => (hooks ?? []).map((h) => `${event} ${h.command}`)).join("; ") },
 ];
 
 const TrustedSchema = z.object({
@@ -60,17 +64,29 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const user = await loadConfigFile(paths.user);
   const project = await loadConfigFile(paths.project);
   // A flag or the environment wins over the project anyway: what it sets is not asked about.
-  const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && input.flags.setBy[key] === undefined && widens(project[key], user));
-  if (asked.length === 0) return { ...user, ...project };
+  const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && setBy(input.flags, key) === undefined && widens(project[key], user));
+  if (asked.length === 0) return merged(user, project);
   const settings = asked.map(({ key }) => [key, project[key]] as const);
   const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
-  const verdict = await trustOf(input, settings, hash);
-  if (verdict === "trusted") return { ...user, ...project };
+  const shownSettings = asked.map(({ key, shown }) => [key, shown ? shown(project[key]) : project[key]] as const);
+  const verdict = await trustOf(input, shownSettings, hash);
+  if (verdict === "trusted") return merged(user, project);
   const kept: ConfigFile = { ...project };
   for (const { key } of asked) delete kept[key];
   const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
   input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${paths.project}): a project's own files may not widen what hel does until you trust it — ${how}`);
-  return { ...user, ...kept };
+  return merged(user, kept);
+}
+
+/** The project's settings over the user's; hooks from both. */
+function merged(user: ConfigFile, project: ConfigFile): ConfigFile {
+  const hooks = mergeHooks(user.hooks, project.hooks);
+  return { ...user, ...project, ...(hooks ? { hooks } : {}) };
+}
+
+/** Whether a flag or the environment gave the setting; never, for a key that is not a flag. */
+function setBy(flags: RunOptions, key: keyof ConfigFile): string | undefined {
+  return key in flags.setBy ? flags.setBy[key as keyof RunOptions["setBy"]] : undefined;
 }
 
 async function trustOf(input: TrustInput, settings: readonly (readonly [string, unknown])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {

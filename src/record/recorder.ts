@@ -1,6 +1,6 @@
 // Measurement records for `--record <dir>`: raw/requests.jsonl (one line per HTTP
 // request, with the exact body), raw/delegations.jsonl (one line per child: a delegation or a review)
-// and record.json. Built only from the agent's event stream; usage and cost come from the usage ledger.
+// and record.json (the hooks that ran among what it sums up). Built only from the agent's event stream; usage and cost come from the usage ledger.
 // The directory may be inside the project, where a command can plant links: each file is created
 // afresh in place of whatever is there (fs/own-file.ts), never written through.
 import { writeSync } from "node:fs";
@@ -37,6 +37,7 @@ export class Recorder {
     tool_calls: [],
     instructions: [],
     context: [],
+    hooks: [],
   };
   private currentInstruction = "";
 
@@ -86,6 +87,16 @@ export class Recorder {
         break;
       case "tool_start":
         this.toolArguments.set(event.callId, event.arguments);
+        break;
+      case "hook":
+        this.record.hooks.push({
+          agent: event.agent,
+          ...(event.delegation !== undefined ? { delegation: event.delegation } : {}),
+          event: event.event,
+          command: event.command,
+          exit_code: event.exitCode,
+          timed_out: event.timedOut,
+        });
         break;
       case "delegation_start":
         this.kinds.set(event.number, event.kind);

@@ -6,6 +6,7 @@ import { DELEGATE_MODES } from "../agent/events.js";
 import { CHILD_KINDS, EXIT_REASONS } from "../agent/events.js";
 import { SpendSchema, UsageTotalsSchema } from "../agent/usage.js";
 import { ChatRequestSchema, UsageSchema } from "../wire/messages.js";
+import { HOOK_EVENTS } from "../hooks/hook-config.js";
 
 const AgentSchema = z.enum(["parent", "child"]);
 
@@ -37,6 +38,19 @@ export const RecordJsonSchema = z.object({
   instructions: z.array(z.object({ instruction: z.string(), answer: z.string().nullable(), exit_reason: z.enum(EXIT_REASONS) })),
   /** Folds and compactions, in order. */
   context: z.array(ContextEventSchema).default([]),
+  /** The user's hooks that ran, in order: exit_code null when one was ended or died of a signal. */
+  hooks: z
+    .array(
+      z.object({
+        agent: AgentSchema,
+        delegation: z.number().int().optional(),
+        event: z.enum(HOOK_EVENTS),
+        command: z.string(),
+        exit_code: z.number().int().nullable(),
+        timed_out: z.boolean(),
+      }),
+    )
+    .default([]),
 });
 export type RecordJson = z.infer<typeof RecordJsonSchema>;
 

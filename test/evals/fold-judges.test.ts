@@ -168,6 +168,7 @@ describe("the build, recall and note judges on recorded requests", () => {
         tool_calls: calls(names),
         instructions: [],
         context: [],
+        hooks: [],
       },
     });
   const zero = { requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0, cost_usd: 0 };

@@ -26,6 +26,7 @@ function recordDir(over: Partial<RecordJson> | null, dir = "/runs/r"): RecordDir
           tool_calls: [],
           instructions: [],
           context: [],
+          hooks: [],
           ...over,
         };
   return { dir, record, requests: [], delegations: [], problems: record ? [] : ["record.json is missing"] };

@@ -88,6 +88,8 @@ export function createChildren(deps: ChildrenDeps): Children {
         tools: childTools(parent.tools, row),
         ...(row.keepsArchive ? {} : { archive: undefined, compaction: undefined }),
         toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}) },
+        // The user's hooks run for the child too, and their payload names it.
+        ...(parent.hooks ? { hooks: parent.hooks.forChild({ number, kind: spec.kind }) } : {}),
       };
       deps.emit({ agent: "parent", type: "delegation_start", number, kind: spec.kind, mode: spec.mode, task: spec.task });
 

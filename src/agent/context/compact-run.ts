@@ -1,7 +1,8 @@
 // Runs one compaction of a live conversation: the in-band summary request, then the view replaced
 // through planCompaction, the span added to the archive and reported on the event stream (the session
 // writes it at the next save). A failure or a view that does not shrink counts against the limit; at the
-// limit hel stops compacting and says so.
+// limit hel stops compacting and says so. The user's PreCompact hooks run just before the summary is
+// asked for, whether the user asked (manual) or the size did (auto).
 import { ModelError } from "../../model/errors.js";
 import type { Message } from "../../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
@@ -11,6 +12,7 @@ import { messageJson } from "../../wire/serialize.js";
 import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
 import type { Usage } from "../../wire/messages.js";
 import { askInBand, type InBandRun } from "./in-band.js";
+import type { Hooks } from "../../hooks/hooks.js";
 
 export interface CompactionSettings {
   /** Compact when the next request would carry more input tokens than this; 0: never. */
@@ -38,6 +40,13 @@ export const MIN_SPAN_TOKENS = 1000;
 interface CompactRun extends InBandRun {
   archive: ArchiveIndex;
   compaction: CompactionSettings;
+  hooks?: Hooks | undefined;
+}
+
+/** A compaction the user asked for: what to keep in mind, and the smallest span worth a summary. */
+export interface AskedCompaction {
+  focus?: string | undefined;
+  minSpanTokens: number;
 }
 
 /** Whether the next request, as the meter tells its size, is over --compact-at. */
@@ -56,7 +65,8 @@ function nextStart(messages: readonly Message[], from: number, end: number): num
   return null;
 }
 
-export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, focus?: string, minSpanTokens = 0): Promise<CompactionOutcome> {
+export async function compactNow(messages: Message[], run: CompactRun, signal: AbortSignal, meter: Meter | null, step: number, asked?: AskedCompaction): Promise<CompactionOutcome> {
+  const focus = asked?.focus;
   const { ref, emit, compaction } = run;
   const fail = (reason: string, extra: Partial<CompactionOutcome> = {}): CompactionOutcome => {
     compaction.state.failures++;
@@ -69,7 +79,11 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
   const cut = tailStart(messages, keep);
   // Nothing before the tail worth compacting: not a failure, there is simply nothing to do yet.
   const spanTokens = cut === null ? 0 : messages.slice(1, cut).reduce((n, m) => n + estimateTokens(messageJson(m)), 0);
-  if (cut === null || spanTokens < minSpanTokens) return { meter, compacted: false, requested: false, tooSmall: tokensBefore };
+  if (cut === null || spanTokens < (asked?.minSpanTokens ?? 0)) return { meter, compacted: false, requested: false, tooSmall: tokensBefore };
+  if (run.hooks) {
+    await run.hooks.preCompact(asked ? "manual" : "auto", focus ?? "", signal);
+    if (signal.aborted) return { meter, compacted: false, requested: false };
+  }
   // The conversation exactly as the last request sent it, plus the instruction: a cache hit on all of
   // it. When that is itself too long, its oldest messages are left out until it fits, all but the
   // user's instructions, which stay as one block.

@@ -6,7 +6,9 @@
 // carries the running agent, so a tool that starts a child starts it from this agent's settings.
 // What DeepSeek gets wrong in an answer is mended at a few marked points (repair-markup.ts,
 // repair-arguments.ts, call-storm.ts, and the resends of a cut call and an empty answer), each reported
-// as a `repair` event; a well-formed answer passes them untouched.
+// as a `repair` event; a well-formed answer passes them untouched. The user's hooks (hooks/), when
+// there are any, run around every tool call (a PreToolUse hook may block it) and before the turn stops
+// (a Stop hook may make it go on, a few times a turn).
 //
 // Invariant on every exit: each tool call in `messages` has its result, so the conversation can be
 // sent again (after Ctrl-C, an error, or a resume) without DeepSeek rejecting it.
@@ -28,6 +30,7 @@ import { addUsage, emptyTotals, sumTotals, type UsageTotals } from "../usage.js"
 import { callsFromMarkup } from "./repair-markup.js";
 import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
+import type { Hooks } from "../../hooks/hooks.js";
 
 export interface AgentRun {
   ref: AgentRef;
@@ -56,6 +59,8 @@ export interface AgentRun {
   spendLimit?: (promptTokens: number, model: string) => string | null;
   /** Fold a command episode that failed, then passed, without waiting for the model (needs an archive). */
   autoFold?: boolean;
+  /** The user's hooks, for this agent; absent when none is configured, and then nothing is started. */
+  hooks?: Hooks;
 }
 
 /** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
@@ -72,6 +77,8 @@ export interface TurnOutcome {
 }
 
 const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. Ask whether to continue before repeating it.";
+/** How many times a turn Stop hooks may make the agent go on. */
+const MAX_STOP_BLOCKS = 3;
 
 /** Starts an instruction: reports it, and adds it to the conversation as a user message. */
 export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit" | "stamps">): void {
@@ -103,6 +110,7 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
   let resentCut = false;
   let resentEmpty = false;
   let maxTokens = run.request.maxTokens;
+  let stopBlocks = 0;
   const compact = async (step: number): Promise<boolean> => {
     if (!run.archive || !run.compaction) return false;
     const done = await compactNow(messages, { ...run, archive: run.archive, compaction: run.compaction }, signal, meter, step);
@@ -192,7 +200,14 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     }
     append(messages, message, run);
     const calls = message.tool_calls ?? [];
-    if (calls.length === 0) return end("completed", message.content ?? "");
+    if (calls.length === 0) {
+      const goOn = run.hooks && stopBlocks < MAX_STOP_BLOCKS ? await run.hooks.stop(stopBlocks > 0, signal) : null;
+      // Interrupted while a Stop hook ran: the answer is whole all the same.
+      if (goOn === null || signal.aborted) return end("completed", message.content ?? "");
+      stopBlocks++;
+      append(messages, { role: "user", content: run.stamps.stamp(`[Stop hook]\n${goOn}`) }, run);
+      continue;
+    }
 
     meter = await runToolCalls(calls, messages, run, signal, meter, { step, unparsed: unparsed?.raw });
     if (signal.aborted) return end("aborted", null);
@@ -282,11 +297,30 @@ function refusedCall(call: ToolCall, messages: readonly Message[], run: AgentRun
   return Promise.resolve(result);
 }
 
-function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext, tools: readonly Tool[]): Promise<ToolResult> {
+async function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext, tools: readonly Tool[]): Promise<ToolResult> {
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
-  return executeToolCall(call, tools, { ...ctx, onOutput });
+  const { hooks } = run;
+  if (!hooks) return executeToolCall(call, tools, { ...ctx, onOutput });
+  const input = argumentsOf(call);
+  const blocked = await hooks.preToolUse(name, input, ctx.signal);
+  if (blocked !== null) return { content: `Blocked by a PreToolUse hook: ${blocked}`, isError: true };
+  if (ctx.signal.aborted) return { content: ABORTED_RESULT, isError: true };
+  const result = await executeToolCall(call, tools, { ...ctx, onOutput });
+  // After a call that did its work: one that failed changed nothing to follow up on.
+  if (result.isError) return result;
+  const said = await hooks.postToolUse(name, input, result.content, ctx.signal);
+  return said === null ? result : { ...result, content: `${result.content}\n\n[PostToolUse hook]\n${said}` };
+}
+
+/** A call's arguments as its hooks get them: the object, or the text when it is not JSON. */
+function argumentsOf(call: ToolCall): unknown {
+  try {
+    return JSON.parse(call.function.arguments || "{}");
+  } catch {
+    return call.function.arguments;
+  }
 }
 
 /**

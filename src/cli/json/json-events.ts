@@ -6,6 +6,7 @@
 import { ContextEventSchema, contextEventOf } from "../../agent/context/context-event.js";
 import { CHILD_KINDS, EXIT_REASONS, REPAIR_KINDS, type AgentEvent } from "../../agent/events.js";
 import type { UsageLedger } from "../../agent/usage-ledger.js";
+import { HOOK_EVENTS } from "../../hooks/hook-config.js";
 import { UsageTotalsSchema } from "../../agent/usage.js";
 import { FileEditSchema } from "../../changes/file-edit.js";
 import type { ToolDetails } from "../../tools/types.js";
@@ -58,6 +59,8 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("tool_start"), ...ref, call_id: z.string(), name: z.string(), arguments: z.string() }),
   z.object({ type: z.literal("tool_output"), ...ref, call_id: z.string(), name: z.string(), text: z.string(), skipped_bytes: count }),
   z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional(), details: ToolDetailsSchema.optional() }),
+  /** One of the user's hooks ran: exit 2 blocked, another code or a timeout was a warning. */
+  z.object({ type: z.literal("hook"), ...ref, event: z.enum(HOOK_EVENTS), command: z.string(), exit_code: z.number().int().nullable(), timed_out: z.boolean(), stderr: z.string() }),
   z.object({ type: z.literal("delegation_start"), ...ref, ...child, task: z.string() }),
   z.object({ type: z.literal("delegation_end"), ...ref, ...child, exit_reason: exitReason, answer: z.string().nullable(), usage: UsageTotalsSchema }),
   z.object({
@@ -131,6 +134,8 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
         ...(event.edit ? { edit: event.edit } : {}),
         ...(event.details ? { details: detailsJson(event.details) } : {}),
       };
+    case "hook":
+      return { type: "hook", ...ref, event: event.event, command: event.command, exit_code: event.exitCode, timed_out: event.timedOut, stderr: event.stderr };
     case "delegation_start":
       return { type: "delegation_start", ...ref, number: event.number, kind: event.kind, mode: event.mode, task: event.task };
     case "delegation_end":

@@ -6,6 +6,7 @@
 // otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a
 // terminal, the model's text as it is otherwise.
 import type { AgentEvent } from "../../agent/events.js";
+import type { HookEvent } from "../../hooks/hook-config.js";
 import { childLabel } from "../../agent/children/kinds.js";
 import type { UsageLedger, UsageReport } from "../../agent/usage-ledger.js";
 import { hitRatio, type UsageTotals } from "../../agent/usage.js";
@@ -245,6 +246,11 @@ export function createRenderer(options: RendererOptions): Renderer {
       case "compaction_failed":
         stderr.write(`hel: compaction failed: ${errorText(event.reason)}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
         break;
+      case "hook": {
+        const line = hookLine(event);
+        if (line) printErr(`${indent(event)}${line}`);
+        break;
+      }
       case "delegation_start":
         working.add(event.number);
         printErr(`⇢ delegating (${childLabel(event)}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
@@ -295,6 +301,26 @@ export function createRenderer(options: RendererOptions): Renderer {
       for (const line of changed.lines(errStyle)) stderr.write(line + "\n");
     },
   };
+}
+
+/** What a hook that exited 2 did, in its event's terms. */
+const BLOCKED: Record<HookEvent, string> = {
+  PreToolUse: "blocked the call",
+  PostToolUse: "objected to the call",
+  UserPromptSubmit: "blocked the instruction, which was not sent",
+  Stop: "did not let the agent stop",
+  PreCompact: "exited 2",
+  SessionStart: "exited 2",
+};
+
+/** A hook's line: what it blocked, or why it counts as a warning; none for a hook that went on. */
+function hookLine(event: Extract<AgentEvent, { type: "hook" }>): string | null {
+  const hook = `the ${event.event} hook ${JSON.stringify(truncate(terminalSafe(event.command), 60))}`;
+  const said = event.stderr ? `: ${errorText(event.stderr)}` : "";
+  if (event.timedOut) return `hel: ${hook} ran past its timeout and was ended — the run goes on`;
+  if (event.exitCode === 0) return null;
+  if (event.exitCode === 2) return `↯ ${hook} ${BLOCKED[event.event]}${said}`;
+  return `hel: ${hook} failed (${event.exitCode === null ? "ended by a signal" : `exit ${event.exitCode}`})${said} — the run goes on`;
 }
 
 /** The last `count` non-empty lines of the reasoning so far, made safe for the terminal. */

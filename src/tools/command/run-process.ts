@@ -1,8 +1,9 @@
 // Runs one process in a group of its own (a new session: no terminal, and signals reach every process
-// it starts) with stdin at end of file, and waits for the process itself to exit, not for its output
-// pipes to close: a background child can hold those open for ever. After the exit the pipes get a short
-// drain, then whatever is left in the group is ended. A timeout or an abort ends the whole group at once.
-// Groups still running when hel exits are killed on the way out.
+// it starts) with stdin at end of file, or at it after the bytes given (a hook's JSON), and waits for
+// the process itself to exit, not for its output pipes to close: a background child can hold those open
+// for ever. After the exit the pipes get a short drain, then whatever is left in the group is ended. A
+// timeout or an abort ends the whole group at once. Groups still running when hel exits are killed on
+// the way out.
 import { spawn } from "node:child_process";
 import { endGroup, groupOf, killGroupNow } from "./process-group.js";
 import type { ProcessGroup } from "../types.js";
@@ -19,6 +20,8 @@ export interface ProcessSpec {
   args: readonly string[];
   cwd: string;
   env: Record<string, string>;
+  /** What stdin holds before its end; none: at end of file at once. */
+  stdin?: Buffer;
 }
 
 export interface OutputSink {
@@ -42,7 +45,9 @@ let exitHookInstalled = false;
 
 export async function runProcess(spec: ProcessSpec, controls: RunControls): Promise<{ ending: Ending; wallMs: number }> {
   const started = performance.now();
-  const child = spawn(spec.file, [...spec.args], { cwd: spec.cwd, env: spec.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(spec.file, [...spec.args], { cwd: spec.cwd, env: spec.env, detached: true, stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"] });
+  // A process that never reads its stdin closes it under the write: that is its business, not an error.
+  if (spec.stdin) child.stdin!.on("error", () => undefined).end(spec.stdin);
   const pipes = [child.stdout!, child.stderr!] as const;
   let paused = false;
   pipes.forEach((pipe, i) =>
