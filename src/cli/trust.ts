@@ -25,13 +25,16 @@ interface Widening {
 
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
-// One entry per setting; MCP servers, hooks and approval rules join here as they come.
+// One entry per setting; MCP servers and hooks join here as they come.
 const WIDENING: readonly Widening[] = [
   // Where the key is sent.
   { key: "base-url", widens: () => true },
   // Wider than what the user would otherwise run with: full, or edit over the user's read-only.
   { key: "access", widens: (value, user) => rank(value) > rank(user.access ?? "edit") },
   { key: "network", widens: (value) => value === true },
+  // Commands that would run outside the sandbox, unasked or once the model asks.
+  { key: "allow", widens: (value) => Array.isArray(value) && value.length > 0 },
+  { key: "approval", widens: (value, user) => value === "on-request" && user.approval !== "on-request" },
 ];
 
 const TrustedSchema = z.object({
@@ -61,16 +64,22 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const project = await loadConfigFile(paths.project);
   // A flag or the environment wins over the project anyway: what it sets is not asked about.
   const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && input.flags.setBy[key] === undefined && widens(project[key], user));
-  if (asked.length === 0) return { ...user, ...project };
+  if (asked.length === 0) return merged(user, project);
   const settings = asked.map(({ key }) => [key, project[key]] as const);
   const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
   const verdict = await trustOf(input, settings, hash);
-  if (verdict === "trusted") return { ...user, ...project };
+  if (verdict === "trusted") return merged(user, project);
   const kept: ConfigFile = { ...project };
   for (const { key } of asked) delete kept[key];
   const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
   input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${paths.project}): a project's own files may not widen what hel does until you trust it — ${how}`);
-  return { ...user, ...kept };
+  return merged(user, kept);
+}
+
+/** The project's settings over the user's; allow rules add up (the user's own stay). */
+function merged(user: ConfigFile, project: ConfigFile): ConfigFile {
+  const allow = [...(user.allow ?? []), ...(project.allow ?? [])];
+  return { ...user, ...project, ...(allow.length > 0 ? { allow } : {}) };
 }
 
 async function trustOf(input: TrustInput, settings: readonly (readonly [string, unknown])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {
@@ -91,7 +100,7 @@ async function trustOf(input: TrustInput, settings: readonly (readonly [string, 
 
 /** "base-url https://…, access full, network": each setting with its value, as the user would type it. */
 function describeAsked(settings: readonly (readonly [string, unknown])[]): string {
-  return settings.map(([key, value]) => (value === true ? key : `${key} ${shown(String(value))}`)).join(", ");
+  return settings.map(([key, value]) => (value === true ? key : `${key} ${shown(Array.isArray(value) ? JSON.stringify(value) : String(value))}`)).join(", ");
 }
 
 /** A value from a file, shown in the terminal: no control characters, and not endless. */
