@@ -34,7 +34,9 @@ const ConfigFileSchema = z.strictObject({
   "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
   "checkpoint-max-mb": count(1),
   approval: z.enum(APPROVAL_MODES),
-  allow: z.array(z.string().trim().min(1, "must hold command prefixes, such as \"npm publish --dry-run\"").max(1000, "must hold command prefixes of at most 1000 characters")).max(1000, "must hold at most 1000 prefixes"),
+  allow: z
+    .array(z.string("must hold command prefixes, such as \"npm publish --dry-run\"").trim().min(1, "must hold command prefixes, not empty strings").max(1000, "must hold command prefixes of at most 1000 characters"), 'must be a list of command prefixes, such as ["npm publish --dry-run"]')
+    .max(1000, "must hold at most 1000 prefixes"),
 }).partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 

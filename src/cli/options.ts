@@ -113,7 +113,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
     .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
-    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network) for this run, without asking", false)
+    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval) for this run, without asking", false)
     .addHelpText(
       "after",
       `
@@ -126,9 +126,11 @@ Environment:
 
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
-  child-max-tokens, child-model, max-cost, base-url, checkpoint-max-mb: the disk the file checkpoints may
-  use, default 1024); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
-  The project's base-url, network, and an access wider than the user's (or edit) are used only once you
+  child-max-tokens, child-model, max-cost, base-url, approval, checkpoint-max-mb: the disk the file
+  checkpoints may use, default 1024; allow: command prefixes run outside the sandbox unasked, such as
+  ["npm publish --dry-run"], matched on whole words of a simple command line); flags and
+  HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
+  The project's base-url, network, allow, approval, and an access wider than the user's (or edit) are used only once you
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
   (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
 
