@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
+import { runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { count, inTerminal } from "../helpers/terminal.js";
 
@@ -104,4 +105,24 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
     undefined,
   ]);
   expect(calls[4]).toMatchObject({ agent: "child", name: "run_command" });
+});
+
+it("a one-shot run in a terminal asks when --approval on-request says so; piped, it cannot ask and says escalation is off", async () => {
+  outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
+  const marker = join(outside, "one-shot");
+  sim = await startSimulator({ script: [escalate(`touch ${marker}`, "needs it"), { content: "done" }, { content: "piped done" }] });
+  const project = await tempProject();
+  const t = inTerminal(["-C", project, "--approval", "on-request", "do it"], sim.url);
+  await t.until((s) => s.includes(QUESTION), "the question");
+  t.type("y");
+  expect(await t.exited).toBe(0);
+  expect(existsSync(marker)).toBe(true);
+  expect(t.screen()).toContain("outside the sandbox, approved once by the user");
+
+  const piped = await runHel({ args: ["-C", project, "--approval", "on-request"], input: "hi\n", baseUrl: sim.url });
+  expect(piped.code).toBe(0);
+  expect(piped.stderr).toContain("hel: --approval on-request needs a terminal or an editor to ask you in — escalation is off in this run\n");
+  const body = sim.requests.at(-1)!.body as ChatRequest;
+  const runCommand = body.tools!.find((tool) => tool.function.name === "run_command")!;
+  expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir"]);
 });
