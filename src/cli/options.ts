@@ -129,8 +129,8 @@ Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the p
   child-max-tokens, child-model, max-cost, base-url, approval, checkpoint-max-mb: the disk the file
   checkpoints may use, default 1024; allow: command prefixes run outside the sandbox unasked, such as
   ["npm publish --dry-run"], matched on whole words of a simple command line); flags and
-  HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's.
-  The project's base-url, network, allow, approval, and an access wider than the user's (or edit) are used only once you
+  HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over the user's. The project's
+  base-url, network, allow, approval, and an access wider than the user's (or edit) are used only once you
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
   (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
 

@@ -4,7 +4,11 @@
 // one, in a PID namespace of its own where one can be made. Under `edit` the project's git settings and
 // hooks are put back after the command, and its result says what was. The result is bounded by the
 // output capture (the whole output goes to a spill file), so the registry never spills it again.
-// Edits other agents made while it ran are kept (edit-log.ts).
+// Edits other agents made while it ran are kept (edit-log.ts). Under `edit` a command also runs outside
+// the sandbox, as under `full`, when the config's allow rules match its whole line, or when the model
+// escalates it (offered under --approval on-request) and the user says yes (approvals.ts); the
+// environment rules hold either way. A sandboxed command that failed for want of network or of a write
+// outside the project says, under on-request, that it may be escalated.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "../../zod.js";

@@ -163,3 +163,31 @@ describe("allow rules", () => {
     expect(existsSync(path.join(outside, "r"))).toBe(false);
   });
 });
+
+describe("questions at the same time", () => {
+  it("are asked one after the other, and one waiting behind an always for its command is not asked", async () => {
+    let release: (answer: ApprovalAnswer) => void = () => undefined;
+    const asked: string[] = [];
+    const approvals = createApprovals({
+      mode: "on-request",
+      allow: [],
+      ask: (request) => {
+        asked.push(request.command);
+        return new Promise((resolve) => (release = resolve));
+      },
+    });
+    const signal = new AbortController().signal;
+    const first = approvals.decide({ command: "npm install", justification: "a", agent: "subagent 1 (full)" }, signal);
+    const second = approvals.decide({ command: "npm install", justification: "b", agent: "subagent 2 (full)" }, signal);
+    const third = approvals.decide({ command: "git push", justification: "c", agent: null }, signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual(["npm install"]);
+    release("always");
+    expect(await first).toBe("always");
+    expect(await second).toBe("remembered");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual(["npm install", "git push"]);
+    release("no");
+    expect(await third).toBe("no");
+  });
+});
