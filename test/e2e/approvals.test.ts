@@ -107,17 +107,19 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
   expect(calls[4]).toMatchObject({ agent: "child", name: "run_command" });
 });
 
-it("a one-shot run in a terminal asks when --approval on-request says so; piped, it cannot ask and says escalation is off", async () => {
+it("a one-shot run in a terminal asks when --approval on-request says so, and --json-events says what was decided; piped, it cannot ask and says escalation is off", async () => {
   outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
   const marker = join(outside, "one-shot");
   sim = await startSimulator({ script: [escalate(`touch ${marker}`, "needs it"), { content: "done" }, { content: "piped done" }] });
   const project = await tempProject();
-  const t = inTerminal(["-C", project, "--approval", "on-request", "do it"], sim.url);
+  const t = inTerminal(["-C", project, "--approval", "on-request", "--json-events", "do it"], sim.url);
   await t.until((s) => s.includes(QUESTION), "the question");
   t.type("y");
   expect(await t.exited).toBe(0);
   expect(existsSync(marker)).toBe(true);
-  expect(t.screen()).toContain("outside the sandbox, approved once by the user");
+  // The event stream carries the decision as typed details.
+  const ends = t.bytes().split(/\r?\n/).filter((line) => line.startsWith('{"type":"tool_end"')).map((line) => JSON.parse(line) as { details?: unknown });
+  expect(ends.map((e) => e.details)).toEqual([expect.objectContaining({ kind: "command", exit_code: 0, outside: { by: "once", justification: "needs it" } })]);
 
   const piped = await runHel({ args: ["-C", project, "--approval", "on-request"], input: "hi\n", baseUrl: sim.url });
   expect(piped.code).toBe(0);

@@ -52,7 +52,9 @@ export function allowMatch(command: string, rules: readonly string[]): AllowMatc
 }
 
 /** `eval …`, or a shell handed a script on its command line (`sh -c`, `bash -lc`): what runs is not what the rule names. */
-function hidesACommand(words: readonly string[]): boolean {
+function hidesACommand(given: readonly string[]): boolean {
+  // Split again at blanks: `env -S "sh -c id"` runs the shell a quoted word names.
+  const words = given.flatMap((word) => word.split(/\s+/));
   if (words.includes("eval")) return true;
   const shell = words.findIndex((w) => SHELLS.has(w.slice(w.lastIndexOf("/") + 1)));
   return shell !== -1 && words.slice(shell + 1).some((w) => /^-[A-Za-z]*c/.test(w) || w === "--command");

@@ -48,6 +48,7 @@ describe("allow rules", () => {
     ["eval as an argument", "npm test eval"],
     ["sh -c", "npm test -- sh -c 'rm -rf ~'"],
     ["bash -lc", "npm test /bin/bash -lc id"],
+    ["a shell in one quoted word", 'npm test env -S "sh -c id"'],
     ["a variable before the command", "NODE_OPTIONS=--require=./evil.js npm test"],
     ["a variable as the command", "$NPM test"],
     ["a here-document", "npm test <<EOF\nx\nEOF"],
