@@ -13,7 +13,7 @@ import { HooksSchema } from "../hooks/hook-config.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import type { RequestConfig, RunRequestConfig } from "../session/snapshot.js";
-import { ACCESS_LEVELS } from "../tools/types.js";
+import { ACCESS_LEVELS, APPROVAL_MODES } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
 import type { RunOptions } from "./options.js";
 import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
@@ -34,6 +34,10 @@ const ConfigFileSchema = z.strictObject({
   "child-model": z.string().min(1, "must be a model name"),
   "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
   "checkpoint-max-mb": count(1),
+  approval: z.enum(APPROVAL_MODES),
+  allow: z
+    .array(z.string("must hold command prefixes, such as \"npm publish --dry-run\"").trim().min(1, "must hold command prefixes, not empty strings").max(1000, "must hold command prefixes of at most 1000 characters"), 'must be a list of command prefixes, such as ["npm publish --dry-run"]')
+    .max(1000, "must hold at most 1000 prefixes"),
   // A config key only: the user's programs to run at fixed points (hooks/), never a flag.
   hooks: HooksSchema,
 }).partial();

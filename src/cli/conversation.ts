@@ -27,12 +27,13 @@ import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import type { ProcessGroup } from "../tools/types.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
+import type { AskApproval } from "../tools/command/approval.js";
+import { createApprovals } from "../tools/command/approvals.js";
 import { redactSecrets } from "../redact.js";
 import { toolDefinitions } from "../tools/registry.js";
 import { assembleTools } from "../agent/children/assemble-tools.js";
 import { traitsOf } from "../agent/toolbox.js";
 import type { Tool } from "../tools/types.js";
-import type { AskApproval } from "../tools/command/approval.js";
 import { requestConfigFor } from "./config.js";
 import { EditLog } from "../tools/edit-log.js";
 import { keepLostEdits } from "../tools/file/lost-edits.js";
@@ -55,7 +56,7 @@ export interface ConversationSettings {
    * over ACP): nothing is drawn and nothing goes to stdout.
    */
   view?: (event: AgentEvent) => void;
-  /** Asks a person before a command the sandbox stopped runs outside it; without it nothing can be asked. */
+  /** How this front end asks the user to let a command out of the sandbox; absent: it cannot, and the answer is no. */
   askApproval?: AskApproval;
 }
 
@@ -146,7 +147,22 @@ export async function openConversation(project: Project, settings: ConversationS
         return active.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
       },
     });
-    const tools = assembleTools(options, {
+    // Escalation is the interactive prompt's default; elsewhere it is asked for (--approval, config).
+    const { askApproval } = settings;
+    if (options.setBy.approval === "flag" && options.approval === "on-request" && !askApproval) warn("--approval on-request needs a terminal or an editor to ask you in — escalation is off in this run");
+    const approval = askApproval ? (options.approval ?? (settings.interactive ? "on-request" : "never")) : "never";
+    const approvals = createApprovals({
+      mode: approval,
+      allow: options.allow,
+      // The question is drawn on a clean line: the spinner goes first.
+      ask: askApproval
+        ? (request, signal) => {
+            renderer.stop();
+            return askApproval(request, signal);
+          }
+        : null,
+    });
+    const tools = assembleTools({ ...options, approval }, {
       archive: active.archive,
       parentMessages: () => active.messages,
       children,
@@ -197,6 +213,7 @@ export async function openConversation(project: Project, settings: ConversationS
         archiveHint: hints.hint,
         secrets: project.secrets,
         network: options.network,
+        approvals,
         claimSessionDir: () => active.claim(),
         trackCommand: (group: ProcessGroup) => active.trackCommand(group),
         ...(baseline ? { beforeWrite: baseline.keep } : {}),

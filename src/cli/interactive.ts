@@ -16,6 +16,8 @@ import { completeSlash, parseSlash } from "./slash-commands.js";
 import { styleFor } from "./term/style.js";
 import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/terminal-prompt.js";
 import type { SessionSummary } from "../session/catalog.js";
+import type { AskApproval } from "../tools/command/approval.js";
+import { approvalQuestion, APPROVAL_KEYS } from "./term/approval-question.js";
 
 export interface ConversationDeps {
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
@@ -35,6 +37,8 @@ export interface Interactive {
   converse(deps: ConversationDeps): Promise<ConversationEnd>;
   /** The numbered picker of `hel --resume` without an id. */
   pick(sessions: readonly SessionSummary[]): Promise<string | null>;
+  /** Whether a command may run outside the sandbox, asked with one key. */
+  askApproval: AskApproval;
   close(): void;
 }
 
@@ -81,6 +85,12 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
   return {
     pick(sessions) {
       return pickSession({ sessions, say, ask: (q) => prompt.ask(q), width: stderr.columns || 100 });
+    },
+    async askApproval(request, signal) {
+      const { lines, keys } = approvalQuestion(request, style);
+      say(lines);
+      const key = await prompt.askKey(keys, Object.keys(APPROVAL_KEYS), signal);
+      return key === null ? "no" : APPROVAL_KEYS[key]!;
     },
     close() {
       current = null;

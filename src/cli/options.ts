@@ -8,7 +8,7 @@ import { DELEGATE_MODES } from "../agent/events.js";
 import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
 import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
 import { HelError } from "../errors.js";
-import { ACCESS_LEVELS } from "../tools/types.js";
+import { ACCESS_LEVELS, APPROVAL_MODES } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
@@ -45,6 +45,10 @@ const RunOptionsSchema = z.object({
   maxCost: z.coerce.number({ error: "--max-cost takes an amount in US dollars, such as 0.50" }).positive("--max-cost must be more than 0").nullable(),
   access: z.enum(ACCESS_LEVELS),
   network: z.boolean(),
+  /** null: on-request in the interactive prompt, never elsewhere. */
+  approval: z.enum(APPROVAL_MODES, { error: `--approval takes ${APPROVAL_MODES.join(" or ")}` }).nullable(),
+  /** Command prefixes run outside the sandbox unasked (config `allow`; no flag). */
+  allow: z.array(z.string()),
   tools: z.array(z.enum(SELECTABLE_TOOLS, { error: `--tools takes names from: ${SELECTABLE_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
   /** null: the default, 80% of the model's window. */
@@ -100,6 +104,9 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--max-cost <usd>", "end the turn (exit_reason budget) before a request that would take this session's spend past this many US dollars")
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
+    .addOption(
+      new Option("--approval <mode>", "on-request: the model may ask you to run a command the sandbox stopped outside it (default in the interactive prompt); never: it may not (default elsewhere)").choices(APPROVAL_MODES),
+    )
     .option("--tools <names>", `comma-separated tools to offer, from ${SELECTABLE_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
     .addOption(new Option("--auto-fold <on|off>", "fold a command episode that failed, then passed, into a note without waiting for the model").choices(["on", "off"]).default("on"))
@@ -108,7 +115,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
     .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
-    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network) for this run, without asking", false)
+    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval) for this run, without asking", false)
     .addHelpText(
       "after",
       `
@@ -121,14 +128,15 @@ Environment:
 
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
-  child-max-tokens, child-model, max-cost, base-url, checkpoint-max-mb: the disk the file checkpoints may
-  use, default 1024) and hooks (commands run at SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,
-  PreCompact, Stop with the event's JSON on stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL win
-  over the project's file, which wins over the user's.
-  The project's base-url, network, hooks and an access wider than the user's (or edit) are used only
-  once you trust the project: hel asks in a terminal and keeps the answer in trusted.json beside
-  config.json (asking again when those settings change); --trust trusts it for one run; otherwise they
-  are ignored.
+  child-max-tokens, child-model, max-cost, base-url, approval, checkpoint-max-mb: the disk the file
+  checkpoints may use, default 1024; allow: command prefixes run outside the sandbox unasked, such as
+  ["npm publish --dry-run"], matched on whole words of a simple command line) and hooks (commands run at
+  SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop with the event's JSON on
+  stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over
+  the user's. The project's base-url, network, allow, approval, hooks and an access wider than the
+  user's (or edit) are used only once you trust the project: hel asks in a terminal and keeps the answer
+  in trusted.json beside config.json (asking again when those settings change); --trust trusts it for
+  one run; otherwise they are ignored.
 
 Exit reasons (--json exit_reason): completed, max_steps, length (a call cut off twice at the output
   limit: raise --max-output-tokens), error, aborted, empty (the model answered nothing, twice), budget
@@ -243,6 +251,8 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     maxCost: opts.maxCost ?? null,
     access: opts.access,
     network: Boolean(opts.network),
+    approval: opts.approval ?? null,
+    allow: [],
     // Each tool once: a repeated name would send the model two identical definitions.
     tools: toolsText === "none" || toolsText === "" ? [] : [...new Set(toolsText.split(",").map((t) => t.trim()))],
     effort: opts.effort,

@@ -13,7 +13,10 @@ export const SETTING_OPTIONS = {
   "base-url": "baseUrl",
   "child-model": "childModel",
   "max-cost": "maxCost",
-  // A config key only: how much disk the file checkpoints may take before the oldest are pruned.
+  approval: "approval",
+  // Config keys only: command prefixes that run outside the sandbox unasked, and how much disk the
+  // file checkpoints may take before the oldest are pruned.
+  allow: "allow",
   "checkpoint-max-mb": "checkpointMaxMb",
 } as const;
 export type SettingKey = keyof typeof SETTING_OPTIONS;

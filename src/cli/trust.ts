@@ -27,7 +27,7 @@ interface Widening {
 
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
-// One entry per setting; MCP servers and approval rules join here as they come.
+// One entry per setting; MCP servers join here as they come.
 const WIDENING: readonly Widening[] = [
   // Where the key is sent.
   { key: "base-url", widens: () => true },
@@ -36,6 +36,9 @@ const WIDENING: readonly Widening[] = [
   { key: "network", widens: (value) => value === true },
   // Programs that run outside the sandbox: each command is named in the question.
   { key: "hooks", widens: () => true, shown: (value) => Object.entries(value as HooksConfig).flatMap(([event, hooks]) => (hooks ?? []).map((h) => `${event} ${h.command}`)).join("; ") },
+  // Commands that would run outside the sandbox, unasked or once the model asks.
+  { key: "allow", widens: (value) => Array.isArray(value) && value.length > 0 },
+  { key: "approval", widens: (value, user) => value === "on-request" && user.approval !== "on-request" },
 ];
 
 const TrustedSchema = z.object({
@@ -78,10 +81,11 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   return merged(user, kept);
 }
 
-/** The project's settings over the user's; hooks from both. */
+/** The project's settings over the user's; hooks from both, and allow rules add up (the user's own stay). */
 function merged(user: ConfigFile, project: ConfigFile): ConfigFile {
   const hooks = mergeHooks(user.hooks, project.hooks);
-  return { ...user, ...project, ...(hooks ? { hooks } : {}) };
+  const allow = [...(user.allow ?? []), ...(project.allow ?? [])];
+  return { ...user, ...project, ...(hooks ? { hooks } : {}), ...(allow.length > 0 ? { allow } : {}) };
 }
 
 /** Whether a flag or the environment gave the setting; never, for a key that is not a flag. */
@@ -107,7 +111,7 @@ async function trustOf(input: TrustInput, settings: readonly (readonly [string, 
 
 /** "base-url https://…, access full, network": each setting with its value, as the user would type it. */
 function describeAsked(settings: readonly (readonly [string, unknown])[]): string {
-  return settings.map(([key, value]) => (value === true ? key : `${key} ${shown(String(value))}`)).join(", ");
+  return settings.map(([key, value]) => (value === true ? key : `${key} ${shown(Array.isArray(value) ? JSON.stringify(value) : String(value))}`)).join(", ");
 }
 
 /** A value from a file, shown in the terminal: no control characters, and not endless. */

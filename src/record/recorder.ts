@@ -15,6 +15,7 @@ import { byAgent, emptySpend, type UsageLedger } from "../agent/usage-ledger.js"
 import type { ChatRequest } from "../wire/messages.js";
 import { requestBytes } from "../wire/serialize.js";
 import type { RecordJson } from "./schema.js";
+import type { ToolDetails } from "../tools/types.js";
 import { monotonicMs } from "../clock.js";
 
 interface PendingRequest {
@@ -83,6 +84,7 @@ export class Recorder {
           name: event.name,
           arguments: this.argumentsOf(event.callId),
           is_error: event.isError,
+          ...approvalOf(event.details),
         });
         break;
       case "tool_start":
@@ -175,4 +177,11 @@ function refusedAs<T>(path: string, open: (path: string) => T): T {
 function writeAll(fd: number, data: string | Buffer): void {
   const bytes = typeof data === "string" ? Buffer.from(data) : data;
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+}
+
+/** How a command came to run outside the sandbox, or was refused that, as the record keeps it. */
+function approvalOf(details: ToolDetails | undefined): Pick<RecordJson["tool_calls"][number], "approval"> {
+  if (details?.kind === "refusal") return { approval: { by: "no", justification: details.justification } };
+  if (details?.kind === "command" && details.outside) return { approval: details.outside };
+  return {};
 }

@@ -33,7 +33,20 @@ export const RecordJsonSchema = z.object({
   }),
   /** In the order they finished: a delegate_task call comes after its child's calls. */
   tool_calls: z.array(
-    z.object({ agent: AgentSchema, delegation: z.number().int().optional(), name: z.string(), arguments: z.string(), is_error: z.boolean() }),
+    z.object({
+      agent: AgentSchema,
+      delegation: z.number().int().optional(),
+      name: z.string(),
+      arguments: z.string(),
+      is_error: z.boolean(),
+      /**
+       * Only for a command run outside the sandbox its access gives, or refused that: by allow rules
+       * (`rules`), the user's answer (once, always, no) or an earlier always (remembered).
+       */
+      approval: z
+        .object({ by: z.enum(["rule", "once", "always", "remembered", "no"]), rules: z.array(z.string()).optional(), justification: z.string().optional() })
+        .optional(),
+    }),
   ),
   instructions: z.array(z.object({ instruction: z.string(), answer: z.string().nullable(), exit_reason: z.enum(EXIT_REASONS) })),
   /** Folds and compactions, in order. */

@@ -96,7 +96,8 @@ async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<T
     const hint = ctx.archiveHint?.(name, args);
     if (hint) content = `${content}\n${hint}`;
   } catch (e) {
-    return failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx);
+    // A call refused before it ran still says how (a command the user would not let out of the sandbox).
+    return { ...failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx), ...details };
   }
   if (!tool.spill) return { content, isError: false, ...details };
   try {

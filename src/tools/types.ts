@@ -8,6 +8,21 @@ import type { EditLog } from "./edit-log.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
+/** --approval: whether the model may ask to run a command outside the sandbox. */
+export const APPROVAL_MODES = ["on-request", "never"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** How a command came to run outside the sandbox: allow rules, the user's answer, or an earlier "always". */
+export type OutsideBy = "rule" | "once" | "always" | "remembered";
+
+/** One conversation's approvals (command/approvals.ts); its children share them. */
+export interface CommandApprovals {
+  readonly mode: ApprovalMode;
+  /** The allow rules the whole command line matches, with the files it redirects into; null: none. */
+  allowed(command: string): { rules: string[]; writes: string[] } | null;
+  /** The user's decision on running the command outside the sandbox; a front end that cannot ask says no. */
+  decide(request: { command: string; justification: string; agent: string | null }, signal: AbortSignal): Promise<Exclude<OutsideBy, "rule"> | "no">;
+}
 
 /** The identity of a command's process group: its id and when its leader started (Linux clock ticks since boot; null elsewhere). */
 export interface ProcessGroup {
@@ -60,6 +75,10 @@ export interface ToolContext {
   editLog?: EditLog;
   /** Told how the call ended, for readers of its result (the terminal, --json-events); the model gets the text. */
   recordDetails?(details: ToolDetails): void;
+  /** Allow rules and escalation; absent: every command runs as `access` says. */
+  approvals?: CommandApprovals;
+  /** The agent whose call this is, as a question to the user names it: absent for the parent, else the child's label. */
+  agentLabel?: string;
 }
 
 /** How a command ended, as its result's first line tells the model. */
@@ -73,6 +92,14 @@ export interface CommandDetails {
   timeoutS: number;
   timedOut: boolean;
   interrupted: boolean;
+  /** Present when it ran outside the sandbox that `access` gives: why. */
+  outside?: { by: OutsideBy; rules?: string[]; justification?: string };
+}
+
+/** An escalated command the user refused to run outside the sandbox: it was not run. */
+export interface RefusalDetails {
+  kind: "refusal";
+  justification: string;
 }
 
 /** What one page of a search found, as its result's last line tallies it. */
@@ -88,7 +115,7 @@ export interface SearchDetails {
   more: boolean;
 }
 
-export type ToolDetails = CommandDetails | SearchDetails;
+export type ToolDetails = CommandDetails | SearchDetails | RefusalDetails;
 
 /** `Ctx`: what the caller gives besides the base context (the agent's loop gives the running agent). */
 export interface Tool<Args = unknown, Ctx extends ToolContext = ToolContext> {

@@ -10,6 +10,7 @@ import { childTools } from "../../src/agent/children/child-tools.js";
 import { CHILD_KIND_ROWS } from "../../src/agent/children/kinds.js";
 import type { ArchiveIndex } from "../../src/agent/context/archive-index.js";
 import { DEFAULT_TOOLS, DELEGATE_TOOLS, SELECTABLE_TOOLS, TOOLBOX } from "../../src/agent/toolbox.js";
+import { escalatingRunCommandTool, runCommandTool } from "../../src/tools/command/run-command.js";
 import { readFileTool } from "../../src/tools/file/read-file.js";
 import type { Tool, ToolContext } from "../../src/tools/types.js";
 
@@ -37,6 +38,14 @@ describe("the catalogue", () => {
     // --delegate without a baseline to review has nothing to offer.
     expect(names(assembleTools({ tools: [], access: "edit", delegate: "full" }, { ...deps, changes: null }))).toEqual([]);
     expect(() => assembleTools({ tools: ["rm"], access: "edit", delegate: null }, deps)).toThrow(/no tool "rm"/);
+  });
+
+  it("offers run_command's escalation only under --approval on-request and edit access", () => {
+    const runCommand = (choice: Partial<ToolChoice>) => assembleTools({ tools: ["run_command"], access: "edit", delegate: null, ...choice }, deps)[0];
+    expect(runCommand({ approval: "on-request" })).toBe(escalatingRunCommandTool);
+    for (const choice of [{}, { approval: "never" as const }, { approval: "on-request" as const, access: "full" as const }, { approval: "on-request" as const, access: "read-only" as const }]) {
+      expect(runCommand(choice)).toBe(runCommandTool);
+    }
   });
 
   it("leaves out what only edits under read-only access, and runs consecutive delegations together", () => {

@@ -5,9 +5,9 @@
 import type { ProjectChanges } from "../../changes/unified-diff.js";
 import { findFilesTool, grepTool } from "../../tools/search/tools.js";
 import { readFileTool } from "../../tools/file/read-file.js";
-import { runCommandTool } from "../../tools/command/run-command.js";
+import { escalatingRunCommandTool, runCommandTool } from "../../tools/command/run-command.js";
 import { searchReplaceTool } from "../../tools/file/search-replace.js";
-import type { Access, Tool } from "../../tools/types.js";
+import type { Access, ApprovalMode, Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
 import type { ArchiveIndex } from "../context/archive-index.js";
 import { createRecallTool, foldTool } from "../context/context-tools.js";
@@ -23,6 +23,8 @@ export interface ToolChoice {
   tools: readonly string[];
   access: Access;
   delegate: DelegateMode | null;
+  /** --approval; absent: never. */
+  approval?: ApprovalMode;
 }
 
 /** What the tools read from the conversation they serve. */
@@ -43,7 +45,8 @@ type Maker = (deps: ToolDeps, choice: ToolChoice) => Tool | null;
 const MAKERS: readonly Maker[] = [
   () => readFileTool as Tool,
   () => searchReplaceTool as Tool,
-  () => runCommandTool as Tool,
+  // Escalation is offered only where it can be asked for: under edit access, and --approval on-request.
+  (_, choice) => (choice.approval === "on-request" && choice.access === "edit" ? escalatingRunCommandTool : runCommandTool) as Tool,
   () => grepTool as Tool,
   () => findFilesTool as Tool,
   () => foldTool as Tool,

@@ -9,7 +9,7 @@ import type { Message } from "../../wire/messages.js";
 import type { BudgetStop, ChildBudget } from "./child-budget.js";
 import type { DelegateMode } from "../events.js";
 import { childTools } from "./child-tools.js";
-import { CHILD_KIND_ROWS } from "./kinds.js";
+import { CHILD_KIND_ROWS, childLabel } from "./kinds.js";
 import type { ChildTranscript } from "./child-transcript.js";
 import type { AgentEvent, ChildKind, EventSink, ExitReason } from "../events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop/loop.js";
@@ -87,7 +87,8 @@ export function createChildren(deps: ChildrenDeps): Children {
         emit,
         tools: childTools(parent.tools, row),
         ...(row.keepsArchive ? {} : { archive: undefined, compaction: undefined }),
-        toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}) },
+        // A question to the user names the child asking it.
+        toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}), agentLabel: `subagent ${number} (${childLabel(spec)})` },
         // The user's hooks run for the child too, and their payload names it.
         ...(parent.hooks ? { hooks: parent.hooks.forChild({ number, kind: spec.kind }) } : {}),
       };

@@ -31,8 +31,12 @@ const ToolDetailsSchema = z.discriminatedUnion("kind", [
     duration_ms: count,
     timed_out: z.boolean(),
     interrupted: z.boolean(),
+    /** Only when it ran outside the sandbox its access gives: by allow rules, or the user's approval (once, always, remembered from an earlier always). */
+    outside: z.object({ by: z.enum(["rule", "once", "always", "remembered"]), rules: z.array(z.string()).optional(), justification: z.string().optional() }).optional(),
   }),
   z.object({ kind: z.literal("search"), matches: count, unit: z.enum(["line", "file"]), files: count, more: z.boolean() }),
+  /** An escalated command the user refused to run outside the sandbox: it did not run. */
+  z.object({ kind: z.literal("refusal"), justification: z.string() }),
 ]);
 
 export const JsonEventSchema = z.discriminatedUnion("type", [
@@ -157,7 +161,7 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
 }
 
 function detailsJson(details: ToolDetails): z.infer<typeof ToolDetailsSchema> {
-  if (details.kind === "search") return details;
+  if (details.kind === "search" || details.kind === "refusal") return details;
   return {
     kind: "command",
     exit_code: details.exitCode,
@@ -165,5 +169,6 @@ function detailsJson(details: ToolDetails): z.infer<typeof ToolDetailsSchema> {
     duration_ms: Math.round(details.durationMs),
     timed_out: details.timedOut,
     interrupted: details.interrupted,
+    ...(details.outside ? { outside: details.outside } : {}),
   };
 }

@@ -2,6 +2,7 @@
 // the conversations it drives: /new and /resume end one, and the next opens here on the same prompt
 // (the project, its config and rules read again), until the user leaves.
 import type { Interactive } from "../interactive.js";
+import type { AskApproval } from "../../tools/command/approval.js";
 import { withConversation, type Ended } from "../conversation.js";
 import type { RunOptions } from "../options.js";
 import { openProject, type Io } from "../project.js";
@@ -14,7 +15,8 @@ export async function runInteractive(flags: RunOptions, apiKey: string, io: Io):
       const project = await openProject(options, apiKey, io);
       const prompt = async () => (kept.prompt ??= await openPrompt(project));
       const resume = await resumeTarget(project, prompt);
-      const { next, ...ended } = await withConversation(project, { resume, interactive: true }, io, async (conversation) => {
+      const askApproval: AskApproval = async (request, signal) => (await prompt()).askApproval(request, signal);
+      const { next, ...ended } = await withConversation(project, { resume, interactive: true, askApproval }, io, async (conversation) => {
         const { session, controls } = conversation;
         const end = await (await prompt()).converse({ instruct: conversation.instruct, stop: conversation.stop, note: conversation.note, controls, resumed: session.saved });
         return { worst: "completed" as const, interrupted: false, next: end.exit ? null : { sessionId: end.sessionId, model: controls.model, effort: controls.effort } };

@@ -1,9 +1,9 @@
 // How a running command looks on the terminal (stderr): its command line when it starts; while it
 // runs, when stderr is a terminal, the last few lines of its output redrawn in place; when it ends,
-// those lines give way to one line saying how it ended and how long it took, made from the result's
-// details (the words the model's result starts with).
+// those lines give way to one line saying how it ended and how long it took, and why it ran outside the
+// sandbox or was refused that, made from the result's details (the words the model's result starts with).
 import type { AgentEvent } from "../../agent/events.js";
-import { commandHeadline } from "../../tools/command/result.js";
+import { commandHeadline, outsideReason } from "../../tools/command/result.js";
 import type { Output } from "./output.js";
 import { terminalSafe, truncate } from "./style.js";
 
@@ -58,7 +58,9 @@ export function createCommandView(out: Output): LiveView {
       clearTimeout(current.timer);
       const details = event.details?.kind === "command" ? event.details : null;
       // A call that failed before the command ran says why in its first clause.
-      const status = details ? commandHeadline(details) : event.result.split("\n", 1)[0]!.split("; ")[0]!;
+      let status = details ? commandHeadline(details) : event.result.split("\n", 1)[0]!.split("; ")[0]!;
+      if (details?.outside) status += ` · outside the sandbox, ${outsideReason(details.outside)}`;
+      if (event.details?.kind === "refusal") status = "not run: you refused to let it run outside the sandbox";
       const failed = event.isError || details?.exitCode !== 0;
       out.write(`${erase()}${current.indent}  ${failed ? "✗" : "✓"} ${terminalSafe(truncate(status, 160))}\n`);
       current = null;

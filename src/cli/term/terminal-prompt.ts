@@ -37,6 +37,11 @@ export interface TerminalPrompt {
   hide(): void;
   /** Asks one question on the prompt line; the next line answers it instead of being an instruction. */
   ask(question: string): Promise<string>;
+  /**
+   * Asks a question answered by one key, even while hel works: the first of `keys` typed answers it
+   * (other keys are ignored); Ctrl-C, Ctrl-D, or `signal`, answer it with null.
+   */
+  askKey(question: string, keys: readonly string[], signal: AbortSignal): Promise<string | null>;
   /** Puts text on the line being typed, as if pasted. */
   insert(text: string): void;
   /** Whether the line being typed holds anything (Ctrl-C then clears it). */
@@ -81,12 +86,14 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
   let altEnter = false;
   let pending: string[] = [];
   let question: ((answer: string) => void) | null = null;
+  let keyQuestion: ((key: Key, s: string | undefined) => void) | null = null;
 
   const insert = (text: string) => {
     const clean = text.replace(/\r\n?/g, "\n").replace(/\n$/, "");
     if (clean) rl.write(blocks.onLine(clean));
   };
   const route = (s: string | undefined, key: Key = {}) => {
+    if (keyQuestion) return keyQuestion(key, s);
     if (key.name === "paste-start") return void (pasted = []);
     if (key.name === "paste-end") {
       const text = (pasted ?? []).join("");
@@ -155,6 +162,25 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
         question = resolve;
         rl.setPrompt(text);
         this.show();
+      });
+    },
+    askKey(text, answers, signal) {
+      return new Promise((resolve) => {
+        const done = (answer: string | null) => {
+          keyQuestion = null;
+          signal.removeEventListener("abort", aborted);
+          output.write(`${answer ?? "(no answer)"}\n`);
+          resolve(answer);
+        };
+        const aborted = () => done(null);
+        if (signal.aborted) return done(null);
+        signal.addEventListener("abort", aborted);
+        keyQuestion = (key, s) => {
+          if (key.ctrl && (key.name === "c" || key.name === "d")) return done(null);
+          const typed = (s ?? key.name ?? "").toLowerCase();
+          if (answers.includes(typed)) done(typed);
+        };
+        output.write(text);
       });
     },
     insert,

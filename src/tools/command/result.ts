@@ -7,6 +7,10 @@ import { readOnCall } from "../spill.js";
 import type { CommandDetails } from "../types.js";
 import type { CapturedOutput } from "./output.js";
 import type { Ending } from "./run-process.js";
+import type { SandboxDenial } from "./sandbox-denial.js";
+
+/** Why a command ran outside the sandbox its access gives. */
+export type CommandOutside = NonNullable<CommandDetails["outside"]>;
 
 export interface CommandOutcome {
   ending: Ending;
@@ -19,6 +23,10 @@ export interface CommandOutcome {
   sandbox: string | null;
   /** What the command changed in the project's git settings and hooks, and was put back. */
   gitPutBack: readonly string[];
+  /** Why it ran outside the sandbox, when it did. */
+  outside?: CommandOutside | null;
+  /** What the sandbox seems to have stopped, when the model may ask for the command to run outside it. */
+  escalation?: SandboxDenial | null;
 }
 
 export function commandDetails(outcome: Pick<CommandOutcome, "ending" | "wallMs" | "timeoutS">): CommandDetails {
@@ -35,12 +43,14 @@ export function commandDetails(outcome: Pick<CommandOutcome, "ending" | "wallMs"
 }
 
 export function formatCommandResult(outcome: CommandOutcome): string {
-  const { ending, output } = outcome;
+  const { ending, output, outside } = outcome;
   const failed = ending.kind === "exit" && ending.code !== 0;
   const header = [commandHeadline(commandDetails(outcome))];
   if (failed && outcome.sandbox) header.push(`sandbox: ${outcome.sandbox}`);
   if (output.nonText > 0) header.push(`${count(output.nonText, "non-text character")} in the output (binary data, control codes) replaced by \uFFFD or dropped`);
   const lines = [header.join("; ")];
+  if (outside) lines.push(`It ran outside the sandbox: ${outsideReason(outside)}.`);
+  if (outcome.escalation) lines.push(escalationHint(outcome.escalation));
   if (ending.kind === "timeout") lines.push(`If it needs longer and is not waiting for input, run it again with a larger timeout_s (at most 600).`);
   if (ending.kind === "interrupted") lines.push("The user stopped it (Ctrl-C). Ask before running it again.");
   if (outcome.gitPutBack.length > 0) {
@@ -67,6 +77,25 @@ export function formatCommandResult(outcome: CommandOutcome): string {
     "[…]",
     trimFinalNewline(omitted.tail),
   ].join("\n");
+}
+
+/** Why it ran outside the sandbox, in words for the model and for people: "approved once by the user". */
+export function outsideReason(outside: CommandOutside): string {
+  switch (outside.by) {
+    case "rule":
+      return `allowed by the rule${(outside.rules ?? []).length > 1 ? "s" : ""} ${(outside.rules ?? []).map((r) => JSON.stringify(r)).join(", ")}`;
+    case "once":
+      return "approved once by the user";
+    case "always":
+      return "approved by the user for the rest of the session";
+    case "remembered":
+      return "approved earlier in this session";
+  }
+}
+
+function escalationHint(denial: SandboxDenial): string {
+  const what = denial === "network" ? "The sandbox has no network" : "The sandbox lets a command write only in the project and /tmp";
+  return `${what}, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether it may run outside the sandbox.`;
 }
 
 /** How the command ended and how long it took: "exit code 0 · 0.01 s". */

@@ -4,14 +4,20 @@
 // one, in a PID namespace of its own where one can be made. Under `edit` the project's git settings and
 // hooks are put back after the command, and its result says what was. The result is bounded by the
 // output capture (the whole output goes to a spill file), so the registry never spills it again.
-// Edits other agents made while it ran are kept (edit-log.ts).
+// Edits other agents made while it ran are kept (edit-log.ts). Under `edit` a command also runs outside
+// the sandbox, as under `full`, when the config's allow rules match its whole line, or when the model
+// escalates it (offered under --approval on-request) and the user says yes (approvals.ts); the
+// environment rules hold either way. A sandboxed command that failed for want of network or of a write
+// outside the project says, under on-request, that it may be escalated.
 import { stat } from "node:fs/promises";
+import path from "node:path";
 import { z } from "../../zod.js";
 import { commandEnvironment } from "./environment.js";
 import { shellFor } from "./find-program.js";
 import { guardGit } from "./git-guard.js";
-import { OutputCapture } from "./output.js";
-import { commandDetails, formatCommandResult } from "./result.js";
+import { OutputCapture, type CapturedOutput } from "./output.js";
+import { commandDetails, formatCommandResult, type CommandOutside } from "./result.js";
+import { sandboxDenial } from "./sandbox-denial.js";
 import { pidNamespacePrefix } from "./pid-namespace.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
@@ -24,39 +30,67 @@ import { ToolError, type Tool, type ToolContext } from "../types.js";
 const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 600;
 
+const ESCALATION_OFF =
+  "escalation is off in this run (--approval never), so a command cannot run outside the sandbox: leave escalate and justification out, do without what the sandbox stopped, or tell the user it needs --approval on-request";
+
+const ARGS = {
+  command: z.string(),
+  timeout_s: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}.`),
+  workdir: z.string().optional().describe("Relative to the project."),
+};
+const ESCALATION_ARGS = {
+  escalate: z.boolean().optional().describe("Only after the sandbox stopped this command (no network, or a write outside the project): true asks the user to run it outside the sandbox."),
+  justification: z.string().optional().describe("With escalate: why the task needs it, in one sentence the user reads before answering."),
+};
+
+const checkArgs = (args: { command: string; timeout_s?: number | undefined; escalate?: boolean | undefined; justification?: string | undefined }, issues: z.core.$RefinementCtx) => {
+  if (args.command.trim() === "") issues.addIssue({ code: "custom", path: ["command"], message: 'the command is empty: give the bash command line to run, e.g. "npm test"' });
+  if (args.command.includes("\0")) issues.addIssue({ code: "custom", path: ["command"], message: "the command contains a NUL character, which no shell can run: remove it" });
+  const t = args.timeout_s;
+  if (t !== undefined && !(t > 0 && t <= MAX_TIMEOUT_S)) {
+    issues.addIssue({ code: "custom", path: ["timeout_s"], message: `${t} is not a timeout: give seconds, more than 0 and at most ${MAX_TIMEOUT_S}, or leave timeout_s out for ${DEFAULT_TIMEOUT_S}` });
+  }
+  if (args.escalate === true && !args.justification?.trim()) {
+    issues.addIssue({ code: "custom", path: ["justification"], message: "escalate needs a justification: say in one sentence why the command needs the network or a write outside the project; the user reads it before answering" });
+  }
+};
+
+// Without escalation the arguments, and so the tool's definition, are what they always were; a call
+// that tries to escalate anyway is told why it cannot.
 const RunCommandArgsSchema = z
-  .strictObject({
-    command: z.string(),
-    timeout_s: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}.`),
-    workdir: z.string().optional().describe("Relative to the project."),
-  })
-  .superRefine((args, issues) => {
-    if (args.command.trim() === "") issues.addIssue({ code: "custom", path: ["command"], message: 'the command is empty: give the bash command line to run, e.g. "npm test"' });
-    if (args.command.includes("\0")) issues.addIssue({ code: "custom", path: ["command"], message: "the command contains a NUL character, which no shell can run: remove it" });
-    const t = args.timeout_s;
-    if (t !== undefined && !(t > 0 && t <= MAX_TIMEOUT_S)) {
-      issues.addIssue({ code: "custom", path: ["timeout_s"], message: `${t} is not a timeout: give seconds, more than 0 and at most ${MAX_TIMEOUT_S}, or leave timeout_s out for ${DEFAULT_TIMEOUT_S}` });
-    }
-  });
-export type RunCommandArgs = z.infer<typeof RunCommandArgsSchema>;
+  .strictObject(ARGS, { error: (issue) => (issue.code === "unrecognized_keys" && issue.keys.some((k) => k in ESCALATION_ARGS) ? ESCALATION_OFF : undefined) })
+  .superRefine(checkArgs);
+const EscalatingArgsSchema = z.strictObject({ ...ARGS, ...ESCALATION_ARGS }).superRefine(checkArgs);
+export type RunCommandArgs = z.infer<typeof EscalatingArgsSchema>;
+
+const DESCRIPTION = [
+  "Run a bash command in the project: returns exit code, time and output (stdout and stderr together).",
+  "No stdin; background processes end with it. Long output keeps head and tail, the whole in a file.",
+  "Unless access is full: writes only in the project and /tmp, no network.",
+];
 
 export const runCommandTool: Tool<RunCommandArgs> = {
   name: "run_command",
-  description: [
-    "Run a bash command in the project: returns exit code, time and output (stdout and stderr together).",
-    "No stdin; background processes end with it. Long output keeps head and tail, the whole in a file.",
-    "Unless access is full: writes only in the project and /tmp, no network.",
-  ].join(" "),
+  description: DESCRIPTION.join(" "),
   schema: RunCommandArgsSchema,
   spill: false,
   run: (args, ctx) => (ctx.editLog ? ctx.editLog.aroundCommand(() => runCommand(args, ctx)) : runCommand(args, ctx)),
+};
+
+/** run_command under --approval on-request (and edit access): the model may ask for a command to leave the sandbox. */
+export const escalatingRunCommandTool: Tool<RunCommandArgs> = {
+  ...runCommandTool,
+  description: [...DESCRIPTION, "If the sandbox stopped it, call again with escalate and justification to ask the user."].join(" "),
+  schema: EscalatingArgsSchema,
 };
 
 async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<string> {
   const cwd = args.workdir === undefined ? ctx.projectDir : await workdir(ctx, args.workdir);
   const timeoutS = args.timeout_s ?? DEFAULT_TIMEOUT_S;
   const access = ctx.access;
-  const program = access === "full" ? findSandboxProgram(ctx.projectDir) : sandboxProgram(ctx.projectDir, access);
+  const outside = access === "full" ? null : await outsideSandbox(args, ctx, cwd);
+  const sandboxed = access !== "full" && outside === null;
+  const program = sandboxed ? sandboxProgram(ctx.projectDir, access) : findSandboxProgram(ctx.projectDir);
   // The session must exist and be leased before the command starts: the command is recorded in it,
   // and its .hel/ directory must exist to be protected.
   await ctx.claimSessionDir?.();
@@ -65,11 +99,11 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
 
   const argv = shellArgv(shellFor(process.env), args.command);
   let launch: Launch;
-  if (program === null || access === "full") {
+  if (!sandboxed || program === null) {
     const namespace = program?.kind === "bwrap" ? pidNamespacePrefix(program.path) : null;
     const [file, ...rest] = [...(namespace ?? []), ...argv];
     launch = { file: file!, args: rest, env: {}, cleanup: async () => undefined };
-  } else launch = await sandboxedLaunch(program, sandboxPolicy(ctx.projectDir, access, ctx.network ?? false), cwd, argv);
+  } else launch = await sandboxedLaunch(program, sandboxPolicy(ctx.projectDir, access as "read-only" | "edit", ctx.network ?? false), cwd, argv);
   const putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
   const capture = new OutputCapture({ secrets: ctx.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.onOutput });
   try {
@@ -84,18 +118,61 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     }
     const gitPutBack = putBackGit?.() ?? [];
     const output = await capture.finish();
-    ctx.recordDetails?.(commandDetails({ ...run, timeoutS }));
+    ctx.recordDetails?.({ ...commandDetails({ ...run, timeoutS }), ...(outside ? { outside } : {}) });
+    const failed = run.ending.kind === "exit" && run.ending.code !== 0;
     return formatCommandResult({
       ...run,
       timeoutS,
       output,
       gitPutBack,
       spillPath: output.spillPath === null ? null : projectRelative(ctx, output.spillPath),
-      sandbox: access === "full" ? null : sandboxSummary(access, ctx.network ?? false),
+      sandbox: sandboxed ? sandboxSummary(access as "read-only" | "edit", ctx.network ?? false) : null,
+      outside,
+      escalation: sandboxed && failed && access === "edit" && ctx.approvals?.mode === "on-request" ? sandboxDenial(outputText(output), ctx.projectDir, cwd, ctx.network ?? false) : null,
     });
   } finally {
     await launch.cleanup();
   }
+}
+
+/**
+ * Whether this call runs outside the sandbox its access gives, and why: allow rules that match the
+ * whole line, or the user's yes to an escalation. Throws the result the model gets when it may not.
+ */
+async function outsideSandbox(args: RunCommandArgs, ctx: ToolContext, cwd: string): Promise<CommandOutside | null> {
+  const { approvals } = ctx;
+  // Under read-only access nothing is to change, allowed or asked for (a reviewer reads).
+  if (ctx.access === "edit" && approvals) {
+    const match = approvals.allowed(args.command);
+    if (match && (await Promise.all(match.writes.map((target) => writesInProject(ctx, cwd, target)))).every(Boolean)) return { by: "rule", rules: match.rules };
+  }
+  if (args.escalate !== true) return null;
+  if (approvals?.mode !== "on-request") throw new ToolError(ESCALATION_OFF);
+  if (ctx.access !== "edit") throw new ToolError("escalation is not available to an agent with read-only access: this agent only reads, so do without the command");
+  const justification = args.justification!.trim();
+  const decision = await approvals.decide({ command: args.command, justification, agent: ctx.agentLabel ?? null }, ctx.signal);
+  if (decision === "no") {
+    ctx.recordDetails?.({ kind: "refusal", justification });
+    throw new ToolError(
+      "the user refused to run this command outside the sandbox, so it was not run. Do not ask again for it: do the task within the sandbox, or say in your answer what the user must run themselves",
+    );
+  }
+  return { by: decision, justification };
+}
+
+/** A redirection's file is the project's to write: inside it, neither in .hel/ nor in .git/. */
+async function writesInProject(ctx: ToolContext, cwd: string, target: string): Promise<boolean> {
+  try {
+    const real = await resolveToolPath(ctx, path.resolve(cwd, target), "write");
+    const [first] = path.relative(ctx.projectDir, real).split(path.sep);
+    return first !== ".git";
+  } catch {
+    return false;
+  }
+}
+
+function outputText(output: CapturedOutput): string {
+  return output.omitted === null ? output.head : `${output.head}\n${output.omitted.failing.map((f) => f.text).join("\n")}\n${output.omitted.tail}`;
 }
 
 function sandboxProgram(projectDir: string, access: "read-only" | "edit"): SandboxProgram {

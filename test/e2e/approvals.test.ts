@@ -1,0 +1,130 @@
+// Approvals in a real pseudo-terminal, as a person answers them: the model asks to run a command the
+// sandbox stopped outside it, hel shows the command and the reason and takes one key — y (once),
+// a (always: the same command runs unasked next time), n (refused, not run) — and a subagent's question
+// names it. What was decided shows on the terminal line that ends each call and in --record.
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../../sim/index.js";
+import type { ChatRequest } from "../../src/wire/messages.js";
+import { runHel } from "../helpers/hel.js";
+import { tempProject } from "../helpers/temp-project.js";
+import { count, inTerminal } from "../helpers/terminal.js";
+
+let sim: Simulator | undefined;
+let outside: string | undefined;
+afterEach(async () => {
+  await sim?.close();
+  if (outside) await rm(outside, { recursive: true, force: true });
+});
+
+const escalate = (command: string, justification: string) => ({ tool_calls: [{ name: "run_command", arguments: JSON.stringify({ command, escalate: true, justification }) }] });
+const QUESTION = "[y] once · [a] always for this command in this session · [n] no";
+
+it("asks with one key: y runs it once, a remembers the command for the session, n refuses; a subagent's question names it", async () => {
+  // Outside the project and outside /tmp, which the sandbox replaces with a private one.
+  outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
+  const once = `touch ${join(outside, "once")}`;
+  const always = `touch ${join(outside, "always")}`;
+  const refused = `touch ${join(outside, "refused")}`;
+  const child = `touch ${join(outside, "child")}`;
+  sim = await startSimulator({
+    script: [
+      escalate(once, "the release notes live beside the project"),
+      { content: "did once" },
+      escalate(always, "it caches downloads there"),
+      escalate(always, "again"),
+      { content: "did always" },
+      escalate(refused, "it wants to"),
+      { content: "did refused" },
+      { tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "touch the child marker" }) }] },
+      escalate(child, "the task says so"),
+      { content: "child done" },
+      { content: "did child" },
+    ],
+  });
+  const project = await tempProject();
+  const record = join(project, "..", "record");
+  const t = inTerminal(["-C", project, "--delegate", "task-only", "--record", record], sim.url);
+  const instruct = async (text: string, done: string) => {
+    await t.until((s) => count(s, "› ") >= 1, "the prompt");
+    t.type(`${text}\r`);
+    await t.until((s) => s.includes(done) || s.includes(QUESTION), `the question or ${done}`);
+  };
+  const answer = async (key: string, shown: number) => {
+    await t.until((s) => count(s, QUESTION) === shown, `question ${shown}`);
+    t.type(key);
+  };
+
+  await instruct("first", QUESTION);
+  expect(t.screen()).toContain("The model asks to run a command outside the sandbox:");
+  expect(t.screen()).toContain(`$ ${once}`);
+  expect(t.screen()).toContain("why: the release notes live beside the project");
+  await answer("y", 1);
+  await t.until((s) => s.includes("did once"), "the first answer");
+  expect(existsSync(join(outside, "once"))).toBe(true);
+  expect(t.screen()).toMatch(/✓ exit code 0 · [\d.]+ s · outside the sandbox, approved once by the user/);
+
+  await instruct("second", QUESTION);
+  await answer("a", 2);
+  await t.until((s) => s.includes("did always"), "the second answer");
+  // The same command again was not asked about.
+  expect(count(t.screen(), QUESTION)).toBe(2);
+  expect(t.screen()).toContain("outside the sandbox, approved earlier in this session");
+
+  await instruct("third", QUESTION);
+  await answer("n", 3);
+  await t.until((s) => s.includes("did refused"), "the third answer");
+  expect(existsSync(join(outside, "refused"))).toBe(false);
+  expect(t.screen()).toContain("✗ not run: you refused to let it run outside the sandbox");
+
+  await instruct("fourth", QUESTION);
+  await t.until((s) => s.includes("subagent 1 (task-only) asks to run a command outside the sandbox:"), "the subagent's question");
+  await answer("y", 4);
+  await t.until((s) => s.includes("did child"), "the fourth answer");
+  expect(existsSync(join(outside, "child"))).toBe(true);
+  t.type("\x04");
+  expect(await t.exited).toBe(0);
+
+  // The model is offered escalation in the interactive prompt, and told what the user decided.
+  const first = sim.requests[0]!.body as ChatRequest;
+  const runCommand = first.tools!.find((tool) => tool.function.name === "run_command")!;
+  expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir", "escalate", "justification"]);
+  const results = sim.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
+  expect(results[0]).toMatch(/^\[#\d+\] exit code 0 · [\d.]+ s\nIt ran outside the sandbox: approved once by the user\.\n/);
+  expect(results[3]).toMatch(/^\[#\d+\] Error: the user refused to run this command outside the sandbox, so it was not run\./);
+
+  const calls = JSON.parse(await readFile(join(record, "record.json"), "utf8")).tool_calls as { name: string; agent: string; approval?: unknown }[];
+  expect(calls.map((c) => c.approval)).toEqual([
+    { by: "once", justification: "the release notes live beside the project" },
+    { by: "always", justification: "it caches downloads there" },
+    { by: "remembered", justification: "again" },
+    { by: "no", justification: "it wants to" },
+    { by: "once", justification: "the task says so" },
+    undefined,
+  ]);
+  expect(calls[4]).toMatchObject({ agent: "child", name: "run_command" });
+});
+
+it("a one-shot run in a terminal asks when --approval on-request says so, and --json-events says what was decided; piped, it cannot ask and says escalation is off", async () => {
+  outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
+  const marker = join(outside, "one-shot");
+  sim = await startSimulator({ script: [escalate(`touch ${marker}`, "needs it"), { content: "done" }, { content: "piped done" }] });
+  const project = await tempProject();
+  const t = inTerminal(["-C", project, "--approval", "on-request", "--json-events", "do it"], sim.url);
+  await t.until((s) => s.includes(QUESTION), "the question");
+  t.type("y");
+  expect(await t.exited).toBe(0);
+  expect(existsSync(marker)).toBe(true);
+  // The event stream carries the decision as typed details.
+  const ends = t.bytes().split(/\r?\n/).filter((line) => line.startsWith('{"type":"tool_end"')).map((line) => JSON.parse(line) as { details?: unknown });
+  expect(ends.map((e) => e.details)).toEqual([expect.objectContaining({ kind: "command", exit_code: 0, outside: { by: "once", justification: "needs it" } })]);
+
+  const piped = await runHel({ args: ["-C", project, "--approval", "on-request"], input: "hi\n", baseUrl: sim.url });
+  expect(piped.code).toBe(0);
+  expect(piped.stderr).toContain("hel: --approval on-request needs a terminal or an editor to ask you in — escalation is off in this run\n");
+  const body = sim.requests.at(-1)!.body as ChatRequest;
+  const runCommand = body.tools!.find((tool) => tool.function.name === "run_command")!;
+  expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir"]);
+});
