@@ -70,13 +70,15 @@ export type AgentEvent = AgentRef &
     | { type: "tool_output"; callId: string; name: string; text: string; skippedBytes: number }
     /** `details`: how the call ended, for readers (a command's exit code, a search's counts); the model gets `result`. */
     | { type: "tool_end"; callId: string; name: string; isError: boolean; result: string; edit?: FileEdit; details?: ToolDetails }
-    | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
+    /** `agentName`: the named agent (children/named-agent.ts) the delegate_task call chose. */
+    | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; agentName?: string; task: string }
     | {
         type: "delegation_end";
         number: number;
         kind: ChildKind;
         /** How the child's messages were built from the parent's; null for a review or a question, which are not delegations. */
         mode: DelegateMode | null;
+        agentName?: string;
         task: string;
         answer: string | null;
         exitReason: ExitReason;

@@ -1,7 +1,7 @@
 // Opening a project for a conversation: the folder the run starts in (a real path, so path checks
 // cannot be led out by a symlink), the project root above it, the options with the config files
-// applied, a .hel/ the session can be saved in, the project's rules with the API key taken out, and
-// the system prompt. Everything here is read once per conversation; nothing is sent or started.
+// applied, a .hel/ the session can be saved in, the project's rules with the API key taken out, the
+// system prompt, and the named agents. Everything here is read once per conversation; nothing is sent or started.
 import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
@@ -13,6 +13,8 @@ import { applyConfig } from "./config.js";
 import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
 import { findProjectRoot } from "./project-root.js";
+import { loadNamedAgents } from "./named-agents.js";
+import type { NamedAgent } from "../agent/children/named-agent.js";
 import type { Output } from "./term/output.js";
 
 /** Where a run reads and writes, besides its files: the process's streams and environment, or a test's. */
@@ -35,6 +37,8 @@ export interface Project {
   /** Masked wherever they would go but the Authorization header: the key, and what commands may not see. */
   secrets: string[];
   systemPrompt: string;
+  /** The named agents delegate_task offers (named-agents.ts): read only with --delegate. */
+  agents: readonly NamedAgent[];
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
 }
@@ -53,7 +57,8 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
-  return { dir, here, options, apiKey, secrets, systemPrompt, warn };
+  const agents = options.delegate ? await loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn }) : [];
+  return { dir, here, options, apiKey, secrets, systemPrompt, agents, warn };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */
