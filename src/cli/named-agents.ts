@@ -36,17 +36,21 @@ interface AgentFile {
   follow: boolean;
 }
 
-async function agentFiles(dir: string, follow: boolean): Promise<AgentFile[]> {
+async function agentFiles(dir: string, follow: boolean, warn: (line: string) => void): Promise<AgentFile[]> {
   // The project's folder itself must not lead out of the project.
-  if (!follow && !(await lstat(dir).then((s) => s.isDirectory(), () => false))) return [];
+  if (!follow) {
+    const info = await lstat(dir).catch(() => null);
+    if (info?.isSymbolicLink()) warn(`${dir} is a symbolic link, which hel does not follow in a project — its agents are skipped`);
+    if (!info?.isDirectory()) return [];
+  }
   const names = await readdir(dir).catch(() => [] as string[]);
   return names.filter((n) => n.endsWith(".md")).map((n) => ({ name: n.slice(0, -".md".length), path: join(dir, n), follow }));
 }
 
 export async function loadNamedAgents(settings: AgentsSettings): Promise<NamedAgent[]> {
   const [user, project] = await Promise.all([
-    agentFiles(join(userConfigDir(settings.env), "agents"), true),
-    agentFiles(join(helDir(settings.projectDir), "agents"), false),
+    agentFiles(join(userConfigDir(settings.env), "agents"), true, settings.warn),
+    agentFiles(join(helDir(settings.projectDir), "agents"), false, settings.warn),
   ]);
   const chosen = new Map<string, AgentFile>();
   for (const file of [...user, ...project]) chosen.set(file.name, file);
