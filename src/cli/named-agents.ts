@@ -11,7 +11,7 @@ import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentFileProblem, parseAgentFile, withinAccess, type NamedAgent } from "../agent/children/named-agent.js";
 import { helDir } from "../fs/hel-dir.js";
-import { readProblem, readRegularFile } from "../fs/regular-file.js";
+import { readProblem, readRegularFileSync } from "../fs/regular-file.js";
 import { redactSecrets } from "../redact.js";
 import type { Access } from "../tools/types.js";
 import { userConfigDir } from "./config.js";
@@ -55,20 +55,20 @@ export async function loadNamedAgents(settings: AgentsSettings): Promise<NamedAg
   const chosen = new Map<string, AgentFile>();
   for (const file of [...user, ...project]) chosen.set(file.name, file);
   const files = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  // Read at the same time, warned about in order.
-  const loaded = await Promise.all(files.map((file) => loadOne(file, settings)));
   const agents: NamedAgent[] = [];
-  for (const { agent, warning } of loaded) {
+  for (const file of files) {
+    const { agent, warning } = loadOne(file, settings);
     if (warning) settings.warn(warning);
     if (agent) agents.push(agent);
   }
   return agents;
 }
 
-async function loadOne(file: AgentFile, settings: AgentsSettings): Promise<{ agent: NamedAgent | null; warning: string | null }> {
+// Read synchronously: hundreds of small files, each a trip to the thread pool, would delay the first request.
+function loadOne(file: AgentFile, settings: AgentsSettings): { agent: NamedAgent | null; warning: string | null } {
   let text: string;
   try {
-    text = await readRegularFile(file.path, MAX_AGENT_BYTES, file.follow);
+    text = readRegularFileSync(file.path, MAX_AGENT_BYTES, file.follow);
   } catch (e) {
     const problem = (e as NodeJS.ErrnoException).code === "ELOOP" && !file.follow ? "is a symbolic link, which hel does not follow in a project's .hel/agents/" : readProblem(e);
     return { agent: null, warning: `the agent file ${file.path} ${problem} — the agent is skipped` };

@@ -58,10 +58,10 @@ export function parseFrontMatter(text: string): FrontMatter {
   return { data, body: lines.slice(close + 1).join("\n") };
 }
 
-/** A plain value loses a ` # comment` after it; a quoted one keeps what its quotes hold. */
+/** A value loses a ` # comment` after it; a quoted one keeps what its quotes hold. */
 function withoutComment(raw: string): string {
   const text = raw.trim();
-  if (text.startsWith('"') || text.startsWith("'") || text.startsWith("[")) return text;
+  if (text.startsWith('"') || text.startsWith("'") || text.startsWith("[")) return /^(.*["'\]])\s+#[^"'\]]*$/.exec(text)?.[1] ?? text;
   const hash = text.search(/\s#/);
   return hash === -1 ? text : text.slice(0, hash);
 }

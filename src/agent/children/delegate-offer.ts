@@ -20,43 +20,43 @@ export interface DelegateOffer {
   agent: z.ZodOptional<z.ZodType<string>> | null;
 }
 
-/** The largest n in [0, max] for which `fits(n)` holds, `fits` holding for all n below one where it does. */
-function largest(max: number, fits: (n: number) => boolean): number {
-  let low = -1;
-  let high = max + 1;
-  while (high - low > 1) {
-    const mid = (low + high) >> 1;
-    if (fits(mid)) low = mid;
-    else high = mid;
-  }
-  return low;
+/** How much longer a JSON string grows when `text` is appended to it. */
+const escaped = (text: string): number => JSON.stringify(text).length - 2;
+
+/**
+ * The most items, in order, whose lengths (`lengths`) fit in `room` beside the tail that says how
+ * many are left out (`tail(left out)`); -1 when not even the tail alone fits.
+ */
+function fitting(lengths: readonly number[], room: number, tail: (rest: number) => number): number {
+  if (tail(lengths.length) >= room) return -1;
+  let used = 0;
+  let n = 0;
+  while (n < lengths.length && used + lengths[n]! + tail(lengths.length - n - 1) < room) used += lengths[n++]!;
+  return n;
 }
 
 /**
- * delegate_task's description and `agent` argument; `size` measures the definition they would make.
+ * delegate_task's description and `agent` argument; `size` measures the definition they would make
+ * (asked twice at most: the rest is counted, since a description's JSON grows by what is appended).
  * `base` is the description without agents.
  */
 export function delegateOffer(base: string, agents: readonly NamedAgent[], size: (offer: DelegateOffer) => number): DelegateOffer {
   if (agents.length === 0) return { description: base, agent: null };
   const names = agents.map((a) => a.name) as [string, ...string[]];
-  const entry = (a: NamedAgent) => `- ${a.name} (${a.mode}): ${a.description}`;
-  const fits = (offer: DelegateOffer) => size(offer) < MAX_DEFINITION_CHARS;
+  const head = [base, "", HEADER].join("\n");
   const named = z.enum(names).optional().describe("The named agent to do the task; omit it for a subagent as described above.");
-  // The first `n` described, the rest named by the argument's values only.
-  const described = (n: number): DelegateOffer => {
-    const rest = agents.length - n;
-    const tail = rest > 0 ? [`… and ${rest} more, named by the values of agent.`] : [];
-    return { description: [base, "", HEADER, ...agents.slice(0, n).map(entry), ...tail].join("\n"), agent: named };
-  };
-  const n = largest(agents.length, (k) => fits(described(k)));
-  if (n >= 0) return described(n);
+  // The first ones described, the rest named by the argument's values only.
+  const entries = agents.map((a) => `\n- ${a.name} (${a.mode}): ${a.description}`);
+  const moreNamed = (rest: number) => (rest > 0 ? `\n… and ${rest} more, named by the values of agent.` : "");
+  const described = fitting(entries.map(escaped), MAX_DEFINITION_CHARS - size({ description: head, agent: named }), (rest) => escaped(moreNamed(rest)));
+  if (described >= 0) return { description: head + entries.slice(0, described).join("") + moreNamed(agents.length - described), agent: named };
+  // More names than the argument's values can hold: as many as fit, in the description.
   const anyName = z.string().optional().describe("The name of a named agent to do the task; omit it for a subagent as described above.");
-  const listed = (k: number): DelegateOffer => {
-    const rest = agents.length - k;
-    const list = `Their names: ${names.slice(0, k).join(", ")}${rest > 0 ? ` … and ${rest} more.` : "."}`;
-    return { description: [base, "", HEADER, list].join("\n"), agent: anyName };
-  };
-  return listed(Math.max(largest(agents.length, (k) => fits(listed(k))), 0));
+  const listHead = `${head}\nTheir names: `;
+  const more = (rest: number) => (rest > 0 ? ` … and ${rest} more.` : ".");
+  const listed = names.map((name, i) => (i === 0 ? name : `, ${name}`));
+  const shown = Math.max(fitting(listed.map(escaped), MAX_DEFINITION_CHARS - size({ description: listHead, agent: anyName }), (rest) => escaped(more(rest))), 0);
+  return { description: listHead + listed.slice(0, shown).join("") + more(agents.length - shown), agent: anyName };
 }
 
 /** The size of delegate_task's definition as a request carries it. */

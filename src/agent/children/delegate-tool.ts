@@ -39,7 +39,15 @@ export interface DelegateDeps {
 
 export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs, AgentToolContext> {
   const agents = deps.agents ?? [];
-  const argsWith = (agent: DelegateOffer["agent"]): z.ZodType<DelegateArgs> => (agent ? z.object({ task, agent, max_steps: maxSteps }) : DelegateArgs);
+  // One schema per `agent` argument: the one measured is the one offered (converted once, tools/registry.ts).
+  const schemas = new Map<DelegateOffer["agent"], z.ZodType<DelegateArgs>>([[null, DelegateArgs]]);
+  const argsWith = (agent: DelegateOffer["agent"]): z.ZodType<DelegateArgs> => {
+    const known = schemas.get(agent);
+    if (known) return known;
+    const schema = z.object({ task, agent: agent!, max_steps: maxSteps });
+    schemas.set(agent, schema);
+    return schema;
+  };
   const offer = delegateOffer(delegateDescription(deps.mode), agents, (o) => definitionSize({ name: TOOL_NAME, description: o.description, schema: argsWith(o.agent) }));
   return {
     name: TOOL_NAME,

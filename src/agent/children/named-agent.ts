@@ -30,24 +30,15 @@ export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const TOOL_NAMES = Object.keys(TOOLBOX) as [string, ...string[]];
 const required = (what: string) => ({ error: (issue: { input: unknown }) => (issue.input === undefined ? `is missing: ${what}` : "must be one line of text") });
 
+// Plain checks only (no transforms): hundreds of files are checked before the first request.
 const AgentFileSchema = z.strictObject({
   // Files written for other agents name themselves; the file's name is the agent's.
   name: z.string().optional(),
-  description: z.string(required("say what the agent is for, so the parent knows when to pick it")).trim().min(1, "must say what the agent is for"),
-  mode: z.enum(DELEGATE_MODES).default("task-only"),
-  // `tools: read_file, grep` as well as a list.
-  tools: z
-    .union([z.string(), z.array(z.string())], "must be a list of tool names")
-    .transform((value) => (Array.isArray(value) ? value : value.split(",")).map((name) => name.trim()).filter((name) => name !== ""))
-    .pipe(z.array(z.enum(TOOL_NAMES, `must name tools hel offers: ${TOOL_NAMES.join(", ")}`)))
-    .optional(),
-  model: z.string("must be a model name").trim().min(1, "must be a model name").max(256, "must be a model name of at most 256 characters").optional(),
-  "max-steps": z
-    .string("must be a whole number")
-    .regex(/^\d+$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.int().min(1, "must be at least 1"))
-    .optional(),
+  description: z.string(required("say what the agent is for, so the parent knows when to pick it")).regex(/\S/, "must say what the agent is for"),
+  mode: z.enum(DELEGATE_MODES).optional(),
+  tools: z.array(z.enum(TOOL_NAMES, `must name tools hel offers: ${TOOL_NAMES.join(", ")}`), "must be a list of tool names").optional(),
+  model: z.string("must be a model name").regex(/\S/, "must be a model name").max(256, "must be a model name of at most 256 characters").optional(),
+  "max-steps": z.string("must be a whole number").regex(/^\s*\d+\s*$/, "must be a whole number").regex(/[1-9]/, "must be at least 1").optional(),
   access: z.enum(ACCESS_LEVELS, `must be one of ${ACCESS_LEVELS.join(", ")}`).optional(),
 });
 
@@ -66,23 +57,27 @@ export function parseAgentFile(name: string, text: string): NamedAgent {
     if (e instanceof FrontMatterError) throw new AgentFileProblem(e.message);
     throw e;
   }
-  const parsed = AgentFileSchema.safeParse(front.data);
+  // `tools: read_file, grep` as well as a list.
+  const { tools } = front.data;
+  const data = typeof tools === "string" ? { ...front.data, tools: tools.split(",").map((t) => t.trim()).filter((t) => t !== "") } : front.data;
+  const parsed = AgentFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     if (issue.code === "unrecognized_keys") throw new AgentFileProblem(`the key ${issue.keys[0]} is unknown (the keys are ${Object.keys(AgentFileSchema.shape).join(", ")})`);
     const key = String(issue.path[0] ?? "the front matter");
     throw new AgentFileProblem(`${key} ${issue.code === "invalid_value" && issue.values.length <= 3 ? `must be one of ${issue.values.join(", ")}` : issue.message}`);
   }
-  const data = parsed.data;
-  if (data.name !== undefined && data.name !== name) throw new AgentFileProblem(`name says ${JSON.stringify(data.name)}, but the file names the agent ${JSON.stringify(name)}`);
+  const checked = parsed.data;
+  if (checked.name !== undefined && checked.name !== name) throw new AgentFileProblem(`name says ${JSON.stringify(checked.name)}, but the file names the agent ${JSON.stringify(name)}`);
+  const steps = checked["max-steps"];
   return {
     name,
-    description: data.description.replace(/\s+/g, " "),
-    mode: data.mode,
-    tools: data.tools ?? null,
-    model: data.model ?? null,
-    maxSteps: data["max-steps"] ?? null,
-    access: data.access ?? null,
+    description: checked.description.trim().replace(/\s+/g, " "),
+    mode: checked.mode ?? "task-only",
+    tools: checked.tools ?? null,
+    model: checked.model?.trim() ?? null,
+    maxSteps: steps === undefined ? null : Number(steps),
+    access: checked.access ?? null,
     instructions: front.body.trim(),
   };
 }

@@ -152,3 +152,18 @@ describe("a project with agent files, under --delegate full", () => {
     });
   });
 });
+
+it("the README's agent file is a valid agent", async () => {
+  const readme = await readFile(join(import.meta.dirname, "..", "..", "..", "README.md"), "utf8");
+  const example = /### Named agents[\s\S]*?```markdown\n([\s\S]*?)```/.exec(readme)![1]!;
+  expect(parseAgentFile("test-writer", example)).toEqual({
+    name: "test-writer",
+    description: "Writes unit tests for the code the task names, and runs them",
+    mode: "task-only",
+    tools: ["read_file", "search_replace", "run_command", "grep"],
+    model: "deepseek-flash",
+    maxSteps: 12,
+    access: "edit",
+    instructions: "Put each test beside the module it tests, and report the command that runs them.",
+  });
+});
