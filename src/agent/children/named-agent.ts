@@ -25,7 +25,7 @@ export interface NamedAgent {
 }
 
 /** A file's name without `.md`: what delegate_task's `agent` takes. */
-export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 const TOOL_NAMES = Object.keys(TOOLBOX) as [string, ...string[]];
 const required = (what: string) => ({ error: (issue: { input: unknown }) => (issue.input === undefined ? `is missing: ${what}` : "must be one line of text") });
