@@ -47,7 +47,7 @@ describe("a project with agent files, under --delegate full", () => {
         { tool_calls: [call("delegate_task", { task: "run the tests", agent: "tester" })] },
         { content: "tests pass" },
         { tool_calls: [call("delegate_task", { task: "find the version", agent: "explorer" })] },
-        { tool_calls: [call("search_replace", { path: "notes.txt", old_string: "1.2", new_string: "1.3" })] },
+        { tool_calls: [call("search_replace", { path: "notes.txt", old_text: "1.2", new_text: "1.3" })] },
         { content: "the version is 1.2" },
         { content: "done" },
       ],
@@ -151,6 +151,25 @@ describe("a project with agent files, under --delegate full", () => {
       content: "[#4] Looking.\n\n[the subagent was stopped by its step budget of 1 model request (the max-steps of its agent file) before it finished]",
     });
   });
+});
+
+it("an agent with read-only access cannot edit, though the session can", async () => {
+  sim = await startSimulator({
+    script: [
+      { tool_calls: [call("delegate_task", { task: "fix the version", agent: "reader" })] },
+      { tool_calls: [call("search_replace", { path: "notes.txt", old_text: "1.2", new_text: "1.3" })] },
+      { content: "could not edit" },
+      { content: "ok" },
+    ],
+  });
+  const project = await tempProject();
+  await mkdir(join(project, ".hel", "agents"), { recursive: true });
+  await writeFile(join(project, ".hel", "agents", "reader.md"), "---\ndescription: Reads only\naccess: read-only\n---\n");
+  await writeFile(join(project, "notes.txt"), "release 1.2\n");
+  const result = await runInProcess({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });
+  expect(result.code).toBe(0);
+  expect((sim.requests[2]!.body as ChatRequest).messages.at(-1)).toMatchObject({ role: "tool", content: "[#3] Error: read-only access: edits are refused; report the change needed instead" });
+  expect(await readFile(join(project, "notes.txt"), "utf8")).toBe("release 1.2\n");
 });
 
 it("the README's agent file is a valid agent", async () => {
