@@ -36,6 +36,17 @@ async function agentProject(): Promise<string> {
 /** The agent as its file makes it, for the role note the test expects. */
 const agentOf = (file: string) => withinAccess(parseAgentFile(file.slice(0, -3), AGENTS[file]!), "edit").agent;
 
+/** `hel --delegate task-only go` in a project with one agent file and notes.txt; the project. */
+async function runWithAgent(file: string, text: string): Promise<string> {
+  const project = await tempProject();
+  await mkdir(join(project, ".hel", "agents"), { recursive: true });
+  await writeFile(join(project, ".hel", "agents", file), text);
+  await writeFile(join(project, "notes.txt"), "release 1.2\n");
+  const result = await runInProcess({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });
+  expect(result.code).toBe(0);
+  return project;
+}
+
 const lines = async (path: string) => (await readFile(path, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
 
 describe("a project with agent files, under --delegate full", () => {
@@ -139,12 +150,7 @@ describe("a project with agent files, under --delegate full", () => {
         { content: "ok" },
       ],
     });
-    const project = await tempProject();
-    await mkdir(join(project, ".hel", "agents"), { recursive: true });
-    await writeFile(join(project, ".hel", "agents", "brief.md"), "---\ndescription: Answers in one step\nmax-steps: 1\n---\n");
-    await writeFile(join(project, "notes.txt"), "x\n");
-    const result = await runInProcess({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });
-    expect(result.code).toBe(0);
+    await runWithAgent("brief.md", "---\ndescription: Answers in one step\nmax-steps: 1\n---\n");
     const parentLast = sim.requests[2]!.body as ChatRequest;
     expect(parentLast.messages.at(-1)).toMatchObject({
       role: "tool",
@@ -162,12 +168,7 @@ it("an agent with read-only access cannot edit, though the session can", async (
       { content: "ok" },
     ],
   });
-  const project = await tempProject();
-  await mkdir(join(project, ".hel", "agents"), { recursive: true });
-  await writeFile(join(project, ".hel", "agents", "reader.md"), "---\ndescription: Reads only\naccess: read-only\n---\n");
-  await writeFile(join(project, "notes.txt"), "release 1.2\n");
-  const result = await runInProcess({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });
-  expect(result.code).toBe(0);
+  const project = await runWithAgent("reader.md", "---\ndescription: Reads only\naccess: read-only\n---\n");
   expect((sim.requests[2]!.body as ChatRequest).messages.at(-1)).toMatchObject({ role: "tool", content: "[#3] Error: read-only access: edits are refused; report the change needed instead" });
   expect(await readFile(join(project, "notes.txt"), "utf8")).toBe("release 1.2\n");
 });
