@@ -20,7 +20,7 @@ import { measureSessions } from "./session.js";
 import { measureEpisode, measureViewChanges } from "./context.js";
 import { BUILD_LOOP_ARMS, measureBuildLoop, type BuildLoopArm, type BuildLoopResult } from "./build-loop.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
-import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
+import { AGENT_FILES, measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
 
 const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints", "build"] as const;
 type SectionName = (typeof SECTIONS)[number];
@@ -115,7 +115,13 @@ async function main(): Promise<number> {
   if (only.has("startup") || only.has("version")) {
     // One set of child runs serves both sections: the `node -e 0` baseline is shared.
     await attempt(only.has("startup") ? "startup" : "version", "2. Start to first request", async (): Promise<Section | Section[]> => {
-      const r = await measureStartup({ runs: only.has("startup") ? 10 : 0, resumeRuns: only.has("startup") ? 7 : 0, versionRuns: only.has("version") ? 15 : 0, log });
+      const r = await measureStartup({
+        runs: only.has("startup") ? 10 : 0,
+        resumeRuns: only.has("startup") ? 7 : 0,
+        agentRuns: only.has("startup") ? 7 : 0,
+        versionRuns: only.has("version") ? 15 : 0,
+        log,
+      });
       nodeBare = r.nodeBareMs;
       nodeBareCpu = r.nodeBareCpuMs;
       versionMs = r.versionMs;
@@ -142,6 +148,17 @@ async function main(): Promise<number> {
             unit: "ms",
             note: `${r.resumeMs.length} runs; the resume's own share: ${fmt(median(r.resumeMs) - first, 0)} ms over a plain start`,
             extra: { resume_over_plain_start_ms: median(r.resumeMs) - first },
+          },
+          { key: "startup.delegate_no_agents", label: "`hel --delegate task-only hi`, no agent files: spawn → first request", value: median(r.noAgentsMs), unit: "ms", note: `${r.noAgentsMs.length} runs` },
+          { key: "startup.delegate_agents", label: `  the same with ${AGENT_FILES} files in .hel/agents/`, value: median(r.agentsMs), unit: "ms", note: `${r.agentsMs.length} runs, interleaved` },
+          {
+            key: "startup.agents_ratio",
+            label: `  ratio ${AGENT_FILES} agents / none`,
+            value: median(r.agentsMs) / median(r.noAgentsMs),
+            unit: "x",
+            target: { kind: "under", limit: 1.05, unit: "x" },
+            note: `the agents' own share: ${fmt(median(r.agentsMs) - median(r.noAgentsMs), 1)} ms`,
+            extra: { agents_over_none_ms: median(r.agentsMs) - median(r.noAgentsMs) },
           },
         ],
         footnotes: [

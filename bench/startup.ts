@@ -1,10 +1,11 @@
 // The built CLI as a user meets it, one child process per run: spawn → first request at the
-// simulator, `hel --version` against bare `node -e 0`, and the whole four-step demo task (wall time
-// and peak RSS). Contract: every figure is one child process from just before spawn(); the
+// simulator (of a plain project, of a resumed session, and with --delegate of a project with
+// AGENT_FILES named agents against one with none), `hel --version` against bare `node -e 0`, and
+// the whole four-step demo task (wall time and peak RSS). Contract: every figure is one child process from just before spawn(); the
 // simulator runs in the bench process, which does nothing else while a child runs, and the arrival
 // time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
 // arrive (the simulator itself is not touched).
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -67,6 +68,26 @@ export interface StartupResult {
   versionCpuMs: number[];
   /** spawn → first request of `hel --resume <id> hi` on a session of RESUME_BYTES, interleaved with the runs above. */
   resumeMs: number[];
+  /** spawn → first request of `hel --delegate task-only hi` in a project without agent files, and in one with AGENT_FILES, interleaved. */
+  noAgentsMs: number[];
+  agentsMs: number[];
+}
+
+/** How many agent files the agents rows' project holds. */
+export const AGENT_FILES = 200;
+
+/** A project with `count` agent files in .hel/agents/, each a description and a paragraph of instructions. */
+async function agentsProject(count: number): Promise<string> {
+  const project = await mkdtemp(join(tmpdir(), "hel-bench-agents-"));
+  await writeFile(join(project, "README.md"), "# a project\n");
+  const dir = join(project, ".hel", "agents");
+  await mkdir(dir, { recursive: true });
+  const body = "Read the code the task names before you answer. Report each finding with its file and line, and nothing else.\n".repeat(4);
+  for (let i = 0; i < count; i++) {
+    const tools = i % 2 === 0 ? "tools: [read_file, grep, find_files]\n" : "";
+    await writeFile(join(dir, `agent-${String(i).padStart(3, "0")}.md`), `---\ndescription: Reviews module ${i} for the error handling it lacks\nmode: task-only\n${tools}max-steps: 12\n---\n${body}`);
+  }
+  return project;
 }
 
 /** The size of the session the resume rows load. */
@@ -79,33 +100,53 @@ async function savedSession(project: string, bytes: number): Promise<string> {
   return id;
 }
 
-export async function measureStartup(options: { runs: number; resumeRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
+export async function measureStartup(options: { runs: number; resumeRuns: number; agentRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
   // A window that takes the resumed session whole: the resume row times hel, not the model's limit.
   const sim = await startSimulator({ policy: "echo", contextWindow: 64 * 1024 * 1024 });
   const proxy = await arrivalProxy(sim.url);
   const project = await mkdtemp(join(tmpdir(), "hel-bench-start-"));
   await writeFile(join(project, "README.md"), "# a project\n");
   const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: proxy.url };
-  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [], resumeMs: [] };
+  const result: StartupResult = {
+    firstRequestMs: [],
+    firstRequestCpuMs: [],
+    firstRequestWaitMs: [],
+    nodeBareMs: [],
+    nodeBareCpuMs: [],
+    versionMs: [],
+    versionCpuMs: [],
+    resumeMs: [],
+    noAgentsMs: [],
+    agentsMs: [],
+  };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
-  /** One resume of the big session: spawn → its first request's arrival. */
-  const resumeOnce = async (): Promise<number> => {
+  const [noAgents, withAgents] = options.agentRuns > 0 ? await Promise.all([agentsProject(0), agentsProject(AGENT_FILES)]) : [null, null];
+  /** One run of hel with `args`: spawn → its first request's arrival. */
+  const firstRequestOf = async (args: string[]): Promise<number> => {
     let t0 = 0;
     const before = proxy.arrivals.length;
-    const run = await runChild(process.execPath, [CLI, "-C", resumeProject!, "--resume", resumeId!, "--tools", "none", "hi"], { env, onSpawn: (t) => (t0 = t) });
+    const run = await runChild(process.execPath, [CLI, ...args], { env, onSpawn: (t) => (t0 = t) });
     const arrival = proxy.arrivals[before];
-    if (run.code !== 0 || arrival === undefined) throw new Error(`hel --resume failed (exit ${run.code}): ${run.stderr.trim()}`);
+    if (run.code !== 0 || arrival === undefined) throw new Error(`hel ${args.join(" ")} failed (exit ${run.code}): ${run.stderr.trim()}`);
     return arrival - t0;
   };
+  /** One resume of the big session. */
+  const resumeOnce = () => firstRequestOf(["-C", resumeProject!, "--resume", resumeId!, "--tools", "none", "hi"]);
+  const delegating = (project: string) => firstRequestOf(["-C", project, "--delegate", "task-only", "hi"]);
   try {
     // One unmeasured run of each, so every measured one finds the files in the page cache.
     await runChild(process.execPath, [CLI, "-C", project, "hi"], { env });
     await runChild(process.execPath, ["-e", "0"]);
     if (resumeProject) await resumeOnce();
-    for (let i = 0; i < Math.max(options.runs, options.resumeRuns); i++) {
-      // Interleaved with the plain starts, so both see the machine alike.
+    if (noAgents && withAgents) for (const dir of [noAgents, withAgents]) await delegating(dir);
+    for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.agentRuns); i++) {
+      // Interleaved with the plain starts, so all see the machine alike.
       if (i < options.resumeRuns) result.resumeMs.push(await resumeOnce());
+      if (i < options.agentRuns && noAgents && withAgents) {
+        result.noAgentsMs.push(await delegating(noAgents));
+        result.agentsMs.push(await delegating(withAgents));
+      }
       if (i >= options.runs) continue;
       let t0 = 0;
       let pid: number | undefined;
@@ -148,6 +189,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     await sim.close();
     await rm(project, { recursive: true, force: true });
     if (resumeProject) await rm(resumeProject, { recursive: true, force: true });
+    for (const dir of [noAgents, withAgents]) if (dir) await rm(dir, { recursive: true, force: true });
   }
   return result;
 }

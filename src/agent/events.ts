@@ -76,13 +76,15 @@ export type AgentEvent = AgentRef &
      * signal), whether its timeout ended it, and what it wrote on stderr (cleaned, bounded, masked).
      */
     | { type: "hook"; event: HookEvent; command: string; exitCode: number | null; timedOut: boolean; stderr: string }
-    | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; task: string }
+    /** `agentName`: the named agent (children/named-agent.ts) the delegate_task call chose. */
+    | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; agentName?: string; task: string }
     | {
         type: "delegation_end";
         number: number;
         kind: ChildKind;
         /** How the child's messages were built from the parent's; null for a review or a question, which are not delegations. */
         mode: DelegateMode | null;
+        agentName?: string;
         task: string;
         answer: string | null;
         exitReason: ExitReason;

@@ -17,6 +17,8 @@ export interface DelegationSpend extends Spend {
   delegation: number;
   kind: ChildKind;
   mode: DelegateMode | null;
+  /** The named agent of a delegation that had one. */
+  agentName?: string;
 }
 
 export interface UsageReport {
@@ -38,14 +40,18 @@ export interface UsageLedger {
   run(): UsageReport;
 }
 
-/** The parent, then each child with its mode (a delegation) or kind (a review): `--json`'s and record.json's `by_agent`. */
+/**
+ * The parent, then each child with its mode (a delegation, and the named agent that did it) or kind
+ * (a review): `--json`'s and record.json's `by_agent`.
+ */
 export function byAgent(report: UsageReport) {
   return [
     { agent: "parent" as const, ...report.parent },
-    ...report.delegations.map(({ delegation, kind, mode, ...spend }) => ({
+    ...report.delegations.map(({ delegation, kind, mode, agentName, ...spend }) => ({
       agent: "child" as const,
       delegation,
       ...(kind === "delegate" ? { mode } : { kind }),
+      ...(agentName ? { agent_name: agentName } : {}),
       ...spend,
     })),
   ];
@@ -104,7 +110,8 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
           break;
         case "delegation_start":
           for (const scope of [instruction, run]) {
-            scope.delegations.set(event.number, { delegation: event.number, kind: event.kind, mode: event.mode, ...emptySpend() });
+            const named = event.agentName ? { agentName: event.agentName } : {};
+            scope.delegations.set(event.number, { delegation: event.number, kind: event.kind, mode: event.mode, ...named, ...emptySpend() });
           }
           break;
         case "response": {

@@ -168,6 +168,7 @@ export async function openConversation(project: Project, settings: ConversationS
       children,
       askBudgetTokens: askedCompactAt,
       changes: baseline ? () => sessionChanges(baseline) : null,
+      agents: project.agents,
     });
     const definitions = toolDefinitions(tools);
     active.setTools(definitions);

@@ -138,6 +138,10 @@ Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the p
   in trusted.json beside config.json (asking again when those settings change); --trust trusts it for
   one run; otherwise they are ignored.
 
+Named agents (with --delegate): .hel/agents/<name>.md and agents/<name>.md beside config.json, front matter
+  description (required), mode, tools, model, max-steps, access, then the agent's instructions;
+  delegate_task {task, agent} hands a task to one. They only narrow a child, so they need no trust.
+
 Exit reasons (--json exit_reason): completed, max_steps, length (a call cut off twice at the output
   limit: raise --max-output-tokens), error, aborted, empty (the model answered nothing, twice), budget
   (--max-cost reached).

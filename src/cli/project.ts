@@ -1,7 +1,7 @@
 // Opening a project for a conversation: the folder the run starts in (a real path, so path checks
 // cannot be led out by a symlink), the project root above it, the options with the config files
 // applied, the user's hooks (and a trusted project's), a .hel/ the session can be saved in, the
-// project's rules with the API key taken out, and the system prompt. Everything here is read once per conversation; nothing is sent or started.
+// project's rules with the API key taken out, the system prompt, and the named agents. Everything here is read once per conversation; nothing is sent or started.
 import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
@@ -14,6 +14,8 @@ import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
 import { findProjectRoot } from "./project-root.js";
+import { loadNamedAgents } from "./named-agents.js";
+import type { NamedAgent } from "../agent/children/named-agent.js";
 import type { Output } from "./term/output.js";
 
 /** Where a run reads and writes, besides its files: the process's streams and environment, or a test's. */
@@ -38,6 +40,8 @@ export interface Project {
   systemPrompt: string;
   /** The hooks of the user's config and of a trusted project's; absent: none. */
   hooks?: HooksConfig;
+  /** The named agents delegate_task offers (named-agents.ts): read only with --delegate. */
+  agents: readonly NamedAgent[];
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
 }
@@ -56,7 +60,8 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
-  return { dir, here, options, apiKey, secrets, systemPrompt, warn, ...(config.hooks ? { hooks: config.hooks } : {}) };
+  const agents = options.delegate ? await loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn }) : [];
+  return { dir, here, options, apiKey, secrets, systemPrompt, agents, warn, ...(config.hooks ? { hooks: config.hooks } : {}) };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

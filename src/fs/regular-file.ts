@@ -2,7 +2,7 @@
 // only a regular file, and only up to a bound. A FIFO in a config's place would block open() until
 // something wrote to it, a device such as /dev/zero never ends, and a huge file would end in a
 // RangeError: each is refused with an error whose message says what the file is instead.
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 
 /** The reason a file was refused, as words that follow its path: "is a FIFO, not a regular file". */
@@ -10,28 +10,54 @@ export class FileRefused extends Error {
   override name = "FileRefused";
 }
 
+// O_NONBLOCK changes nothing for a regular file; for a FIFO it makes open() return at once.
+const openFlags = (follow: boolean) => constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW);
+
+/** The buffer to read a file of `size` into: up to one byte past the bound, whatever the size said (it may grow meanwhile). */
+function bufferFor(info: Stats, maxBytes: number): Buffer {
+  if (!info.isFile()) throw new FileRefused(`is ${kindOf(info)}, not a regular file`);
+  return Buffer.alloc(Math.min(maxBytes, info.size) + 1);
+}
+
+function textOf(buffer: Buffer, length: number, maxBytes: number): string {
+  if (length > maxBytes) throw new FileRefused(`is larger than ${maxBytes >> 10} KB`);
+  return buffer.toString("utf8", 0, length);
+}
+
 /**
  * The file's text; throws FileRefused for what is not a regular file of at most `maxBytes`, and the
  * OS error otherwise (ELOOP for a symlink when `follow` is false: a file of hel's own under .hel/).
  */
 export async function readRegularFile(path: string, maxBytes: number, follow = true): Promise<string> {
-  // O_NONBLOCK changes nothing for a regular file; for a FIFO it makes open() return at once.
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
+  const handle = await open(path, openFlags(follow));
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new FileRefused(`is ${kindOf(info)}, not a regular file`);
-    // Up to one byte past the bound, whatever the size said: the file may grow meanwhile.
-    const buffer = Buffer.alloc(Math.min(maxBytes, info.size) + 1);
+    const buffer = bufferFor(await handle.stat(), maxBytes);
     let length = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       length += bytesRead;
       if (bytesRead === 0 || length === buffer.length) break;
     }
-    if (length > maxBytes) throw new FileRefused(`is larger than ${maxBytes >> 10} KB`);
-    return buffer.toString("utf8", 0, length);
+    return textOf(buffer, length, maxBytes);
   } finally {
     await handle.close();
+  }
+}
+
+/** readRegularFile without a trip to the thread pool per call: for many small files read at start. */
+export function readRegularFileSync(path: string, maxBytes: number, follow = true): string {
+  const fd = openSync(path, openFlags(follow));
+  try {
+    const buffer = bufferFor(fstatSync(fd), maxBytes);
+    let length = 0;
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
+      length += bytesRead;
+      if (bytesRead === 0 || length === buffer.length) break;
+    }
+    return textOf(buffer, length, maxBytes);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -12,6 +12,8 @@ import { redactSecrets } from "../redact.js";
 export interface HookAgent {
   number: number;
   kind: string;
+  /** The named agent (.hel/agents/<name>.md) the child is, if it is one. */
+  name?: string;
 }
 
 export interface HookReport {

@@ -111,6 +111,7 @@ export class Recorder {
             delegation: event.number,
             kind: event.kind,
             mode: event.mode,
+            ...(event.agentName ? { agent_name: event.agentName } : {}),
             task: event.task,
             tool_calls: event.toolCalls,
             answer: event.answer,

@@ -28,6 +28,8 @@ export const RecordJsonSchema = z.object({
         delegation: z.number().int().optional(),
         mode: z.enum(DELEGATE_MODES).nullable().optional(),
         kind: z.enum(CHILD_KINDS).optional(),
+        /** The named agent that did a delegation. */
+        agent_name: z.string().optional(),
       }),
     ),
   }),
@@ -86,6 +88,8 @@ export const DelegationLineSchema = z.object({
   kind: z.enum(CHILD_KINDS),
   /** Null for a review. */
   mode: z.enum(DELEGATE_MODES).nullable(),
+  /** The named agent that did it; absent for a plain delegation, a review, and in records from before named agents. */
+  agent_name: z.string().optional(),
   task: z.string(),
   tool_calls: z.array(z.object({ name: z.string(), arguments: z.string() })),
   answer: z.string().nullable(),

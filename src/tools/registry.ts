@@ -28,7 +28,12 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
   }));
 }
 
+// A schema measured before it is offered (delegate_task's, with named agents) is converted once.
+const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
+
 function parametersOf(tool: Tool): Record<string, unknown> {
+  const known = converted.get(tool.schema);
+  if (known) return known;
   const { $schema: _, ...schema } = z.toJSONSchema(tool.schema, {
     io: "input",
     // zod bounds every integer by the largest safe one; said in every request, it tells the model nothing.
@@ -36,6 +41,7 @@ function parametersOf(tool: Tool): Record<string, unknown> {
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
     },
   });
+  converted.set(tool.schema, schema);
   return schema;
 }
 

@@ -16,6 +16,7 @@ import { DELEGATE_TOOLS, traitsOf } from "../toolbox.js";
 import { createAskTool } from "./ask.js";
 import type { Children } from "./child-run.js";
 import { createDelegateTool } from "./delegate-tool.js";
+import type { NamedAgent } from "./named-agent.js";
 import { createReviewTool } from "./review-tool.js";
 
 /** What the command line chose. */
@@ -37,6 +38,8 @@ export interface ToolDeps {
   askBudgetTokens: number;
   /** The project's changes since the session began; null when no baseline was kept. */
   changes: (() => Promise<ProjectChanges>) | null;
+  /** The named agents delegate_task may hand a task to (named-agent.ts). */
+  agents?: readonly NamedAgent[];
 }
 
 type Maker = (deps: ToolDeps, choice: ToolChoice) => Tool | null;
@@ -52,7 +55,7 @@ const MAKERS: readonly Maker[] = [
   () => foldTool as Tool,
   (deps) => createRecallTool(deps.archive) as Tool,
   (deps) => createAskTool({ archive: deps.archive, parentMessages: deps.parentMessages, children: deps.children, budgetTokens: deps.askBudgetTokens }) as Tool,
-  (deps, choice) => (choice.delegate ? (createDelegateTool({ mode: choice.delegate, parentMessages: deps.parentMessages, children: deps.children }) as Tool) : null),
+  (deps, choice) => (choice.delegate ? (createDelegateTool({ mode: choice.delegate, parentMessages: deps.parentMessages, children: deps.children, ...(deps.agents ? { agents: deps.agents } : {}) }) as Tool) : null),
   (deps) => (deps.changes ? (createReviewTool({ parentMessages: deps.parentMessages, children: deps.children, changes: deps.changes }) as Tool) : null),
 ];
 

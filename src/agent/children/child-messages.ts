@@ -1,9 +1,11 @@
 // What a subagent sees: built from the parent's conversation by one pure function.
 // The parent's messages are taken up to, not including, the assistant message that holds the
-// delegate call, filtered by mode, and followed by one user message: the role note, then the task.
+// delegate call, filtered by mode, and followed by one user message: the role note (with a named
+// agent's own instructions after hel's), then the task.
 import type { Message } from "../../wire/messages.js";
 import { toolCallsOf } from "../../wire/stored-message.js";
 import type { DelegateMode } from "../events.js";
+import type { NamedAgent } from "./named-agent.js";
 
 // Without this note a child that sees the parent's conversation reads the user's original
 // instruction as its own — the seed measured children delegating again and redoing the parent's reads.
@@ -14,12 +16,22 @@ export const ROLE_NOTE = [
   "You cannot delegate: do the work yourself with your tools.",
 ].join("\n");
 
-export function childTask(task: string): string {
-  return `${ROLE_NOTE}\n\nTask:\n${task}`;
+/** The named agent a task goes to; none for a plain delegation. */
+type TaskAgent = Pick<NamedAgent, "name" | "instructions">;
+
+export function childTask(task: string, agent?: TaskAgent): string {
+  const own = agent?.instructions ? `\n\nYou are the agent "${agent.name}". Its own instructions, which hold besides the above:\n${agent.instructions}` : "";
+  return `${ROLE_NOTE}${own}\n\nTask:\n${task}`;
 }
 
 /** `stamp` opens the task's message with the session's next stamp (stamps.ts). */
-export function childMessages(parent: readonly Message[], mode: DelegateMode, task: string, stamp: (text: string) => string = (text) => text): Message[] {
+export function childMessages(
+  parent: readonly Message[],
+  mode: DelegateMode,
+  task: string,
+  stamp: (text: string) => string = (text) => text,
+  agent?: TaskAgent,
+): Message[] {
   let cut = parent.length;
   for (let i = parent.length - 1; i >= 0; i--) {
     if (parent[i]?.role === "assistant") {
@@ -38,7 +50,7 @@ export function childMessages(parent: readonly Message[], mode: DelegateMode, ta
         return before.filter((m) => m.role === "system");
     }
   })();
-  return [...context, { role: "user", content: stamp(childTask(task)) }];
+  return [...context, { role: "user", content: stamp(childTask(task, agent)) }];
 }
 
 /** The delegate tool's description: tells the parent what the child will see in this mode. */

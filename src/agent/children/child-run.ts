@@ -4,12 +4,13 @@
 // whose tool call started it, as its kind's row (kinds.ts) adjusts them; its own messages never
 // reach the parent. A task-only delegation and a review share no prefix with the parent, so they may
 // run on a model of their own (--child-model); every other child, built from the parent's messages,
-// keeps the parent's model and its cache.
+// keeps the parent's model and its cache, unless its named agent's file names a model.
 import type { Message } from "../../wire/messages.js";
-import type { BudgetStop, ChildBudget } from "./child-budget.js";
+import { stepCeiling, type BudgetStop, type ChildBudget } from "./child-budget.js";
 import type { DelegateMode } from "../events.js";
 import { childTools } from "./child-tools.js";
-import { CHILD_KIND_ROWS, childLabel } from "./kinds.js";
+import { childLabel, rowOf } from "./kinds.js";
+import type { NamedAgent } from "./named-agent.js";
 import type { ChildTranscript } from "./child-transcript.js";
 import type { AgentEvent, ChildKind, EventSink, ExitReason } from "../events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop/loop.js";
@@ -37,6 +38,8 @@ export interface ChildSpec {
   messages: Message[];
   /** Fewer model requests than the step budget, as a delegate_task call may ask. */
   maxSteps?: number;
+  /** The named agent a delegate_task call chose: its row, model and step budget apply. */
+  agent?: NamedAgent;
 }
 
 export interface Child {
@@ -67,8 +70,10 @@ export function createChildren(deps: ChildrenDeps): Children {
     budget,
     start(spec, parent) {
       const number = ++count;
-      const row = CHILD_KIND_ROWS[spec.kind];
-      const stepLimit = Math.min(spec.maxSteps ?? budget.maxSteps, budget.maxSteps);
+      const row = rowOf(spec);
+      const ceiling = stepCeiling(budget, spec.agent?.maxSteps);
+      const stepLimit = Math.min(spec.maxSteps ?? ceiling, ceiling);
+      const named = spec.agent ? { agentName: spec.agent.name } : {};
       const ref = { agent: "child" as const, delegation: number };
       const toolCalls: { name: string; arguments: string }[] = [];
       const emit = (event: AgentEvent) => {
@@ -79,7 +84,7 @@ export function createChildren(deps: ChildrenDeps): Children {
       const editLog = parent.toolContext.editLog?.child(number);
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
-      const childModel = spec.kind === "review" || spec.mode === "task-only" ? deps.childModel : null;
+      const childModel = spec.agent?.model ?? (spec.kind === "review" || spec.mode === "task-only" ? deps.childModel : null);
       const run: Omit<AgentRun, "maxSteps" | "maxTokens"> = {
         ...parent,
         ...(childModel ? { request: { ...parent.request, model: childModel } } : {}),
@@ -88,11 +93,11 @@ export function createChildren(deps: ChildrenDeps): Children {
         tools: childTools(parent.tools, row),
         ...(row.keepsArchive ? {} : { archive: undefined, compaction: undefined }),
         // A question to the user names the child asking it.
-        toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}), agentLabel: `subagent ${number} (${childLabel(spec)})` },
+        toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}), agentLabel: `subagent ${number} (${childLabel({ ...spec, ...named })})` },
         // The user's hooks run for the child too, and their payload names it.
-        ...(parent.hooks ? { hooks: parent.hooks.forChild({ number, kind: spec.kind }) } : {}),
+        ...(parent.hooks ? { hooks: parent.hooks.forChild({ number, kind: spec.kind, ...(spec.agent ? { name: spec.agent.name } : {}) }) } : {}),
       };
-      deps.emit({ agent: "parent", type: "delegation_start", number, kind: spec.kind, mode: spec.mode, task: spec.task });
+      deps.emit({ agent: "parent", type: "delegation_start", number, kind: spec.kind, mode: spec.mode, ...named, task: spec.task });
 
       return {
         messages,
@@ -122,14 +127,15 @@ export function createChildren(deps: ChildrenDeps): Children {
             return { budget: "tokens", limit: budget.maxTokens, used: usage.prompt_tokens + usage.completion_tokens };
           }
           if (last?.exitReason === "max_steps" && usage.requests >= stepLimit) {
-            return { budget: "steps", limit: stepLimit, source: stepLimit < budget.maxSteps ? "call" : "flag" };
+            return { budget: "steps", limit: stepLimit, source: stepLimit < ceiling ? "call" : ceiling < budget.maxSteps ? "agent" : "flag" };
           }
           return null;
         },
         async end(answer, exitReason) {
           editLog?.finish();
-          deps.emit({ agent: "parent", type: "delegation_end", number, kind: spec.kind, mode: spec.mode, task: spec.task, answer, exitReason, toolCalls, usage });
-          await deps.saveTranscript?.({ number, kind: spec.kind, mode: spec.mode, task: spec.task, messages, answer, exit_reason: exitReason, usage });
+          deps.emit({ agent: "parent", type: "delegation_end", number, kind: spec.kind, mode: spec.mode, ...named, task: spec.task, answer, exitReason, toolCalls, usage });
+          const agentName = spec.agent ? { agent_name: spec.agent.name } : {};
+          await deps.saveTranscript?.({ number, kind: spec.kind, mode: spec.mode, ...agentName, task: spec.task, messages, answer, exit_reason: exitReason, usage });
         },
       };
     },

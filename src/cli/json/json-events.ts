@@ -20,7 +20,8 @@ const ref = {
   delegation: count.optional(),
 };
 const exitReason = z.enum(EXIT_REASONS);
-const child = { number: count, kind: z.enum(CHILD_KINDS), mode: z.string().nullable() };
+/** `agent_name`: the named agent a delegation went to, when it went to one. */
+const child = { number: count, kind: z.enum(CHILD_KINDS), mode: z.string().nullable(), agent_name: z.string().optional() };
 /** How a call ended, beside its result: a command's exit and time, a search page's counts. */
 const ToolDetailsSchema = z.discriminatedUnion("kind", [
   z.object({
@@ -141,9 +142,11 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
     case "hook":
       return { type: "hook", ...ref, event: event.event, command: event.command, exit_code: event.exitCode, timed_out: event.timedOut, stderr: event.stderr };
     case "delegation_start":
-      return { type: "delegation_start", ...ref, number: event.number, kind: event.kind, mode: event.mode, task: event.task };
-    case "delegation_end":
-      return { type: "delegation_end", ...ref, number: event.number, kind: event.kind, mode: event.mode, exit_reason: event.exitReason, answer: event.answer, usage: event.usage };
+    case "delegation_end": {
+      const named = { number: event.number, kind: event.kind, mode: event.mode, ...(event.agentName ? { agent_name: event.agentName } : {}) };
+      if (event.type === "delegation_start") return { type: "delegation_start", ...ref, ...named, task: event.task };
+      return { type: "delegation_end", ...ref, ...named, exit_reason: event.exitReason, answer: event.answer, usage: event.usage };
+    }
     case "turn_end": {
       const parent = event.agent === "parent";
       return {

@@ -71,7 +71,7 @@ export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): stri
  * `full` mode, all of it); only what follows its task, the last user message, is the child's own work.
  */
 export function formatChildTranscript(child: ChildTranscript, edits: ReadonlyMap<string, FileEdit> = new Map(), style: Style = PLAIN): string {
-  const header = `── subagent ${child.number} (${childLabel(child)}) ── ${child.exit_reason}, ${childFigures(child).join(", ")}`;
+  const header = `── subagent ${child.number} (${labelOf(child)}) ── ${child.exit_reason}, ${childFigures(child).join(", ")}`;
   let start = 0;
   child.messages.forEach((m, i) => {
     if (m.role === "user") start = i + 1;
@@ -87,7 +87,7 @@ export function formatDelegations(children: readonly ChildTranscript[]): string 
   if (children.length === 0) return "";
   const rows = children.map((c) => {
     const [requests, tokens, cost = ""] = childFigures(c);
-    return [`#${c.number}`, childLabel(c), c.exit_reason, requests!, tokens!, cost];
+    return [`#${c.number}`, labelOf(c), c.exit_reason, requests!, tokens!, cost];
   });
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   // Words to the left, figures to the right.
@@ -95,6 +95,8 @@ export function formatDelegations(children: readonly ChildTranscript[]): string 
   const lines = rows.map((row, k) => `  ${cells(row).join("  ")}  ${cut(oneLineText(children[k]!.task), 60)}`);
   return `subagents (costs are estimates)\n${lines.join("\n")}\n`;
 }
+
+const labelOf = (child: ChildTranscript): string => childLabel({ ...child, ...(child.agent_name ? { agentName: child.agent_name } : {}) });
 
 function childFigures(child: ChildTranscript): string[] {
   const { usage } = child;

@@ -1,10 +1,10 @@
 // The kinds of child as rows of one table: a child's tools are its parent's list in the same order,
 // with what its row refuses (and the delegation tools, for every child) answering with a refusal; a
-// row is all a new kind needs.
+// row is all a new kind needs, and a named agent's row is derived from the delegate's.
 import { expect, it } from "vitest";
 import { z } from "zod";
 import { childTools } from "../../../src/agent/children/child-tools.js";
-import { CHILD_KIND_ROWS, childLabel, type ChildKindRow } from "../../../src/agent/children/kinds.js";
+import { CHILD_KIND_ROWS, childLabel, namedAgentRow, rowOf, type ChildKindRow } from "../../../src/agent/children/kinds.js";
 import type { Tool, ToolContext } from "../../../src/tools/types.js";
 import { CursorStore } from "../../../src/tools/cursors.js";
 
@@ -35,8 +35,12 @@ it("labels a delegation by its mode and every other child by its kind", () => {
   expect([childLabel({ kind: "delegate", mode: "task-only" }), childLabel({ kind: "review", mode: null }), childLabel({ kind: "ask", mode: null })]).toEqual(["task-only", "review", "ask"]);
 });
 
-it("a row made from a list of allowed tools (as a named agent's file would give) refuses the rest", async () => {
-  const allowed = new Set(["read_file"]);
-  const named: ChildKindRow = { label: () => "explorer", keepsArchive: false, refuses: (t) => (allowed.has(t.name) ? null : `explorer may not use ${t.name}`) };
-  expect((await answers(named)).slice(0, 3)).toEqual(["read_file ran", "explorer may not use search_replace", "explorer may not use fold"]);
+it("a named agent's row is a delegate's that refuses the tools its file does not list, with its file's access", async () => {
+  const agent = { name: "explorer", description: "x", mode: "full", tools: ["read_file", "ask"], model: null, maxSteps: null, access: "read-only", instructions: "" } as const;
+  const refusal = "the agent explorer may not use search_replace";
+  const depth = "a subagent cannot delegate or start a review (depth limit reached). Do this task yourself with your other tools.";
+  expect(await answers(namedAgentRow(agent))).toEqual(["read_file ran", refusal, "the agent explorer may not use fold", "ask ran", depth, depth]);
+  expect(rowOf({ kind: "delegate", agent })).toMatchObject({ access: "read-only", keepsArchive: true });
+  expect(rowOf({ kind: "delegate" })).toBe(CHILD_KIND_ROWS.delegate);
+  expect(childLabel({ kind: "delegate", mode: "full", agentName: "explorer" })).toBe("explorer, full");
 });

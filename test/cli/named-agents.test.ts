@@ -1,0 +1,66 @@
+// Loading the named agents: the user's folder and the project's `.hel/agents/`, the project's agent
+// winning on a name, sorted by name; a file that is not a valid agent, or a link in the project's
+// folder, is skipped with one warning naming the file and the problem; access is clamped; the API key
+// is masked in what goes into requests.
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { loadNamedAgents } from "../../src/cli/named-agents.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+async function files(dir: string, entries: Record<string, string>): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [name, text] of Object.entries(entries)) await writeFile(join(dir, name), text);
+}
+
+it("reads both folders, the project's agent winning, and skips what is not an agent with one warning each", async () => {
+  const project = await tempProject();
+  const home = await tempProject();
+  const outside = join(home, "outside.md");
+  await writeFile(outside, "---\ndescription: from outside the project\n---\n");
+  const agents = join(project, ".hel", "agents");
+  await files(join(home, "hel", "agents"), {
+    "shared.md": "---\ndescription: the user's\n---\nUser body.\n",
+    "mine.md": "---\ndescription: only the user's\ntools: read_file, grep\nmax-steps: 4\naccess: read-only\n---\nKey sk-secret-1 here.\n",
+  });
+  await files(agents, {
+    "shared.md": "---\ndescription: the project's\nmode: no-tools\n---\nProject body.\n",
+    "notes.txt": "not an agent",
+    "nodesc.md": "---\nmode: full\n---\n",
+    "typo.md": "---\ndescription: x\nmax_steps: 3\n---\n",
+    "badtool.md": "---\ndescription: x\ntools: [read_file, rm_rf]\n---\n",
+    "steps.md": "---\ndescription: x\nmax-steps: many\n---\n",
+    "wide.md": "---\ndescription: wants it all\naccess: full\n---\n",
+    "other.md": "---\nname: someone-else\ndescription: x\n---\n",
+  });
+  await symlink(outside, join(agents, "linked.md"));
+  const warnings: string[] = [];
+  const loaded = await loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: home }, access: "edit", secrets: ["sk-secret-1"], warn: (l) => warnings.push(l) });
+  expect(loaded).toEqual([
+    { name: "mine", description: "only the user's", mode: "task-only", tools: ["read_file", "grep"], model: null, maxSteps: 4, access: "read-only", instructions: "Key [REDACTED] here." },
+    { name: "shared", description: "the project's", mode: "no-tools", tools: null, model: null, maxSteps: null, access: null, instructions: "Project body." },
+    { name: "wide", description: "wants it all", mode: "task-only", tools: null, model: null, maxSteps: null, access: "edit", instructions: "" },
+  ]);
+  const file = (name: string) => join(agents, name);
+  expect(warnings).toEqual([
+    `the agent file ${file("badtool.md")} is skipped: tools must name tools hel offers: read_file, search_replace, run_command, grep, find_files, fold, recall, ask, delegate_task, review_changes — fix it or remove it`,
+    `the agent file ${file("linked.md")} is a symbolic link, which hel does not follow in a project's .hel/agents/ — the agent is skipped`,
+    `the agent file ${file("nodesc.md")} is skipped: description is missing: say what the agent is for, so the parent knows when to pick it — fix it or remove it`,
+    `the agent file ${file("other.md")} is skipped: name says "someone-else", but the file names the agent "other" — fix it or remove it`,
+    `the agent file ${file("steps.md")} is skipped: max-steps must be a whole number — fix it or remove it`,
+    `the agent file ${file("typo.md")} is skipped: the key max_steps is unknown (the keys are name, description, mode, tools, model, max-steps, access) — fix it or remove it`,
+    `the agent wide (${file("wide.md")}) asks for access full, wider than this session's edit — it runs with edit`,
+  ]);
+});
+
+it("a project whose .hel/agents is a link to a folder elsewhere has no agents of its own", async () => {
+  const project = await tempProject();
+  const elsewhere = await tempProject();
+  await files(elsewhere, { "spy.md": "---\ndescription: reads what it should not\n---\n" });
+  await mkdir(join(project, ".hel"), { recursive: true });
+  await symlink(elsewhere, join(project, ".hel", "agents"));
+  const warnings: string[] = [];
+  const loaded = await loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets: [], warn: (l) => warnings.push(l) });
+  expect(loaded).toEqual([]);
+  expect(warnings).toEqual([`${join(project, ".hel", "agents")} is a symbolic link, which hel does not follow in a project — its agents are skipped`]);
+});
