@@ -57,8 +57,8 @@ export interface Conversation {
   stop(): void;
   /** Prints a line above the spinner. */
   note(line: string): void;
-  /** The closing lines: the files the run changed, and how to resume the session. */
-  end(): Promise<void>;
+  /** The closing lines: the files the run changed, and how to resume the session (after Ctrl-C, on the line that says so). */
+  end(interrupted: boolean): Promise<void>;
   /** Releases the session's lease and the model client's connections. */
   close(): Promise<void>;
 }
@@ -242,13 +242,18 @@ export async function openConversation(project: Project, settings: ConversationS
       }),
       stop: renderer.stop,
       note: renderer.note,
-      async end() {
+      async end(interrupted) {
         renderer.stop();
         await renderer.flush();
         renderer.finish();
-        if (active.saved) {
+        const hint = active.saved ? await resumeHint(active.id, dir, io.cwd) : null;
+        if (interrupted) {
+          // The last line after Ctrl-C says what was kept and how to go on from it.
+          const kept = hint === null ? "nothing was saved" : active.lastSaveFailed ? `the interrupted turn could not be saved; session ${active.id} keeps the turns before it` : `the turn so far is saved in session ${active.id}`;
+          io.stderr.write(`hel: interrupted — ${kept}${hint === null ? "" : `; resume with: ${hint}`}\n`);
+        } else if (hint !== null) {
           const lost = active.lastSaveFailed ? " (without the last turn, which could not be saved)" : "";
-          io.stderr.write(`session ${active.id} — resume with: ${await resumeHint(active.id, dir, io.cwd)}${lost}\n`);
+          io.stderr.write(`session ${active.id} — resume with: ${hint}${lost}\n`);
         }
       },
       async close() {
@@ -276,7 +281,7 @@ export async function withConversation<T extends Omit<Ended, "lastSaveFailed">>(
   const conversation = await openConversation(project, settings, io);
   try {
     const ended = await drive(conversation);
-    await conversation.end();
+    await conversation.end(ended.interrupted);
     return { ...ended, lastSaveFailed: conversation.session.lastSaveFailed };
   } finally {
     await conversation.close();

@@ -186,7 +186,7 @@ describe("interruptions", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted", answer: null });
     expect(result.stderr).not.toMatch(/broke off/);
     // Nothing was answered, so there is nothing to resume and no hint.
-    expect(result.stderr.endsWith("hel: interrupted\n")).toBe(true);
+    expect(result.stderr.endsWith("hel: interrupted — nothing was saved\n")).toBe(true);
     expect(result.stderr).not.toMatch(/resume with/);
   });
 });
