@@ -1,10 +1,11 @@
 // The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
 // edit's diff; each tool's look is a row of tool-views.ts, looked up once when the call starts),
 // retries, token figures, and — when stderr is a terminal — a spinner saying what hel is doing (and
-// a line for each working subagent), with reasoning folded to its last lines while it streams. The
-// answer goes to stdout: streamed as it arrives in the interactive mode, printed whole at the end
-// otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a
-// terminal, the model's text as it is otherwise.
+// a line for each working subagent), with reasoning folded to its last lines while it streams; and,
+// outside the interactive mode, the model's text between its steps. The answer goes to stdout:
+// streamed as it arrives in the interactive mode, printed whole at the end otherwise, so
+// `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a terminal, the
+// model's text as it is otherwise.
 import type { AgentEvent } from "../../agent/events.js";
 import { childLabel } from "../../agent/children/kinds.js";
 import type { UsageLedger, UsageReport } from "../../agent/usage-ledger.js";
@@ -226,8 +227,12 @@ export function createRenderer(options: RendererOptions): Renderer {
         break;
       }
       case "message": {
+        const { message } = event;
+        // What the model says between its steps ("Running the tests.") streams live in the
+        // interactive prompt; otherwise stdout waits for the answer alone, so it goes to stderr.
+        if (!options.live && parent && message.role === "assistant" && message.tool_calls && message.content?.trim()) printErr(terminalSafe(message.content.trim()));
         // In the interactive terminal each result's stamp is shown, dim, so `/fold #N` can be typed.
-        const stamp = options.live && event.message.role === "tool" ? stampOf(event.message) : null;
+        const stamp = options.live && message.role === "tool" ? stampOf(message) : null;
         if (stamp !== null) printErr(errStyle.dim(`${indent(event)}  #${stamp}`));
         break;
       }
