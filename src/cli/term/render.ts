@@ -20,7 +20,7 @@ import { LiveRegion } from "./live-region.js";
 import { stampOf } from "../../agent/stamps.js";
 import type { Output } from "./output.js";
 import { Progress } from "./progress.js";
-import { errorText, styleFor, terminalSafe, truncate } from "./style.js";
+import { errorText, fitWidth, rowWidth, styleFor, terminalSafe, truncate, wrapLine } from "./style.js";
 import { callArgs, firstLine, lookOf, toolCallLabel, toolEndLines, type CallArgs, type ToolLook } from "./tool-views.js";
 
 export type { Output };
@@ -92,14 +92,24 @@ export function createRenderer(options: RendererOptions): Renderer {
     if (region) region.print(() => out.write(text));
     else out.write(text);
   };
+  // On a terminal no line is wider than it: most are cut to its width, figures and errors wrapped.
+  const width = () => rowWidth(stderr.columns);
+  const fit = (line: string) => (region ? fitWidth(line, width()) : line);
+  const wrapped = (line: string) => (region ? wrapLine(line, width()) : [line]);
   const printErr = (...lines: string[]) => {
-    if (lines.length > 0) above(stderr, lines.map((l) => l + "\n").join(""));
+    if (lines.length > 0) above(stderr, lines.map((l) => fit(l) + "\n").join(""));
   };
   /** Subagents working now: while several do, each one's lines name it. */
   const working = new Set<number>();
   const indent = (event: AgentEvent) => (event.agent === "parent" ? "" : working.size > 1 ? `    #${event.delegation ?? 0} ` : "    ");
   // A live view (a running command's tail) is redrawn above the spinner, like every other line.
-  const liveOutput: Output = { write: (text) => above(stderr, text), isTTY: stderr.isTTY, columns: stderr.columns };
+  const liveOutput: Output = {
+    write: (text) => above(stderr, text),
+    isTTY: stderr.isTTY,
+    get columns() {
+      return stderr.columns;
+    },
+  };
   const liveViews = new Map<NonNullable<ToolLook["live"]>, LiveView>();
   const liveView = (make: NonNullable<ToolLook["live"]>): LiveView => {
     let view = liveViews.get(make);
@@ -174,7 +184,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         answerBlocks = 0;
         break;
       case "retry":
-        printErr(`${indent(event)}… ${errorText(event.reason)}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`);
+        printErr(...wrapped(`${indent(event)}… ${errorText(event.reason)}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`));
         break;
       case "reasoning_delta":
         if (!parent) break;
@@ -256,7 +266,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         break;
       case "delegation_end":
         working.delete(event.number);
-        printErr(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`);
+        printErr(...wrapped(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`));
         break;
       case "turn_end": {
         if (!parent) break;
@@ -264,7 +274,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         if (event.error) stderr.write(`hel: ${errorText(event.error)}\n`);
         if (options.printAnswer && event.answer !== null && !options.live) stdout.write(wantMarkdown ? rendered(event.answer, true) : event.answer + "\n");
         const usage = options.usage.instruction();
-        if (usage.total.requests > 0) stderr.write(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens\n`);
+        if (usage.total.requests > 0) stderr.write(wrapped(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens`).join("\n") + "\n");
         break;
       }
     }
