@@ -39,6 +39,9 @@ import { subscribeReaders } from "./readers.js";
 import { resumeHint } from "./resume-hint.js";
 import { createRenderer } from "./term/render.js";
 
+/** GET /models is asked when the user types /model: a server that does not answer in this long is reported. */
+const LIST_MODELS_MS = 10_000;
+
 export interface ConversationSettings {
   /** The session to continue (an id or a unique prefix); null: --continue's, or a new one. */
   resume: string | null;
@@ -82,7 +85,8 @@ export async function openConversation(project: Project, settings: ConversationS
   const bus = createEventBus((error) =>
     io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
   );
-  const client = openModelClient(options.baseUrl, apiKey, io.env);
+  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags");
+  let listed: Promise<string[]> | null = null;
   if (options.tools.some((name) => traitsOf(name)?.runsCommands) && options.access !== "full" && findSandboxProgram(dir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
@@ -239,6 +243,16 @@ export async function openConversation(project: Project, settings: ConversationS
         },
         forkBefore: async (turn) => (await forkSession(dir, active.id, turn - 1)).id,
         compact,
+        listedModels: async () => {
+          listed ??= client.listModels(AbortSignal.timeout(LIST_MODELS_MS));
+          try {
+            return { ids: await listed };
+          } catch (error) {
+            listed = null;
+            return { error: error instanceof Error ? error.message : String(error) };
+          }
+        },
+        pricedModels: Object.keys(prices.models),
       }),
       stop: renderer.stop,
       note: renderer.note,

@@ -40,6 +40,8 @@ export interface Interactive {
 
 interface Handlers {
   line(text: string): void;
+  /** What the conversation's commands may read, for Tab's completions. */
+  controls: ConversationControls;
   interrupt(): void;
   close(): void;
 }
@@ -63,7 +65,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
     input: process.stdin,
     output: stderr,
     history: saved.entries,
-    complete: completeSlash,
+    complete: (line) => completeSlash(line, current?.controls ?? null),
     onLine: (text) => {
       if (current) return current.line(text);
       if (text.trim()) {
@@ -155,6 +157,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
         };
 
         const handlers: Handlers = {
+          controls: deps.controls,
           line(text) {
             armedExit = false;
             if (!text.trim()) return running ? undefined : prompt.show();
