@@ -216,8 +216,9 @@ export async function openConversation(project: Project, settings: ConversationS
       async instruct(text, signal) {
         // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.
         beginTurn(active.messages, gapNote + redactSecrets(text, project.secrets), run);
-        gapNote = "";
         const outcome = await runTurn(active.messages, run, signal);
+        // Told once the model has answered: an instruction sent again after none is the same one, note and all.
+        if (active.messages.at(-1)?.role !== "user") gapNote = "";
         await renderer.flush();
         // The session saves from the turn's end; the next instruction waits for that save.
         await bus.settle();
