@@ -25,14 +25,15 @@ const lastToolResult = (): string => {
 
 describe("the one-shot view and the run's readers", () => {
   it("shows the command line, then how it ended; --json and --record carry the call", async () => {
-    sim = await startSimulator({ script: [runCommand({ command: "echo built; exit 3" }), { content: "it failed" }] });
+    sim = await startSimulator({ script: [{ content: "Running the build.", ...runCommand({ command: "echo built; exit 3" }) }, { content: "it failed" }] });
     const project = await tempProject();
     const out = join(project, "rec");
     const result = await runHel({ args: ["-C", project, "--tools", "read_file,run_command", "--json", "--record", out, "build"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const view = result.stderr.split("\n");
-    // A failed command's output stays above how it ended, on a pipe too.
-    expect(view.slice(0, 3)).toEqual(["$ echo built; exit 3", "  │ built", expect.stringMatching(/^ {2}✗ exit code 3 · \d+\.\d\d s$/)]);
+    // What the model said before the call, then the command; a failed command's output stays above
+    // how it ended, on a pipe too.
+    expect(view.slice(0, 4)).toEqual(["Running the build.", "$ echo built; exit 3", "  │ built", expect.stringMatching(/^ {2}✗ exit code 3 · \d+\.\d\d s$/)]);
     expect(JSON.parse(result.stdout)).toMatchObject({ answer: "it failed", exit_reason: "completed" });
     const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
     expect(record.tool_calls).toEqual([{ agent: "parent", name: "run_command", arguments: '{"command":"echo built; exit 3"}', is_error: false }]);
