@@ -13,6 +13,10 @@ export interface ConversationControls {
   readonly model: string;
   readonly effort: Effort;
   setModel(model: string): void;
+  /** The ids of the models the API lists (asked once, again after a failure), or why they could not be had. */
+  listedModels(): Promise<{ ids: string[] } | { error: string }>;
+  /** The models the price table prices. */
+  readonly pricedModels: readonly string[];
   setEffort(effort: Effort): void;
   /** The project's changes since the session began in this process. */
   changes(): Promise<ProjectChanges>;

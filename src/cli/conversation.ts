@@ -46,6 +46,9 @@ import { subscribeReaders } from "./readers.js";
 import { resumeHint } from "./resume-hint.js";
 import { createRenderer, type Renderer } from "./term/render.js";
 
+/** GET /models is asked when the user types /model: a server that does not answer in this long is reported. */
+const LIST_MODELS_MS = 10_000;
+
 export interface ConversationSettings {
   /** The session to continue (an id or a unique prefix); null: --continue's, or a new one. */
   resume: string | null;
@@ -71,8 +74,8 @@ export interface Conversation {
   stop(): void;
   /** Prints a line above the spinner. */
   note(line: string): void;
-  /** The closing lines: the files the run changed, and how to resume the session. */
-  end(): Promise<void>;
+  /** The closing lines: the files the run changed, and how to resume the session (after Ctrl-C, on the line that says so). */
+  end(interrupted: boolean): Promise<void>;
   /** Releases the session's lease and the model client's connections. */
   close(): Promise<void>;
 }
@@ -96,7 +99,8 @@ export async function openConversation(project: Project, settings: ConversationS
   const bus = createEventBus((error) =>
     io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
   );
-  const client = openModelClient(options.baseUrl, apiKey, io.env);
+  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags");
+  let listed: Promise<string[]> | null = null;
   if (options.tools.some((name) => traitsOf(name)?.runsCommands) && options.access !== "full" && findSandboxProgram(dir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
@@ -267,8 +271,9 @@ export async function openConversation(project: Project, settings: ConversationS
           added = hookContext("UserPromptSubmit", said.context);
         }
         beginTurn(active.messages, gapNote + added + instruction, run);
-        gapNote = "";
         const outcome = await runTurn(active.messages, run, signal);
+        // Told once the model has answered: an instruction sent again after none is the same one, note and all.
+        if (active.messages.at(-1)?.role !== "user") gapNote = "";
         await renderer.flush();
         // The session saves from the turn's end; the next instruction waits for that save.
         await bus.settle();
@@ -294,16 +299,31 @@ export async function openConversation(project: Project, settings: ConversationS
         },
         forkBefore: async (turn) => (await forkSession(dir, active.id, turn - 1)).id,
         compact,
+        listedModels: async () => {
+          listed ??= client.listModels(AbortSignal.timeout(LIST_MODELS_MS));
+          try {
+            return { ids: await listed };
+          } catch (error) {
+            listed = null;
+            return { error: error instanceof Error ? error.message : String(error) };
+          }
+        },
+        pricedModels: Object.keys(prices.models),
       }),
       stop: renderer.stop,
       note: renderer.note,
-      async end() {
+      async end(interrupted) {
         renderer.stop();
         await renderer.flush();
         renderer.finish();
-        if (active.saved) {
+        const hint = active.saved ? await resumeHint(active.id, dir, io.cwd, io.env) : null;
+        if (interrupted) {
+          // The last line after Ctrl-C says what was kept and how to go on from it.
+          const kept = hint === null ? "nothing was saved" : active.lastSaveFailed ? `the interrupted turn could not be saved; session ${active.id} keeps the turns before it` : `the turn so far is saved in session ${active.id}`;
+          io.stderr.write(`hel: interrupted — ${kept}${hint === null ? "" : `; resume with: ${hint}`}\n`);
+        } else if (hint !== null) {
           const lost = active.lastSaveFailed ? " (without the last turn, which could not be saved)" : "";
-          io.stderr.write(`session ${active.id} — resume with: ${await resumeHint(active.id, dir, io.cwd, io.env)}${lost}\n`);
+          io.stderr.write(`session ${active.id} — resume with: ${hint}${lost}\n`);
         }
       },
       async close() {
@@ -341,7 +361,7 @@ export async function withConversation<T extends Omit<Ended, "lastSaveFailed">>(
   const conversation = await openConversation(project, settings, io);
   try {
     const ended = await drive(conversation);
-    await conversation.end();
+    await conversation.end(ended.interrupted);
     return { ...ended, lastSaveFailed: conversation.session.lastSaveFailed };
   } finally {
     await conversation.close();

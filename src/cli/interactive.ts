@@ -13,7 +13,7 @@ import { loadPromptHistory } from "./term/prompt-history.js";
 import { formatRecentExchanges } from "./term/recent-exchanges.js";
 import { pickSession } from "./term/session-picker.js";
 import { completeSlash, parseSlash } from "./slash-commands.js";
-import { styleFor } from "./term/style.js";
+import { fitWidth, rowWidth, styleFor, visibleWidth, wrapLine } from "./term/style.js";
 import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/terminal-prompt.js";
 import type { SessionSummary } from "../session/catalog.js";
 import type { AskApproval } from "../tools/command/approval.js";
@@ -44,6 +44,8 @@ export interface Interactive {
 
 interface Handlers {
   line(text: string): void;
+  /** What the conversation's commands may read, for Tab's completions. */
+  controls: ConversationControls;
   interrupt(): void;
   close(): void;
 }
@@ -51,7 +53,7 @@ interface Handlers {
 export async function openInteractive(projectDir: string, secrets: readonly string[]): Promise<Interactive> {
   const stderr = process.stderr;
   const style = styleFor(stderr, process.env);
-  const say = (lines: string[]) => stderr.write(lines.map((l) => `${l}\n`).join(""));
+  const say = (lines: string[]) => stderr.write(lines.map((l) => `${fitLine(l, rowWidth(stderr.columns))}\n`).join(""));
   const saved = await loadPromptHistory(projectDir, secrets, HISTORY_SIZE);
   /** The handlers of the conversation under way; lines typed between conversations wait for the next. */
   let current: Handlers | null = null;
@@ -67,7 +69,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
     input: process.stdin,
     output: stderr,
     history: saved.entries,
-    complete: completeSlash,
+    complete: (line) => completeSlash(line, current?.controls ?? null),
     onLine: (text) => {
       if (current) return current.line(text);
       if (text.trim()) {
@@ -116,7 +118,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           if (next === undefined) return prompt.show();
           // A queued line is shown as if typed at the prompt, so the screen reads in order.
           const lines = next.split("\n");
-          say([`› ${lines[0]}${lines.length > 1 ? style.dim(` (+${lines.length - 1} lines)`) : ""}`]);
+          say([fitWidth(`› ${lines[0]}${lines.length > 1 ? style.dim(` (+${lines.length - 1} lines)`) : ""}`, rowWidth(stderr.columns))]);
           start(next);
         };
         const start = (text: string) => {
@@ -165,6 +167,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
         };
 
         const handlers: Handlers = {
+          controls: deps.controls,
           line(text) {
             armedExit = false;
             if (!text.trim()) return running ? undefined : prompt.show();
@@ -198,11 +201,22 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
         current = handlers;
         if (!greeted) say(["hel — type an instruction, /help for commands; Ctrl-C interrupts, Ctrl-D exits"]);
         greeted = true;
-        if (deps.resumed) say(formatRecentExchanges(deps.controls.messages(), style));
+        if (deps.resumed) say(formatRecentExchanges(deps.controls.messages(), style, rowWidth(stderr.columns)));
         if (closed) return end({ exit: true });
         queue.push(...early.splice(0));
         ready();
       });
     },
   };
+}
+
+/**
+ * A line for the user within the terminal's width: wrapped when it is plain or in one style
+ * throughout (a note, a hint), cut when styles change inside it (a table row).
+ */
+function fitLine(line: string, width: number): string {
+  if (visibleWidth(line) <= width) return line;
+  const styled = /^(\x1b\[[0-9;]*m)([^\x1b]*)(\x1b\[[0-9;]*m)$/.exec(line);
+  if (styled) return wrapLine(styled[2]!, width).map((row) => styled[1]! + row + styled[3]!).join("\n");
+  return line.includes("\x1b[") ? fitWidth(line, width) : wrapLine(line, width).join("\n");
 }

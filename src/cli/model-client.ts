@@ -1,13 +1,16 @@
 // The model client a conversation sends through: DeepSeek's API at --base-url, with the stream's idle
-// timeout and the retry delay the environment may shorten (the tests and evals do), and with
+// timeout and the retry delay the environment may shorten (the tests and evals do), the advice of a
+// refused request naming the flags or the prompt's commands, and with
 // HEL_DEBUG=1 a failed request's stack printed besides the one line the turn reports.
 import { createModelClient, type ModelClient } from "../model/client.js";
-import { ModelError } from "../model/errors.js";
+import { ModelError, type Settings } from "../model/errors.js";
 
-export function openModelClient(baseURL: string, apiKey: string, env: NodeJS.ProcessEnv): ModelClient {
+/** `settings`: where the user changes the model, which a refused request's advice names. */
+export function openModelClient(baseURL: string, apiKey: string, env: NodeJS.ProcessEnv, settings: Settings): ModelClient {
   const connected = createModelClient({
     baseURL,
     apiKey,
+    settings,
     ...envNumber(env, "HEL_STREAM_IDLE_MS", (v) => ({ idleTimeoutMs: v })),
     ...envNumber(env, "HEL_RETRY_BASE_MS", (v) => ({ retryBaseMs: v })),
   });
@@ -18,6 +21,7 @@ function printingStacks(client: ModelClient): ModelClient {
   return {
     baseURL: client.baseURL,
     close: () => client.close(),
+    listModels: (signal) => client.listModels(signal),
     complete: (body, signal, handlers) =>
       client.complete(body, signal, handlers).catch((error: unknown) => {
         if (!(error instanceof ModelError && error.kind === "aborted")) console.error(error);

@@ -152,7 +152,10 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       invocation = { kind: "run", options: validate(prompt, opts, settingSources(program, env)) };
     });
 
-  const sessions = program.command("sessions").description("list, show and delete this project's sessions");
+  const sessions = program
+    .command("sessions")
+    // The top-level help lists commands by name only: their arguments are said here.
+    .description("list, show and delete this project's sessions: sessions ls [--json], sessions show <id> [--json], sessions rm <ids...>, sessions fork <id> [--at <turn>]");
   const sessionCommand = (action: "ls" | "show" | "rm" | "fork") => (ids: string[] | string | undefined, opts: { json?: boolean; at?: string }) => {
     invocation = {
       kind: "sessions",

@@ -20,14 +20,11 @@ export async function runHel(flags: RunOptions): Promise<number> {
   if (oneShot !== null) ended = await runOneShot(await openProject(flags, apiKey, io), oneShot, io);
   else if (process.stdin.isTTY) ended = await runInteractive(flags, apiKey, io);
   else ended = await runStdin(await openProject(flags, apiKey, io), io, process.stdin);
-  return exitStatus(ended, io);
+  return exitStatus(ended);
 }
 
-/** 130 after Ctrl-C; 0 when every turn completed and was saved (a turn not saved is work lost: 1). */
-export function exitStatus(ended: Ended, io: Pick<Io, "stderr">): number {
-  if (ended.interrupted) {
-    io.stderr.write("hel: interrupted\n");
-    return 130;
-  }
+/** 130 after Ctrl-C (the conversation's last line said so); 0 when every turn completed and was saved (a turn not saved is work lost: 1). */
+export function exitStatus(ended: Ended): number {
+  if (ended.interrupted) return 130;
   return ended.worst === "completed" && !ended.lastSaveFailed ? 0 : 1;
 }

@@ -34,6 +34,8 @@ export interface SlashCommand {
   args?: string;
   summary: string;
   run(ctx: SlashContext, args: string): Promise<void> | void;
+  /** What its argument may be, for Tab: all of them (those that start as typed are kept). */
+  values?(controls: ConversationControls): Promise<readonly string[]> | readonly string[];
 }
 
 const SLASH_COMMANDS: readonly SlashCommand[] = [
@@ -94,14 +96,22 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (sessions.find((s) => s.id === id)?.in_use) return ctx.say([`session ${id} is in use by another hel process — resume it once that one ends`]);
       ctx.switchTo(id);
     },
+    values: async (controls) => (await controls.sessions()).filter((s) => s.error === null && s.id !== controls.sessionId()).map((s) => s.id),
   },
   {
     name: "model",
     args: "<name>",
-    summary: "use this model from the next request on",
-    run: (ctx, args) => {
-      if (args) ctx.controls.setModel(args);
-      ctx.say([`model ${ctx.controls.model}${args ? " from the next request on" : ""}`]);
+    summary: "use this model from the next request on (one the API lists)",
+    run: async (ctx, args) => {
+      if (!args) return ctx.say([`model ${ctx.controls.model}`]);
+      const choice = await modelChoice(args, ctx.controls);
+      if (choice.refused) return ctx.say([choice.refused]);
+      ctx.controls.setModel(args);
+      ctx.say([`model ${args} from the next request on${choice.note ? ` (${choice.note})` : ""}`]);
+    },
+    values: async (controls) => {
+      const listed = await controls.listedModels();
+      return "ids" in listed ? listed.ids : controls.pricedModels;
     },
   },
   {
@@ -113,6 +123,7 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (args) ctx.controls.setEffort(args as Effort);
       ctx.say([`effort ${ctx.controls.effort}${args ? " from the next request on" : ""}`]);
     },
+    values: () => EFFORTS,
   },
   {
     name: "diff",
@@ -190,6 +201,23 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
 ];
 
+/**
+ * Whether /model may switch to `name`, checked before the next request would fail on it: the API must
+ * list it. When the list cannot be had, a name the price table knows is taken, with a note (it is a
+ * DeepSeek model, and a server that cannot list its models would fail the next request whatever the
+ * model); any other name is refused.
+ */
+async function modelChoice(name: string, controls: ConversationControls): Promise<{ refused?: string; note?: string }> {
+  const listed = await controls.listedModels();
+  const priced = controls.pricedModels.includes(name);
+  if ("ids" in listed) {
+    if (!listed.ids.includes(name)) return { refused: `no model ${name} — the API lists ${listed.ids.join(", ") || "none"}; the model stays ${controls.model}` };
+    return priced ? {} : { note: "not in the price table, so its cost is not estimated" };
+  }
+  if (priced) return { note: `not checked against the API's list, which could not be fetched: ${listed.error}` };
+  return { refused: `the model stays ${controls.model}: the API's list of models could not be fetched (${listed.error}) and the price table does not know ${name} — try again, or use one of ${controls.pricedModels.join(", ")}` };
+}
+
 function rewoundFiles(changes: readonly { path: string; action: "restore" | "remove" }[], turn: number): string[] {
   if (changes.length === 0) return [`no file has changed since before turn ${turn}`];
   return changes.map((c) => (c.action === "remove" ? `removed ${c.path} (made since)` : `put back ${c.path}`));
@@ -203,8 +231,17 @@ export function parseSlash(line: string): { command: SlashCommand | null; name: 
   return { command: SLASH_COMMANDS.find((c) => c.name === name) ?? null, name, args: (match[2] ?? "").trim() };
 }
 
-/** Tab's completions: the command names that start as the line does. */
-export function completeSlash(line: string): string[] {
-  if (!/^\/[a-z-]*$/.test(line)) return [];
-  return SLASH_COMMANDS.map((c) => `/${c.name}`).filter((name) => name.startsWith(line));
+/**
+ * Tab's completions of the line typed so far, and the end of the line they complete (`on`): the
+ * command names that start as the line does, or, after a command whose argument has values (session
+ * ids, models, efforts), those that start as its argument does. Without `controls` (no conversation
+ * yet), names only.
+ */
+export async function completeSlash(line: string, controls: ConversationControls | null): Promise<{ completions: string[]; on: string }> {
+  if (/^\/[a-z-]*$/.test(line)) return { completions: SLASH_COMMANDS.map((c) => `/${c.name}`).filter((name) => name.startsWith(line)), on: line };
+  const argument = /^\/([a-z-]+)\s+(\S*)$/.exec(line);
+  const command = argument && SLASH_COMMANDS.find((c) => c.name === argument[1]);
+  if (!command?.values || !controls) return { completions: [], on: line };
+  const typed = argument![2]!;
+  return { completions: (await command.values(controls)).filter((value) => value.startsWith(typed)), on: typed };
 }

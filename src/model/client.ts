@@ -9,10 +9,11 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai"
 import { Agent, interceptors } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
 import { dispatcherFetch, type FetchResponse } from "./dispatcher-fetch.js";
-import { connectionError, ModelError, statusError } from "./errors.js";
+import { connectionError, ModelError, statusError, type Settings } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { sseData } from "./sse-decoder.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
+import { z } from "../zod.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { requestBytes } from "../wire/serialize.js";
 import { redactSecrets } from "../redact.js";
@@ -26,6 +27,8 @@ export interface ModelClientOptions {
   /** First retry delay; doubles each try. Default 1 s. */
   retryBaseMs?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Where the user chooses the model: the flags (default), or the interactive prompt's commands. Said in a refused request's advice. */
+  settings?: Settings;
 }
 
 export interface StreamHandlers {
@@ -47,10 +50,14 @@ export interface ModelTurn {
 export interface ModelClient {
   readonly baseURL: string;
   complete(body: ChatRequest, signal: AbortSignal, handlers?: StreamHandlers): Promise<ModelTurn>;
+  /** The ids of the models the API lists (GET /models); throws a ModelError with one line for a person. */
+  listModels(signal: AbortSignal): Promise<string[]>;
   close(): Promise<void>;
 }
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
+/** GET /models: the ids are what hel reads of it. */
+const ModelListSchema = z.array(z.looseObject({ id: z.string().min(1) }));
 // DeepSeek closes a request that has not started within 10 minutes; wait a little longer than that.
 const HEADERS_TIMEOUT_MS = 11 * 60_000;
 
@@ -70,6 +77,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     fetch: dispatcherFetch(dispatcher) as unknown as typeof fetch,
   });
   const sleep = options.sleep ?? abortableSleep;
+  const settings = options.settings ?? "flags";
   const baseMs = options.retryBaseMs ?? 1000;
   // The memory the last answered body was written into, for the next: memory a process touches for
   // the first time is slow to fault in. A call takes it (or, while another call has it, makes its
@@ -143,7 +151,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         const failure = outcome.failure;
         const said = whatWasSaid(outcome.error, options.apiKey);
         const delay = retryDelay(failure, attempt, baseMs);
-        if (delay === null) throw finalError(failure, said, options.baseURL, attempt, outcome.error);
+        if (delay === null) throw finalError(failure, said, options.baseURL, attempt, outcome.error, settings);
         handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, said), status: failure.kind === "status" ? failure.status : 0 });
         await sleep(delay, signal).catch(() => {
           throw new ModelError("aborted", "the request was aborted");
@@ -151,6 +159,17 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       }
     },
     // At exit nothing in flight is worth waiting for: an aborted request may still hold its socket.
+    async listModels(signal) {
+      try {
+        const page = await sdk.models.list({ signal });
+        return ModelListSchema.parse(page.data).map((model) => model.id);
+      } catch (error) {
+        const said = whatWasSaid(error, options.apiKey);
+        if (error instanceof APIError && typeof error.status === "number") throw statusError(error.status, said.apiMessage, options.baseURL, 1, settings);
+        if (error instanceof APIConnectionError) throw connectionError(options.baseURL, said.cause, 1);
+        throw new ModelError("stream", `${options.baseURL}/models is not a list of models (${said.cause || String(error)}) — check --base-url / HEL_BASE_URL`);
+      }
+    },
     close: () => agent.destroy(),
   };
 }
@@ -188,16 +207,16 @@ function whatWasSaid(error: unknown, apiKey: string): Said {
  * A connection failure keeps the last attempt's own error as its cause, for HEL_DEBUG=1 to print
  * with its stack; an HTTP error's body is the server's, which a proxy may have filled with the key.
  */
-function finalError(failure: Failure, said: Said, baseURL: string, attempts: number, cause: unknown): ModelError {
-  const error = describeFinal(failure, said, baseURL, attempts);
+function finalError(failure: Failure, said: Said, baseURL: string, attempts: number, cause: unknown, settings: Settings): ModelError {
+  const error = describeFinal(failure, said, baseURL, attempts, settings);
   if (failure.kind === "connection" && cause !== undefined) error.cause = cause;
   return error;
 }
 
-function describeFinal(failure: Failure, said: Said, baseURL: string, attempts: number): ModelError {
+function describeFinal(failure: Failure, said: Said, baseURL: string, attempts: number, settings: Settings): ModelError {
   switch (failure.kind) {
     case "status":
-      return statusError(failure.status, said.apiMessage, baseURL, attempts);
+      return statusError(failure.status, said.apiMessage, baseURL, attempts, settings);
     case "connection":
       return connectionError(baseURL, said.cause, attempts);
     case "idle":

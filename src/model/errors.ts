@@ -16,8 +16,11 @@ export class ModelError extends HelError {
 
 const CONTEXT_TOO_LONG = /maximum context length|context length|too many tokens|reduce the length/i;
 
+/** Where the user chooses the model and the rest: hel's flags, or the interactive prompt's commands. */
+export type Settings = "flags" | "commands";
+
 /** The error for an HTTP status DeepSeek answered with, after any retries. */
-export function statusError(status: number, apiMessage: string, baseURL: string, attempts: number): ModelError {
+export function statusError(status: number, apiMessage: string, baseURL: string, attempts: number, settings: Settings = "flags"): ModelError {
   const detail = apiMessage ? `: ${apiMessage}` : "";
   const tries = attempts > 1 ? ` after ${attempts} tries` : "";
   if (status === 401)
@@ -27,7 +30,7 @@ export function statusError(status: number, apiMessage: string, baseURL: string,
   if (status === 400 && CONTEXT_TOO_LONG.test(apiMessage))
     return new ModelError("context", `the conversation is longer than the model's context window (400${detail}) — start a new session, or lower --max-output-tokens`, status);
   if (status === 400 || status === 422)
-    return new ModelError("bad_request", `DeepSeek refused the request (${status}${detail}) — check --model and the other flags; if it persists, rerun with HEL_DEBUG=1 and report it`, status);
+    return new ModelError("bad_request", `DeepSeek refused the request (${status}${detail}) — ${settings === "commands" ? "check /model and /effort" : "check --model and the other flags"}; if it persists, rerun with HEL_DEBUG=1 and report it`, status);
   if (status === 429)
     return new ModelError("rate", `DeepSeek is rate-limiting this account (429)${tries} — wait a minute, then resume the session`, status);
   if (status >= 500)
@@ -36,5 +39,5 @@ export function statusError(status: number, apiMessage: string, baseURL: string,
 }
 
 export function connectionError(baseURL: string, cause: string, attempts: number): ModelError {
-  return new ModelError("connection", `cannot reach ${baseURL} after ${attempts} tries (${cause}) — check --base-url / HEL_BASE_URL and the network`);
+  return new ModelError("connection", `cannot reach ${baseURL}${attempts > 1 ? ` after ${attempts} tries` : ""} (${cause}) — check --base-url / HEL_BASE_URL and the network`);
 }

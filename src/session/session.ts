@@ -222,7 +222,8 @@ class Session implements ActiveSession {
    * so a turn cut short is a conversation that can be continued. Usage it asks the ledger.
    */
   observe(event: AgentEvent): Promise<void> | void {
-    if (event.agent === "parent" && event.type === "turn_start") this.instructionNext = true;
+    // An instruction sent again is the turn it already is.
+    if (event.agent === "parent" && event.type === "turn_start" && !event.again) this.instructionNext = true;
     if (event.agent === "parent" && event.type === "message" && this.instructionNext) {
       const turn = newTurn(this.turns, event.message);
       if (turn) {

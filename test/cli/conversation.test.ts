@@ -83,3 +83,42 @@ it("a child's first request carries the calling agent's settings and tool list, 
   expect(JSON.stringify(child!.tools)).toBe(JSON.stringify(parent!.tools));
   expect(child).toMatchObject({ reasoning_effort: "low", max_tokens: 3000 });
 });
+
+it("an instruction sent again after a connection error is stored once, and its request is the one it would have sent the first time", async () => {
+  // Every try of the first sending finds the connection reset; the second sending is answered.
+  const reset = { fault: { kind: "reset" as const } };
+  sim = await startSimulator({ script: [reset, reset, reset, reset, { content: "fixed" }] });
+  const dir = await tempProject();
+  const hel = await openTestConversation({ sim, args: ["-C", dir], interactive: true });
+  const failed = await hel.instruct("fix the build");
+  expect([failed.exitReason, failed.error]).toEqual(["error", expect.stringMatching(/^cannot reach .* after 4 tries/)]);
+  expect(sim.requests.map((r) => r.status)).toEqual([0, 0, 0, 0]);
+  expect((await hel.instruct("fix the build")).answer).toBe("fixed");
+  await hel.close();
+  const bodies = hel.bodies();
+  expect(bodies).toHaveLength(5);
+  // The retry sends the same bytes as every try of the first sending: one instruction, stamped once.
+  for (const body of bodies) expect(JSON.stringify(body)).toBe(JSON.stringify(bodies[0]));
+  expect(bodies[4]!.messages.slice(1)).toEqual([{ role: "user", content: "[#1] fix the build" }]);
+  const snapshot = await snapshotOf(dir, hel.conversation.session.id);
+  expect(snapshot.messages.slice(1)).toEqual([
+    { role: "user", content: "[#1] fix the build" },
+    expect.objectContaining({ role: "assistant", content: "fixed" }),
+  ]);
+  expect(snapshot.turns).toEqual([{ n: 1, stamp: 1, preview: "fix the build" }]);
+  expect(snapshot.last_turn).toEqual({ exit_reason: "completed" });
+});
+
+it("a different instruction after a failed one is a turn of its own; the failed one stays, once", async () => {
+  const reset = { fault: { kind: "reset" as const } };
+  sim = await startSimulator({ script: [reset, reset, reset, reset, { content: "done" }] });
+  const dir = await tempProject();
+  const hel = await openTestConversation({ sim, args: ["-C", dir], interactive: true });
+  await hel.instruct("fix the build");
+  await hel.instruct("fix the build, and the tests");
+  await hel.close();
+  expect(hel.bodies()[4]!.messages.slice(1)).toEqual([
+    { role: "user", content: "[#1] fix the build" },
+    { role: "user", content: "[#2] fix the build, and the tests" },
+  ]);
+});

@@ -25,13 +25,15 @@ const lastToolResult = (): string => {
 
 describe("the one-shot view and the run's readers", () => {
   it("shows the command line, then how it ended; --json and --record carry the call", async () => {
-    sim = await startSimulator({ script: [runCommand({ command: "echo built; exit 3" }), { content: "it failed" }] });
+    sim = await startSimulator({ script: [{ content: "Running the build.", ...runCommand({ command: "echo built; exit 3" }) }, { content: "it failed" }] });
     const project = await tempProject();
     const out = join(project, "rec");
     const result = await runHel({ args: ["-C", project, "--tools", "read_file,run_command", "--json", "--record", out, "build"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const view = result.stderr.split("\n");
-    expect(view.slice(0, 2)).toEqual(["$ echo built; exit 3", expect.stringMatching(/^ {2}✗ exit code 3 · \d+\.\d\d s$/)]);
+    // What the model said before the call, then the command; a failed command's output stays above
+    // how it ended, on a pipe too.
+    expect(view.slice(0, 4)).toEqual(["Running the build.", "$ echo built; exit 3", "  │ built", expect.stringMatching(/^ {2}✗ exit code 3 · \d+\.\d\d s$/)]);
     expect(JSON.parse(result.stdout)).toMatchObject({ answer: "it failed", exit_reason: "completed" });
     const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
     expect(record.tool_calls).toEqual([{ agent: "parent", name: "run_command", arguments: '{"command":"echo built; exit 3"}', is_error: false }]);
@@ -139,7 +141,8 @@ describe("the interactive prompt", () => {
     expect(running("sleep 3060")).not.toEqual([]);
     child.stdin.write("\x03");
     await waitFor(() => screen.includes("(interrupted — the conversation is kept"), "the interruption note");
-    expect(screen).toMatch(/✗ interrupted after \d+\.\d\d s: the command and every process it started were ended/);
+    // Cut to the terminal's width; the output it had printed stays above it.
+    expect(screen).toMatch(/│ ready\x1b\[22m\r?\n {2}✗ interrupted after \d+\.\d\d s: the command and every process/);
     expect(running("sleep 3060")).toEqual([]);
 
     child.stdin.write("what happened\r");

@@ -54,6 +54,8 @@ describe("usage errors exit 2", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--delegate <mode>");
     expect(help.stdout).toContain("DEEPSEEK_API_KEY");
+    // The commands' arguments, which the top-level help otherwise leaves to each command's own.
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("sessions ls [--json], sessions show <id> [--json], sessions rm <ids...>, sessions fork <id> [--at <turn>]");
     const version = await runHel({ args: ["--version"] });
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
@@ -186,7 +188,7 @@ describe("interruptions", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "aborted", answer: null });
     expect(result.stderr).not.toMatch(/broke off/);
     // Nothing was answered, so there is nothing to resume and no hint.
-    expect(result.stderr.endsWith("hel: interrupted\n")).toBe(true);
+    expect(result.stderr.endsWith("hel: interrupted — nothing was saved\n")).toBe(true);
     expect(result.stderr).not.toMatch(/resume with/);
   });
 });

@@ -150,20 +150,23 @@ describe("slash commands", () => {
     await hel.until((s) => s.includes("notes.txt  +1 -1"), "the diff");
     hel.type("/cost\r");
     await hel.until((s) => /\nparent +2 requests, [^]*\ntotal +2 requests/.test(s), "the cost");
-    hel.type("/model deepseek-v4-pro\r");
+    // Tab completes the model from the API's list, and the effort, before Enter sends the line.
+    hel.type("/model deepseek-v4-p\t\r");
     await hel.until((s) => s.includes("model deepseek-v4-pro from the next request on"), "the model note");
-    hel.type("/effort none\r");
+    hel.type("/effort no\t\r");
     await hel.until((s) => s.includes("effort none from the next request on"), "the effort note");
     hel.type("/nonsense\r");
     await hel.until((s) => s.includes("there is no command /nonsense"), "the unknown command");
     hel.type("next\r");
-    await hel.until(() => sim.requests.length === 3, "the next instruction");
+    // /model asked the API for its models (GET /models) before it switched.
+    await hel.until(() => sim.requests.length === 4, "the next instruction");
+    expect(sim.requests[2]!.body).toBeUndefined();
     hel.type("/exit\r");
     expect(await hel.exited).toBe(0);
 
     const screen = hel.screen();
     expect(screen).toContain("› /diff\nnotes.txt  +1 -1\n  1   first\n  2 - old line\n  2 + new line\n  3   last\n›");
-    const last = bodies()[2]!;
+    const last = bodies()[3]!;
     expect(users(last)).toEqual(["[#1] edit the notes", "[#3] next"]);
     expect(last.model).toBe("deepseek-v4-pro");
     expect(last.thinking).toEqual({ type: "disabled" });

@@ -224,7 +224,7 @@ describe("what is saved", () => {
     const result = await done;
     expect(result.code).toBe(130);
     const id = sessionIdOf(result.stderr)!;
-    expect(result.stderr).toMatch(new RegExp(`session ${id} — resume with: hel --resume ${id} -C ${project}\nhel: interrupted\n$`));
+    expect(result.stderr).toMatch(new RegExp(`\nhel: interrupted — the turn so far is saved in session ${id}; resume with: hel --resume ${id} -C ${project}\n$`));
     const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8"));
     expect(snapshot.messages.slice(1).map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool"]);
     expect(snapshot.last_turn).toEqual({ exit_reason: "aborted" });
@@ -304,6 +304,17 @@ describe("bad sessions exit 2 and leave the file untouched", () => {
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(await readFile(path, "utf8")).toBe(bad);
     expect(existsSync(join(project, ".hel", "sessions", id, ".active"))).toBe(false);
+  });
+
+  it("--resume and -c in a project with no saved session both refuse, exit 2, and start nothing", async () => {
+    const s = await sim({ script: [{ content: "never sent" }] });
+    const project = await tempProject();
+    const resume = await runHel({ args: ["-C", project, "--resume", "--", "go on"], baseUrl: s.url });
+    const latest = await runHel({ args: ["-C", project, "-c", "go on"], baseUrl: s.url });
+    expect([resume.code, resume.stderr]).toEqual([2, "hel: this project has no saved session to resume — run hel without --resume to start one\n"]);
+    expect([latest.code, latest.stderr]).toEqual([2, "hel: this project has no saved session to continue — run hel without -c to start one\n"]);
+    expect(s.requests).toHaveLength(0);
+    expect(existsSync(join(project, ".hel", "sessions"))).toBe(false);
   });
 
   it("an unknown id and an ambiguous prefix", async () => {

@@ -58,7 +58,7 @@ export async function runInProcess(run: InProcessRun): Promise<Omit<HelResult, "
   const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
   const ended =
     flags.prompt.length > 0 ? await runOneShot(project, flags.prompt.join(" "), out.io) : await runStdin(project, out.io, Readable.from([run.input ?? ""]));
-  return { code: exitStatus(ended, out.io), stdout: out.stdout(), stderr: out.stderr() };
+  return { code: exitStatus(ended), stdout: out.stdout(), stderr: out.stderr() };
 }
 
 export interface TestConversation {
@@ -85,7 +85,7 @@ export async function openTestConversation(run: Omit<InProcessRun, "baseUrl" | "
     stdout: out.stdout,
     stderr: out.stderr,
     async close() {
-      await conversation.end();
+      await conversation.end(false);
       await conversation.close();
     },
   };

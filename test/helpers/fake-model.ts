@@ -29,6 +29,7 @@ export function fakeModel(script: readonly FakeTurn[]): FakeModel {
       const finishReason = turn.finishReason ?? (message.tool_calls ? "tool_calls" : "stop");
       return { message, finishReason, usage: turn.usage, status: 200, durationMs: 0, attempts: 1 };
     },
+    listModels: async () => ["fake"],
     close: async () => undefined,
   };
 }

@@ -17,8 +17,10 @@ export interface TerminalRun {
   exited: Promise<number | null>;
 }
 
-export function inTerminal(args: string[], baseUrl: string, env: Record<string, string | undefined> = {}): TerminalRun {
-  const command = [process.execPath, HEL, ...args].map(quote).join(" ");
+/** `columns`: the terminal's width (otherwise the pseudo-terminal has none, and hel takes 80). */
+export function inTerminal(args: string[], baseUrl: string, env: Record<string, string | undefined> = {}, columns?: number): TerminalRun {
+  const run = [process.execPath, HEL, ...args].map(quote).join(" ");
+  const command = columns === undefined ? run : `stty cols ${columns} rows 50 && exec ${run}`;
   const child = spawn("script", ["-qfec", command, "/dev/null"], { env: helEnv(baseUrl, env), stdio: ["pipe", "pipe", "pipe"] });
   let bytes = "";
   child.stdout.on("data", (d: Buffer) => (bytes += d.toString()));

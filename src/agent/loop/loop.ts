@@ -25,7 +25,7 @@ import { buildRequest, MAX_OUTPUT_TOKENS, type RequestSettings } from "../reques
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
 import { windowOf } from "../context/compaction.js";
 import { autoFoldNow } from "../context/auto-fold-run.js";
-import type { StampCounter } from "../stamps.js";
+import { unstamped, type StampCounter } from "../stamps.js";
 import { addUsage, emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 import { callsFromMarkup } from "./repair-markup.js";
 import { unparsedArguments } from "./repair-arguments.js";
@@ -80,10 +80,17 @@ const ABORTED_RESULT = "Error: the user interrupted before this tool call ran. A
 /** How many times a turn Stop hooks may make the agent go on. */
 const MAX_STOP_BLOCKS = 3;
 
-/** Starts an instruction: reports it, and adds it to the conversation as a user message. */
+/**
+ * Starts an instruction: reports it, and adds it to the conversation as a user message — unless the
+ * conversation ends with this very instruction, unanswered (its request failed, or was interrupted,
+ * before any answer): sent again, it is that one, so the conversation holds it once and the request
+ * is the one the instruction would have sent the first time.
+ */
 export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit" | "stamps">): void {
-  run.emit({ ...run.ref, type: "turn_start", instruction });
-  append(messages, { role: "user", content: run.stamps.stamp(instruction) }, run);
+  const last = messages.at(-1);
+  const again = last?.role === "user" && unstamped(last.content) === instruction;
+  run.emit({ ...run.ref, type: "turn_start", instruction, ...(again ? { again: true as const } : {}) });
+  if (!again) append(messages, { role: "user", content: run.stamps.stamp(instruction) }, run);
 }
 
 /** Every message joins a conversation through here, so the event stream sees each one. */

@@ -1,10 +1,11 @@
 // The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
 // edit's diff; each tool's look is a row of tool-views.ts, looked up once when the call starts),
 // retries, token figures, and — when stderr is a terminal — a spinner saying what hel is doing (and
-// a line for each working subagent), with reasoning folded to its last lines while it streams. The
-// answer goes to stdout: streamed as it arrives in the interactive mode, printed whole at the end
-// otherwise, so `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a
-// terminal, the model's text as it is otherwise.
+// a line for each working subagent), with reasoning folded to its last lines while it streams; and,
+// outside the interactive mode, the model's text between its steps. The answer goes to stdout:
+// streamed as it arrives in the interactive mode, printed whole at the end otherwise, so
+// `hel "…" > out.txt` holds just the answer; rendered as markdown when stdout is a terminal, the
+// model's text as it is otherwise.
 import type { AgentEvent } from "../../agent/events.js";
 import type { HookEvent } from "../../hooks/hook-config.js";
 import { childLabel } from "../../agent/children/kinds.js";
@@ -20,7 +21,7 @@ import { LiveRegion } from "./live-region.js";
 import { stampOf } from "../../agent/stamps.js";
 import type { Output } from "./output.js";
 import { Progress } from "./progress.js";
-import { errorText, styleFor, terminalSafe, truncate } from "./style.js";
+import { errorText, fitWidth, rowWidth, styleFor, terminalSafe, truncate, wrapLine } from "./style.js";
 import { callArgs, firstLine, lookOf, toolCallLabel, toolEndLines, type CallArgs, type ToolLook } from "./tool-views.js";
 
 export type { Output };
@@ -92,14 +93,24 @@ export function createRenderer(options: RendererOptions): Renderer {
     if (region) region.print(() => out.write(text));
     else out.write(text);
   };
+  // On a terminal no line is wider than it: most are cut to its width, figures and errors wrapped.
+  const width = () => rowWidth(stderr.columns);
+  const fit = (line: string) => (region ? fitWidth(line, width()) : line);
+  const wrapped = (line: string) => (region ? wrapLine(line, width()) : [line]);
   const printErr = (...lines: string[]) => {
-    if (lines.length > 0) above(stderr, lines.map((l) => l + "\n").join(""));
+    if (lines.length > 0) above(stderr, lines.map((l) => fit(l) + "\n").join(""));
   };
   /** Subagents working now: while several do, each one's lines name it. */
   const working = new Set<number>();
   const indent = (event: AgentEvent) => (event.agent === "parent" ? "" : working.size > 1 ? `    #${event.delegation ?? 0} ` : "    ");
   // A live view (a running command's tail) is redrawn above the spinner, like every other line.
-  const liveOutput: Output = { write: (text) => above(stderr, text), isTTY: stderr.isTTY, columns: stderr.columns };
+  const liveOutput: Output = {
+    write: (text) => above(stderr, text),
+    isTTY: stderr.isTTY,
+    get columns() {
+      return stderr.columns;
+    },
+  };
   const liveViews = new Map<NonNullable<ToolLook["live"]>, LiveView>();
   const liveView = (make: NonNullable<ToolLook["live"]>): LiveView => {
     let view = liveViews.get(make);
@@ -174,7 +185,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         answerBlocks = 0;
         break;
       case "retry":
-        printErr(`${indent(event)}… ${errorText(event.reason)}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`);
+        printErr(...wrapped(`${indent(event)}… ${errorText(event.reason)}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`));
         break;
       case "reasoning_delta":
         if (!parent) break;
@@ -227,8 +238,12 @@ export function createRenderer(options: RendererOptions): Renderer {
         break;
       }
       case "message": {
+        const { message } = event;
+        // What the model says between its steps ("Running the tests.") streams live in the
+        // interactive prompt; otherwise stdout waits for the answer alone, so it goes to stderr.
+        if (!options.live && parent && message.role === "assistant" && message.tool_calls && message.content?.trim()) printErr(terminalSafe(message.content.trim()));
         // In the interactive terminal each result's stamp is shown, dim, so `/fold #N` can be typed.
-        const stamp = options.live && event.message.role === "tool" ? stampOf(event.message) : null;
+        const stamp = options.live && message.role === "tool" ? stampOf(message) : null;
         if (stamp !== null) printErr(errStyle.dim(`${indent(event)}  #${stamp}`));
         break;
       }
@@ -257,7 +272,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         break;
       case "delegation_end":
         working.delete(event.number);
-        printErr(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`);
+        printErr(...wrapped(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`));
         break;
       case "turn_end": {
         if (!parent) break;
@@ -265,7 +280,7 @@ export function createRenderer(options: RendererOptions): Renderer {
         if (event.error) stderr.write(`hel: ${errorText(event.error)}\n`);
         if (options.printAnswer && event.answer !== null && !options.live) stdout.write(wantMarkdown ? rendered(event.answer, true) : event.answer + "\n");
         const usage = options.usage.instruction();
-        if (usage.total.requests > 0) stderr.write(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens\n`);
+        if (usage.total.requests > 0) stderr.write(wrapped(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens`).join("\n") + "\n");
         break;
       }
     }

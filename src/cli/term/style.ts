@@ -73,6 +73,44 @@ export function fitWidth(text: string, width: number): string {
   return out;
 }
 
+/** The columns a line hel draws may take on a terminal `columns` wide: one is left, so none wraps. */
+export function rowWidth(columns: number | undefined): number {
+  return Math.max(20, (columns || 80) - 1);
+}
+
+/**
+ * Plain `text` as rows of at most `width` columns, the later ones after `indent`: broken between the
+ * parts of a " · " list when it is one, else (and inside a part too wide for a row) between words,
+ * and inside a word only when it alone is wider than a row. Nothing is left out.
+ */
+export function wrapLine(text: string, width: number, indent = "  "): string[] {
+  const rows: string[] = [];
+  let row = "";
+  const room = () => width - (rows.length > 0 ? indent.length : 0);
+  const push = () => {
+    rows.push(rows.length > 0 ? indent + row : row);
+    row = "";
+  };
+  const place = (piece: string, separator: string): void => {
+    const joined = row === "" ? piece : row + separator + piece;
+    if (Array.from(joined).length <= room()) return void (row = joined);
+    if (row !== "") push();
+    if (Array.from(piece).length <= room()) return void (row = piece);
+    if (separator !== " " && piece.includes(" ")) return piece.split(" ").forEach((word) => place(word, " "));
+    let rest = Array.from(piece);
+    while (rest.length > room()) {
+      row = rest.slice(0, room()).join("");
+      rest = rest.slice(room());
+      push();
+    }
+    row = rest.join("");
+  };
+  const separator = text.includes(" · ") ? " · " : " ";
+  for (const part of text.split(separator)) place(part, separator);
+  if (row !== "" || rows.length === 0) push();
+  return rows;
+}
+
 /**
  * Text from the model, a file or a command, made safe to show: control characters (escape sequences
  * above all, which could move the cursor, retitle the window, clear the screen or write the clipboard,

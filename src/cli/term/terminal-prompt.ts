@@ -20,8 +20,8 @@ export interface TerminalPromptOptions {
   output: NodeJS.WriteStream;
   /** Earlier instructions, newest first. */
   history: readonly string[];
-  /** The completions of a line being typed (Tab). */
-  complete(line: string): string[];
+  /** The completions of a line being typed (Tab), and the end of the line they replace. */
+  complete(line: string): Promise<{ completions: string[]; on: string }>;
   /** A whole instruction, the lines of a multi-line one joined and pasted blocks put back. */
   onLine(text: string): void;
   /** Ctrl-C: what it does depends on what hel is doing. */
@@ -79,10 +79,26 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     prompt: PROMPT,
     history,
     historySize: 0,
-    completer: (line: string) => [options.complete(line), line],
+    // Two parameters: readline waits for the callback (completions may need the disk or the API).
+    // The keys typed meanwhile wait too, so Tab then Enter sends the completed line.
+    completer: (line: string, done: (error: null, result: [string[], string]) => void) => {
+      held ??= [];
+      const finish = (result: [string[], string]) => {
+        done(null, result);
+        const next = held ?? [];
+        held = null;
+        for (const [s, key] of next) route(s, key);
+      };
+      options.complete(line).then(
+        ({ completions, on }) => finish([completions, on]),
+        () => finish([[], line]),
+      );
+    },
   });
 
   let pasted: string[] | null = null;
+  /** Keys that came while a completion was being found, in order. */
+  let held: [string | undefined, Key][] | null = null;
   let altEnter = false;
   let pending: string[] = [];
   let question: ((answer: string) => void) | null = null;
@@ -92,8 +108,9 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     const clean = text.replace(/\r\n?/g, "\n").replace(/\n$/, "");
     if (clean) rl.write(blocks.onLine(clean));
   };
-  const route = (s: string | undefined, key: Key = {}) => {
+  const route = (s: string | undefined, key: Key = {}): void => {
     if (keyQuestion) return keyQuestion(key, s);
+    if (held) return void held.push([s, key]);
     if (key.name === "paste-start") return void (pasted = []);
     if (key.name === "paste-end") {
       const text = (pasted ?? []).join("");

@@ -1,7 +1,7 @@
 // What `hel sessions show` and `hel sessions ls` print. Pure functions of their input (the clock and
 // the style are parameters), so the output is tested byte for byte. A transcript is for reading what
 // happened: instructions and final answers in full, each tool call on one line with the diff of the
-// edit it made, tool results cut to a glimpse.
+// edit it made, tool results cut to a glimpse, and under a command the last lines of its output.
 import { noteHeadline } from "../../agent/archive.js";
 import { childLabel } from "../../agent/children/kinds.js";
 import type { ChildTranscript } from "../../agent/children/child-transcript.js";
@@ -12,11 +12,12 @@ import type { RewindReport } from "../../session/fork.js";
 import type { Snapshot, StoredEdit } from "../../session/snapshot.js";
 import type { FileEdit } from "../../changes/file-edit.js";
 import { formatUsd } from "../../model/prices.js";
-import { groupDigits, plural } from "../../format.js";
+import { count, groupDigits, plural } from "../../format.js";
 import type { Message, ToolCall } from "../../wire/messages.js";
 import { formatEdit } from "./diff-view.js";
 import { PLAIN, type Style } from "./style.js";
 import { toolCallLabel } from "./tool-views.js";
+import { runCommandTool } from "../../tools/command/run-command.js";
 
 /** What a transcript shows under an agent's calls: their edits by call id, and the colours to use. */
 interface EditView {
@@ -134,8 +135,20 @@ function formatAssistant(m: Extract<Message, { role: "assistant" }>, results: Re
     if (edit) lines.push(`→ ${toolCallLabel(call.function.name, call.function.arguments)}`, ...formatEdit(edit, { style: view.style, indent: "  " }));
     else lines.push(`→ ${call.function.name} ${formatArguments(call)}`);
     lines.push(result === undefined ? "  ← (no result)" : `  ← ${glimpse(result)}`);
+    if (result !== undefined && call.function.name === runCommandTool.name) lines.push(...commandTail(unstamped(result)));
   }
   return lines.join("\n");
+}
+
+/** A command's output lines shown under its call: the last of them, which say why it failed if it did. */
+const COMMAND_TAIL_LINES = 10;
+
+/** The last lines of a command's result after its first (how it ended, which the glimpse shows). */
+function commandTail(result: string): string[] {
+  const output = result.split("\n").slice(1).filter((line) => line.trim() !== "");
+  const kept = output.slice(-COMMAND_TAIL_LINES).map((line) => `    │ ${cut(line.trimEnd(), 160)}`);
+  const before = output.length - kept.length;
+  return before > 0 ? [`    │ … ${count(before, "line")} before these`, ...kept] : kept;
 }
 
 function formatArguments(call: ToolCall): string {

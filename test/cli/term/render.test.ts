@@ -169,6 +169,26 @@ describe("the answer on a terminal", () => {
     expect(t.text("err")).toBe("1 request · 10 input tokens (0 cached, 0%) · 5 output · context ~15 tokens\n");
   });
 
+  it("puts the model's text between its steps on stderr outside the interactive mode, the answer alone on stdout", async () => {
+    const step = (agent: Pick<AgentEvent, "agent" | "delegation">): AgentEvent => ({
+      ...agent,
+      type: "message",
+      message: { role: "assistant", content: "Running the tests.\n", tool_calls: [{ id: "c", type: "function", function: { name: "run_command", arguments: "{}" } }] },
+    });
+    const t = terminals(false);
+    const r = renderer(t);
+    for (const event of [turnStart, request, text("Running the tests.\n"), response, step(parent), step({ agent: "child", delegation: 1 }), turnEnd("All pass.")]) r.observe(event);
+    await r.flush();
+    expect(t.text("out")).toBe("All pass.\n");
+    expect(t.text("err")).toBe("Running the tests.\n1 request · 10 input tokens (0 cached, 0%) · 5 output · context ~15 tokens\n");
+    // The interactive prompt has streamed it on stdout already.
+    const live = terminals(false);
+    const l = renderer(live, { live: true });
+    for (const event of [turnStart, request, text("Running the tests.\n"), response, step(parent)]) l.observe(event);
+    await l.flush();
+    expect(live.text("err")).not.toContain("Running");
+  });
+
   it("shows each tool result's stamp dim on a terminal, so /fold #N can be typed; not when the streams are not terminals", async () => {
     const result: AgentEvent = { ...parent, type: "message", message: { role: "tool", tool_call_id: "c", content: "[#7] 1\ta" } };
     const live = terminals(true);
