@@ -125,6 +125,11 @@ Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the p
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
   (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
 
+Skills and commands: a folder .hel/skills/<name>/ or .agents/skills/<name>/ (or skills/<name>/ beside
+  config.json) with a SKILL.md whose front matter has name and description is listed in the system prompt
+  and read by the model when it fits; .hel/commands/<name>.md (or commands/<name>.md beside config.json)
+  is the prompt's /<name> <args>, sending the file's text with $ARGUMENTS replaced.
+
 Exit reasons (--json exit_reason): completed, max_steps, length (a call cut off twice at the output
   limit: raise --max-output-tokens), error, aborted, empty (the model answered nothing, twice), budget
   (--max-cost reached).

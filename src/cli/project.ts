@@ -1,7 +1,7 @@
 // Opening a project for a conversation: the folder the run starts in (a real path, so path checks
 // cannot be led out by a symlink), the project root above it, the options with the config files
-// applied, a .hel/ the session can be saved in, the project's rules with the API key taken out, and
-// the system prompt. Everything here is read once per conversation; nothing is sent or started.
+// applied, a .hel/ the session can be saved in, the project's rules and skills with the API key taken
+// out, and the system prompt. Everything here is read once per conversation; nothing is sent or started.
 import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
@@ -9,7 +9,9 @@ import { redactSecrets } from "../redact.js";
 import { HelError } from "../errors.js";
 import { errorText } from "./term/style.js";
 import { credentialValues } from "../tools/command/environment.js";
-import { applyConfig } from "./config.js";
+import { loadSkills } from "../agent/skills.js";
+import type { SkillFolder } from "../tools/types.js";
+import { applyConfig, userConfigDir } from "./config.js";
 import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
 import { findProjectRoot } from "./project-root.js";
@@ -35,6 +37,8 @@ export interface Project {
   /** Masked wherever they would go but the Authorization header: the key, and what commands may not see. */
   secrets: string[];
   systemPrompt: string;
+  /** The skill folders the system prompt lists, which read_file may read. */
+  skillDirs: readonly SkillFolder[];
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
 }
@@ -52,8 +56,11 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   const loaded = await loadProjectRules(dir, here, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
-  const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
-  return { dir, here, options, apiKey, secrets, systemPrompt, warn };
+  // Skills are the project's (or the user's) own text, as rules are: listed with no trust asked, the key masked.
+  const found = await loadSkills(dir, userConfigDir(io.env), warn);
+  const skills = found.map((s) => ({ ...s, description: redactSecrets(s.description, secrets), path: redactSecrets(s.path, secrets) }));
+  const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
+  return { dir, here, options, apiKey, secrets, systemPrompt, skillDirs: found.map((s) => s.folder), warn };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */
