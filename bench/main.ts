@@ -19,7 +19,7 @@ import { measureSessions } from "./session.js";
 import { measureEpisode, measureViewChanges } from "./context.js";
 import { BUILD_LOOP_ARMS, measureBuildLoop, type BuildLoopArm, type BuildLoopResult } from "./build-loop.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
-import { measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
+import { measureDemo, measureStartup, RESUME_BYTES, SKILL_COUNT } from "./startup.js";
 
 const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints"] as const;
 type SectionName = (typeof SECTIONS)[number];
@@ -114,7 +114,13 @@ async function main(): Promise<number> {
   if (only.has("startup") || only.has("version")) {
     // One set of child runs serves both sections: the `node -e 0` baseline is shared.
     await attempt(only.has("startup") ? "startup" : "version", "2. Start to first request", async (): Promise<Section | Section[]> => {
-      const r = await measureStartup({ runs: only.has("startup") ? 10 : 0, resumeRuns: only.has("startup") ? 7 : 0, versionRuns: only.has("version") ? 15 : 0, log });
+      const r = await measureStartup({
+        runs: only.has("startup") ? 10 : 0,
+        resumeRuns: only.has("startup") ? 7 : 0,
+        skillRuns: only.has("startup") ? 10 : 0,
+        versionRuns: only.has("version") ? 15 : 0,
+        log,
+      });
       nodeBare = r.nodeBareMs;
       nodeBareCpu = r.nodeBareCpuMs;
       versionMs = r.versionMs;
@@ -142,6 +148,8 @@ async function main(): Promise<number> {
             note: `${r.resumeMs.length} runs; the resume's own share: ${fmt(median(r.resumeMs) - first, 0)} ms over a plain start`,
             extra: { resume_over_plain_start_ms: median(r.resumeMs) - first },
           },
+          { key: "startup.skills", label: `with ${SKILL_COUNT} skills in .hel/skills: spawn → first request`, value: median(r.skillsMs), unit: "ms", note: `${r.skillsMs.length} runs` },
+          { key: "startup.skills.ratio", label: `  ratio ${SKILL_COUNT} skills / none`, value: median(r.skillsMs) / first, unit: "x" },
         ],
         footnotes: [
           "Arrival = a pass-through HTTP proxy in front of the simulator sees the request's headers; spawn = just before child_process.spawn.",

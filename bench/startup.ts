@@ -1,10 +1,10 @@
 // The built CLI as a user meets it, one child process per run: spawn → first request at the
-// simulator, `hel --version` against bare `node -e 0`, and the whole four-step demo task (wall time
-// and peak RSS). Contract: every figure is one child process from just before spawn(); the
+// simulator (also in a project of SKILL_COUNT skills), `hel --version` against bare `node -e 0`, and the
+// whole four-step demo task (wall time and peak RSS). Contract: every figure is one child process from just before spawn(); the
 // simulator runs in the bench process, which does nothing else while a child runs, and the arrival
 // time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
 // arrive (the simulator itself is not touched).
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -67,6 +67,23 @@ export interface StartupResult {
   versionCpuMs: number[];
   /** spawn → first request of `hel --resume <id> hi` on a session of RESUME_BYTES, interleaved with the runs above. */
   resumeMs: number[];
+  /** spawn → first request of `hel hi` in a project of SKILL_COUNT skills, interleaved with the plain starts. */
+  skillsMs: number[];
+}
+
+/** How many skills the skills row's project holds. */
+export const SKILL_COUNT = 200;
+
+/** A project whose .hel/skills/ holds SKILL_COUNT skills, each a short SKILL.md as people write them. */
+async function projectOfSkills(): Promise<string> {
+  const project = await mkdtemp(join(tmpdir(), "hel-bench-skills-"));
+  for (let i = 0; i < SKILL_COUNT; i++) {
+    const name = `skill-${String(i).padStart(3, "0")}`;
+    await mkdir(join(project, ".hel", "skills", name), { recursive: true });
+    const text = `---\nname: ${name}\ndescription: How this project does task ${i}: the steps, the checks, and what to leave alone.\n---\n# ${name}\n\n1. Read the code.\n2. Change it.\n3. Run the tests.\n`;
+    await writeFile(join(project, ".hel", "skills", name, "SKILL.md"), text);
+  }
+  return project;
 }
 
 /** The size of the session the resume rows load. */
@@ -79,14 +96,14 @@ async function savedSession(project: string, bytes: number): Promise<string> {
   return id;
 }
 
-export async function measureStartup(options: { runs: number; resumeRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
+export async function measureStartup(options: { runs: number; resumeRuns: number; versionRuns: number; skillRuns: number; log: (line: string) => void }): Promise<StartupResult> {
   // A window that takes the resumed session whole: the resume row times hel, not the model's limit.
   const sim = await startSimulator({ policy: "echo", contextWindow: 64 * 1024 * 1024 });
   const proxy = await arrivalProxy(sim.url);
   const project = await mkdtemp(join(tmpdir(), "hel-bench-start-"));
   await writeFile(join(project, "README.md"), "# a project\n");
   const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: proxy.url };
-  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [], resumeMs: [] };
+  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [], resumeMs: [], skillsMs: [] };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
   /** One resume of the big session: spawn → its first request's arrival. */
@@ -98,14 +115,26 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     if (run.code !== 0 || arrival === undefined) throw new Error(`hel --resume failed (exit ${run.code}): ${run.stderr.trim()}`);
     return arrival - t0;
   };
+  const skillsProject = options.skillRuns > 0 ? await projectOfSkills() : null;
+  /** One start in the project of skills: spawn → its first request's arrival. */
+  const skillsOnce = async (): Promise<number> => {
+    let t0 = 0;
+    const before = proxy.arrivals.length;
+    const run = await runChild(process.execPath, [CLI, "-C", skillsProject!, "hi"], { env, onSpawn: (t) => (t0 = t) });
+    const arrival = proxy.arrivals[before];
+    if (run.code !== 0 || arrival === undefined || run.stderr.includes("hel: ")) throw new Error(`hel "hi" with ${SKILL_COUNT} skills failed (exit ${run.code}): ${run.stderr.trim()}`);
+    return arrival - t0;
+  };
   try {
     // One unmeasured run of each, so every measured one finds the files in the page cache.
     await runChild(process.execPath, [CLI, "-C", project, "hi"], { env });
     await runChild(process.execPath, ["-e", "0"]);
     if (resumeProject) await resumeOnce();
-    for (let i = 0; i < Math.max(options.runs, options.resumeRuns); i++) {
+    if (skillsProject) await skillsOnce();
+    for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.skillRuns); i++) {
       // Interleaved with the plain starts, so both see the machine alike.
       if (i < options.resumeRuns) result.resumeMs.push(await resumeOnce());
+      if (i < options.skillRuns) result.skillsMs.push(await skillsOnce());
       if (i >= options.runs) continue;
       let t0 = 0;
       let pid: number | undefined;
@@ -148,6 +177,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     await sim.close();
     await rm(project, { recursive: true, force: true });
     if (resumeProject) await rm(resumeProject, { recursive: true, force: true });
+    if (skillsProject) await rm(skillsProject, { recursive: true, force: true });
   }
   return result;
 }
