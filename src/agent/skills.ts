@@ -23,6 +23,8 @@ export interface Skill {
 
 /** The system prompt's listing of names, descriptions and paths; the skills past it are listed by name. */
 export const MAX_SKILL_LISTING = 2000;
+/** Skill files read at the same time while loading. */
+const LOADING_AT_ONCE = 16;
 /** A SKILL.md is instructions to read on demand; anything near this size is a mistake. */
 const MAX_SKILL_BYTES = 256 * 1024;
 
@@ -42,25 +44,32 @@ export async function loadSkills(projectDir: string, userDir: string, warn: (lin
     { root: path.join(projectDir, ".agents", "skills"), project: true },
     ...(userSkills ? [{ root: userSkills, project: false }] : []),
   ];
-  const found = new Map<string, Skill>();
+  // A folder's name is its skill's: the first folder of a name is the one read.
+  const candidates = new Map<string, { dir: string; project: boolean }>();
   for (const { root, project } of sources) {
-    const names = await readdir(root, { withFileTypes: true }).catch(() => []);
-    for (const entry of names.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (found.has(entry.name) || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
-      const skill = await loadSkill(projectDir, path.join(root, entry.name), project, warn);
-      if (skill && !found.has(skill.name)) found.set(skill.name, skill);
+    const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if ((entry.isDirectory() || entry.isSymbolicLink()) && !candidates.has(entry.name)) candidates.set(entry.name, { dir: path.join(root, entry.name), project });
     }
   }
-  return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  // A few at a time, each holding a few open files, so hundreds of skills do not hold up the start;
+  // the warnings follow in the folders' order.
+  const list = [...candidates.values()];
+  const loaded: (Skill | string | null)[] = new Array(list.length).fill(null);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < list.length; i = next++) loaded[i] = await loadSkill(projectDir, list[i]!.dir, list[i]!.project);
+  };
+  await Promise.all(Array.from({ length: Math.min(LOADING_AT_ONCE, list.length) }, worker));
+  for (const problem of loaded) if (typeof problem === "string") warn(problem);
+  return loaded.filter((s): s is Skill => typeof s === "object" && s !== null).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-async function loadSkill(projectDir: string, dir: string, project: boolean, warn: (line: string) => void): Promise<Skill | null> {
+/** The skill in `dir`; null when it has no SKILL.md; a warning's line when it cannot be used. */
+async function loadSkill(projectDir: string, dir: string, project: boolean): Promise<Skill | string | null> {
   const file = path.join(dir, "SKILL.md");
   const shown = project ? path.relative(projectDir, file).split(path.sep).join("/") : file;
-  const skip = (problem: string) => {
-    warn(`the skill ${shown} ${problem}, so it is skipped — fix it or remove the folder`);
-    return null;
-  };
+  const skip = (problem: string) => `the skill ${shown} ${problem}, so it is skipped — fix it or remove the folder`;
   const real = await realpath(dir).catch(() => null);
   const isFolder = real !== null && (await stat(real).then((st) => st.isDirectory(), () => false));
   if (!isFolder) return skip("is in a folder that cannot be opened (a dangling symlink?)");

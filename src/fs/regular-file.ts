@@ -3,7 +3,7 @@
 // something wrote to it, a device such as /dev/zero never ends, and a huge file would end in a
 // RangeError: each is refused with an error whose message says what the file is instead.
 import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 
 /** The reason a file was refused, as words that follow its path: "is a FIFO, not a regular file". */
 export class FileRefused extends Error {
@@ -20,19 +20,25 @@ export async function readRegularFile(path: string, maxBytes: number, follow = t
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new FileRefused(`is ${kindOf(info)}, not a regular file`);
-    // Up to one byte past the bound, whatever the size said: the file may grow meanwhile.
-    const buffer = Buffer.alloc(Math.min(maxBytes, info.size) + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      length += bytesRead;
-      if (bytesRead === 0 || length === buffer.length) break;
-    }
-    if (length > maxBytes) throw new FileRefused(`is larger than ${maxBytes >> 10} KB`);
-    return buffer.toString("utf8", 0, length);
+    const text = await readBounded(handle, info.size, maxBytes);
+    if (text === null) throw new FileRefused(`is larger than ${maxBytes >> 10} KB`);
+    return text;
   } finally {
     await handle.close();
   }
+}
+
+/** The text of an open regular file whose size was `size`, or null when it holds more than `maxBytes`. */
+export async function readBounded(handle: FileHandle, size: number, maxBytes: number): Promise<string | null> {
+  // Up to one byte past the bound, whatever the size said: the file may grow meanwhile.
+  const buffer = Buffer.alloc(Math.min(maxBytes, size) + 1);
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    length += bytesRead;
+    if (bytesRead === 0 || length === buffer.length) break;
+  }
+  return length > maxBytes ? null : buffer.toString("utf8", 0, length);
 }
 
 /** Why a read failed, as words that follow the file's path, for an error a person reads. */

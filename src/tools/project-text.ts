@@ -5,6 +5,7 @@
 import { constants, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { formatSize } from "../format.js";
+import { readBounded } from "../fs/regular-file.js";
 import { isMissing, PathError, withProjectEntry, type PathScope } from "./paths.js";
 
 class TextRefused extends Error {}
@@ -26,16 +27,9 @@ export function readProjectText(scope: PathScope, file: string, maxBytes: number
     try {
       const opened = await fh.stat();
       if (!opened.isFile()) throw new TextRefused(`${file} is ${kindOf(opened)}, not a regular file`);
-      // Up to one byte past the bound, whatever the size said: the file may grow meanwhile.
-      const buffer = Buffer.alloc(Math.min(maxBytes, opened.size) + 1);
-      let length = 0;
-      for (;;) {
-        const { bytesRead } = await fh.read(buffer, length, buffer.length - length, length);
-        length += bytesRead;
-        if (bytesRead === 0 || length === buffer.length) break;
-      }
-      if (length > maxBytes) throw new TextRefused(`${file} is larger than ${formatSize(maxBytes)}`);
-      return buffer.toString("utf8", 0, length);
+      const text = await readBounded(fh, opened.size, maxBytes);
+      if (text === null) throw new TextRefused(`${file} is larger than ${formatSize(maxBytes)}`);
+      return text;
     } finally {
       await fh.close();
     }

@@ -13,7 +13,7 @@ async function writeSkill(root: string, name: string, text: string): Promise<voi
 }
 
 describe("loadSkills", () => {
-  it("reads the project's two folders and the user's, by name, the project's first; bad files are skipped with one warning each", async () => {
+  it("reads the project's two folders and the user's, by name, the project's first (a name's first folder is the one read); bad files are skipped with one warning each", async () => {
     const project = await tempProject();
     const user = await realpath(await tempProject());
     await writeSkill(join(project, ".hel", "skills"), "deploy", skillFile("deploy", "Ship to staging."));
@@ -45,14 +45,15 @@ describe("loadSkills", () => {
     const user = await realpath(await tempProject());
     const elsewhere = await realpath(await tempProject());
     await writeSkill(elsewhere, "shared", skillFile("shared", "Shared by symlink."));
+    await writeSkill(elsewhere, "outer", skillFile("outer", "Outside the project."));
     await mkdir(join(project, ".hel", "skills"), { recursive: true });
-    await symlink(join(elsewhere, "shared"), join(project, ".hel", "skills", "shared"));
+    await symlink(join(elsewhere, "outer"), join(project, ".hel", "skills", "outer"));
     await mkdir(join(user, "skills"));
     await symlink(join(elsewhere, "shared"), join(user, "skills", "shared"));
     const warnings: string[] = [];
     const skills = await loadSkills(project, user, (line) => warnings.push(line));
     expect(warnings).toEqual([
-      "the skill .hel/skills/shared/SKILL.md is reached through a symlink; a project's skills are kept in its own folders, so it is skipped — fix it or remove the folder",
+      "the skill .hel/skills/outer/SKILL.md is reached through a symlink; a project's skills are kept in its own folders, so it is skipped — fix it or remove the folder",
     ]);
     expect(skills.map((s) => [s.path, s.folder])).toEqual([
       [join(user, "skills", "shared", "SKILL.md"), { dir: join(user, "skills", "shared"), real: join(elsewhere, "shared") }],
