@@ -149,7 +149,14 @@ async function main(): Promise<number> {
             extra: { resume_over_plain_start_ms: median(r.resumeMs) - first },
           },
           { key: "startup.skills", label: `with ${SKILL_COUNT} skills in .hel/skills: spawn → first request`, value: median(r.skillsMs), unit: "ms", note: `${r.skillsMs.length} runs` },
-          { key: "startup.skills.ratio", label: `  ratio ${SKILL_COUNT} skills / none`, value: median(r.skillsMs) / first, unit: "x" },
+          {
+            key: "startup.skills.ratio",
+            label: `  ratio ${SKILL_COUNT} skills / none`,
+            value: median(r.skillsMs) / first,
+            unit: "x",
+            note: `CPU ratio ${fmt(median(r.skillsCpuMs) / median(r.firstRequestCpuMs), 2)}×`,
+            extra: { cpu_ratio: median(r.skillsCpuMs) / median(r.firstRequestCpuMs) },
+          },
         ],
         footnotes: [
           "Arrival = a pass-through HTTP proxy in front of the simulator sees the request's headers; spawn = just before child_process.spawn.",

@@ -69,6 +69,8 @@ export interface StartupResult {
   resumeMs: number[];
   /** spawn → first request of `hel hi` in a project of SKILL_COUNT skills, interleaved with the plain starts. */
   skillsMs: number[];
+  /** CPU time of hel (all threads) at that first request. */
+  skillsCpuMs: number[];
 }
 
 /** How many skills the skills row's project holds. */
@@ -103,7 +105,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
   const project = await mkdtemp(join(tmpdir(), "hel-bench-start-"));
   await writeFile(join(project, "README.md"), "# a project\n");
   const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: proxy.url };
-  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [], resumeMs: [], skillsMs: [] };
+  const result: StartupResult = { firstRequestMs: [], firstRequestCpuMs: [], firstRequestWaitMs: [], nodeBareMs: [], nodeBareCpuMs: [], versionMs: [], versionCpuMs: [], resumeMs: [], skillsMs: [], skillsCpuMs: [] };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
   /** One resume of the big session: spawn → its first request's arrival. */
@@ -117,24 +119,42 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
   };
   const skillsProject = options.skillRuns > 0 ? await projectOfSkills() : null;
   /** One start in the project of skills: spawn → its first request's arrival. */
-  const skillsOnce = async (): Promise<number> => {
+  const skillsOnce = async (): Promise<void> => {
     let t0 = 0;
+    let pid: number | undefined;
+    let sched: ReturnType<typeof schedTimes> = null;
+    proxy.onArrival = () => {
+      if (pid !== undefined && sched === null) sched = schedTimes(pid);
+    };
     const before = proxy.arrivals.length;
-    const run = await runChild(process.execPath, [CLI, "-C", skillsProject!, "hi"], { env, onSpawn: (t) => (t0 = t) });
+    const run = await runChild(process.execPath, [CLI, "-C", skillsProject!, "hi"], {
+      env,
+      onSpawn: (t, p) => {
+        t0 = t;
+        pid = p;
+      },
+    });
+    proxy.onArrival = null;
     const arrival = proxy.arrivals[before];
     if (run.code !== 0 || arrival === undefined || run.stderr.includes("hel: ")) throw new Error(`hel "hi" with ${SKILL_COUNT} skills failed (exit ${run.code}): ${run.stderr.trim()}`);
-    return arrival - t0;
+    result.skillsMs.push(arrival - t0);
+    const at = sched as ReturnType<typeof schedTimes>;
+    if (at) result.skillsCpuMs.push(at.cpuMs);
   };
   try {
     // One unmeasured run of each, so every measured one finds the files in the page cache.
     await runChild(process.execPath, [CLI, "-C", project, "hi"], { env });
     await runChild(process.execPath, ["-e", "0"]);
     if (resumeProject) await resumeOnce();
-    if (skillsProject) await skillsOnce();
+    if (skillsProject) {
+      await skillsOnce();
+      result.skillsMs = [];
+      result.skillsCpuMs = [];
+    }
     for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.skillRuns); i++) {
       // Interleaved with the plain starts, so both see the machine alike.
       if (i < options.resumeRuns) result.resumeMs.push(await resumeOnce());
-      if (i < options.skillRuns) result.skillsMs.push(await skillsOnce());
+      if (i < options.skillRuns) await skillsOnce();
       if (i >= options.runs) continue;
       let t0 = 0;
       let pid: number | undefined;
