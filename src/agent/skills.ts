@@ -7,14 +7,14 @@
 // there), is listed under the real path of the user's skills folder, and its SKILL.md is no symlink.
 // A file that cannot be used is skipped with one warning naming it; a name taken already (the project's
 // folders come first) is left out.
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, realpathSync } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { z } from "../zod.js";
 import { formatSize } from "../format.js";
-import { openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
+import { hasProcFd, openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
 import { parseFrontMatter } from "../fs/front-matter.js";
-import { readBounded } from "../fs/regular-file.js";
+import { readBoundedSync } from "../fs/regular-file.js";
 import { isMissing } from "../tools/paths.js";
 import type { SkillFolder } from "../tools/types.js";
 
@@ -28,8 +28,6 @@ export interface Skill {
 
 /** The system prompt's listing of names, descriptions and paths; the skills past it are listed by name. */
 export const MAX_SKILL_LISTING = 2000;
-/** Skill files read at the same time while loading. */
-const LOADING_AT_ONCE = 16;
 /** A SKILL.md is instructions to read on demand; anything near this size is a mistake. */
 const MAX_SKILL_BYTES = 256 * 1024;
 
@@ -68,19 +66,17 @@ export async function loadSkills(projectDir: string, userDir: string, warn: (lin
           continue;
         }
       }
-      for (const entry of folders.sort((x, y) => (x.name < y.name ? -1 : 1))) candidates.set(entry.name, { name: entry.name, dir: path.join(root, entry.name), projectRoot: dir });
+      for (const entry of folders.sort((x, y) => (x.name < y.name ? -1 : 1))) candidates.set(entry.name, { name: entry.name, dir: path.join(root, entry.name), projectRoot: dir, symlink: entry.isSymbolicLink() });
     }
-    // A few at a time, each holding a few open files, so hundreds of skills do not hold up the start;
-    // the warnings follow in the folders' order.
-    const list = [...candidates.values()];
-    const loaded: (Skill | string | null)[] = new Array(list.length).fill(null);
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < list.length; i = next++) loaded[i] = await loadSkill(projectDir, list[i]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(LOADING_AT_ONCE, list.length) }, worker));
-    for (const problem of loaded) if (typeof problem === "string") warn(problem);
-    return loaded.filter((s): s is Skill => typeof s === "object" && s !== null).sort((a, b) => (a.name < b.name ? -1 : 1));
+    // Read synchronously: nothing else waits at the start, and hundreds of skills must not hold it up.
+    const viaProc = await hasProcFd();
+    const skills: Skill[] = [];
+    for (const candidate of candidates.values()) {
+      const loaded = loadSkill(projectDir, candidate, viaProc);
+      if (typeof loaded === "string") warn(loaded);
+      else if (loaded) skills.push(loaded);
+    }
+    return skills.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {
     await Promise.all(opened.map((d) => d.close()));
   }
@@ -92,34 +88,28 @@ interface Candidate {
   dir: string;
   /** The project's skills folder, open, for a project's skill; null for the user's. */
   projectRoot: OpenDir | null;
+  symlink: boolean;
 }
 
 /** The skill in a folder; null when it has no SKILL.md; a warning's line when it cannot be used. */
-async function loadSkill(projectDir: string, { name, dir, projectRoot }: Candidate): Promise<Skill | string | null> {
+function loadSkill(projectDir: string, { name, dir, projectRoot, symlink }: Candidate, viaProc: boolean): Skill | string | null {
   const file = path.join(dir, "SKILL.md");
   const shown = projectRoot ? path.relative(projectDir, file).split(path.sep).join("/") : file;
   const skip = (problem: string) => `the skill ${shown} ${problem}, so it is skipped — fix it or remove the folder`;
-  let folder: OpenDir;
+  const throughLink = "is reached through a symlink; a project's skills are kept in its own folders";
+  if (projectRoot && symlink) return skip(throughLink);
+  let text: string | null;
   let real = dir;
   try {
-    if (projectRoot) {
-      folder = await projectRoot.child(name);
-    } else {
-      // The user's folder may be a symlink to wherever the user keeps it: read_file follows it there.
-      real = await realpath(dir);
-      folder = await openBeneath(real, []);
-    }
+    // The user's folder may be a symlink to wherever the user keeps it: read_file follows it there.
+    if (!projectRoot) real = realpathSync.native(dir);
+    text = readSkillFile(projectRoot ? projectRoot.entry(name) : real, viaProc);
   } catch (e) {
-    if (e instanceof PathChangedError) return skip("is reached through a symlink; a project's skills are kept in its own folders");
-    return isMissing(e) ? null : skip(`cannot be opened (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  let text: string | null;
-  try {
-    text = await readSkillFile(folder);
-  } catch (e) {
-    return skip(e instanceof PathChangedError ? "is a symlink; keep SKILL.md a regular file in its folder" : String((e as Error).message));
-  } finally {
-    await folder.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    // The folder became a symlink since it was listed.
+    if (code === "ELOOP") return skip(throughLink);
+    if (isMissing(e)) return null;
+    return skip(e instanceof SkillRefused ? e.message : `cannot be read (${code ?? String(e)})`);
   }
   if (text === null) return null;
   let data: Record<string, string | string[]>;
@@ -137,21 +127,31 @@ async function loadSkill(projectDir: string, { name, dir, projectRoot }: Candida
   return { name, description: head.data.description.replace(/\s+/g, " ").trim(), path: shown, folder: { dir, real } };
 }
 
-/** SKILL.md's text, opened without following a symlink; null when there is none. */
-async function readSkillFile(folder: OpenDir): Promise<string | null> {
-  const fh = await folder.open("SKILL.md", constants.O_RDONLY | constants.O_NONBLOCK).catch((e: unknown) => {
-    if (isMissing(e)) return null;
-    throw e;
-  });
-  if (fh === null) return null;
+class SkillRefused extends Error {}
+
+/**
+ * The SKILL.md of the folder at `folderPath` (a project's is addressed from its open skills folder): the
+ * folder opened without following a symlink (ELOOP), and the file too; null when there is no SKILL.md.
+ */
+function readSkillFile(folderPath: string, viaProc: boolean): string | null {
+  const folder = openSync(folderPath, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  let fd: number;
   try {
-    const info = await fh.stat();
-    if (!info.isFile()) throw new Error("is not a regular file");
-    const text = await readBounded(fh, info.size, MAX_SKILL_BYTES);
-    if (text === null) throw new Error(`is larger than ${formatSize(MAX_SKILL_BYTES)}`);
+    fd = openSync(viaProc ? `/proc/self/fd/${folder}/SKILL.md` : path.join(folderPath, "SKILL.md"), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw (e as NodeJS.ErrnoException).code === "ELOOP" ? new SkillRefused("is a symlink; keep SKILL.md a regular file in its folder") : e;
+  } finally {
+    closeSync(folder);
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new SkillRefused("is not a regular file");
+    const text = readBoundedSync(fd, info.size, MAX_SKILL_BYTES);
+    if (text === null) throw new SkillRefused(`is larger than ${formatSize(MAX_SKILL_BYTES)}`);
     return text;
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 

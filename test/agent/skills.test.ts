@@ -40,7 +40,7 @@ describe("loadSkills", () => {
     ]);
   });
 
-  it("a project's skill folder reached through a symlink is skipped; the user's may be a symlink, listed under the user's folder", async () => {
+  it("a project's skill folder reached through a symlink, or a SKILL.md that is one, is skipped; the user's may be a symlink, listed under the user's folder", async () => {
     const project = await tempProject();
     const user = await realpath(await tempProject());
     const elsewhere = await realpath(await tempProject());
@@ -48,12 +48,15 @@ describe("loadSkills", () => {
     await writeSkill(elsewhere, "outer", skillFile("outer", "Outside the project."));
     await mkdir(join(project, ".hel", "skills"), { recursive: true });
     await symlink(join(elsewhere, "outer"), join(project, ".hel", "skills", "outer"));
+    await mkdir(join(project, ".agents", "skills", "linked"), { recursive: true });
+    await symlink(join(elsewhere, "outer", "SKILL.md"), join(project, ".agents", "skills", "linked", "SKILL.md"));
     await mkdir(join(user, "skills"));
     await symlink(join(elsewhere, "shared"), join(user, "skills", "shared"));
     const warnings: string[] = [];
     const skills = await loadSkills(project, user, (line) => warnings.push(line));
     expect(warnings).toEqual([
       "the skill .hel/skills/outer/SKILL.md is reached through a symlink; a project's skills are kept in its own folders, so it is skipped — fix it or remove the folder",
+      "the skill .agents/skills/linked/SKILL.md is a symlink; keep SKILL.md a regular file in its folder, so it is skipped — fix it or remove the folder",
     ]);
     expect(skills.map((s) => [s.path, s.folder])).toEqual([
       [join(user, "skills", "shared", "SKILL.md"), { dir: join(user, "skills", "shared"), real: join(elsewhere, "shared") }],
