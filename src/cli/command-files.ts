@@ -11,6 +11,7 @@ import { z } from "../zod.js";
 import { parseFrontMatter } from "../fs/front-matter.js";
 import { readProjectText, whySkipped } from "../tools/project-text.js";
 import { isBuiltInCommand, type SlashCommand } from "./slash-commands.js";
+import { terminalSafe } from "./term/style.js";
 
 /** A command is a prompt typed often, not a document. */
 const MAX_COMMAND_BYTES = 64 * 1024;
@@ -71,10 +72,11 @@ async function loadCommand(projectDir: string, folder: string, file: string, sho
   return {
     name: file.slice(0, -".md".length),
     ...(body.includes("$ARGUMENTS") ? { args: "[args]" } : {}),
-    summary: head.data.description?.replace(/\s+/g, " ") ?? `(${shown})`,
+    // /help prints it: a file's control characters must not reach the terminal.
+    summary: terminalSafe(head.data.description?.replace(/\s+/g, " ") ?? `(${shown})`),
     run: (ctx, args) => {
       const text = expandCommand(body, args);
-      if (text === "") return ctx.say([`${shown} has no text to send`]);
+      if (text === "") return ctx.say([terminalSafe(`${shown} has no text to send`)]);
       ctx.send(text);
     },
   };

@@ -13,7 +13,7 @@ import { loadPromptHistory } from "./term/prompt-history.js";
 import { formatRecentExchanges } from "./term/recent-exchanges.js";
 import { pickSession } from "./term/session-picker.js";
 import { completeSlash, parseSlash, slashCommands, type SlashCommand } from "./slash-commands.js";
-import { styleFor } from "./term/style.js";
+import { styleFor, terminalSafe } from "./term/style.js";
 import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/terminal-prompt.js";
 import type { SessionSummary } from "../session/catalog.js";
 
@@ -109,8 +109,9 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           if (ending) return end(ending);
           const next = queue.shift();
           if (next === undefined) return prompt.show();
-          // A queued line is shown as if typed at the prompt, so the screen reads in order.
-          const lines = next.text.split("\n");
+          // A queued line is shown as if typed at the prompt, so the screen reads in order; a command's
+          // text comes from a file, whose control characters must not reach the terminal.
+          const lines = terminalSafe(next.text).split("\n");
           say([`› ${lines[0]}${lines.length > 1 ? style.dim(` (+${lines.length - 1} lines)`) : ""}`]);
           start(next.text, next.sent);
         };

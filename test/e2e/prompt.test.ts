@@ -182,11 +182,14 @@ describe("slash commands", () => {
     await writeFile(join(project, ".hel", "commands", "review.md"), "---\ndescription: Review a file for bugs\n---\n\nReview $ARGUMENTS for bugs.\nList each with its line.\n");
     await writeFile(join(project, ".hel", "commands", "help.md"), "not hel's help\n");
     await writeFile(join(config, "hel", "commands", "standup.md"), "Summarise what changed today.\n");
+    // A description with an escape sequence, which must not reach the terminal as one.
+    await writeFile(join(config, "hel", "commands", "retitle.md"), "---\ndescription: pwn \x1b]0;owned\x07 it\n---\nHi.\n");
     const hel = await prompt(project, [], { XDG_CONFIG_HOME: config });
     expect(hel.screen()).toContain("hel: the command file .hel/commands/help.md would hide hel's own /help, so it is skipped — rename it\n");
     hel.type("/help\r");
     await hel.until((s) => s.includes("Tab completes"), "the help");
-    expect(hel.screen()).toMatch(/\n\/review \[args\] +Review a file for bugs\n\/standup +\(.*\/hel\/commands\/standup\.md\)\n/);
+    expect(hel.screen()).toMatch(/\n\/retitle +pwn \?\]0;owned\? it\n\/review \[args\] +Review a file for bugs\n\/standup +\(.*\/hel\/commands\/standup\.md\)\n/);
+    expect(hel.bytes()).not.toContain("\x1b]0;owned");
     hel.type("/rev\t");
     await hel.until((s) => s.endsWith("› /review"), "the completion");
     hel.type(" src/app.ts\r");
