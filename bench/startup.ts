@@ -118,8 +118,8 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     return arrival - t0;
   };
   const skillsProject = options.skillRuns > 0 ? await projectOfSkills() : null;
-  /** One start in the project of skills: spawn → its first request's arrival. */
-  const skillsOnce = async (): Promise<void> => {
+  /** One `hel -C <dir> hi`: spawn → its first request's arrival, and hel's CPU and CPU wait by then. */
+  const startOnce = async (dir: string, what: string): Promise<{ ms: number; at: ReturnType<typeof schedTimes> }> => {
     let t0 = 0;
     let pid: number | undefined;
     let sched: ReturnType<typeof schedTimes> = null;
@@ -127,7 +127,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
       if (pid !== undefined && sched === null) sched = schedTimes(pid);
     };
     const before = proxy.arrivals.length;
-    const run = await runChild(process.execPath, [CLI, "-C", skillsProject!, "hi"], {
+    const run = await runChild(process.execPath, [CLI, "-C", dir, "hi"], {
       env,
       onSpawn: (t, p) => {
         t0 = t;
@@ -136,45 +136,27 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     });
     proxy.onArrival = null;
     const arrival = proxy.arrivals[before];
-    if (run.code !== 0 || arrival === undefined || run.stderr.includes("hel: ")) throw new Error(`hel "hi" with ${SKILL_COUNT} skills failed (exit ${run.code}): ${run.stderr.trim()}`);
-    result.skillsMs.push(arrival - t0);
-    const at = sched as ReturnType<typeof schedTimes>;
-    if (at) result.skillsCpuMs.push(at.cpuMs);
+    // A warning would mean the measured start was not the one meant.
+    if (run.code !== 0 || arrival === undefined || run.stderr.includes("hel: ")) throw new Error(`hel "hi"${what} failed (exit ${run.code}): ${run.stderr.trim()}`);
+    return { ms: arrival - t0, at: sched };
   };
   try {
     // One unmeasured run of each, so every measured one finds the files in the page cache.
     await runChild(process.execPath, [CLI, "-C", project, "hi"], { env });
     await runChild(process.execPath, ["-e", "0"]);
     if (resumeProject) await resumeOnce();
-    if (skillsProject) {
-      await skillsOnce();
-      result.skillsMs = [];
-      result.skillsCpuMs = [];
-    }
+    if (skillsProject) await startOnce(skillsProject, ` with ${SKILL_COUNT} skills`);
     for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.skillRuns); i++) {
       // Interleaved with the plain starts, so both see the machine alike.
       if (i < options.resumeRuns) result.resumeMs.push(await resumeOnce());
-      if (i < options.skillRuns) await skillsOnce();
+      if (i < options.skillRuns) {
+        const { ms, at } = await startOnce(skillsProject!, ` with ${SKILL_COUNT} skills`);
+        result.skillsMs.push(ms);
+        if (at) result.skillsCpuMs.push(at.cpuMs);
+      }
       if (i >= options.runs) continue;
-      let t0 = 0;
-      let pid: number | undefined;
-      let sched: ReturnType<typeof schedTimes> = null;
-      proxy.onArrival = () => {
-        if (pid !== undefined && sched === null) sched = schedTimes(pid);
-      };
-      const before = proxy.arrivals.length;
-      const run = await runChild(process.execPath, [CLI, "-C", project, "hi"], {
-        env,
-        onSpawn: (t, p) => {
-          t0 = t;
-          pid = p;
-        },
-      });
-      proxy.onArrival = null;
-      const arrival = proxy.arrivals[before];
-      if (run.code !== 0 || arrival === undefined) throw new Error(`hel "hi" failed (exit ${run.code}): ${run.stderr.trim()}`);
-      result.firstRequestMs.push(arrival - t0);
-      const at = sched as ReturnType<typeof schedTimes>;
+      const { ms, at } = await startOnce(project, "");
+      result.firstRequestMs.push(ms);
       if (at) {
         result.firstRequestCpuMs.push(at.cpuMs);
         result.firstRequestWaitMs.push(at.mainWaitMs);
