@@ -20,7 +20,7 @@ import { measureSessions } from "./session.js";
 import { measureEpisode, measureViewChanges } from "./context.js";
 import { BUILD_LOOP_ARMS, measureBuildLoop, type BuildLoopArm, type BuildLoopResult } from "./build-loop.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
-import { AGENT_FILES, measureDemo, measureStartup, RESUME_BYTES } from "./startup.js";
+import { AGENT_FILES, measureDemo, measureStartup, RESUME_BYTES, SKILL_COUNT } from "./startup.js";
 
 const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints", "build"] as const;
 type SectionName = (typeof SECTIONS)[number];
@@ -119,6 +119,7 @@ async function main(): Promise<number> {
         runs: only.has("startup") ? 10 : 0,
         resumeRuns: only.has("startup") ? 7 : 0,
         agentRuns: only.has("startup") ? 7 : 0,
+        skillRuns: only.has("startup") ? 10 : 0,
         versionRuns: only.has("version") ? 15 : 0,
         log,
       });
@@ -148,6 +149,16 @@ async function main(): Promise<number> {
             unit: "ms",
             note: `${r.resumeMs.length} runs; the resume's own share: ${fmt(median(r.resumeMs) - first, 0)} ms over a plain start`,
             extra: { resume_over_plain_start_ms: median(r.resumeMs) - first },
+          },
+          { key: "startup.skills", label: `with ${SKILL_COUNT} skills in .hel/skills: spawn → first request`, value: median(r.skillsMs), unit: "ms", note: `${r.skillsMs.length} runs, interleaved` },
+          {
+            key: "startup.skills.ratio",
+            label: `  ratio ${SKILL_COUNT} skills / none`,
+            value: median(r.skillsMs) / first,
+            unit: "x",
+            target: { kind: "under", limit: 1.05, unit: "x" },
+            note: `the skills' own share: ${fmt(median(r.skillsMs) - first, 1)} ms`,
+            extra: { skills_over_none_ms: median(r.skillsMs) - first },
           },
           { key: "startup.delegate_no_agents", label: "`hel --delegate task-only hi`, no agent files: spawn → first request", value: median(r.noAgentsMs), unit: "ms", note: `${r.noAgentsMs.length} runs` },
           { key: "startup.delegate_agents", label: `  the same with ${AGENT_FILES} files in .hel/agents/`, value: median(r.agentsMs), unit: "ms", note: `${r.agentsMs.length} runs, interleaved` },

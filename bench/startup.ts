@@ -1,6 +1,6 @@
 // The built CLI as a user meets it, one child process per run: spawn → first request at the
-// simulator (of a plain project, of a resumed session, and with --delegate of a project with
-// AGENT_FILES named agents against one with none), `hel --version` against bare `node -e 0`, and
+// simulator (of a plain project, of a resumed session, of a project of SKILL_COUNT skills, and with
+// --delegate of a project with AGENT_FILES named agents against one with none), `hel --version` against bare `node -e 0`, and
 // the whole four-step demo task (wall time and peak RSS). Contract: every figure is one child process from just before spawn(); the
 // simulator runs in the bench process, which does nothing else while a child runs, and the arrival
 // time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
@@ -71,6 +71,23 @@ export interface StartupResult {
   /** spawn → first request of `hel --delegate task-only hi` in a project without agent files, and in one with AGENT_FILES, interleaved. */
   noAgentsMs: number[];
   agentsMs: number[];
+  /** spawn → first request of `hel hi` in a project of SKILL_COUNT skills, interleaved with the plain starts. */
+  skillsMs: number[];
+}
+
+/** How many skills the skills row's project holds. */
+export const SKILL_COUNT = 200;
+
+/** A project whose .hel/skills/ holds SKILL_COUNT skills, each a short SKILL.md as people write them. */
+async function projectOfSkills(): Promise<string> {
+  const project = await mkdtemp(join(tmpdir(), "hel-bench-skills-"));
+  for (let i = 0; i < SKILL_COUNT; i++) {
+    const name = `skill-${String(i).padStart(3, "0")}`;
+    await mkdir(join(project, ".hel", "skills", name), { recursive: true });
+    const text = `---\nname: ${name}\ndescription: How this project does task ${i}: the steps, the checks, and what to leave alone.\n---\n# ${name}\n\n1. Read the code.\n2. Change it.\n3. Run the tests.\n`;
+    await writeFile(join(project, ".hel", "skills", name, "SKILL.md"), text);
+  }
+  return project;
 }
 
 /** How many agent files the agents rows' project holds. */
@@ -100,7 +117,7 @@ async function savedSession(project: string, bytes: number): Promise<string> {
   return id;
 }
 
-export async function measureStartup(options: { runs: number; resumeRuns: number; agentRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
+export async function measureStartup(options: { runs: number; resumeRuns: number; agentRuns: number; skillRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
   // A window that takes the resumed session whole: the resume row times hel, not the model's limit.
   const sim = await startSimulator({ policy: "echo", contextWindow: 64 * 1024 * 1024 });
   const proxy = await arrivalProxy(sim.url);
@@ -118,10 +135,12 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     resumeMs: [],
     noAgentsMs: [],
     agentsMs: [],
+    skillsMs: [],
   };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
   const [noAgents, withAgents] = options.agentRuns > 0 ? await Promise.all([agentsProject(0), agentsProject(AGENT_FILES)]) : [null, null];
+  const skillsProject = options.skillRuns > 0 ? await projectOfSkills() : null;
   /** One run of hel with `args`: spawn → its first request's arrival. */
   const firstRequestOf = async (args: string[]): Promise<number> => {
     let t0 = 0;
@@ -140,13 +159,15 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     await runChild(process.execPath, ["-e", "0"]);
     if (resumeProject) await resumeOnce();
     if (noAgents && withAgents) for (const dir of [noAgents, withAgents]) await delegating(dir);
-    for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.agentRuns); i++) {
+    if (skillsProject) await firstRequestOf(["-C", skillsProject, "hi"]);
+    for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.agentRuns, options.skillRuns); i++) {
       // Interleaved with the plain starts, so all see the machine alike.
       if (i < options.resumeRuns) result.resumeMs.push(await resumeOnce());
       if (i < options.agentRuns && noAgents && withAgents) {
         result.noAgentsMs.push(await delegating(noAgents));
         result.agentsMs.push(await delegating(withAgents));
       }
+      if (i < options.skillRuns && skillsProject) result.skillsMs.push(await firstRequestOf(["-C", skillsProject, "hi"]));
       if (i >= options.runs) continue;
       let t0 = 0;
       let pid: number | undefined;
@@ -189,7 +210,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     await sim.close();
     await rm(project, { recursive: true, force: true });
     if (resumeProject) await rm(resumeProject, { recursive: true, force: true });
-    for (const dir of [noAgents, withAgents]) if (dir) await rm(dir, { recursive: true, force: true });
+    for (const dir of [noAgents, withAgents, skillsProject]) if (dir) await rm(dir, { recursive: true, force: true });
   }
   return result;
 }

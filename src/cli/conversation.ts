@@ -213,6 +213,7 @@ export async function openConversation(project: Project, settings: ConversationS
         get sessionDir() {
           return active.dir;
         },
+        ...(project.skillDirs.length > 0 ? { skillDirs: project.skillDirs } : {}),
         cursors: active.cursors,
         editLog: EditLog.forParent(keepLostEdits({ projectDir: dir })),
         archiveHint: hints.hint,

@@ -12,8 +12,8 @@ import type { ConversationControls } from "./conversation-controls.js";
 import { loadPromptHistory } from "./term/prompt-history.js";
 import { formatRecentExchanges } from "./term/recent-exchanges.js";
 import { pickSession } from "./term/session-picker.js";
-import { completeSlash, parseSlash } from "./slash-commands.js";
-import { fitWidth, rowWidth, styleFor, visibleWidth, wrapLine } from "./term/style.js";
+import { completeSlash, parseSlash, slashCommands, type SlashCommand } from "./slash-commands.js";
+import { fitWidth, rowWidth, styleFor, terminalSafe, visibleWidth, wrapLine } from "./term/style.js";
 import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/terminal-prompt.js";
 import type { SessionSummary } from "../session/catalog.js";
 import type { AskApproval } from "../tools/command/approval.js";
@@ -28,6 +28,8 @@ export interface ConversationDeps {
   controls: ConversationControls;
   /** True when this conversation continues a saved session: its last exchanges are shown first. */
   resumed: boolean;
+  /** The project's and the user's command files, as rows after hel's own commands. */
+  commandFiles: readonly SlashCommand[];
 }
 
 /** How a conversation ended: the user is done, or wants a new session (null) or a saved one. */
@@ -65,11 +67,13 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
   };
   let closed = false;
   let greeted = false;
+  /** The commands of the conversation under way: its project's command files may differ from the last's. */
+  let commands = slashCommands([]);
   const prompt: TerminalPrompt = openTerminalPrompt({
     input: process.stdin,
     output: stderr,
     history: saved.entries,
-    complete: (line) => completeSlash(line, current?.controls ?? null),
+    complete: (line) => completeSlash(line, commands, current?.controls ?? null),
     onLine: (text) => {
       if (current) return current.line(text);
       if (text.trim()) {
@@ -101,7 +105,8 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
     converse(deps) {
       return new Promise<ConversationEnd>((resolve) => {
         let running: { controller: AbortController; done: Promise<void> } | null = null;
-        const queue: string[] = [];
+        /** Lines to send next; a command's text (`sent`) goes to the model as it is, never read as a command. */
+        const queue: { text: string; sent?: true }[] = [];
         let commanding = false;
         let armedExit = false;
         let ending: ConversationEnd | null = null;
@@ -116,13 +121,14 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           if (ending) return end(ending);
           const next = queue.shift();
           if (next === undefined) return prompt.show();
-          // A queued line is shown as if typed at the prompt, so the screen reads in order.
-          const lines = next.split("\n");
+          // A queued line is shown as if typed at the prompt, so the screen reads in order; a command's
+          // text comes from a file, whose control characters must not reach the terminal.
+          const lines = terminalSafe(next.text).split("\n");
           say([fitWidth(`› ${lines[0]}${lines.length > 1 ? style.dim(` (+${lines.length - 1} lines)`) : ""}`, rowWidth(stderr.columns))]);
-          start(next);
+          start(next.text, next.sent);
         };
-        const start = (text: string) => {
-          const slash = parseSlash(text);
+        const start = (text: string, sent?: true) => {
+          const slash = sent ? null : parseSlash(text, commands);
           if (slash) {
             commanding = true;
             return void runCommand(slash).finally(() => {
@@ -157,7 +163,8 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
                 width: stderr.columns || 100,
                 exit: () => prompt.close(),
                 switchTo: (sessionId) => end({ exit: false, sessionId }),
-                send: (text) => void queue.unshift(text),
+                send: (text) => void queue.unshift({ text, sent: true }),
+                commands,
               },
               slash.args,
             );
@@ -173,7 +180,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
             if (!text.trim()) return running ? undefined : prompt.show();
             keep(text);
             if (running || commanding) {
-              queue.push(text);
+              queue.push({ text });
               deps.note(style.dim(`(queued, sent when hel is done: ${text.split("\n")[0]})`));
               return;
             }
@@ -182,7 +189,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           interrupt() {
             if (running) {
               // What was queued goes back on the prompt, to send or change once the interruption is seen.
-              if (queue.length > 0) prompt.insert(queue.splice(0).join("\n"));
+              if (queue.length > 0) prompt.insert(queue.splice(0).map((q) => q.text).join("\n"));
               return running.controller.abort();
             }
             if (prompt.typing) return prompt.clearLine();
@@ -199,11 +206,12 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
         };
 
         current = handlers;
+        commands = slashCommands(deps.commandFiles);
         if (!greeted) say(["hel — type an instruction, /help for commands; Ctrl-C interrupts, Ctrl-D exits"]);
         greeted = true;
         if (deps.resumed) say(formatRecentExchanges(deps.controls.messages(), style, rowWidth(stderr.columns)));
         if (closed) return end({ exit: true });
-        queue.push(...early.splice(0));
+        queue.push(...early.splice(0).map((text) => ({ text })));
         ready();
       });
     },

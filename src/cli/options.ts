@@ -142,6 +142,11 @@ Named agents (with --delegate): .hel/agents/<name>.md and agents/<name>.md besid
   description (required), mode, tools, model, max-steps, access, then the agent's instructions;
   delegate_task {task, agent} hands a task to one. They only narrow a child, so they need no trust.
 
+Skills and commands: a folder .hel/skills/<name>/ or .agents/skills/<name>/ (or skills/<name>/ beside
+  config.json) with a SKILL.md whose front matter has name and description is listed in the system prompt
+  and read by the model when it fits; .hel/commands/<name>.md (or commands/<name>.md beside config.json)
+  is the prompt's /<name> <args>, sending the file's text with $ARGUMENTS replaced.
+
 Exit reasons (--json exit_reason): completed, max_steps, length (a call cut off twice at the output
   limit: raise --max-output-tokens), error, aborted, empty (the model answered nothing, twice), budget
   (--max-cost reached).

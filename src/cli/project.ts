@@ -1,7 +1,8 @@
 // Opening a project for a conversation: the folder the run starts in (a real path, so path checks
 // cannot be led out by a symlink), the project root above it, the options with the config files
 // applied, the user's hooks (and a trusted project's), a .hel/ the session can be saved in, the
-// project's rules with the API key taken out, the system prompt, and the named agents. Everything here is read once per conversation; nothing is sent or started.
+// project's rules and skills with the API key taken out, the system prompt, and the named agents.
+// Everything here is read once per conversation; nothing is sent or started.
 import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
@@ -9,7 +10,9 @@ import { redactSecrets } from "../redact.js";
 import { HelError } from "../errors.js";
 import { errorText } from "./term/style.js";
 import { credentialValues } from "../tools/command/environment.js";
-import { applyConfig } from "./config.js";
+import { loadSkills } from "../agent/skills.js";
+import type { SkillFolder } from "../tools/types.js";
+import { applyConfig, userConfigDir } from "./config.js";
 import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
@@ -42,6 +45,8 @@ export interface Project {
   hooks?: HooksConfig;
   /** The named agents delegate_task offers (named-agents.ts): read only with --delegate. */
   agents: readonly NamedAgent[];
+  /** The skill folders the system prompt lists, which read_file may read. */
+  skillDirs: readonly SkillFolder[];
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
 }
@@ -59,9 +64,12 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   const loaded = await loadProjectRules(dir, here, warn);
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
-  const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules });
+  // Skills are the project's (or the user's) own text, as rules are: listed with no trust asked, the key masked.
+  const found = await loadSkills(dir, userConfigDir(io.env), warn);
+  const skills = found.map((s) => ({ ...s, description: redactSecrets(s.description, secrets), path: redactSecrets(s.path, secrets) }));
+  const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
   const agents = options.delegate ? await loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn }) : [];
-  return { dir, here, options, apiKey, secrets, systemPrompt, agents, warn, ...(config.hooks ? { hooks: config.hooks } : {}) };
+  return { dir, here, options, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, ...(config.hooks ? { hooks: config.hooks } : {}) };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

@@ -1,6 +1,7 @@
 // The interactive prompt's commands: a line that starts with one of these names is run by hel and
 // never sent to the model. One entry per command, in the order /help lists them; a command added
-// later is one more entry here.
+// later is one more entry here. The project's and the user's command files (command-files.ts) are
+// rows after these, of the same shape; none may take a name of these.
 import { foldInstruction } from "../agent/context/fold.js";
 import { foldChoices } from "../agent/context/episodes.js";
 import { groupDigits } from "../format.js";
@@ -26,6 +27,8 @@ export interface SlashContext {
   switchTo(sessionId: string | null): void;
   /** Sends `text` to the model as the next instruction, once the command is done. */
   send(text: string): void;
+  /** Every command the prompt knows: these, then the command files'. */
+  commands: readonly SlashCommand[];
 }
 
 export interface SlashCommand {
@@ -43,10 +46,10 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
     name: "help",
     summary: "list these commands",
     run: (ctx) => {
-      const usage = SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ""}`);
+      const usage = ctx.commands.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ""}`);
       const width = Math.max(...usage.map((u) => u.length));
       ctx.say([
-        ...SLASH_COMMANDS.map((c, i) => `${usage[i]!.padEnd(width)}  ${c.summary}`),
+        ...ctx.commands.map((c, i) => `${usage[i]!.padEnd(width)}  ${c.summary}`),
         ctx.style.dim("Enter sends; a line ending in \\ (or Alt-Enter) goes on below; ↑/↓ history; Tab completes; Ctrl-C interrupts; Ctrl-D exits"),
       ]);
     },
@@ -223,24 +226,29 @@ function rewoundFiles(changes: readonly { path: string; action: "restore" | "rem
   return changes.map((c) => (c.action === "remove" ? `removed ${c.path} (made since)` : `put back ${c.path}`));
 }
 
+/** The prompt's commands: hel's own, then `files` (the command files'). */
+export const slashCommands = (files: readonly SlashCommand[]): readonly SlashCommand[] => [...SLASH_COMMANDS, ...files];
+
+export const isBuiltInCommand = (name: string): boolean => SLASH_COMMANDS.some((c) => c.name === name);
+
 /** The command a line names, with its argument; null when the line is not a command. */
-export function parseSlash(line: string): { command: SlashCommand | null; name: string; args: string } | null {
-  const match = /^\/([a-z][a-z-]*)(?:\s+([^]*))?$/.exec(line.trim());
+export function parseSlash(line: string, commands: readonly SlashCommand[]): { command: SlashCommand | null; name: string; args: string } | null {
+  const match = /^\/([a-z][a-z0-9-]*)(?:\s+([^]*))?$/.exec(line.trim());
   if (!match) return null;
   const name = match[1]!;
-  return { command: SLASH_COMMANDS.find((c) => c.name === name) ?? null, name, args: (match[2] ?? "").trim() };
+  return { command: commands.find((c) => c.name === name) ?? null, name, args: (match[2] ?? "").trim() };
 }
 
 /**
  * Tab's completions of the line typed so far, and the end of the line they complete (`on`): the
- * command names that start as the line does, or, after a command whose argument has values (session
- * ids, models, efforts), those that start as its argument does. Without `controls` (no conversation
- * yet), names only.
+ * names of `commands` that start as the line does, or, after a command whose argument has values
+ * (session ids, models, efforts), those that start as its argument does. Without `controls` (no
+ * conversation yet), names only.
  */
-export async function completeSlash(line: string, controls: ConversationControls | null): Promise<{ completions: string[]; on: string }> {
-  if (/^\/[a-z-]*$/.test(line)) return { completions: SLASH_COMMANDS.map((c) => `/${c.name}`).filter((name) => name.startsWith(line)), on: line };
-  const argument = /^\/([a-z-]+)\s+(\S*)$/.exec(line);
-  const command = argument && SLASH_COMMANDS.find((c) => c.name === argument[1]);
+export async function completeSlash(line: string, commands: readonly SlashCommand[], controls: ConversationControls | null): Promise<{ completions: string[]; on: string }> {
+  if (/^\/[a-z0-9-]*$/.test(line)) return { completions: commands.map((c) => `/${c.name}`).filter((name) => name.startsWith(line)), on: line };
+  const argument = /^\/([a-z0-9-]+)\s+(\S*)$/.exec(line);
+  const command = argument && commands.find((c) => c.name === argument[1]);
   if (!command?.values || !controls) return { completions: [], on: line };
   const typed = argument![2]!;
   return { completions: (await command.values(controls)).filter((value) => value.startsWith(typed)), on: typed };

@@ -3,7 +3,7 @@
 // something wrote to it, a device such as /dev/zero never ends, and a huge file would end in a
 // RangeError: each is refused with an error whose message says what the file is instead.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 
 /** The reason a file was refused, as words that follow its path: "is a FIFO, not a regular file". */
 export class FileRefused extends Error {
@@ -31,14 +31,7 @@ function textOf(buffer: Buffer, length: number, maxBytes: number): string {
 export async function readRegularFile(path: string, maxBytes: number, follow = true): Promise<string> {
   const handle = await open(path, openFlags(follow));
   try {
-    const buffer = bufferFor(await handle.stat(), maxBytes);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      length += bytesRead;
-      if (bytesRead === 0 || length === buffer.length) break;
-    }
-    return textOf(buffer, length, maxBytes);
+    return await readOpened(handle, maxBytes);
   } finally {
     await handle.close();
   }
@@ -48,17 +41,34 @@ export async function readRegularFile(path: string, maxBytes: number, follow = t
 export function readRegularFileSync(path: string, maxBytes: number, follow = true): string {
   const fd = openSync(path, openFlags(follow));
   try {
-    const buffer = bufferFor(fstatSync(fd), maxBytes);
-    let length = 0;
-    for (;;) {
-      const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
-      length += bytesRead;
-      if (bytesRead === 0 || length === buffer.length) break;
-    }
-    return textOf(buffer, length, maxBytes);
+    return readOpenedSync(fd, maxBytes);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The text of a file opened (without blocking) by a caller with path rules of its own; throws as readRegularFile. */
+export async function readOpened(handle: FileHandle, maxBytes: number): Promise<string> {
+  const buffer = bufferFor(await handle.stat(), maxBytes);
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    length += bytesRead;
+    if (bytesRead === 0 || length === buffer.length) break;
+  }
+  return textOf(buffer, length, maxBytes);
+}
+
+/** readOpened for a file descriptor. */
+export function readOpenedSync(fd: number, maxBytes: number): string {
+  const buffer = bufferFor(fstatSync(fd), maxBytes);
+  let length = 0;
+  for (;;) {
+    const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
+    length += bytesRead;
+    if (bytesRead === 0 || length === buffer.length) break;
+  }
+  return textOf(buffer, length, maxBytes);
 }
 
 /** Why a read failed, as words that follow the file's path, for an error a person reads. */

@@ -2,6 +2,8 @@
 // location (symlinks followed; for a file yet to be created, the real location of its nearest existing
 // ancestor), so neither `..`, an absolute path, nor a symlink can lead out. hel's own `.hel/` is off
 // limits, except that the current session's `spill/` can be read: spilled tool results point there.
+// The skill folders the system prompt lists can be read too (`.hel/skills/`, and the user's, outside the
+// project), through the path they are listed under and only as far as their real folder reaches.
 // The checked real path is then walked from the project directory without following any link
 // (withProjectEntry), so a directory swapped for a symlink after the check makes the call fail instead
 // of leading out.
@@ -14,7 +16,7 @@ import { ToolError, type ToolContext } from "./types.js";
 export type PathIntent = "read" | "write";
 
 /** What the path rules need of a tool's context; without a session directory nothing in `.hel/` is readable. */
-export type PathScope = Pick<ToolContext, "projectDir"> & { readonly sessionDir?: string };
+export type PathScope = Pick<ToolContext, "projectDir" | "skillDirs"> & { readonly sessionDir?: string };
 
 /** A path the rules refuse, or one that changed while in use: `problem` says why in words fit for a person too. */
 export class PathError extends ToolError {
@@ -26,17 +28,32 @@ export class PathError extends ToolError {
   }
 }
 
-/** The path as the model should write it: relative to the project directory, with `/`. */
+/** The path as the model should write it: relative to the project directory, with `/`; outside it (a user's skill), absolute. */
 export function projectRelative(ctx: PathScope, p: string): string {
-  const rel = path.relative(ctx.projectDir, path.resolve(ctx.projectDir, p));
+  const abs = path.resolve(ctx.projectDir, p);
+  if (!isInside(ctx.projectDir, abs)) return abs;
+  const rel = path.relative(ctx.projectDir, abs);
   return rel === "" ? "." : rel.split(path.sep).join("/");
 }
 
 /** The absolute real path a tool may use for `p`; throws ToolError when `p` is off limits. */
 export async function resolveToolPath(ctx: PathScope, p: string, intent: PathIntent): Promise<string> {
+  return (await locate(ctx, p, intent)).real;
+}
+
+/** The real path a tool may use for `p`, and the folder a walk to it starts from (the project, or a skill folder outside it). */
+async function locate(ctx: PathScope, p: string, intent: PathIntent): Promise<{ real: string; root: string }> {
   if (p.trim() === "") throw new ToolError("the path is empty: give a path relative to the project directory, e.g. \"src/index.ts\" (\".\" lists the project root)");
   if (p.includes("\0")) throw new ToolError(`the path ${JSON.stringify(p)} contains a NUL character: give a plain path relative to the project directory`);
   const lexical = path.resolve(ctx.projectDir, p);
+  const skill = intent === "read" ? ctx.skillDirs?.find((s) => isInside(s.dir, lexical)) : undefined;
+  if (skill !== undefined) {
+    const real = await realLocation(lexical, p);
+    if (isInside(skill.real, real)) return { real, root: isInside(ctx.projectDir, real) ? ctx.projectDir : skill.real };
+    if (!isInside(ctx.projectDir, lexical)) {
+      throw new PathError(`${JSON.stringify(p)} leads out of the skill folder ${skill.dir} through a symlink (to ${real})`, `: only the files inside a listed skill folder can be read. ${PATH_RULE}`);
+    }
+  }
   if (!isInside(ctx.projectDir, lexical)) {
     // A model that takes the project root for `/` writes "/src/x.ts"; tell it the form it meant.
     const meant = path.isAbsolute(p) ? ` If you meant the project's own ${JSON.stringify(p)}, write ${JSON.stringify(projectRelative(ctx, `.${p}`))}.` : "";
@@ -52,11 +69,11 @@ export async function resolveToolPath(ctx: PathScope, p: string, intent: PathInt
   const realHel = await realOrSelf(helDir);
   if (isInside(helDir, lexical) || isInside(helDir, real) || isInside(realHel, real)) {
     const spillDir = ctx.sessionDir === undefined ? null : await realOrSelf(path.join(ctx.sessionDir, "spill"));
-    if (intent === "read" && spillDir !== null && isInside(spillDir, real)) return real;
+    if (intent === "read" && spillDir !== null && isInside(spillDir, real)) return { real, root: ctx.projectDir };
     const what = intent === "read" ? "hel's own state" : "hel's own state, and spilled results are read-only";
     throw new PathError(`${JSON.stringify(p)} is in .hel/, ${what}: it is off limits to tools`, `. ${PATH_RULE}`);
   }
-  return real;
+  return { real, root: ctx.projectDir };
 }
 
 const PATH_RULE =
@@ -78,10 +95,10 @@ export interface ProjectEntry {
  * since the path they were raised on means nothing to the model.
  */
 export async function withProjectEntry<T>(ctx: PathScope, p: string, intent: PathIntent, create: boolean, use: (entry: ProjectEntry) => Promise<T>): Promise<T> {
-  const real = await resolveToolPath(ctx, p, intent);
-  const names = path.relative(ctx.projectDir, real).split(path.sep).filter((n) => n !== "");
+  const { real, root } = await locate(ctx, p, intent);
+  const names = path.relative(root, real).split(path.sep).filter((n) => n !== "");
   try {
-    const dir = await openBeneath(ctx.projectDir, names.slice(0, -1), create);
+    const dir = await openBeneath(root, names.slice(0, -1), create);
     try {
       return await use({ dir, name: names.at(-1) ?? ".", real });
     } finally {

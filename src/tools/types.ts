@@ -30,12 +30,20 @@ export interface ProcessGroup {
   leaderStart: string | null;
 }
 
+/** A listed skill folder: the absolute path it is listed under, and the real path it leads to. */
+export interface SkillFolder {
+  dir: string;
+  real: string;
+}
+
 export interface ToolContext {
   /** Absolute, real path of the project directory (`-C`). */
   projectDir: string;
   access: Access;
   /** Absolute path of the current session's directory, `.hel/sessions/<id>`; its `spill/` is readable. */
   sessionDir: string;
+  /** The skill folders the system prompt lists: read_file may read inside them, wherever they are. */
+  skillDirs?: readonly SkillFolder[];
   cursors: CursorStore;
   signal: AbortSignal;
   /** Called before a tool writes into the session directory (a spill), so the session is leased first. */

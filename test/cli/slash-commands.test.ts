@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ConversationControls } from "../../src/cli/conversation-controls.js";
-import { completeSlash, parseSlash, type SlashContext } from "../../src/cli/slash-commands.js";
+import { completeSlash, parseSlash, slashCommands, type SlashContext } from "../../src/cli/slash-commands.js";
 import { PLAIN } from "../../src/cli/term/style.js";
 import { openTestConversation, type TestConversation } from "../helpers/conversation.js";
 import { tempProject } from "../helpers/temp-project.js";
@@ -21,12 +21,13 @@ afterEach(async () => {
 /** Runs `line` as the prompt would; the lines it said. */
 async function slash(controls: ConversationControls, line: string): Promise<string[]> {
   const said: string[] = [];
-  const ctx: SlashContext = { controls, say: (lines) => void said.push(...lines), ask: async () => "", style: PLAIN, width: 80, exit: () => {}, switchTo: () => {}, send: () => {} };
-  const parsed = parseSlash(line)!;
+  const ctx: SlashContext = { controls, say: (lines) => void said.push(...lines), ask: async () => "", style: PLAIN, width: 80, exit: () => {}, switchTo: () => {}, send: () => {}, commands: BUILT_IN };
+  const parsed = parseSlash(line, BUILT_IN)!;
   await parsed.command!.run(ctx, parsed.args);
   return said;
 }
 
+const BUILT_IN = slashCommands([]);
 const listRequests = (s: Simulator) => s.requests.filter((r) => r.body === undefined).length;
 
 describe("/model", () => {
@@ -67,12 +68,12 @@ describe("Tab", () => {
     await earlier.close();
     open = await openTestConversation({ sim, args: ["-C", dir], interactive: true });
     const { controls } = open.conversation;
-    expect(await completeSlash("/re", controls)).toEqual({ completions: ["/resume", "/rewind"], on: "/re" });
-    expect(await completeSlash(`/resume ${id.slice(0, 4)}`, controls)).toEqual({ completions: [id], on: id.slice(0, 4) });
-    expect(await completeSlash("/model deepseek-v", controls)).toEqual({ completions: ["deepseek-v4-pro"], on: "deepseek-v" });
-    expect(await completeSlash("/effort ", controls)).toEqual({ completions: ["none", "low", "high", "max"], on: "" });
-    expect(await completeSlash("/effort h", null)).toEqual({ completions: [], on: "/effort h" });
-    expect(await completeSlash("/diff x", controls)).toEqual({ completions: [], on: "/diff x" });
+    expect(await completeSlash("/re", BUILT_IN, controls)).toEqual({ completions: ["/resume", "/rewind"], on: "/re" });
+    expect(await completeSlash(`/resume ${id.slice(0, 4)}`, BUILT_IN, controls)).toEqual({ completions: [id], on: id.slice(0, 4) });
+    expect(await completeSlash("/model deepseek-v", BUILT_IN, controls)).toEqual({ completions: ["deepseek-v4-pro"], on: "deepseek-v" });
+    expect(await completeSlash("/effort ", BUILT_IN, controls)).toEqual({ completions: ["none", "low", "high", "max"], on: "" });
+    expect(await completeSlash("/effort h", BUILT_IN, null)).toEqual({ completions: [], on: "/effort h" });
+    expect(await completeSlash("/diff x", BUILT_IN, controls)).toEqual({ completions: [], on: "/diff x" });
   });
 });
 

@@ -5,7 +5,7 @@
 // and the session picker works in the prompt and for `hel --resume`. Through pipes: piped text plus a
 // prompt is one instruction, `hel -` reads all of stdin as one, and an empty instruction sends nothing.
 import { execFile } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
@@ -25,8 +25,8 @@ const call = (name: string, args: object) => ({ tool_calls: [{ name, arguments: 
 const waitForGo = call("run_command", { command: "while [ ! -f go ]; do sleep 0.05; done; echo went" });
 
 /** hel's prompt in `project`, waiting for the first prompt. */
-async function prompt(project: string, args: string[] = []) {
-  const hel = inTerminal(["-C", project, "--tools", "run_command,search_replace", "--access", "full", ...args], sim.url, { DEEPSEEK_API_KEY: KEY, NO_COLOR: "1" });
+async function prompt(project: string, args: string[] = [], env: Record<string, string> = {}) {
+  const hel = inTerminal(["-C", project, "--tools", "run_command,search_replace", "--access", "full", ...args], sim.url, { DEEPSEEK_API_KEY: KEY, NO_COLOR: "1", ...env });
   await hel.until((s) => s.includes("›"), "the prompt");
   return hel;
 }
@@ -174,6 +174,35 @@ describe("slash commands", () => {
     const id = /resume with: hel --resume ([0-9a-f-]{36})/.exec(screen)![1]!;
     const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8"));
     expect(snapshot.request_config).toMatchObject({ model: "deepseek-v4-pro", effort: "none", max_output_tokens: 8192 });
+  });
+
+  it("a command file is /<name> <args>, sending its text with $ARGUMENTS; /help lists it, Tab completes it, and one named as a built-in is skipped", async () => {
+    sim = await startSimulator({ policy: "echo" });
+    const project = await tempProject();
+    const config = await realpath(await tempProject());
+    await mkdir(join(project, ".hel", "commands"), { recursive: true });
+    await mkdir(join(config, "hel", "commands"), { recursive: true });
+    await writeFile(join(project, ".hel", "commands", "review.md"), "---\ndescription: Review a file for bugs\n---\n\nReview $ARGUMENTS for bugs.\nList each with its line.\n");
+    await writeFile(join(project, ".hel", "commands", "help.md"), "not hel's help\n");
+    await writeFile(join(config, "hel", "commands", "standup.md"), "Summarise what changed today.\n");
+    // A description with an escape sequence, which must not reach the terminal as one.
+    await writeFile(join(config, "hel", "commands", "retitle.md"), "---\ndescription: pwn \x1b]0;owned\x07 it\n---\nHi.\n");
+    const hel = await prompt(project, [], { XDG_CONFIG_HOME: config });
+    expect(hel.screen()).toContain("hel: the command file .hel/commands/help.md would hide hel's own /help, so it is skipped — rename it\n");
+    hel.type("/help\r");
+    await hel.until((s) => s.includes("Tab completes"), "the help");
+    expect(hel.screen()).toMatch(/\n\/retitle +pwn \?\]0;owned\? it\n\/review \[args\] +Review a file for bugs\n\/standup +\(.*\/hel\/commands\/standup\.md\)\n/);
+    expect(hel.bytes()).not.toContain("\x1b]0;owned");
+    hel.type("/rev\t");
+    await hel.until((s) => s.endsWith("› /review"), "the completion");
+    hel.type(" src/app.ts\r");
+    await hel.until(() => sim.requests.length === 1, "the review");
+    await prompts(hel, 3, "the prompt after the review");
+    hel.type("/standup\r");
+    await hel.until(() => sim.requests.length === 2, "the standup");
+    hel.type("/exit\r");
+    expect(await hel.exited).toBe(0);
+    expect(users(bodies()[1]!)).toEqual(["[#1] Review src/app.ts for bugs.\nList each with its line.", "[#2] Summarise what changed today."]);
   });
 
   it("/new starts a new session; /resume picks a saved one from a numbered list and shows where it stood", async () => {

@@ -2,7 +2,8 @@ import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRelative, resolveToolPath } from "../../src/tools/paths.js";
-import { ToolError } from "../../src/tools/types.js";
+import { readFileTool } from "../../src/tools/file/read-file.js";
+import { ToolError, type ToolContext } from "../../src/tools/types.js";
 import { toolProject } from "../helpers/tools.js";
 
 describe("resolveToolPath", () => {
@@ -117,5 +118,55 @@ describe("a .hel that is a symlink", () => {
     await symlink("state", path.join(dir, ".hel"));
     await expect(resolveToolPath(ctx, "state/sessions/other/snapshot.json", "read")).rejects.toThrow(/\.hel\/.*off limits/);
     await expect(resolveToolPath(ctx, "state/sessions/other/snapshot.json", "write")).rejects.toThrow(/off limits/);
+  });
+});
+
+describe("the listed skill folders", () => {
+  /** A project whose context lists a skill folder of the user's (outside it) and one in .hel/skills/. */
+  async function withSkills() {
+    const tp = await toolProject();
+    const user = path.join(tp.outside, "skills", "deploy");
+    const own = path.join(tp.dir, ".hel", "skills", "lint");
+    await mkdir(path.join(user, "scripts"), { recursive: true });
+    await mkdir(own, { recursive: true });
+    await mkdir(path.join(tp.dir, ".hel", "sessions", "s1"), { recursive: true });
+    await writeFile(path.join(user, "SKILL.md"), "---\nname: deploy\n---\nrun scripts/ship.sh\n");
+    await writeFile(path.join(user, "scripts", "ship.sh"), "echo ship\n");
+    await writeFile(path.join(tp.outside, "skills", "secret.txt"), "next to the skill\n");
+    await writeFile(path.join(tp.outside, "secret.txt"), "outside\n");
+    await writeFile(path.join(own, "SKILL.md"), "lint first\n");
+    await writeFile(path.join(tp.dir, ".hel", "sessions", "s1", "snapshot.json"), "{}");
+    const ctx = { ...tp.ctx, skillDirs: [{ dir: user, real: user }, { dir: own, real: own }] };
+    return { ...tp, ctx, user };
+  }
+  /** The page's lines, without read_file's line numbers. */
+  const read = async (ctx: ToolContext, p: string) => (await readFileTool.run({ path: p }, ctx)).replace(/^ *\d+\t/gm, "");
+
+  it("read_file reads a user's skill through its listed path, and the files in its folder", async () => {
+    const { ctx, user, outside } = await withSkills();
+    expect(await read(ctx, path.join(user, "SKILL.md"))).toBe("---\nname: deploy\n---\nrun scripts/ship.sh");
+    expect(await read(ctx, path.join(user, "scripts", "ship.sh"))).toBe("echo ship");
+    expect(await read(ctx, ".hel/skills/lint/SKILL.md")).toBe("lint first");
+    // A user's skill folder may be a symlink: it is read under its listed path, within its real folder.
+    const linked = path.join(outside, "linked");
+    await symlink(user, linked);
+    const viaLink = { ...ctx, skillDirs: [{ dir: linked, real: user }] };
+    expect(await read(viaLink, path.join(linked, "scripts", "ship.sh"))).toBe("echo ship");
+  });
+
+  it("nothing next to a skill folder, no symlink out of it, and nothing else in .hel/ is readable", async () => {
+    const { ctx, user, outside } = await withSkills();
+    await symlink(path.join(outside, "secret.txt"), path.join(user, "link.txt"));
+    await symlink(outside, path.join(user, "out"));
+    await expect(read(ctx, path.join(outside, "skills", "secret.txt"))).rejects.toThrow(/outside the project directory/);
+    await expect(read(ctx, path.join(user, "link.txt"))).rejects.toThrow(/leads out of the skill folder .* through a symlink/);
+    await expect(read(ctx, path.join(user, "out", "secret.txt"))).rejects.toThrow(/leads out of the skill folder/);
+    await expect(read(ctx, ".hel/sessions/s1/snapshot.json")).rejects.toThrow(/in \.hel\/, hel's own state/);
+    await expect(read(ctx, ".hel/skills/lint/../../sessions/s1/snapshot.json")).rejects.toThrow(/in \.hel\/, hel's own state/);
+    // Reading is all a skill folder allows.
+    await expect(resolveToolPath(ctx, path.join(user, "new.txt"), "write")).rejects.toThrow(/outside the project directory/);
+    await expect(resolveToolPath(ctx, ".hel/skills/lint/SKILL.md", "write")).rejects.toThrow(/off limits/);
+    // Without the listing, the same paths are refused.
+    await expect(read({ ...ctx, skillDirs: [] }, path.join(user, "SKILL.md"))).rejects.toThrow(/outside the project directory/);
   });
 });

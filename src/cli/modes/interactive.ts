@@ -1,11 +1,13 @@
 // The interactive prompt's driver, when stdin is a terminal. The prompt is opened once and outlives
 // the conversations it drives: /new and /resume end one, and the next opens here on the same prompt
-// (the project, its config and rules read again), until the user leaves.
+// (the project, its config, rules, skills and command files read again), until the user leaves.
 import type { Interactive } from "../interactive.js";
 import type { AskApproval } from "../../tools/command/approval.js";
 import { withConversation, type Ended } from "../conversation.js";
 import type { RunOptions } from "../options.js";
 import { openProject, type Io } from "../project.js";
+import { loadCommandFiles } from "../command-files.js";
+import { userConfigDir } from "../config.js";
 import { openPrompt, resumeTarget } from "./pick.js";
 
 export async function runInteractive(flags: RunOptions, apiKey: string, io: Io): Promise<Ended> {
@@ -13,12 +15,13 @@ export async function runInteractive(flags: RunOptions, apiKey: string, io: Io):
   try {
     for (let options = flags; ; ) {
       const project = await openProject(options, apiKey, io);
+      const commandFiles = await loadCommandFiles(project.dir, userConfigDir(io.env), project.warn);
       const prompt = async () => (kept.prompt ??= await openPrompt(project));
       const resume = await resumeTarget(project, prompt);
       const askApproval: AskApproval = async (request, signal) => (await prompt()).askApproval(request, signal);
       const { next, ...ended } = await withConversation(project, { resume, interactive: true, askApproval }, io, async (conversation) => {
         const { session, controls } = conversation;
-        const end = await (await prompt()).converse({ instruct: conversation.instruct, stop: conversation.stop, note: conversation.note, controls, resumed: session.saved });
+        const end = await (await prompt()).converse({ instruct: conversation.instruct, stop: conversation.stop, note: conversation.note, controls, resumed: session.saved, commandFiles });
         return { worst: "completed" as const, interrupted: false, next: end.exit ? null : { sessionId: end.sessionId, model: controls.model, effort: controls.effort } };
       });
       if (!next) return ended;

@@ -1,0 +1,102 @@
+import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadSkills, MAX_SKILL_LISTING, skillsSection } from "../../src/agent/skills.js";
+import { buildSystemPrompt } from "../../src/agent/system-prompt.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+const skillFile = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\nDo it this way.\n`;
+
+async function writeSkill(root: string, name: string, text: string): Promise<void> {
+  await mkdir(join(root, name), { recursive: true });
+  await writeFile(join(root, name, "SKILL.md"), text);
+}
+
+describe("loadSkills", () => {
+  it("reads the project's two folders and the user's, by name, the project's first (a name's first folder is the one read); bad files are skipped with one warning each", async () => {
+    const project = await tempProject();
+    const user = await realpath(await tempProject());
+    await writeSkill(join(project, ".hel", "skills"), "deploy", skillFile("deploy", "Ship to staging."));
+    await writeSkill(join(project, ".agents", "skills"), "api-docs", skillFile("api-docs", "Write API docs."));
+    await writeSkill(join(project, ".agents", "skills"), "deploy", skillFile("deploy", "Not read: .hel/skills has it."));
+    await writeSkill(join(user, "skills"), "commit", skillFile("commit", "Write a commit message."));
+    await writeSkill(join(project, ".hel", "skills"), "no-desc", "---\nname: no-desc\n---\n");
+    await writeSkill(join(project, ".hel", "skills"), "other", skillFile("wrong", "Named unlike its folder."));
+    await writeSkill(join(project, ".hel", "skills"), "open", "---\nname: open\n");
+    await mkdir(join(project, ".hel", "skills", "empty"));
+    await writeFile(join(project, ".hel", "skills", "README.md"), "not a skill");
+    const warnings: string[] = [];
+    const skills = await loadSkills(project, user, (line) => warnings.push(line));
+    expect(skills.map((s) => [s.name, s.description, s.path])).toEqual([
+      ["api-docs", "Write API docs.", ".agents/skills/api-docs/SKILL.md"],
+      ["commit", "Write a commit message.", join(user, "skills", "commit", "SKILL.md")],
+      ["deploy", "Ship to staging.", ".hel/skills/deploy/SKILL.md"],
+    ]);
+    expect(skills[1]!.folder).toEqual({ dir: join(user, "skills", "commit"), real: join(user, "skills", "commit") });
+    expect(warnings).toEqual([
+      'the skill .hel/skills/no-desc/SKILL.md has a bad "description" in its front matter: it must be given, as text, so it is skipped — fix it or remove the folder',
+      "the skill .hel/skills/open/SKILL.md has unreadable front matter: the front matter has no closing --- line, so it is skipped — fix it or remove the folder",
+      'the skill .hel/skills/other/SKILL.md is named "wrong" in its front matter, not "other" as its folder is, so it is skipped — fix it or remove the folder',
+    ]);
+  });
+
+  it("a project's skill folder reached through a symlink, or a SKILL.md that is one, is skipped; the user's may be a symlink, listed under the user's folder", async () => {
+    const project = await tempProject();
+    const user = await realpath(await tempProject());
+    const elsewhere = await realpath(await tempProject());
+    await writeSkill(elsewhere, "shared", skillFile("shared", "Shared by symlink."));
+    await writeSkill(elsewhere, "outer", skillFile("outer", "Outside the project."));
+    await mkdir(join(project, ".hel", "skills"), { recursive: true });
+    await symlink(join(elsewhere, "outer"), join(project, ".hel", "skills", "outer"));
+    await mkdir(join(project, ".agents", "skills", "linked"), { recursive: true });
+    await symlink(join(elsewhere, "outer", "SKILL.md"), join(project, ".agents", "skills", "linked", "SKILL.md"));
+    await mkdir(join(user, "skills"));
+    await symlink(join(elsewhere, "shared"), join(user, "skills", "shared"));
+    const warnings: string[] = [];
+    const skills = await loadSkills(project, user, (line) => warnings.push(line));
+    expect(warnings).toEqual([
+      "the skill .hel/skills/outer/SKILL.md is reached through a symlink; a project's skills are kept in its own folders, so it is skipped — fix it or remove the folder",
+      "the skill .agents/skills/linked/SKILL.md is a symlink; keep SKILL.md a regular file in its folder, so it is skipped — fix it or remove the folder",
+    ]);
+    expect(skills.map((s) => [s.path, s.folder])).toEqual([
+      [join(user, "skills", "shared", "SKILL.md"), { dir: join(user, "skills", "shared"), real: join(elsewhere, "shared") }],
+    ]);
+  });
+});
+
+describe("skillsSection", () => {
+  it("is nothing without skills, so the system prompt is what it was", () => {
+    const env = { projectDir: "/work/app", platform: "linux x64", date: "2026-11-30", rules: [{ file: "HEL.md", text: "Use tabs." }] };
+    expect(skillsSection([])).toEqual([]);
+    expect(buildSystemPrompt({ ...env, skills: [] })).toBe(buildSystemPrompt(env));
+  });
+
+  it("lists name, description and path in name order up to its bound, the rest by name only under their folder", () => {
+    const skills = Array.from({ length: 60 }, (_, i) => {
+      const name = `skill-${String(59 - i).padStart(2, "0")}`;
+      const folder = i % 2 === 0 ? ".hel/skills" : "/home/u/.config/hel/skills";
+      return { name, description: `Does task number ${59 - i} of the project.`, path: `${folder}/${name}/SKILL.md` };
+    });
+    const lines = skillsSection(skills);
+    expect(lines.slice(0, 4)).toEqual([
+      "",
+      "# Skills",
+      "A skill is a folder of instructions for one kind of task. When a task fits a skill's description, read its SKILL.md with read_file at the path listed before you start, and follow it; read_file reads the other files in its folder too.",
+      "- skill-00: Does task number 0 of the project. (/home/u/.config/hel/skills/skill-00/SKILL.md)",
+    ]);
+    const full = lines.filter((l) => l.startsWith("- skill-"));
+    expect(full.join("\n").length).toBeLessThanOrEqual(MAX_SKILL_LISTING);
+    expect(full.length).toBeGreaterThan(10);
+    const rest = lines.slice(3 + full.length);
+    expect(rest[0]).toBe("More skills, by name only (the SKILL.md of each is in <folder>/<name>/):");
+    // Skill N is in the user's folder when N is even: the first left over names the first folder.
+    const groups = rest.slice(1).map((l) => /^- (.*)\/: (.*)$/.exec(l)!);
+    const folders = ["/home/u/.config/hel/skills", ".hel/skills"];
+    expect(groups.map((g) => g[1])).toEqual(full.length % 2 === 0 ? folders : folders.reverse());
+    expect(groups.flatMap((g) => g[2]!.split(", ")).sort()).toEqual(skills.map((s) => s.name).sort().slice(full.length));
+    // Every skill is named once, in one form or the other.
+    for (const s of skills) expect(lines.filter((l) => l.includes(s.name)).length).toBe(1);
+    // The input's order does not matter: the lines are the same bytes.
+    expect(skillsSection([...skills].reverse())).toEqual(lines);
+  });
+});

@@ -1,0 +1,49 @@
+import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadCommandFiles } from "../../src/cli/command-files.js";
+import type { SlashContext } from "../../src/cli/slash-commands.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+/** What a command sends, or says instead, given `args`. */
+async function runCommand(command: { run: (ctx: SlashContext, args: string) => unknown }, args: string): Promise<{ sent: string[]; said: string[] }> {
+  const sent: string[] = [];
+  const said: string[] = [];
+  await command.run({ send: (t: string) => sent.push(t), say: (l: string[]) => said.push(...l) } as unknown as SlashContext, args);
+  return { sent, said };
+}
+
+describe("loadCommandFiles", () => {
+  it("the project's files and the user's, the project's first; bad ones are skipped with one warning each", async () => {
+    const project = await tempProject();
+    const user = await realpath(await tempProject());
+    await mkdir(join(project, ".hel", "commands"), { recursive: true });
+    await mkdir(join(user, "commands"));
+    await writeFile(join(project, ".hel", "commands", "fix.md"), "Fix $ARGUMENTS, then run the tests on $ARGUMENTS.\n");
+    await writeFile(join(project, ".hel", "commands", "plain.md"), "---\ndescription: a plain one\n---\nExplain the build.\n");
+    await writeFile(join(user, "commands", "plain.md"), "Not used: the project has /plain.\n");
+    await writeFile(join(user, "commands", "empty.md"), "---\ndescription: nothing\n---\n");
+    await writeFile(join(project, ".hel", "commands", "Bad_Name.md"), "x");
+    await writeFile(join(project, ".hel", "commands", "broken.md"), "---\ndescription: [a, b]\n---\nx");
+    await writeFile(join(project, ".hel", "commands", "exit.md"), "x");
+    await writeFile(join(project, ".hel", "commands", "notes.txt"), "not a command");
+    const warnings: string[] = [];
+    const commands = await loadCommandFiles(project, user, (l) => warnings.push(l));
+    expect(commands.map((c) => [c.name, c.args, c.summary])).toEqual([
+      ["empty", undefined, "nothing"],
+      ["fix", "[args]", "(.hel/commands/fix.md)"],
+      ["plain", undefined, "a plain one"],
+    ]);
+    expect(warnings).toEqual([
+      "the command file .hel/commands/Bad_Name.md has a name that is not lowercase letters, digits and hyphens, starting with a letter, so it is skipped — fix it or remove it",
+      'the command file .hel/commands/broken.md has a bad "description" in its front matter: it must be text, so it is skipped — fix it or remove it',
+      "the command file .hel/commands/exit.md would hide hel's own /exit, so it is skipped — rename it",
+    ]);
+    const [empty, fix, plain] = commands;
+    expect(await runCommand(fix!, "src/a.ts")).toEqual({ sent: ["Fix src/a.ts, then run the tests on src/a.ts."], said: [] });
+    // Without $ARGUMENTS, what follows the name comes after the text.
+    expect(await runCommand(plain!, "for CI")).toEqual({ sent: ["Explain the build.\n\nfor CI"], said: [] });
+    expect(await runCommand(plain!, "")).toEqual({ sent: ["Explain the build."], said: [] });
+    expect(await runCommand(empty!, "")).toEqual({ sent: [], said: [`${join(user, "commands", "empty.md")} has no text to send`] });
+  });
+});

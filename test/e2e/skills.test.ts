@@ -1,0 +1,60 @@
+// Skills as the built CLI sends them: the project's (.hel/skills/, .agents/skills/) and the user's are
+// listed in the system prompt, byte for byte the same from one run to the next, with the API key
+// masked and a bad file skipped with one warning; the model reads a user's skill with read_file
+// through its listed path.
+import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../../sim/index.js";
+import type { ChatRequest } from "../../src/wire/messages.js";
+import { runHel } from "../helpers/hel.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+const KEY = "sk-skills-test-secret-0123456789";
+let sim: Simulator;
+afterEach(async () => sim?.close());
+
+async function skill(root: string, name: string, text: string): Promise<void> {
+  await mkdir(join(root, name), { recursive: true });
+  await writeFile(join(root, name, "SKILL.md"), text);
+}
+
+describe("skills", () => {
+  it("are listed in the system prompt the same way every run, and a user's skill is read through its listed path", async () => {
+    const project = await tempProject();
+    const config = await realpath(await tempProject());
+    const userSkill = join(config, "hel", "skills", "commit", "SKILL.md");
+    await skill(join(project, ".hel", "skills"), "deploy", "---\nname: deploy\ndescription: Ship to staging.\n---\nRun the deploy script.\n");
+    await skill(join(project, ".agents", "skills"), "api-docs", `---\nname: api-docs\ndescription: Write API docs (the key ${KEY} is masked).\n---\n`);
+    await skill(join(project, ".hel", "skills"), "broken", "---\nname: broken\n---\n");
+    await skill(join(config, "hel", "skills"), "commit", "---\nname: commit\ndescription: Write a commit message.\n---\nOne line, then why.\n");
+    const env = { XDG_CONFIG_HOME: config, DEEPSEEK_API_KEY: KEY };
+
+    sim = await startSimulator({ script: [{ tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path: userSkill }) }] }, { content: "read it" }] });
+    const first = await runHel({ args: ["-C", project, "commit this"], baseUrl: sim.url, env });
+    expect(first.code).toBe(0);
+    expect(first.stderr.split("\n").filter((l) => l.startsWith("hel: "))).toEqual([
+      'hel: the skill .hel/skills/broken/SKILL.md has a bad "description" in its front matter: it must be given, as text, so it is skipped — fix it or remove the folder',
+    ]);
+    const [asked, answered] = sim.requests.map((r) => r.body as ChatRequest);
+    const system = asked!.messages[0]!.content as string;
+    expect(system).toContain(
+      [
+        "",
+        "# Skills",
+        "A skill is a folder of instructions for one kind of task. When a task fits a skill's description, read its SKILL.md with read_file at the path listed before you start, and follow it; read_file reads the other files in its folder too.",
+        "- api-docs: Write API docs (the key [REDACTED] is masked). (.agents/skills/api-docs/SKILL.md)",
+        `- commit: Write a commit message. (${userSkill})`,
+        "- deploy: Ship to staging. (.hel/skills/deploy/SKILL.md)",
+      ].join("\n"),
+    );
+    expect(JSON.stringify(sim.requests.map((r) => r.body))).not.toContain(KEY);
+    const result = answered!.messages.find((m) => m.role === "tool")!.content as string;
+    expect(result.replace(/^\[#2\] /, "").replace(/^ *\d+\t/gm, "")).toBe("---\nname: commit\ndescription: Write a commit message.\n---\nOne line, then why.");
+
+    await sim.close();
+    sim = await startSimulator({ policy: "echo" });
+    expect((await runHel({ args: ["-C", project, "again"], baseUrl: sim.url, env })).code).toBe(0);
+    expect((sim.requests[0]!.body as ChatRequest).messages[0]!.content).toBe(system);
+  });
+});
