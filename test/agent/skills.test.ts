@@ -35,7 +35,7 @@ describe("loadSkills", () => {
     expect(skills[1]!.folder).toEqual({ dir: join(user, "skills", "commit"), real: join(user, "skills", "commit") });
     expect(warnings).toEqual([
       'the skill .hel/skills/no-desc/SKILL.md has a bad "description" in its front matter: it must be given, as text, so it is skipped — fix it or remove the folder',
-      "the skill .hel/skills/open/SKILL.md has unreadable front matter: the front matter has no closing --- line, so it is skipped — fix it or remove the folder",
+      "the skill .hel/skills/open/SKILL.md has unreadable front matter: the front matter opened by --- on line 1 has no closing --- line, so it is skipped — fix it or remove the folder",
       'the skill .hel/skills/other/SKILL.md is named "wrong" in its front matter, not "other" as its folder is, so it is skipped — fix it or remove the folder',
     ]);
   });
