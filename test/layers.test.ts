@@ -5,7 +5,8 @@ import { doorViolations, importCycles, importGraph, layerViolations, readSources
 // src/ from the bottom up. The files at the top of src/ (zod.ts, errors.ts, clock.ts) are beneath
 // everything; bin/ is the launcher, which no module imports.
 // changes/ is what a session changed in the project (baselines, diffs), read by tools, reviews and views.
-const LAYERS = [["."], ["wire", "fs", "changes"], ["model", "tools"], ["agent"], ["session", "record"], ["cli"], ["bin"]];
+// mcp/ makes the MCP servers' tools, on tools/ and beneath the agent that offers them.
+const LAYERS = [["."], ["wire", "fs", "changes"], ["model", "tools"], ["mcp"], ["agent"], ["session", "record"], ["cli"], ["bin"]];
 // Inside a room, the same rule between its folders; "." is the room's own files. In agent/ these are
 // the vocabulary every part speaks (events, usage, meter, stamps, requests, the archived span).
 const ROOMS: Record<string, string[][]> = {

@@ -33,6 +33,9 @@ const ConfigFileSchema = z.strictObject({
   "child-model": z.string().min(1, "must be a model name"),
   "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
   "checkpoint-max-mb": count(1),
+  // Each server is checked on its own (mcp/config.ts): a bad one is left out with a warning.
+  "mcp-servers": z.record(z.string(), z.unknown(), "must be an object of MCP servers by name, as in .mcp.json's mcpServers"),
+  "mcp-timeout": count(1),
 }).partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 

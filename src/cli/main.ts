@@ -26,6 +26,10 @@ async function main(): Promise<number> {
     const { runSessionsCommand } = await import("./sessions-command.js");
     return runSessionsCommand(invocation);
   }
+  if (invocation.kind === "mcp") {
+    const { runMcpList } = await import("./mcp-command.js");
+    return runMcpList(invocation.options);
+  }
   const { runHel } = await import("./run.js");
   return runHel(invocation.options);
 }

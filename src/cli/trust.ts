@@ -16,6 +16,7 @@ import { ACCESS_LEVELS, type Access } from "../tools/types.js";
 import { configPaths, loadConfigFile, userConfigDir, type ConfigFile } from "./config.js";
 import type { RunOptions } from "./options.js";
 import type { SettingKey } from "./setting-keys.js";
+import { checkedServers, readFoundServers, serverSummary, type ServerMap } from "../mcp/config.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
 interface Widening {
@@ -25,13 +26,15 @@ interface Widening {
 
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
-// One entry per setting; MCP servers, hooks and approval rules join here as they come.
+// One entry per setting; hooks and approval rules join here as they come.
 const WIDENING: readonly Widening[] = [
   // Where the key is sent.
   { key: "base-url", widens: () => true },
   // Wider than what the user would otherwise run with: full, or edit over the user's read-only.
   { key: "access", widens: (value, user) => rank(value) > rank(user.access ?? "edit") },
   { key: "network", widens: (value) => value === true },
+  // Programs to start and addresses to reach: the project's .mcp.json and its config's mcp-servers.
+  { key: "mcp-servers", widens: () => true },
 ];
 
 const TrustedSchema = z.object({
@@ -59,18 +62,32 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const paths = configPaths(input.projectDir, input.env);
   const user = await loadConfigFile(paths.user);
   const project = await loadConfigFile(paths.project);
+  if (user["mcp-servers"]) user["mcp-servers"] = checkedServers(user["mcp-servers"], paths.user, input.warn);
+  // The project's servers, from both of its files (its config's win): trusted, or not, together.
+  const mcpJson = join(input.projectDir, ".mcp.json");
+  const found = await readFoundServers(mcpJson, input.warn);
+  const projectServers = { ...found, ...checkedServers(project["mcp-servers"], paths.project, input.warn) };
+  if (Object.keys(projectServers).length > 0) project["mcp-servers"] = projectServers;
+  else delete project["mcp-servers"];
+  // The user's servers and the project's kept ones, by name, the project's winning.
+  const merged = (kept: ConfigFile): ConfigFile => {
+    const servers = { ...user["mcp-servers"], ...kept["mcp-servers"] };
+    return Object.keys(servers).length > 0 ? { ...user, ...kept, "mcp-servers": servers } : { ...user, ...kept };
+  };
   // A flag or the environment wins over the project anyway: what it sets is not asked about.
   const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && input.flags.setBy[key] === undefined && widens(project[key], user));
-  if (asked.length === 0) return { ...user, ...project };
+  if (asked.length === 0) return merged(project);
   const settings = asked.map(({ key }) => [key, project[key]] as const);
   const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
   const verdict = await trustOf(input, settings, hash);
-  if (verdict === "trusted") return { ...user, ...project };
+  if (verdict === "trusted") return merged(project);
   const kept: ConfigFile = { ...project };
   for (const { key } of asked) delete kept[key];
   const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
-  input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${paths.project}): a project's own files may not widen what hel does until you trust it — ${how}`);
-  return { ...user, ...kept };
+  // .mcp.json is named when its servers are among what was left out.
+  const files = [...(asked.some((w) => w.key === "mcp-servers") && Object.keys(found).length > 0 ? [mcpJson] : []), paths.project];
+  input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${files.join(", ")}): a project's own files may not widen what hel does until you trust it — ${how}`);
+  return merged(kept);
 }
 
 async function trustOf(input: TrustInput, settings: readonly (readonly [string, unknown])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {
@@ -91,7 +108,7 @@ async function trustOf(input: TrustInput, settings: readonly (readonly [string, 
 
 /** "base-url https://…, access full, network": each setting with its value, as the user would type it. */
 function describeAsked(settings: readonly (readonly [string, unknown])[]): string {
-  return settings.map(([key, value]) => (value === true ? key : `${key} ${shown(String(value))}`)).join(", ");
+  return settings.map(([key, value]) => (value === true ? key : key === "mcp-servers" ? `MCP servers ${shown(serverSummary(value as ServerMap))}` : `${key} ${shown(String(value))}`)).join(", ");
 }
 
 /** A value from a file, shown in the terminal: no control characters, and not endless. */

@@ -29,6 +29,7 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
 }
 
 function parametersOf(tool: Tool): Record<string, unknown> {
+  if (tool.parameters) return tool.parameters;
   const { $schema: _, ...schema } = z.toJSONSchema(tool.schema, {
     io: "input",
     // zod bounds every integer by the largest safe one; said in every request, it tells the model nothing.
