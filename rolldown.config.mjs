@@ -70,7 +70,10 @@ const deferBuiltins = {
   },
   // The compile cache runs chunks as scripts, where import() has no loader to call: a dynamic
   // import of a built-in module would fail only when it runs, so it fails the build instead.
-  resolveDynamicImport(specifier) {
+  // pkce-challenge (the MCP SDK's OAuth) has one, reached only on a Node before 18, where there is no
+  // global crypto: on the Node hel runs on it is never reached.
+  resolveDynamicImport(specifier, importer) {
+    if (importer && /[\\/]pkce-challenge[\\/]/.test(importer)) return null;
     if (typeof specifier === "string" && (specifier.startsWith("node:") || builtinModules.includes(specifier))) {
       this.error(`import("${specifier}") cannot run in hel's bundle (chunks run as scripts); import the module statically`);
     }

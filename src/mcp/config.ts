@@ -51,6 +51,7 @@ export function serverSummary(map: ServerMap): string {
 /** What a `.mcp.json` found in the project says; a missing file says nothing, a bad one is one warning. */
 export async function readFoundServers(file: string, warn: (line: string) => void): Promise<ServerMap> {
   const read = await readServersFile(file);
+  if (read === MISSING) return {};
   if (typeof read === "string") {
     warn(`left out the MCP servers of ${file}: it ${read} — fix it or remove it`);
     return {};
@@ -72,14 +73,16 @@ export async function readGivenServers(file: string): Promise<ServerMap> {
   return servers;
 }
 
-/** The file's `mcpServers` map, unchecked, or what is wrong with the file ("does not exist" for none). */
+const MISSING = "does not exist";
+
+/** The file's `mcpServers` map, unchecked, or what is wrong with the file (MISSING for none). */
 async function readServersFile(file: string): Promise<Record<string, unknown> | string> {
   let text: string;
   try {
     text = await readRegularFile(file, MAX_FILE_BYTES);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === "ENOENT" || code === "ENOTDIR" ? "does not exist" : readProblem(e);
+    return code === "ENOENT" || code === "ENOTDIR" ? MISSING : readProblem(e);
   }
   let json: unknown;
   try {
