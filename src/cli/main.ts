@@ -26,12 +26,9 @@ async function main(): Promise<number> {
     const { runSessionsCommand } = await import("./sessions-command.js");
     return runSessionsCommand(invocation);
   }
-  if (invocation.kind === "mcp") {
-    const { runMcpList } = await import("./mcp-command.js");
-    return runMcpList(invocation.options);
-  }
-  const { runHel } = await import("./run.js");
-  return runHel(invocation.options);
+  // `hel mcp ls` shares nearly all of a run's modules: it loads with them.
+  const { runHel, runMcpList } = await import("./run.js");
+  return invocation.kind === "mcp" ? runMcpList(invocation.options) : runHel(invocation.options);
 }
 
 main().then(
