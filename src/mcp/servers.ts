@@ -20,7 +20,7 @@ import type { CallFailure, Connection } from "./connection.js";
 import { offeredTools, resultText, type OfferedTool, type ServerTool } from "./offered.js";
 
 /** How long a server may take to start and list its tools. */
-export const START_LIMIT_MS = 10_000;
+const START_LIMIT_MS = 10_000;
 
 export interface ServersDeps {
   projectDir: string;
@@ -165,7 +165,7 @@ export function mcpServers(map: ServerMap, deps: ServersDeps): McpServers | null
 /** An MCP tool takes whatever object its server's schema says; the server checks it. */
 const ArgsSchema = z.record(z.string(), z.unknown());
 
-export function logPath(projectDir: string, server: string): string {
+function logPath(projectDir: string, server: string): string {
   // A server's name is the user's, and may hold a character a file name must not.
   return join(helDir(projectDir), "logs", `mcp-${server.replace(/[^A-Za-z0-9_.-]/g, "_")}.log`);
 }
