@@ -55,7 +55,7 @@ describe("config files", () => {
   });
 
   const bad: [string, unknown, RegExp][] = [
-    ["an unknown key", { model: "deepseek-flash", colour: "red" }, /has an unknown key "colour" — the keys are model, effort, access, network, auto-fold, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost, checkpoint-max-mb$/],
+    ["an unknown key", { model: "deepseek-flash", colour: "red" }, /has an unknown key "colour" — the keys are model, effort, access, network, auto-fold, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost, checkpoint-max-mb, mcp-servers, mcp-timeout$/],
     ["a bad value", { effort: "medium" }, /has a bad value for "effort": must be one of none, low, high, max — fix it or remove the key$/],
     ["a number where a name goes", { model: 3 }, /has a bad value for "model": must be a string — fix it or remove the key$/],
     ["a compact-at below 0", { "compact-at": -1 }, /has a bad value for "compact-at": must be at least 0 — fix it or remove the key$/],
