@@ -89,7 +89,8 @@ export function mcpServers(map: ServerMap, deps: ServersDeps): McpServers | null
         } catch (error) {
           server.listed = null;
           await server.connection?.close().catch(() => undefined);
-          deps.warn(`left out the MCP server ${JSON.stringify(server.name)}: ${problem(error)} — see ${logPath(deps.projectDir, server.name)} for what it said`);
+          const advice = server.entry.type === "http" ? `check that ${server.entry.url} answers` : `see ${logPath(deps.projectDir, server.name)} for what it said`;
+          deps.warn(`left out the MCP server ${JSON.stringify(server.name)}: ${problem(error)} — ${advice}`);
         }
       }),
     ).then(() => undefined);
