@@ -54,8 +54,9 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
   client.onclose = () => {
     closed = true;
   };
+  // The first error since the call began says why the connection went (what follows is its debris).
   client.onerror = (error) => {
-    lastError = error.message;
+    lastError ??= error.message;
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => deps.onListChanged());
   if (entry.type === "http") {
@@ -93,6 +94,7 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
       return tools;
     },
     async call(tool, args, { signal, timeoutMs }) {
+      lastError = null;
       try {
         return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs })) as CallResult;
       } catch (error) {
