@@ -64,6 +64,22 @@ const DEFERRED_BUILTINS = [
   },
 ];
 
+// The MCP client (dist/mcp/connection.js and the SDK under it) is built apart, as mcp-connection.cjs,
+// and loaded only by a run with a server to start: sharing chunks with it would split the modules
+// both use (zod, the Headers class) out of hel's own chunks, so every run would load more files.
+const MCP_CONNECTION = fileURLToPath(new URL("./dist/mcp/connection.js", import.meta.url));
+const mcpApart = {
+  name: "hel-mcp-apart",
+  resolveId(id, importer) {
+    if (id === "./mcp-connection.cjs") return { id, external: true };
+    return id === "./connection.js" && importer && fileURLToPath(new URL("./connection.js", `file://${importer}`)) === MCP_CONNECTION ? "\0hel-mcp-connection" : null;
+  },
+  // A chunk's import() cannot run (chunks run as scripts): the module that stands for it requires the file.
+  load(id) {
+    return id === "\0hel-mcp-connection" ? { code: 'module.exports = require("./mcp-connection.cjs");', moduleType: "js" } : null;
+  },
+};
+
 const deferBuiltins = {
   name: "hel-deferred-builtins",
   resolveId(id, importer) {
@@ -72,7 +88,10 @@ const deferBuiltins = {
   },
   // The compile cache runs chunks as scripts, where import() has no loader to call: a dynamic
   // import of a built-in module would fail only when it runs, so it fails the build instead.
-  resolveDynamicImport(specifier) {
+  // pkce-challenge (the MCP SDK's OAuth) has one, reached only on a Node before 18, where there is no
+  // global crypto: on the Node hel runs on it is never reached.
+  resolveDynamicImport(specifier, importer) {
+    if (importer && /[\\/]pkce-challenge[\\/]/.test(importer)) return null;
     if (typeof specifier === "string" && (specifier.startsWith("node:") || builtinModules.includes(specifier))) {
       this.error(`import("${specifier}") cannot run in hel's bundle (chunks run as scripts); import the module statically`);
     }
@@ -96,7 +115,7 @@ const output = {
 export default defineConfig([{
   input: { main: "dist/.tsc/cli/main.js" },
   platform: "node",
-  plugins: [deferBuiltins],
+  plugins: [deferBuiltins, mcpApart],
   resolve: { alias: { undici: undiciSlim } },
   transform: {
     inject: { Headers: [httpHeaders, "HttpHeaders"] },
@@ -111,6 +130,10 @@ export default defineConfig([{
   // built apart, so that hel's own chunks stay as they are (sharing chunks with it would make
   // `hel --version` load more of them).
   input: { "search-worker": "dist/.tsc/tools/search/search-worker.js" },
+  platform: "node",
+  output,
+}, {
+  input: { "mcp-connection": MCP_CONNECTION },
   platform: "node",
   output,
 }]);

@@ -1,7 +1,7 @@
 // `npm run bench`: hel's speed and memory table. Contract: prints medians and ratios next to their
 // targets (✓/✗ for the reader, never an assertion: a missed target does not fail the run), writes the
 // same numbers to bench-results.json in the current directory, and with --json prints that JSON on
-// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,grep,commands,parallel,checkpoints,build`
+// stdout instead of the table. Progress goes to stderr. `--only harness,startup,demo,version,read,session,grep,commands,parallel,checkpoints,build,mcp`
 // runs a subset. It is not part of the tests. A section that cannot be measured is reported and
 // makes the exit status 1; the other sections still run.
 import { cpus, loadavg } from "node:os";
@@ -21,8 +21,9 @@ import { measureEpisode, measureViewChanges } from "./context.js";
 import { BUILD_LOOP_ARMS, measureBuildLoop, type BuildLoopArm, type BuildLoopResult } from "./build-loop.js";
 import { median, renderTable, toJson, type Row, type Section } from "./stats.js";
 import { AGENT_FILES, measureDemo, measureStartup, RESUME_BYTES, SKILL_COUNT } from "./startup.js";
+import { measureMcpStartup } from "./mcp.js";
 
-const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints", "build"] as const;
+const SECTIONS = ["harness", "startup", "demo", "version", "read", "session", "context", "build-loop", "grep", "commands", "parallel", "checkpoints", "build", "mcp"] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<SectionName> } {
@@ -179,6 +180,21 @@ async function main(): Promise<number> {
       };
     });
   }
+
+  await attempt("mcp", "2b. Start to first request with an MCP server", async (): Promise<Section | Section[]> => {
+    const r = await measureMcpStartup({ runs: 7, log });
+    const none = median(r.noneMs);
+    const everything = median(r.everythingMs);
+    return {
+      title: "2b. Start to first request with an MCP server (built CLI `hel -C <tmp> [--mcp-config <server-everything>] hi`)",
+      rows: [
+        { key: "mcp.first_request.none", label: "no server: spawn → first request", value: none, unit: "ms", note: `${r.noneMs.length} runs` },
+        { key: "mcp.first_request.everything", label: "server-everything over stdio: spawn → first request", value: everything, unit: "ms", note: `${r.everythingMs.length} runs, interleaved` },
+        { key: "mcp.first_request.ratio", label: "ratio with server / without", value: everything / none, unit: "x", note: `the server's share: ${fmt(everything - none, 0)} ms` },
+      ],
+      footnotes: ["With a server, hel starts it and lists its tools before its first request; without, nothing of the MCP client is loaded."],
+    };
+  });
 
   await attempt("demo", "3. Whole run: the demo edit task", async (): Promise<Section | Section[]> => {
     const r = await measureDemo({ runs: 5, log });

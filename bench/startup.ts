@@ -29,7 +29,7 @@ interface ArrivalProxy {
   close(): Promise<void>;
 }
 
-async function arrivalProxy(target: string): Promise<ArrivalProxy> {
+export async function arrivalProxy(target: string): Promise<ArrivalProxy> {
   const upstream = new URL(target);
   const proxy: ArrivalProxy = { url: "", arrivals: [], onArrival: null, close: async () => undefined };
   const server: Server = createServer((req, res) => {

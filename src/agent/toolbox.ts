@@ -2,13 +2,17 @@
 // and what it does that others must know of (the flags, the children's refusals, the files a fold
 // records and the archive's hints, the tool list's filter, the sandbox warning). It names tools
 // without loading them, so the command line can list and check them before any tool's code is
-// needed; the tools themselves are made from it in children/assemble-tools.ts.
+// needed; the tools themselves are made from it in children/assemble-tools.ts. The tools of MCP
+// servers are one family of it: whatever a server lists, under the prefix ../mcp/ gives their names.
+import { SERVER_TOOL_PREFIX } from "../mcp/offered.js";
+
 export interface ToolTraits {
   /**
    * "by default": offered when --tools is not given; "on request": only when --tools names it;
-   * "with --delegate": offered with --delegate, never named by --tools.
+   * "with --delegate": offered with --delegate, never named by --tools; "by a server": an MCP
+   * server's, offered after all of hel's own while its server runs.
    */
-  offered: "by default" | "on request" | "with --delegate";
+  offered: "by default" | "on request" | "with --delegate" | "by a server";
   /** It does nothing but change files: not offered under read-only access, refused to a reviewer. */
   editsFiles?: true;
   /** It runs commands, in a sandbox unless access is full. */
@@ -55,7 +59,12 @@ export const DEFAULT_TOOLS = NAMES.filter((name) => TOOLBOX[name].offered === "b
 /** What --delegate adds to the list, after the tools --tools chose. */
 export const DELEGATE_TOOLS = NAMES.filter((name) => TOOLBOX[name].offered === "with --delegate");
 
+// A server's tool may do anything its server does: it claims no trait that would let a child or a
+// fold treat it as harmless.
+const SERVER_TOOL: ToolTraits = { offered: "by a server" };
+
 /** A tool's traits; none for a tool the catalogue does not hold (a test's own, for one). */
 export function traitsOf(name: string): ToolTraits | undefined {
-  return Object.hasOwn(TOOLBOX, name) ? TOOLBOX[name as ToolName] : undefined;
+  if (Object.hasOwn(TOOLBOX, name)) return TOOLBOX[name as ToolName];
+  return name.startsWith(SERVER_TOOL_PREFIX) ? SERVER_TOOL : undefined;
 }

@@ -34,6 +34,9 @@ const ConfigFileSchema = z.strictObject({
   "child-model": z.string().min(1, "must be a model name"),
   "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
   "checkpoint-max-mb": count(1),
+  // Each server is checked on its own (mcp/config.ts): a bad one is left out with a warning.
+  "mcp-servers": z.record(z.string(), z.unknown(), "must be an object of MCP servers by name, as in .mcp.json's mcpServers"),
+  "mcp-timeout": count(1),
   approval: z.enum(APPROVAL_MODES),
   allow: z
     .array(z.string("must hold command prefixes, such as \"npm publish --dry-run\"").trim().min(1, "must hold command prefixes, not empty strings").max(1000, "must hold command prefixes of at most 1000 characters"), 'must be a list of command prefixes, such as ["npm publish --dry-run"]')

@@ -31,7 +31,8 @@ import type { AskApproval } from "../tools/command/approval.js";
 import { createApprovals } from "../tools/command/approvals.js";
 import { redactSecrets } from "../redact.js";
 import { toolDefinitions } from "../tools/registry.js";
-import { assembleTools } from "../agent/children/assemble-tools.js";
+import { assembleTools, withServerTools } from "../agent/children/assemble-tools.js";
+import { mcpServers, type McpServers } from "../mcp/servers.js";
 import { traitsOf } from "../agent/toolbox.js";
 import type { Tool } from "../tools/types.js";
 import { requestConfigFor } from "./config.js";
@@ -105,6 +106,7 @@ export async function openConversation(project: Project, settings: ConversationS
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
   }
   let session: ActiveSession | undefined;
+  let servers: McpServers | null = null;
   try {
     session = await startSession({
       projectDir: dir,
@@ -174,8 +176,11 @@ export async function openConversation(project: Project, settings: ConversationS
       changes: baseline ? () => sessionChanges(baseline) : null,
       agents: project.agents,
     });
+    // Started at the first instruction, and nothing of them loaded when none is configured.
+    servers = mcpServers(options.mcpServers, { projectDir: dir, env: io.env, timeoutS: options.mcpTimeout, warn });
     const definitions = toolDefinitions(tools);
-    active.setTools(definitions);
+    // With servers, the list is known (and the session told it) once they have started.
+    if (!servers) active.setTools(definitions);
     const { maxCost } = options;
     // The session's earlier processes kept their tokens, not their dollars: priced now at its model.
     const before = active.storedUsage;
@@ -250,6 +255,18 @@ export async function openConversation(project: Project, settings: ConversationS
     await subscribeReaders(bus, { ledger, session: active, hints, renderer, options, stdout: io.stdout });
     if (hooks) gapNote += hookContext("SessionStart", await hooks.sessionStart(active.saved ? "resume" : "startup", new AbortController().signal));
 
+    // The servers' tools as they are now: set between instructions only, so a turn's requests keep one list.
+    // (servers.tools() gives the same list again until a server's list changes.)
+    let served: readonly Tool[] | null = null;
+    const offerServerTools = async (): Promise<void> => {
+      if (!servers) return;
+      const now = await servers.tools();
+      if (now === served) return;
+      served = now;
+      run.tools = withServerTools(tools, now);
+      run.toolDefinitions = toolDefinitions(run.tools);
+      active.setTools([...run.toolDefinitions]);
+    };
     const compact = async (focus: string): Promise<number | null> => {
       // Asked for by the user: tried whatever --compact-at and earlier failures say.
       const asked = { ...run, archive: active.archive, compaction: { compactAt: askedCompactAt, state: active.compaction } };
@@ -260,6 +277,7 @@ export async function openConversation(project: Project, settings: ConversationS
     return {
       session: active,
       async instruct(text, signal) {
+        await offerServerTools();
         // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.
         const instruction = redactSecrets(text, project.secrets);
         let added = "";
@@ -328,11 +346,13 @@ export async function openConversation(project: Project, settings: ConversationS
         }
       },
       async close() {
+        await servers?.close();
         await active.close();
         await client.close();
       },
     };
   } catch (error) {
+    await servers?.close();
     await session?.close();
     await client.close();
     throw error;

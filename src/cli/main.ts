@@ -31,8 +31,9 @@ async function main(): Promise<number> {
     const { runAcp } = await import("./acp/agent.js");
     return runAcp(invocation.options, version);
   }
-  const { runHel } = await import("./run.js");
-  return runHel(invocation.options);
+  // `hel mcp ls` shares nearly all of a run's modules: it loads with them.
+  const { runHel, runMcpList } = await import("./run.js");
+  return invocation.kind === "mcp" ? runMcpList(invocation.options) : runHel(invocation.options);
 }
 
 main().then(

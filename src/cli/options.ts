@@ -10,6 +10,7 @@ import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS, APPROVAL_MODES } from "../tools/types.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
+import { ServerEntrySchema } from "../mcp/config.js";
 import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
 
 const DEFAULT_MODEL = "deepseek-flash";
@@ -60,6 +61,12 @@ const RunOptionsSchema = z.object({
   jsonEvents: z.boolean(),
   showReasoning: z.boolean(),
   record: z.string().nullable(),
+  /** The MCP servers to start (the config files' and --mcp-config's, checked). */
+  mcpServers: z.record(z.string(), ServerEntrySchema),
+  /** --mcp-config: a file of more MCP servers, in .mcp.json's shape. */
+  mcpConfig: z.string().nullable(),
+  /** Seconds one call of an MCP server's tool may wait for its answer. */
+  mcpTimeout: z.number().int().positive(),
   /** Take the project's own widening settings for this run without asking (trust.ts). */
   trust: z.boolean(),
   /** Settings given on the command line or by the environment; config files give only the others. */
@@ -72,7 +79,8 @@ export type Invocation =
   /** `hel [flags] acp`: an editor drives hel over the Agent Client Protocol; the flags before it set up every session. */
   | { kind: "acp"; options: RunOptions }
   | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork"; ids: string[]; json: boolean; cwd: string; at?: number }
-  | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string };
+  | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string }
+  | { kind: "mcp"; options: RunOptions };
 
 /** A turn number as --at and --to take it. */
 function turnNumber(flag: string, text: string, least: number): number {
@@ -115,7 +123,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
     .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
-    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval) for this run, without asking", false)
+    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval, hooks, MCP servers) for this run, without asking", false)
+    .option("--mcp-config <file>", "MCP servers to start, in .mcp.json's shape (besides the project's .mcp.json and the config's mcp-servers)")
     .addHelpText(
       "after",
       `
@@ -130,13 +139,16 @@ Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the p
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
   child-max-tokens, child-model, max-cost, base-url, approval, checkpoint-max-mb: the disk the file
   checkpoints may use, default 1024; allow: command prefixes run outside the sandbox unasked, such as
-  ["npm publish --dry-run"], matched on whole words of a simple command line) and hooks (commands run at
-  SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop with the event's JSON on
-  stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL win over the project's file, which wins over
-  the user's. The project's base-url, network, allow, approval, hooks and an access wider than the
-  user's (or edit) are used only once you trust the project: hel asks in a terminal and keeps the answer
-  in trusted.json beside config.json (asking again when those settings change); --trust trusts it for
-  one run; otherwise they are ignored.
+  ["npm publish --dry-run"], matched on whole words of a simple command line; mcp-servers: MCP servers
+  as in .mcp.json's mcpServers; mcp-timeout: seconds an MCP tool call may take, default 60) and hooks
+  (commands run at SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop with the
+  event's JSON on stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL win over the project's file,
+  which wins over the user's. The project's base-url, network, allow, approval, hooks, MCP servers (its
+  .mcp.json and its mcp-servers) and an access wider than the user's (or edit) are used only once you
+  trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
+  (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.
+
+MCP servers: their tools are offered as mcp__<server>__<tool> after hel's own; hel mcp ls lists them.
 
 Named agents (with --delegate): .hel/agents/<name>.md and agents/<name>.md beside config.json, front matter
   description (required), mode, tools, model, max-steps, access, then the agent's instructions;
@@ -207,7 +219,17 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       };
     });
 
-  for (const command of [program, ...program.commands, ...sessions.commands]) {
+  const mcp = program.command("mcp").description("the MCP servers hel would start here");
+  mcp
+    .command("ls", { isDefault: true })
+    .description("the servers, their tools and what each tool's definition costs in every request (the default)")
+    .option("--mcp-config <file>", "more MCP servers, in .mcp.json's shape")
+    .option("--trust", "start this project's own servers without asking")
+    .action((opts: Record<string, unknown>) => {
+      invocation = { kind: "mcp", options: validate([], { ...program.opts(), ...opts }, settingSources(program, env)) };
+    });
+
+  for (const command of [program, ...program.commands, ...sessions.commands, ...mcp.commands]) {
     command.exitOverride().configureOutput({ writeErr: () => {} });
   }
   try {
@@ -275,6 +297,9 @@ function validate(prompt: string[], opts: Record<string, unknown>, setBy: RunOpt
     showReasoning: Boolean(opts.showReasoning),
     record: opts.record ? resolve(String(opts.record)) : null,
     trust: Boolean(opts.trust),
+    mcpServers: {},
+    mcpConfig: opts.mcpConfig ? resolve(String(opts.mcpConfig)) : null,
+    mcpTimeout: 60,
     setBy,
   });
   if (!parsed.success) {

@@ -13,6 +13,7 @@ import { credentialValues } from "../tools/command/environment.js";
 import { loadSkills } from "../agent/skills.js";
 import type { SkillFolder } from "../tools/types.js";
 import { applyConfig, userConfigDir } from "./config.js";
+import { readGivenServers } from "../mcp/config.js";
 import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
@@ -57,8 +58,11 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   const warn = (line: string) => io.stderr.write(`hel: ${errorText(redactSecrets(line, secrets))}\n`);
   // The project's own settings that widen what hel does are taken only once the user trusts it (trust.ts).
   const ask = async (question: string) => (await import("./trust-question.js")).askOnTerminal(question);
+  // The user's own typing: a bad file is a usage error before anything else is asked.
+  const given = flags.mcpConfig ? await readGivenServers(flags.mcpConfig) : {};
   const config = await trustedConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
-  const options = applyConfig(flags, config);
+  const configured = applyConfig(flags, config);
+  const options = { ...configured, mcpServers: { ...configured.mcpServers, ...given } };
   const unwritable = await helDirProblem(dir);
   if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
   const loaded = await loadProjectRules(dir, here, warn);

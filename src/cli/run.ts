@@ -1,6 +1,7 @@
 // Runs hel's main job: checks the API key, chooses the input mode — a one-shot instruction, the
 // interactive prompt on a terminal, or stdin's lines — lets it drive its conversation
-// (conversation.ts), and turns how that ended into the exit status.
+// (conversation.ts), and turns how that ended into the exit status. `hel mcp ls` is here too, since it
+// opens a project as a run does.
 import { HelError } from "../errors.js";
 import type { Ended } from "./conversation.js";
 import { runInteractive } from "./modes/interactive.js";
@@ -9,6 +10,8 @@ import { runStdin } from "./modes/stdin.js";
 import { oneShotInstruction } from "./one-shot-input.js";
 import type { RunOptions } from "./options.js";
 import { openProject, type Io } from "./project.js";
+
+export { runMcpList } from "./mcp-command.js";
 
 export async function runHel(flags: RunOptions): Promise<number> {
   const apiKey = process.env.DEEPSEEK_API_KEY;

@@ -18,6 +18,10 @@ export const SETTING_OPTIONS = {
   // file checkpoints may take before the oldest are pruned.
   allow: "allow",
   "checkpoint-max-mb": "checkpointMaxMb",
+  // Config keys only: the MCP servers to start (the user's own and a trusted project's), and how long
+  // one call of their tools may wait for its answer, in seconds.
+  "mcp-servers": "mcpServers",
+  "mcp-timeout": "mcpTimeout",
 } as const;
 export type SettingKey = keyof typeof SETTING_OPTIONS;
 

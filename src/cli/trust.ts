@@ -16,10 +16,13 @@ import { ACCESS_LEVELS, type Access } from "../tools/types.js";
 import { configPaths, loadConfigFile, userConfigDir, type ConfigFile } from "./config.js";
 import { mergeHooks, type HooksConfig } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
+import { checkedServers, readFoundServers, serverSummary, type ServerMap } from "../mcp/config.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
 interface Widening {
   key: keyof ConfigFile;
+  /** How the question names the setting, where its key is not what a person would call it. */
+  label?: string;
   widens(value: unknown, user: ConfigFile): boolean;
   /** How the question names its value, where the value is not one word. */
   shown?(value: unknown): string;
@@ -27,7 +30,7 @@ interface Widening {
 
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
-// One entry per setting; MCP servers join here as they come.
+// One entry per setting.
 const WIDENING: readonly Widening[] = [
   // Where the key is sent.
   { key: "base-url", widens: () => true },
@@ -39,6 +42,8 @@ const WIDENING: readonly Widening[] = [
   // Commands that would run outside the sandbox, unasked or once the model asks.
   { key: "allow", widens: (value) => Array.isArray(value) && value.length > 0 },
   { key: "approval", widens: (value, user) => value === "on-request" && user.approval !== "on-request" },
+  // Programs to start and addresses to reach: the project's .mcp.json and its config's mcp-servers.
+  { key: "mcp-servers", label: "MCP servers", widens: () => true, shown: (value) => serverSummary(value as ServerMap) },
 ];
 
 const TrustedSchema = z.object({
@@ -66,26 +71,40 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const paths = configPaths(input.projectDir, input.env);
   const user = await loadConfigFile(paths.user);
   const project = await loadConfigFile(paths.project);
+  if (user["mcp-servers"]) user["mcp-servers"] = checkedServers(user["mcp-servers"], paths.user, input.warn);
+  // The project's servers, from both of its files (its config's win): trusted, or not, together.
+  const mcpJson = join(input.projectDir, ".mcp.json");
+  const found = await readFoundServers(mcpJson, input.warn);
+  const projectServers = { ...found, ...checkedServers(project["mcp-servers"], paths.project, input.warn) };
+  if (Object.keys(projectServers).length > 0) project["mcp-servers"] = projectServers;
+  else delete project["mcp-servers"];
+  const merged = (kept: ConfigFile): ConfigFile => mergedConfig(user, kept);
   // A flag or the environment wins over the project anyway: what it sets is not asked about.
   const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && setBy(input.flags, key) === undefined && widens(project[key], user));
-  if (asked.length === 0) return merged(user, project);
+  if (asked.length === 0) return merged(project);
   const settings = asked.map(({ key }) => [key, project[key]] as const);
   const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
-  const shownSettings = asked.map(({ key, shown }) => [key, shown ? shown(project[key]) : project[key]] as const);
+  const shownSettings = asked.map(({ key, label, shown }) => [label ?? key, shown ? shown(project[key]) : project[key]] as const);
   const verdict = await trustOf(input, shownSettings, hash);
-  if (verdict === "trusted") return merged(user, project);
+  if (verdict === "trusted") return merged(project);
   const kept: ConfigFile = { ...project };
   for (const { key } of asked) delete kept[key];
   const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
-  input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${paths.project}): a project's own files may not widen what hel does until you trust it — ${how}`);
-  return merged(user, kept);
+  // .mcp.json is named when its servers are among what was left out.
+  const files = [...(asked.some((w) => w.key === "mcp-servers") && Object.keys(found).length > 0 ? [mcpJson] : []), paths.project];
+  input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${files.join(", ")}): a project's own files may not widen what hel does until you trust it — ${how}`);
+  return merged(kept);
 }
 
-/** The project's settings over the user's; hooks from both, and allow rules add up (the user's own stay). */
-function merged(user: ConfigFile, project: ConfigFile): ConfigFile {
+/**
+ * The project's settings over the user's; hooks from both, allow rules add up (the user's own stay),
+ * and MCP servers by name, the project's winning.
+ */
+function mergedConfig(user: ConfigFile, project: ConfigFile): ConfigFile {
   const hooks = mergeHooks(user.hooks, project.hooks);
   const allow = [...(user.allow ?? []), ...(project.allow ?? [])];
-  return { ...user, ...project, ...(hooks ? { hooks } : {}), ...(allow.length > 0 ? { allow } : {}) };
+  const servers = { ...user["mcp-servers"], ...project["mcp-servers"] };
+  return { ...user, ...project, ...(hooks ? { hooks } : {}), ...(allow.length > 0 ? { allow } : {}), ...(Object.keys(servers).length > 0 ? { "mcp-servers": servers } : {}) };
 }
 
 /** Whether a flag or the environment gave the setting; never, for a key that is not a flag. */

@@ -32,6 +32,7 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
 const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 function parametersOf(tool: Tool): Record<string, unknown> {
+  if (tool.parameters) return tool.parameters;
   const known = converted.get(tool.schema);
   if (known) return known;
   const { $schema: _, ...schema } = z.toJSONSchema(tool.schema, {

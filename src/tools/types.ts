@@ -130,6 +130,11 @@ export interface Tool<Args = unknown, Ctx extends ToolContext = ToolContext> {
   name: string;
   description: string;
   schema: z.ZodType<Args>;
+  /**
+   * The JSON schema the request offers, when it is not derived from `schema`: an MCP server's tool,
+   * which its server checks; `schema` then only asks for an object.
+   */
+  parameters?: Record<string, unknown>;
   /** read_file's own pages are already bounded, so its results are never spilled. */
   spill: boolean;
   /**

@@ -32,4 +32,7 @@ it("reaches its first request without the built-ins it needs only later or never
     "NativeModule internal/webstreams/readablestream", // the global ReadableStream
   ].filter((name) => loaded.has(name));
   expect(early).toEqual([]);
+  // Nor, with no MCP server configured, the MCP client and its SDK (built apart, rolldown.config.mjs).
+  expect(loaded.has("chunk run.cjs")).toBe(true);
+  expect([...loaded].filter((line) => line.includes("mcp-connection"))).toEqual([]);
 });

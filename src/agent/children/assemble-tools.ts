@@ -1,7 +1,8 @@
 // The tool list of a conversation, made from the catalogue (../toolbox.ts): the tools --tools chose,
 // in its order, then those --delegate adds, each made once from what the conversation holds (its
 // archive, its children, its live messages, the project's changes). Here because the tools that
-// start children are made here; the catalogue itself loads none of them.
+// start children are made here; the catalogue itself loads none of them. The MCP servers' tools
+// (../../mcp/) join the list after all of these, as the catalogue's family of a server's tools.
 import type { ProjectChanges } from "../../changes/unified-diff.js";
 import { findFilesTool, grepTool } from "../../tools/search/tools.js";
 import { readFileTool } from "../../tools/file/read-file.js";
@@ -76,4 +77,12 @@ export function assembleTools(choice: ToolChoice, deps: ToolDeps): Tool[] {
     tools.push(traits.concurrent ? { ...tool, concurrent: true } : tool);
   }
   return tools;
+}
+
+/** The list with the MCP servers' tools after hel's own: what the next instruction offers. */
+export function withServerTools(own: readonly Tool[], served: readonly Tool[]): Tool[] {
+  for (const tool of served) {
+    if (traitsOf(tool.name)?.offered !== "by a server") throw new Error(`${JSON.stringify(tool.name)} is not a name the catalogue gives a server's tool`);
+  }
+  return [...own, ...served];
 }
