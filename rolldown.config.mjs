@@ -64,10 +64,10 @@ const DEFERRED_BUILTINS = [
   },
 ];
 
-// The MCP client (dist/mcp/connection.js and the SDK under it) is built apart, as mcp-connection.cjs,
+// The MCP client (dist/.tsc/mcp/connection.js and the SDK under it) is built apart, as mcp-connection.cjs,
 // and loaded only by a run with a server to start: sharing chunks with it would split the modules
 // both use (zod, the Headers class) out of hel's own chunks, so every run would load more files.
-const MCP_CONNECTION = fileURLToPath(new URL("./dist/mcp/connection.js", import.meta.url));
+const MCP_CONNECTION = fileURLToPath(new URL("./dist/.tsc/mcp/connection.js", import.meta.url));
 const mcpApart = {
   name: "hel-mcp-apart",
   resolveId(id, importer) {

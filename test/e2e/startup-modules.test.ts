@@ -33,6 +33,7 @@ it("reaches its first request without the built-ins it needs only later or never
   ].filter((name) => loaded.has(name));
   expect(early).toEqual([]);
   // Nor, with no MCP server configured, the MCP client and its SDK (built apart, rolldown.config.mjs).
-  expect(loaded.has("chunk run.cjs")).toBe(true);
+  // (The run's chunk, named by its content, shows the chunks opened are seen at all.)
+  expect([...loaded].some((line) => /^chunk run\.[\w-]+\.cjs$/.test(line))).toBe(true);
   expect([...loaded].filter((line) => line.includes("mcp-connection"))).toEqual([]);
 });
