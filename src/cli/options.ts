@@ -150,9 +150,10 @@ Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the p
 
 MCP servers: their tools are offered as mcp__<server>__<tool> after hel's own; hel mcp ls lists them.
 
-Named agents (with --delegate): .hel/agents/<name>.md and agents/<name>.md beside config.json, front matter
-  description (required), mode, tools, model, max-steps, access, then the agent's instructions;
-  delegate_task {task, agent} hands a task to one. They only narrow a child, so they need no trust.
+Named agents: .hel/agents/<name>.md and agents/<name>.md beside config.json, front matter description
+  (required), mode, tools, model, max-steps, access, then the agent's instructions; delegate_task
+  {task, agent} hands a task to one (offered with agents present, task-only without --delegate). They
+  only narrow a child, so they need no trust.
 
 Skills and commands: a folder .hel/skills/<name>/ or .agents/skills/<name>/ (or skills/<name>/ beside
   config.json) with a SKILL.md whose front matter has name and description is listed in the system prompt

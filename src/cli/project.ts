@@ -44,7 +44,7 @@ export interface Project {
   systemPrompt: string;
   /** The hooks of the user's config and of a trusted project's; absent: none. */
   hooks?: HooksConfig;
-  /** The named agents delegate_task offers (named-agents.ts): read only with --delegate. */
+  /** The named agents delegate_task offers (named-agents.ts). */
   agents: readonly NamedAgent[];
   /** The skill folders the system prompt lists, which read_file may read. */
   skillDirs: readonly SkillFolder[];
@@ -72,8 +72,11 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   const found = await loadSkills(dir, userConfigDir(io.env), warn);
   const skills = found.map((s) => ({ ...s, description: redactSecrets(s.description, secrets), path: redactSecrets(s.path, secrets) }));
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
-  const agents = options.delegate ? await loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn }) : [];
-  return { dir, here, options, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, ...(config.hooks ? { hooks: config.hooks } : {}) };
+  const agents = await loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn });
+  // Agents are written to be handed work: with some, delegate_task is offered without --delegate too,
+  // a plain delegation seeing only its task, as an agent does unless its file says otherwise.
+  const delegating = agents.length > 0 && options.delegate === null ? { ...options, delegate: "task-only" as const } : options;
+  return { dir, here, options: delegating, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, ...(config.hooks ? { hooks: config.hooks } : {}) };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

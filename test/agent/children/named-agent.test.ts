@@ -187,3 +187,29 @@ it("the README's agent file is a valid agent", async () => {
     instructions: "Put each test beside the module it tests, and report the command that runs them.",
   });
 });
+
+it("with agent files and no --delegate, delegate_task is offered with its agents, and a plain delegation sees only its task", async () => {
+  sim = await startSimulator({
+    script: [
+      { tool_calls: [call("delegate_task", { task: "count the releases" })] },
+      { content: "one release" },
+      { content: "done" },
+    ],
+  });
+  const project = await tempProject();
+  await mkdir(join(project, ".hel", "agents"), { recursive: true });
+  await writeFile(join(project, ".hel", "agents", "brief.md"), "---\ndescription: Answers in one step\n---\n");
+  const result = await runInProcess({ args: ["-C", project, "go"], baseUrl: sim.url });
+  expect(result.code).toBe(0);
+  const [parent, child] = sim.requests.map((r) => r.body as ChatRequest) as [ChatRequest, ChatRequest];
+  const delegate = parent.tools!.find((t) => t.function.name === "delegate_task")!;
+  expect((delegate.function.parameters as { properties: Record<string, { enum?: string[] }> }).properties.agent!.enum).toEqual(["brief"]);
+  // task-only: the child's conversation is its role note and the task, nothing of the parent's.
+  expect(child.messages.map((m) => m.role)).toEqual(["system", "user"]);
+  expect(String(child.messages[1]!.content)).toContain("count the releases");
+  // Without agent files nothing of delegation is offered.
+  const plain = await tempProject();
+  sim.push({ content: "hi" });
+  await runInProcess({ args: ["-C", plain, "go"], baseUrl: sim.url });
+  expect((sim.requests.at(-1)!.body as ChatRequest).tools!.map((t) => t.function.name)).not.toContain("delegate_task");
+});
