@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
-import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
@@ -28,8 +28,14 @@ interface Editor {
   close(): Promise<{ code: number | null; stdout: string[] }>;
 }
 
-async function startEditor(env: Record<string, string | undefined> = {}): Promise<Editor> {
-  const child = spawn(process.execPath, [HEL, "acp"], { cwd: ROOT, env: helEnv(sim.url, env), stdio: ["pipe", "pipe", "pipe"] });
+/** How the editor answers hel's session/request_permission: the option it picks, and what it was asked. */
+interface Permissions {
+  pick: string;
+  asked: RequestPermissionRequest[];
+}
+
+async function startEditor(env: Record<string, string | undefined> = {}, flags: string[] = [], permissions?: Permissions): Promise<Editor> {
+  const child = spawn(process.execPath, [HEL, ...flags, "acp"], { cwd: ROOT, env: helEnv(sim.url, env), stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   const fromHel = new PassThrough();
@@ -43,6 +49,10 @@ async function startEditor(env: Record<string, string | undefined> = {}): Promis
   const updates: Editor["updates"] = [];
   const connection = client({ name: "test-editor" })
     .onNotification(methods.client.session.update, ({ params }) => void updates.push({ sessionId: params.sessionId, update: params.update }))
+    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      permissions?.asked.push(params);
+      return { outcome: permissions ? { outcome: "selected", optionId: permissions.pick } : { outcome: "cancelled" } };
+    })
     .connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(fromHel) as ReadableStream<Uint8Array>));
   const agent = connection.agent;
   const init = await agent.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
@@ -224,6 +234,43 @@ describe("hel acp", () => {
     const body = sim.requests.splice(0)[0]!.body as ChatRequest;
     expect(body.messages.slice(1)).toEqual([...snapshot.messages.slice(1), { role: "user", content: "[#4] what did I ask?" }]);
     expect((await editor.close()).code).toBe(0);
+  });
+
+  it("with --approval on-request, an escalated command is asked about through session/request_permission, and runs outside the sandbox only once allowed", async () => {
+    const project = await tempProject();
+    const outside = join(await tempProject(), "written-outside");
+    const escalated = (id: string) => call(id, "run_command", { command: `touch ${outside}`, escalate: true, justification: "the test writes outside the project" });
+    for (const [pick, ran] of [["no", false], ["once", true]] as const) {
+      const permissions: Permissions = { pick, asked: [] };
+      const editor = await startEditor({}, ["--approval", "on-request"], permissions);
+      const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      sim.push({ tool_calls: [escalated(`call_${pick}`)] }, { content: "ok" });
+      expect(await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write it" }] })).toEqual({ stopReason: "end_turn" });
+      expect(permissions.asked).toEqual([
+        {
+          sessionId,
+          toolCall: {
+            toolCallId: `call_${pick}`,
+            title: `run outside the sandbox: touch ${outside}`,
+            kind: "execute",
+            status: "pending",
+            content: [{ type: "content", content: { type: "text", text: "the test writes outside the project" } }],
+            rawInput: { command: `touch ${outside}`, justification: "the test writes outside the project" },
+          },
+          options: [
+            { optionId: "once", name: "Run it outside the sandbox once", kind: "allow_once" },
+            { optionId: "always", name: "Always run this command unsandboxed in this session", kind: "allow_always" },
+            { optionId: "no", name: "No", kind: "reject_once" },
+          ],
+        },
+      ]);
+      expect(await readFile(outside).then(() => true, () => false)).toBe(ran);
+      // The model is told what happened.
+      const result = (sim.requests.at(-1)!.body as ChatRequest).messages.at(-1)!;
+      expect(String(result.content)).toMatch(ran ? /ran outside the sandbox/i : /refused/i);
+      sim.requests.splice(0);
+      await editor.close();
+    }
   });
 
   it("without an API key, a new session is refused with the error the editor shows", async () => {
