@@ -46,7 +46,8 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
   });
   const project = await tempProject();
   const record = join(project, "..", "record");
-  const t = inTerminal(["-C", project, "--delegate", "task-only", "--record", record], sim.url);
+  // Wide enough that the lines ending each call are not cut to the width.
+  const t = inTerminal(["-C", project, "--delegate", "task-only", "--record", record], sim.url, {}, 160);
   const instruct = async (text: string, done: string) => {
     await t.until((s) => count(s, "› ") >= 1, "the prompt");
     t.type(`${text}\r`);
