@@ -2,6 +2,7 @@
 // real process, against the simulator, and reads what it is sent. One simulator for the file; each
 // test scripts the requests it makes.
 import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
@@ -271,6 +272,26 @@ describe("hel acp", () => {
       sim.requests.splice(0);
       await editor.close();
     }
+  });
+
+  it("starts the MCP servers the editor names with session/new, and offers their tools", async () => {
+    const project = await tempProject();
+    const everything = join(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json"), "..", "dist", "index.js");
+    const editor = await startEditor();
+    const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+      cwd: project,
+      mcpServers: [
+        { name: "everything", command: process.execPath, args: [everything, "stdio"], env: [] },
+        { type: "sse", name: "old", url: "http://127.0.0.1:1/sse", headers: [] },
+      ],
+    });
+    sim.push({ tool_calls: [call("call_echo", "mcp__everything__echo", { message: "from the editor" })] }, { content: "echoed" });
+    expect(await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "echo" }] })).toEqual({ stopReason: "end_turn" });
+    const [first, second] = sim.requests.splice(0).map((r) => r.body as ChatRequest) as [ChatRequest, ChatRequest];
+    expect(first.tools!.map((t) => t.function.name)).toContain("mcp__everything__echo");
+    expect(second.messages.at(-1)).toMatchObject({ role: "tool", content: "[#2] Echo: from the editor" });
+    expect(editor.stderr()).toContain("hel: left out the editor's MCP servers old (sse): hel speaks stdio and streamable HTTP");
+    await editor.close();
   });
 
   it("without an API key, a new session is refused with the error the editor shows", async () => {

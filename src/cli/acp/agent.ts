@@ -2,7 +2,8 @@
 // the protocol's SDK. Each ACP session is one hel session, opened as `-C <cwd>` (and `--resume <id>`
 // for session/load) opens one, in one conversation (conversation.ts) whose event stream this mode
 // reads in place of the terminal views (updates.ts makes what the editor is shown). session/cancel
-// is Ctrl-C: the turn stops and is saved. Only the protocol goes to stdout; warnings go to stderr.
+// is Ctrl-C: the turn stops and is saved. The MCP servers the editor names join the session's
+// (editor-servers.ts). Only the protocol goes to stdout; warnings go to stderr.
 // It ends when the editor closes stdin (or a signal comes), closing every session it opened.
 import { Readable, Writable } from "node:stream";
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type SessionUpdate } from "@agentclientprotocol/sdk";
@@ -10,6 +11,7 @@ import type { AgentEvent } from "../../agent/events.js";
 import { openConversation, type Conversation } from "../conversation.js";
 import type { RunOptions } from "../options.js";
 import { openProject, type Io } from "../project.js";
+import { editorServers, type EditorServer } from "./editor-servers.js";
 import { editsOf } from "../term/transcript.js";
 import { approvalsThrough } from "./permission.js";
 import { promptText } from "./prompt-text.js";
@@ -32,12 +34,15 @@ function clientError(error: unknown): RequestError {
 export async function runAcp(flags: RunOptions, version: string): Promise<number> {
   const sessions = new Map<string, OpenSession>();
   /** `client`: the editor's side of the connection, which the session's updates and questions go to. */
-  const open = async (cwd: string, resume: string | null, client: AgentContext): Promise<string> => {
+  const open = async (cwd: string, resume: string | null, client: AgentContext, mcpServers: readonly EditorServer[]): Promise<string> => {
     const apiKey = process.env.DEEPSEEK_API_KEY;
     if (!apiKey) throw RequestError.authRequired(undefined, "DEEPSEEK_API_KEY is not set — give hel acp your DeepSeek API key in its environment (the editor's agent_servers env)");
     // Nothing of a session's own goes to stdout, which is the protocol's.
     const io: Io = { stdout: { write: () => undefined }, stderr: process.stderr, env: process.env, cwd };
-    const project = await openProject({ ...flags, cwd, resume, continue: false, pickSession: false }, apiKey, io);
+    const opened = await openProject({ ...flags, cwd, resume, continue: false, pickSession: false }, apiKey, io);
+    const fromEditor = editorServers(mcpServers);
+    if (fromEditor.unsupported.length > 0) opened.warn(`left out the editor's MCP servers ${fromEditor.unsupported.join(", ")}: hel speaks stdio and streamable HTTP`);
+    const project = { ...opened, options: { ...opened.options, mcpServers: { ...opened.options.mcpServers, ...fromEditor.servers } } };
     const updates = new TurnUpdates(project.dir);
     // Known once the conversation is open, before any update is sent.
     let id = "";
@@ -73,14 +78,14 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     }))
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       try {
-        return { sessionId: await open(params.cwd, null, client) };
+        return { sessionId: await open(params.cwd, null, client, params.mcpServers ?? []) };
       } catch (error) {
         throw clientError(error);
       }
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       try {
-        await open(params.cwd, params.sessionId, client);
+        await open(params.cwd, params.sessionId, client, params.mcpServers ?? []);
         return {};
       } catch (error) {
         throw clientError(error);
