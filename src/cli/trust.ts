@@ -78,22 +78,21 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const projectServers = { ...found, ...checkedServers(project["mcp-servers"], paths.project, input.warn) };
   if (Object.keys(projectServers).length > 0) project["mcp-servers"] = projectServers;
   else delete project["mcp-servers"];
-  const merged = (kept: ConfigFile): ConfigFile => mergedConfig(user, kept);
   // A flag or the environment wins over the project anyway: what it sets is not asked about.
   const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && setBy(input.flags, key) === undefined && widens(project[key], user));
-  if (asked.length === 0) return merged(project);
+  if (asked.length === 0) return mergedConfig(user, project);
   const settings = asked.map(({ key }) => [key, project[key]] as const);
   const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
   const shownSettings = asked.map(({ key, label, shown }) => [label ?? key, shown ? shown(project[key]) : project[key]] as const);
   const verdict = await trustOf(input, shownSettings, hash);
-  if (verdict === "trusted") return merged(project);
+  if (verdict === "trusted") return mergedConfig(user, project);
   const kept: ConfigFile = { ...project };
   for (const { key } of asked) delete kept[key];
   const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
   // .mcp.json is named when its servers are among what was left out.
   const files = [...(asked.some((w) => w.key === "mcp-servers") && Object.keys(found).length > 0 ? [mcpJson] : []), paths.project];
   input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${files.join(", ")}): a project's own files may not widen what hel does until you trust it — ${how}`);
-  return merged(kept);
+  return mergedConfig(user, kept);
 }
 
 /**

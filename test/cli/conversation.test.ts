@@ -6,12 +6,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { startSimulator, type SimReply, type Simulator } from "../../sim/index.js";
+import { startSimulator, type Simulator } from "../../sim/index.js";
 import { episode } from "../../sim/policies.js";
-import type { Policy } from "../../sim/types.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { openTestConversation } from "../helpers/conversation.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { steadyIds } from "../helpers/simulators.js";
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -41,10 +41,7 @@ it("/model and /effort change the one record: the next request is built from it,
 });
 
 /** The episode policy with tool call ids that depend only on the conversation. */
-const steady: Policy = (req, ctx) => {
-  const reply = episode(req, ctx) as SimReply;
-  return { ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((c, i) => ({ ...c, id: `call_${req.messages.length}_${i}` })) } : {}) };
-};
+const steady = steadyIds(episode);
 
 it("a fold is in the archive index as the loop reports it, before any reader sees the event", async () => {
   sim = await startSimulator({ policy: steady });

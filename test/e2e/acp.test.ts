@@ -13,6 +13,7 @@ import type { ChatRequest } from "../../src/wire/messages.js";
 import { HEL, helEnv, ROOT, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
+import { sessionIdOf } from "../helpers/simulators.js";
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -101,7 +102,6 @@ const editUpdates = (toolCallId: string, path: string, args: { path: string; old
   opened: { sessionUpdate: "tool_call", toolCallId, title: `search_replace ${args.path}`, kind: "edit", status: "pending", locations: [{ path }], rawInput: args },
   ended: { sessionUpdate: "tool_call_update", toolCallId, status: "completed", content: [{ type: "diff", path, oldText, newText }], locations: [{ path, line: 1 }] },
 });
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 
 describe("hel acp", () => {
   it("runs a prompt that edits a file: the tool call, its diff and completion are streamed, and the requests are plain hel's", async () => {

@@ -6,32 +6,22 @@
 // being asked for leaves the last turn's snapshot whole, and a resume goes on from it.
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { writeBuildLoopProject } from "../../sim/build-loop.js";
-import { startSimulator, type SimReply, type Simulator } from "../../sim/index.js";
+import type { Simulator } from "../../sim/index.js";
 import { buildLoop, lastUserText } from "../../sim/policies.js";
 import type { Policy } from "../../sim/types.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { collect, runHel, startHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
+import { simulators, steadyIds, sessionIdOf } from "../helpers/simulators.js";
 
-let sims: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const startSim = simulators();
 
 /** The build loop with tool call ids that depend only on the conversation, so two runs send the same bytes. */
-const steady: Policy = (req, ctx) => {
-  const reply = buildLoop(req, ctx) as SimReply;
-  return { ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((c, i) => ({ ...c, id: `call_${req.messages.length}_${i}` })) } : {}) };
-};
-async function sim(policy: Policy = steady) {
-  const s = await startSimulator({ policy });
-  sims.push(s);
-  return s;
-}
+const steady = steadyIds(buildLoop);
+const sim = (policy: Policy = steady) => startSim({ policy });
 async function project(): Promise<string> {
   const dir = await tempProject();
   await writeBuildLoopProject(dir);
@@ -39,7 +29,6 @@ async function project(): Promise<string> {
 }
 
 const ARGS = ["--effort", "none"];
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 const bodies = (s: Simulator) => s.requests.map((r) => r.body as ChatRequest);
 const isNoteRequest = (b: ChatRequest) => /^Fold:/.test(String(b.messages.at(-1)!.content));
 /** The request whose answer is the fourth build, the one that passes. */

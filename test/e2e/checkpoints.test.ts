@@ -8,26 +8,18 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type SimStep, type Simulator } from "../../sim/index.js";
+import { describe, expect, it } from "vitest";
+import { type SimStep, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { collect, HEL, helEnv, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
+import { simulators, sessionIdOf } from "../helpers/simulators.js";
 
-let sims: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-async function sim(script: SimStep[]): Promise<Simulator> {
-  const s = await startSimulator({ script });
-  sims.push(s);
-  return s;
-}
+const startSim = simulators();
+const sim = (script: SimStep[]) => startSim({ script });
 
 const call = (name: string, args: object) => ({ tool_calls: [{ name, arguments: JSON.stringify(args) }] });
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1] ?? null;
 const read = (project: string, file: string) => readFile(join(project, file), "utf8");
 
 async function gitFingerprint(dir: string): Promise<string[]> {

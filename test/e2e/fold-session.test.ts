@@ -4,35 +4,24 @@
 import { createHash } from "node:crypto";
 import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { startSimulator, type SimReply, type Simulator } from "../../sim/index.js";
+import { expect, it } from "vitest";
+import type { Simulator } from "../../sim/index.js";
 import { episode } from "../../sim/policies.js";
 import type { Policy } from "../../sim/types.js";
 import { childTask } from "../../src/agent/children/child-messages.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { simulators, steadyIds, sessionIdOf } from "../helpers/simulators.js";
 
-let sims: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-async function sim(policy: Policy) {
-  const s = await startSimulator({ policy });
-  sims.push(s);
-  return s;
-}
+const startSim = simulators();
+const sim = (policy: Policy) => startSim({ policy });
 
 const TOOLS = ["--tools", "read_file,search_replace,fold,recall"];
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 const body = (s: Simulator, i: number) => s.requests[i]!.body as ChatRequest;
 
 /** The episode policy with tool call ids that depend only on the conversation, so two runs send the same bytes. */
-const steady: Policy = (req, ctx) => {
-  const reply = episode(req, ctx) as SimReply;
-  return { ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((c, i) => ({ ...c, id: `call_${req.messages.length}_${i}` })) } : {}) };
-};
+const steady = steadyIds(episode);
 
 async function project(): Promise<string> {
   const dir = await tempProject();
@@ -239,14 +228,13 @@ it("ask runs a child over the conversation as it was before the fold, plus the q
 it("a note field over 4,000 characters is refused with an error result, so later requests do not carry it twice", async () => {
   const dir = await project();
   const long = `${"learned ".repeat(625)}and more`;
-  const s = await startSimulator({
+  const s = await startSim({
     script: [
       { tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path: "a.log" }) }] },
       { tool_calls: [{ name: "fold", arguments: JSON.stringify({ since: "#2", note: { changed: "nothing", learned: long, decided: "-", open: "nothing" } }) }] },
       { content: "done" },
     ],
   });
-  sims.push(s);
   const run = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log"], baseUrl: s.url });
   expect(run.code).toBe(0);
   const last = body(s, 2).messages.at(-1)!;

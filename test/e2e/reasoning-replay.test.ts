@@ -4,26 +4,17 @@
 // every replayed message is checked against its own reasoning, not just for having some.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { startSimulator, type SimReply, type SimOptions, type Simulator } from "../../sim/index.js";
+import { expect, it } from "vitest";
+import { type SimReply, type Simulator } from "../../sim/index.js";
 import { episode } from "../../sim/policies.js";
 import type { Policy } from "../../sim/types.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { simulators, sessionIdOf } from "../helpers/simulators.js";
 
-let sims: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-async function sim(options: SimOptions) {
-  const s = await startSimulator(options);
-  sims.push(s);
-  return s;
-}
+const sim = simulators();
 
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 const body = (s: Simulator, i: number) => s.requests[i]!.body as ChatRequest;
 const reasoningFor = (id: string) => `thinking before ${id}`;
 

@@ -4,27 +4,17 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { appendFile, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../sim/index.js";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { saveSnapshot } from "../../src/session/snapshot-file.js";
 import { collect, HEL, helEnv, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
 import { makeSnapshot } from "../helpers/session-fixtures.js";
+import { simulators, sessionIdOf } from "../helpers/simulators.js";
 
-let sims: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-async function sim(options: Parameters<typeof startSimulator>[0] = {}) {
-  const s = await startSimulator(options);
-  sims.push(s);
-  return s;
-}
+const sim = simulators();
 
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
 
 describe("resume", () => {

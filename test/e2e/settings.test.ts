@@ -7,11 +7,11 @@ import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { sessionIdOf } from "../helpers/simulators.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
 
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 
 /** A project, a config home, and a run of hel in it with that config home. */
 async function setUp(user: unknown, project: unknown) {

@@ -8,11 +8,11 @@ import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { collect, HEL, helEnv, runHel, startHel, type HelResult, type HelRun } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { sessionIdOf } from "../helpers/simulators.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
 
-const sessionIdOf = (stderr: string): string | undefined => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 const helLines = (stderr: string): string[] => stderr.split("\n").filter((l) => l.startsWith("hel: "));
 
 /** Waits for the child, killing it if it has not ended in time: a hang must fail the test, not stall it. */

@@ -6,22 +6,14 @@
 // wait for trust, and an environment without the key.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { startSimulator, type SimOptions, type Simulator } from "../../sim/index.js";
+import { expect, it } from "vitest";
+import type { Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { openTestConversation, runInProcess } from "../helpers/conversation.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { simulators } from "../helpers/simulators.js";
 
-let sims: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-async function sim(options: SimOptions): Promise<Simulator> {
-  const s = await startSimulator(options);
-  sims.push(s);
-  return s;
-}
+const sim = simulators();
 
 const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
 const body = (s: Simulator, i: number) => s.requests[i]!.body as ChatRequest;

@@ -5,34 +5,22 @@
 // stops compacting.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { startSimulator, type SimReply, type Simulator } from "../../../sim/index.js";
+import { expect, it } from "vitest";
+import type { Simulator } from "../../../sim/index.js";
 import { episode } from "../../../sim/policies.js";
-import type { Policy, SimOptions, SimStep } from "../../../sim/types.js";
+import type { Policy, SimStep } from "../../../sim/types.js";
 import { compactionInstruction } from "../../../src/agent/context/compaction.js";
 import type { ChatRequest } from "../../../src/wire/messages.js";
 import { runInProcess } from "../../helpers/conversation.js";
 import { tempProject } from "../../helpers/temp-project.js";
+import { simulators, steadyIds, sessionIdOf } from "../../helpers/simulators.js";
 
-let sims: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-async function sim(options: SimOptions) {
-  const s = await startSimulator(options);
-  sims.push(s);
-  return s;
-}
+const sim = simulators();
 
-const sessionIdOf = (stderr: string) => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
 const body = (s: Simulator, i: number) => s.requests[i]!.body as ChatRequest;
 const ARGS = ["--tools", "read_file", "--effort", "none", "--compact-at", "6000"];
 /** Reads the files an instruction names, then answers; tool call ids depend only on the conversation. */
-const steady: Policy = (req, ctx) => {
-  const reply = episode(req, ctx) as SimReply;
-  return { ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((c, i) => ({ ...c, id: `call_${req.messages.length}_${i}` })) } : {}) };
-};
+const steady = steadyIds(episode);
 
 async function project(): Promise<string> {
   const dir = await tempProject();
