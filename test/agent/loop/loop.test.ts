@@ -6,17 +6,17 @@ import { setImmediate as nextTick } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentEvent } from "../../../src/agent/events.js";
-import { beginTurn, runTurn, type AgentRun } from "../../../src/agent/loop/loop.js";
+import { beginTurn, runTurn } from "../../../src/agent/loop/loop.js";
 import { estimateTokens } from "../../../src/agent/meter.js";
 import { StampCounter } from "../../../src/agent/stamps.js";
 import { createModelClient, type ModelClient } from "../../../src/model/client.js";
 import { ModelError } from "../../../src/model/errors.js";
-import { CursorStore } from "../../../src/tools/cursors.js";
 import { toolDefinitions } from "../../../src/tools/registry.js";
 import { ToolError, type Tool } from "../../../src/tools/types.js";
 import type { AssistantMessage, Message } from "../../../src/wire/messages.js";
 import { startSimulator, type Simulator } from "../../../sim/index.js";
 import { fakeModel, toolCall, usage } from "../../helpers/fake-model.js";
+import { bareRun } from "../../helpers/agent-run.js";
 
 const SYSTEM: Message = { role: "system", content: "You are hel." };
 const USER: Message = { role: "user", content: "take notes" };
@@ -64,18 +64,7 @@ async function turn(client: ModelClient, { maxSteps = 5, signal = new AbortContr
   };
   const mark: Tool<{ text: string }> = { ...note, name: "mark", concurrent: false };
   const tools = concurrent ? [note, mark] : [note];
-  const events: AgentEvent[] = [];
-  const run: AgentRun = {
-    ref: REF,
-    client,
-    tools,
-    toolDefinitions: toolDefinitions(tools),
-    toolContext: { projectDir: "/nonexistent", access: "edit", sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() },
-    request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" },
-    maxSteps,
-    emit: (event) => events.push(event),
-    stamps: new StampCounter(),
-  };
+  const { run, events } = bareRun({ ref: REF, client, tools, maxSteps });
   const messages: Message[] = [SYSTEM, USER];
   const outcome = await runTurn(messages, run, signal);
   return { outcome, messages, events, log, definitions: run.toolDefinitions };

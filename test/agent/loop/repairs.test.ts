@@ -5,13 +5,11 @@
 // the output limit, a storm of identical calls, an empty answer.
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentEvent } from "../../../src/agent/events.js";
-import { runTurn, type AgentRun } from "../../../src/agent/loop/loop.js";
-import { StampCounter } from "../../../src/agent/stamps.js";
+import { runTurn } from "../../../src/agent/loop/loop.js";
 import { createModelClient, type ModelClient } from "../../../src/model/client.js";
-import { CursorStore } from "../../../src/tools/cursors.js";
 import { toolDefinitions } from "../../../src/tools/registry.js";
 import type { Tool } from "../../../src/tools/types.js";
+import { bareRun } from "../../helpers/agent-run.js";
 import type { ChatRequest, Effort, Message } from "../../../src/wire/messages.js";
 import { countTokens, startSimulator, type SimMarkup, type SimStep, type Simulator } from "../../../sim/index.js";
 
@@ -49,18 +47,7 @@ async function turn(script: SimStep[], { effort = "none", maxTokens = 1000 }: Se
   };
   const mark: Tool<{ text: string }> = { ...note, name: "mark", run: async ({ text }) => (log.push(`mark ${text}`), `marked ${text}`) };
   const tools = [note, mark] as Tool[];
-  const events: AgentEvent[] = [];
-  const run: AgentRun = {
-    ref: REF,
-    client,
-    tools,
-    toolDefinitions: toolDefinitions(tools),
-    toolContext: { projectDir: "/nonexistent", access: "edit", sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() },
-    request: { model: "deepseek-flash", maxTokens, effort },
-    maxSteps: 8,
-    emit: (event) => events.push(event),
-    stamps: new StampCounter(),
-  };
+  const { run, events } = bareRun({ ref: REF, client, tools, maxSteps: 8, maxTokens, effort });
   const messages: Message[] = [SYSTEM, USER];
   const outcome = await runTurn(messages, run, new AbortController().signal);
   const bodies = sim.requests.map((r) => r.body as ChatRequest);
