@@ -119,8 +119,8 @@ async function main(): Promise<number> {
       const r = await measureStartup({
         runs: only.has("startup") ? 10 : 0,
         resumeRuns: only.has("startup") ? 7 : 0,
-        agentRuns: only.has("startup") ? 7 : 0,
-        skillRuns: only.has("startup") ? 10 : 0,
+        agentRuns: only.has("startup") ? 12 : 0,
+        skillRuns: only.has("startup") ? 12 : 0,
         versionRuns: only.has("version") ? 15 : 0,
         log,
       });
@@ -171,6 +171,24 @@ async function main(): Promise<number> {
             target: { kind: "under", limit: 1.05, unit: "x" },
             note: `the agents' own share: ${fmt(median(r.agentsMs) - median(r.noAgentsMs), 1)} ms`,
             extra: { agents_over_none_ms: median(r.agentsMs) - median(r.noAgentsMs) },
+          },
+          { key: "startup.agents_and_skills", label: `  the same with ${AGENT_FILES} agents and ${SKILL_COUNT} skills`, value: median(r.bothMs), unit: "ms", note: `${r.bothMs.length} runs, interleaved` },
+          {
+            key: "startup.agents_and_skills_ratio",
+            label: `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none`,
+            value: median(r.bothMs) / median(r.noAgentsMs),
+            unit: "x",
+            target: { kind: "under", limit: 1.05, unit: "x" },
+            note: `their own share: ${fmt(median(r.bothMs) - median(r.noAgentsMs), 1)} ms`,
+            extra: { both_over_none_ms: median(r.bothMs) - median(r.noAgentsMs) },
+          },
+          {
+            key: "startup.agents_and_skills_cold_ratio",
+            label: "  the same, the first start after every file changed (.hel/cache/ removed)",
+            value: median(r.bothColdMs) / median(r.noAgentsMs),
+            unit: "x",
+            note: `their own share: ${fmt(median(r.bothColdMs) - median(r.noAgentsMs), 1)} ms; later starts read only the files that changed`,
+            extra: { cold_over_none_ms: median(r.bothColdMs) - median(r.noAgentsMs) },
           },
         ],
         footnotes: [

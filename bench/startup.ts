@@ -1,6 +1,7 @@
 // The built CLI as a user meets it, one child process per run: spawn → first request at the
 // simulator (of a plain project, of a resumed session, of a project of SKILL_COUNT skills, and with
-// --delegate of a project with AGENT_FILES named agents against one with none), `hel --version` against bare `node -e 0`, and
+// --delegate of a project with AGENT_FILES named agents, and of one with both, against one with none;
+// the last also as the first start after every file changed), `hel --version` against bare `node -e 0`, and
 // the whole four-step demo task (wall time and peak RSS). Contract: every figure is one child process from just before spawn(); the
 // simulator runs in the bench process, which does nothing else while a child runs, and the arrival
 // time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
@@ -73,14 +74,18 @@ export interface StartupResult {
   agentsMs: number[];
   /** spawn → first request of `hel hi` in a project of SKILL_COUNT skills, interleaved with the plain starts. */
   skillsMs: number[];
+  /** spawn → first request of `hel --delegate task-only hi` in a project of AGENT_FILES agents and SKILL_COUNT skills, interleaved with noAgentsMs. */
+  bothMs: number[];
+  /** The same with .hel/cache/ removed first: the first start after every file changed. */
+  bothColdMs: number[];
 }
 
 /** How many skills the skills row's project holds. */
 export const SKILL_COUNT = 200;
 
-/** A project whose .hel/skills/ holds SKILL_COUNT skills, each a short SKILL.md as people write them. */
-async function projectOfSkills(): Promise<string> {
-  const project = await mkdtemp(join(tmpdir(), "hel-bench-skills-"));
+/** A project (`project`, or a new one) whose .hel/skills/ holds SKILL_COUNT skills, each a short SKILL.md as people write them. */
+async function projectOfSkills(project?: string): Promise<string> {
+  project ??= await mkdtemp(join(tmpdir(), "hel-bench-skills-"));
   for (let i = 0; i < SKILL_COUNT; i++) {
     const name = `skill-${String(i).padStart(3, "0")}`;
     await mkdir(join(project, ".hel", "skills", name), { recursive: true });
@@ -136,11 +141,17 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     noAgentsMs: [],
     agentsMs: [],
     skillsMs: [],
+    bothMs: [],
+    bothColdMs: [],
   };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
-  const [noAgents, withAgents] = options.agentRuns > 0 ? await Promise.all([agentsProject(0), agentsProject(AGENT_FILES)]) : [null, null];
+  const [noAgents, withAgents, both] = options.agentRuns > 0 ? await Promise.all([agentsProject(0), agentsProject(AGENT_FILES), agentsProject(AGENT_FILES)]) : [null, null, null];
+  if (both) await projectOfSkills(both);
   const skillsProject = options.skillRuns > 0 ? await projectOfSkills() : null;
+  // A start reads again every file changed in the last two seconds (src/fs/file-memo.ts): the rows
+  // are of a project whose files were written earlier, as a user's are.
+  await new Promise((resolve) => setTimeout(resolve, 2100));
   /** One run of hel with `args`: spawn → its first request's arrival. */
   const firstRequestOf = async (args: string[]): Promise<number> => {
     let t0 = 0;
@@ -158,17 +169,10 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     await runChild(process.execPath, [CLI, "-C", project, "hi"], { env });
     await runChild(process.execPath, ["-e", "0"]);
     if (resumeProject) await resumeOnce();
-    if (noAgents && withAgents) for (const dir of [noAgents, withAgents]) await delegating(dir);
+    if (noAgents && withAgents && both) for (const dir of [noAgents, withAgents, both]) await delegating(dir);
     if (skillsProject) await firstRequestOf(["-C", skillsProject, "hi"]);
-    for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.agentRuns, options.skillRuns); i++) {
-      // Interleaved with the plain starts, so all see the machine alike.
-      if (i < options.resumeRuns) result.resumeMs.push(await resumeOnce());
-      if (i < options.agentRuns && noAgents && withAgents) {
-        result.noAgentsMs.push(await delegating(noAgents));
-        result.agentsMs.push(await delegating(withAgents));
-      }
-      if (i < options.skillRuns && skillsProject) result.skillsMs.push(await firstRequestOf(["-C", skillsProject, "hi"]));
-      if (i >= options.runs) continue;
+    /** One plain start, with its CPU and run-queue figures. */
+    const plainStart = async (): Promise<void> => {
       let t0 = 0;
       let pid: number | undefined;
       let sched: ReturnType<typeof schedTimes> = null;
@@ -192,6 +196,25 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
         result.firstRequestCpuMs.push(at.cpuMs);
         result.firstRequestWaitMs.push(at.mainWaitMs);
       }
+    };
+    for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.agentRuns, options.skillRuns); i++) {
+      // Interleaved, so all see the machine alike, and each round in another order, so that no row
+      // always follows the same one (the 10 MB resume, a start that writes its memo).
+      const round: (() => Promise<void>)[] = [];
+      if (i < options.resumeRuns) round.push(async () => void result.resumeMs.push(await resumeOnce()));
+      if (i < options.agentRuns && noAgents && withAgents && both) {
+        round.push(async () => void result.noAgentsMs.push(await delegating(noAgents)));
+        round.push(async () => void result.agentsMs.push(await delegating(withAgents)));
+        round.push(async () => void result.bothMs.push(await delegating(both)));
+        round.push(async () => {
+          await rm(join(both, ".hel", "cache"), { recursive: true, force: true });
+          // It keeps them again for the next warm start.
+          result.bothColdMs.push(await delegating(both));
+        });
+      }
+      if (i < options.skillRuns && skillsProject) round.push(async () => void result.skillsMs.push(await firstRequestOf(["-C", skillsProject, "hi"])));
+      if (i < options.runs) round.push(plainStart);
+      for (let k = 0; k < round.length; k++) await round[(k + i) % round.length]!();
     }
     // Interleaved, so drift in the machine's load hits both sides alike.
     for (let i = 0; i < options.versionRuns; i++) {
@@ -210,7 +233,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     await sim.close();
     await rm(project, { recursive: true, force: true });
     if (resumeProject) await rm(resumeProject, { recursive: true, force: true });
-    for (const dir of [noAgents, withAgents, skillsProject]) if (dir) await rm(dir, { recursive: true, force: true });
+    for (const dir of [noAgents, withAgents, both, skillsProject]) if (dir) await rm(dir, { recursive: true, force: true });
   }
   return result;
 }

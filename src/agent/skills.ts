@@ -7,14 +7,14 @@
 // there), is listed under the real path of the user's skills folder, and its SKILL.md is no symlink.
 // A file that cannot be used is skipped with one warning naming it; a name taken already (the project's
 // folders come first) is left out.
-import { closeSync, constants, fstatSync, openSync, realpathSync } from "node:fs";
-import { readdir, realpath } from "node:fs/promises";
+import { closeSync, constants, lstatSync, openSync, readdirSync, realpathSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { z } from "../zod.js";
-import { formatSize } from "../format.js";
 import { hasProcFd, openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
+import { FileMemo } from "../fs/file-memo.js";
 import { parseFrontMatter } from "../fs/front-matter.js";
 import { FileRefused, readOpenedSync } from "../fs/regular-file.js";
+import { redactSecrets } from "../redact.js";
 import { isMissing } from "../tools/paths.js";
 import type { SkillFolder } from "../tools/types.js";
 
@@ -39,70 +39,181 @@ const SkillHeadSchema = z.object({
   description: z.string("must be given, as text").min(1, "must not be empty").max(1024, "must be at most 1,024 characters"),
 });
 
-/** The skills of the project and of the user (`userDir`: hel's folder of the user's files), sorted by name. */
-export async function loadSkills(projectDir: string, userDir: string, warn: (line: string) => void): Promise<Skill[]> {
-  const userSkills = await realpath(path.join(userDir, "skills")).catch(() => null);
-  const sources = [
-    { root: path.join(projectDir, ".hel", "skills"), walk: [".hel", "skills"] },
-    { root: path.join(projectDir, ".agents", "skills"), walk: [".agents", "skills"] },
-    ...(userSkills ? [{ root: userSkills, walk: null }] : []),
-  ];
-  // A folder's name is its skill's: the first folder of a name is the one read.
-  const candidates = new Map<string, Candidate>();
-  const opened: OpenDir[] = [];
-  try {
-    for (const { root, walk } of sources) {
-      const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
-      const folders = entries.filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !candidates.has(e.name));
-      if (folders.length === 0) continue;
-      // The project's folder is reached from the project without a symlink, once for all its skills.
-      let dir: OpenDir | null = null;
-      if (walk) {
-        try {
-          dir = await openBeneath(projectDir, walk);
-          opened.push(dir);
-        } catch (e) {
-          warn(`the skills folder ${walk.join("/")} cannot be used (${e instanceof PathChangedError ? "it is reached through a symlink" : String((e as NodeJS.ErrnoException).code ?? e)}), so its skills are skipped — keep a project's skills in its own folders`);
-          continue;
-        }
-      }
-      for (const entry of folders.sort((x, y) => (x.name < y.name ? -1 : 1))) candidates.set(entry.name, { name: entry.name, dir: path.join(root, entry.name), projectRoot: dir, symlink: entry.isSymbolicLink() });
-    }
-    // Read synchronously: nothing else waits at the start, and hundreds of skills must not hold it up.
-    const viaProc = await hasProcFd();
-    const skills: Skill[] = [];
-    for (const candidate of candidates.values()) {
-      const loaded = loadSkill(projectDir, candidate, viaProc);
-      if (typeof loaded === "string") warn(loaded);
-      else if (loaded) skills.push(loaded);
-    }
-    return skills.sort((a, b) => (a.name < b.name ? -1 : 1));
-  } finally {
-    await Promise.all(opened.map((d) => d.close()));
-  }
+/** What a kept skill was checked against (fs/file-memo.ts): this module as built, whose bundled file is named by its code. */
+const SKILL_CHECKS = import.meta.url;
+
+/** What a start keeps of a skill for the next: what its SKILL.md says, masked, once checked. */
+interface KeptSkill {
+  description: string;
+}
+
+/** A folder whose subfolders are skills: a project's, reached from the project by `walk`; the user's (walk null). */
+interface Source {
+  root: string;
+  walk: readonly string[] | null;
+  /** Whether a project's folder was reached without a symlink when it was listed; the user's may be reached through any. */
+  direct: boolean;
 }
 
 interface Candidate {
   name: string;
+  source: Source;
   /** The folder's absolute path. */
   dir: string;
-  /** The project's skills folder, open, for a project's skill; null for the user's. */
-  projectRoot: OpenDir | null;
+  /** Its SKILL.md's absolute path, and as the system prompt lists it. */
+  file: string;
+  shown: string;
   symlink: boolean;
 }
 
-/** The skill in a folder; null when it has no SKILL.md; a warning's line when it cannot be used. */
-function loadSkill(projectDir: string, { name, dir, projectRoot, symlink }: Candidate, viaProc: boolean): Skill | string | null {
-  const file = path.join(dir, "SKILL.md");
-  const shown = projectRoot ? path.relative(projectDir, file).split(path.sep).join("/") : file;
+export interface SkillsSettings {
+  projectDir: string;
+  /** hel's folder of the user's files. */
+  userDir: string;
+  /** Masked in the descriptions, which go into requests and the memo. */
+  secrets: readonly string[];
+  warn(line: string): void;
+  /** When this start reads the files (fs/file-memo.ts); a test gives a later one. */
+  now?: number;
+}
+
+/**
+ * The skills of the project and of the user, sorted by name. A skill whose SKILL.md is as it was when
+ * an earlier start checked it is taken from the memo; only the others are read, and only they may warn.
+ */
+export async function loadSkills({ projectDir, userDir, secrets, warn, now }: SkillsSettings): Promise<Skill[]> {
+  const userSkills = realPathOrNull(path.join(userDir, "skills"));
+  const project = (walk: string[]): Source => ({ root: path.join(projectDir, ...walk), walk, direct: withoutLink(projectDir, walk) });
+  const sources: Source[] = [project([".hel", "skills"]), project([".agents", "skills"]), ...(userSkills ? [{ root: userSkills, walk: null, direct: true }] : [])];
+  // A folder's name is its skill's: the first folder of a name is the one read.
+  const candidates = new Map<string, Candidate>();
+  for (const source of sources) {
+    // Most projects have no skills: asked without an exception, which costs far more than the lstat.
+    if (!source.direct && !lstatSync(source.root, { throwIfNoEntry: false })) continue;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(source.root, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    const folders = entries.filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !candidates.has(e.name));
+    // Paths joined by hand: path.join would normalize each of hundreds again, which a start notices.
+    for (const entry of folders.sort((x, y) => (x.name < y.name ? -1 : 1))) {
+      const dir = `${source.root}${path.sep}${entry.name}`;
+      const file = `${dir}${path.sep}SKILL.md`;
+      const shown = source.walk ? `${source.walk.join("/")}/${entry.name}/SKILL.md` : file;
+      candidates.set(entry.name, { name: entry.name, source, dir, file, shown, symlink: entry.isSymbolicLink() });
+    }
+  }
+  if (candidates.size === 0) return [];
+  const memo = FileMemo.open<KeptSkill>(projectDir, "skills", SKILL_CHECKS, now);
+  const skills: Skill[] = [];
+  const unread: Candidate[] = [];
+  for (const candidate of candidates.values()) {
+    const kept = keptSkill(candidate, memo, secrets);
+    if (kept) skills.push(kept);
+    else unread.push(candidate);
+  }
+  if (unread.length > 0) skills.push(...(await readSkills(projectDir, unread, memo, secrets, warn)));
+  memo.save();
+  return skills.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** Whether each of `walk`, from `root` down, is a directory and none a symlink. */
+function withoutLink(root: string, walk: readonly string[]): boolean {
+  let at = root;
+  for (const name of walk) {
+    at = `${at}${path.sep}${name}`;
+    const stats = lstatSync(at, { throwIfNoEntry: false });
+    if (!stats?.isDirectory()) return false;
+  }
+  return true;
+}
+
+function realPathOrNull(dir: string): string | null {
+  if (!lstatSync(dir, { throwIfNoEntry: false })) return null;
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where read_file finds the folder: the user's folder may be a symlink to wherever the user keeps it,
+ * and read_file follows it there (the user's skills folder is listed by its real path already).
+ */
+const realFolder = ({ source, dir, symlink }: Candidate): string => (source.walk === null && symlink ? realpathSync.native(dir) : dir);
+
+/**
+ * The skill as the memo has it, when its SKILL.md is a regular file unchanged since a start checked it.
+ * Its path may be looked up here without the checks of a read: a file found by its identity is the very
+ * file that was read through them, and a project's folder reached through a symlink is never taken.
+ */
+function keptSkill(candidate: Candidate, memo: FileMemo<KeptSkill>, secrets: readonly string[]): Skill | null {
+  if (!candidate.source.direct || (candidate.source.walk && candidate.symlink)) return null;
+  try {
+    const real = realFolder(candidate);
+    const stats = lstatSync(real === candidate.dir ? candidate.file : `${real}${path.sep}SKILL.md`, { throwIfNoEntry: false });
+    const kept = stats?.isFile() ? memo.get(candidate.file, stats) : undefined;
+    if (kept === undefined) return null;
+    return { name: candidate.name, description: redactSecrets(kept.description, secrets), path: candidate.shown, folder: { dir: candidate.dir, real } };
+  } catch {
+    return null;
+  }
+}
+
+/** The skills of `unread` read from their files, each project's skills folder opened once without following a symlink. */
+async function readSkills(projectDir: string, unread: readonly Candidate[], memo: FileMemo<KeptSkill>, secrets: readonly string[], warn: (line: string) => void): Promise<Skill[]> {
+  const opened = new Map<Source, OpenDir | null>();
+  try {
+    for (const source of new Set(unread.map((c) => c.source))) {
+      if (!source.walk) continue;
+      try {
+        opened.set(source, await openBeneath(projectDir, source.walk));
+      } catch (e) {
+        opened.set(source, null);
+        warn(`the skills folder ${source.walk.join("/")} cannot be used (${e instanceof PathChangedError ? "it is reached through a symlink" : String((e as NodeJS.ErrnoException).code ?? e)}), so its skills are skipped — keep a project's skills in its own folders`);
+      }
+    }
+    // Read synchronously: nothing else waits at the start, and hundreds of skills must not hold it up.
+    const viaProc = await hasProcFd();
+    const skills: Skill[] = [];
+    for (const candidate of unread) {
+      const root = opened.get(candidate.source);
+      if (root === null) continue;
+      const loaded = loadSkill(candidate, root ?? null, { viaProc, memo, secrets });
+      if (typeof loaded === "string") warn(loaded);
+      else if (loaded) skills.push(loaded);
+    }
+    return skills;
+  } finally {
+    await Promise.all([...opened.values()].map((d) => d?.close()));
+  }
+}
+
+interface Reading {
+  viaProc: boolean;
+  memo: FileMemo<KeptSkill>;
+  secrets: readonly string[];
+}
+
+/**
+ * The skill in a folder, read from its SKILL.md (a project's through its open skills folder,
+ * `projectRoot`); null when it has no SKILL.md; a warning's line when it cannot be used.
+ */
+function loadSkill(candidate: Candidate, projectRoot: OpenDir | null, { viaProc, memo, secrets }: Reading): Skill | string | null {
+  const { name, dir, file, shown, symlink } = candidate;
   const skip = (problem: string) => `the skill ${shown} ${problem}, so it is skipped — fix it or remove the folder`;
   const throughLink = "is reached through a symlink; a project's skills are kept in its own folders";
   if (projectRoot && symlink) return skip(throughLink);
   let text: string | null;
   let real = dir;
+  let stats;
   try {
-    // The user's folder may be a symlink to wherever the user keeps it: read_file follows it there.
-    if (!projectRoot) real = realpathSync.native(dir);
+    real = realFolder(candidate);
+    // Taken before the read, so that a change made while it reads is seen next time.
+    stats = lstatSync(real === dir ? file : `${real}${path.sep}SKILL.md`, { throwIfNoEntry: false });
     text = readSkillFile(projectRoot ? projectRoot.entry(name) : real, viaProc);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -124,7 +235,9 @@ function loadSkill(projectDir: string, { name, dir, projectRoot, symlink }: Cand
     return skip(`has a bad "${String(issue.path[0])}" in its front matter: it ${issue.message}`);
   }
   if (head.data.name !== name) return skip(`is named "${head.data.name}" in its front matter, not "${name}" as its folder is`);
-  return { name, description: head.data.description.replace(/\s+/g, " ").trim(), path: shown, folder: { dir, real } };
+  const description = redactSecrets(head.data.description.replace(/\s+/g, " ").trim(), secrets);
+  if (stats?.isFile()) memo.put(file, stats, { description });
+  return { name, description, path: shown, folder: { dir, real } };
 }
 
 class SkillRefused extends Error {}

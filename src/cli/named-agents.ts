@@ -7,9 +7,10 @@
 // does (what it sees, which tools it may call, its steps within --child-max-steps, its access within
 // the session's), and a model is a narrowing setting too. Their text goes into requests, so the
 // project's files are read only as regular files inside the project, never through a symbolic link.
-import { lstat, readdir } from "node:fs/promises";
-import { join } from "node:path";
-import { AgentFileProblem, parseAgentFile, withinAccess, type NamedAgent } from "../agent/children/named-agent.js";
+import { lstatSync, readdirSync, statSync } from "node:fs";
+import { join, sep } from "node:path";
+import { AGENT_FILE_CHECKS, AgentFileProblem, parseAgentFile, withinAccess, type NamedAgent } from "../agent/children/named-agent.js";
+import { FileMemo } from "../fs/file-memo.js";
 import { helDir } from "../fs/hel-dir.js";
 import { readProblem, readRegularFileSync } from "../fs/regular-file.js";
 import { redactSecrets } from "../redact.js";
@@ -24,9 +25,11 @@ export interface AgentsSettings {
   env: NodeJS.ProcessEnv;
   /** The session's access: no agent runs with more. */
   access: Access;
-  /** Masked in the agents' text, which goes into requests. */
+  /** Masked in the agents' text, which goes into requests and the memo. */
   secrets: readonly string[];
   warn(line: string): void;
+  /** When this start reads the files (fs/file-memo.ts); a test gives a later one. */
+  now?: number;
 }
 
 interface AgentFile {
@@ -36,49 +39,63 @@ interface AgentFile {
   follow: boolean;
 }
 
-async function agentFiles(dir: string, follow: boolean, warn: (line: string) => void): Promise<AgentFile[]> {
-  // The project's folder itself must not lead out of the project.
-  if (!follow) {
-    const info = await lstat(dir).catch(() => null);
-    if (info?.isSymbolicLink()) warn(`${dir} is a symbolic link, which hel does not follow in a project — its agents are skipped`);
+function agentFiles(dir: string, follow: boolean, warn: (line: string) => void): AgentFile[] {
+  // The project's folder itself must not lead out of the project. (Asked without an exception: most
+  // have no agents, and an exception costs a start more than the call.)
+  let names: string[];
+  try {
+    const info = (follow ? statSync : lstatSync)(dir, { throwIfNoEntry: false });
+    if (!follow && info?.isSymbolicLink()) warn(`${dir} is a symbolic link, which hel does not follow in a project — its agents are skipped`);
     if (!info?.isDirectory()) return [];
+    names = readdirSync(dir);
+  } catch {
+    return [];
   }
-  const names = await readdir(dir).catch(() => [] as string[]);
-  return names.filter((n) => n.endsWith(".md")).map((n) => ({ name: n.slice(0, -".md".length), path: join(dir, n), follow }));
-}
-
-export async function loadNamedAgents(settings: AgentsSettings): Promise<NamedAgent[]> {
-  const [user, project] = await Promise.all([
-    agentFiles(join(userConfigDir(settings.env), "agents"), true, settings.warn),
-    agentFiles(join(helDir(settings.projectDir), "agents"), false, settings.warn),
-  ]);
-  const chosen = new Map<string, AgentFile>();
-  for (const file of [...user, ...project]) chosen.set(file.name, file);
-  const files = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const agents: NamedAgent[] = [];
-  for (const file of files) {
-    const { agent, warning } = loadOne(file, settings);
-    if (warning) settings.warn(warning);
-    if (agent) agents.push(agent);
-  }
-  return agents;
+  // Joined by hand: path.join would normalize each of hundreds of paths again.
+  return names.filter((n) => n.endsWith(".md")).map((n) => ({ name: n.slice(0, -".md".length), path: `${dir}${sep}${n}`, follow }));
 }
 
 // Read synchronously: hundreds of small files, each a trip to the thread pool, would delay the first request.
-function loadOne(file: AgentFile, settings: AgentsSettings): { agent: NamedAgent | null; warning: string | null } {
-  let text: string;
-  try {
-    text = readRegularFileSync(file.path, MAX_AGENT_BYTES, file.follow);
-  } catch (e) {
-    const problem = (e as NodeJS.ErrnoException).code === "ELOOP" && !file.follow ? "is a symbolic link, which hel does not follow in a project's .hel/agents/" : readProblem(e);
-    return { agent: null, warning: `the agent file ${file.path} ${problem} — the agent is skipped` };
+export function loadNamedAgents(settings: AgentsSettings): NamedAgent[] {
+  const user = agentFiles(join(userConfigDir(settings.env), "agents"), true, settings.warn);
+  const project = agentFiles(join(helDir(settings.projectDir), "agents"), false, settings.warn);
+  const chosen = new Map<string, AgentFile>();
+  for (const file of [...user, ...project]) chosen.set(file.name, file);
+  const files = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (files.length === 0) return [];
+  const agents: NamedAgent[] = [];
+  const memo = FileMemo.open<NamedAgent>(settings.projectDir, "agents", AGENT_FILE_CHECKS, settings.now);
+  for (const file of files) {
+    const { agent, warning } = loadOne(file, settings, memo);
+    if (warning) settings.warn(warning);
+    if (agent) agents.push(agent);
   }
+  memo.save();
+  return agents;
+}
+
+function loadOne(file: AgentFile, settings: AgentsSettings, memo: FileMemo<NamedAgent>): { agent: NamedAgent | null; warning: string | null } {
+  const stats = (file.follow ? statSync : lstatSync)(file.path, { throwIfNoEntry: false });
+  const kept = stats?.isFile() ? memo.get(file.path, stats) : undefined;
   let parsed: NamedAgent;
-  try {
-    parsed = parseAgentFile(file.name, redactSecrets(text, settings.secrets));
-  } catch (e) {
-    if (!(e instanceof AgentFileProblem)) throw e;
-    return { agent: null, warning: `the agent file ${file.path} is skipped: ${e.message} — fix it or remove it` };
+  if (kept) {
+    // Masked as it was kept, and again for this run's secrets.
+    parsed = { ...kept, description: redactSecrets(kept.description, settings.secrets), instructions: redactSecrets(kept.instructions, settings.secrets), model: kept.model && redactSecrets(kept.model, settings.secrets) };
+  } else {
+    let text: string;
+    try {
+      text = readRegularFileSync(file.path, MAX_AGENT_BYTES, file.follow);
+    } catch (e) {
+      const problem = (e as NodeJS.ErrnoException).code === "ELOOP" && !file.follow ? "is a symbolic link, which hel does not follow in a project's .hel/agents/" : readProblem(e);
+      return { agent: null, warning: `the agent file ${file.path} ${problem} — the agent is skipped` };
+    }
+    try {
+      parsed = parseAgentFile(file.name, redactSecrets(text, settings.secrets));
+    } catch (e) {
+      if (!(e instanceof AgentFileProblem)) throw e;
+      return { agent: null, warning: `the agent file ${file.path} is skipped: ${e.message} — fix it or remove it` };
+    }
+    if (stats) memo.put(file.path, stats, parsed);
   }
   const { agent, clamped } = withinAccess(parsed, settings.access);
   return { agent, warning: clamped && `the agent ${agent.name} (${file.path}) ${clamped}` };

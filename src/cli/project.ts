@@ -69,10 +69,10 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io): Pr
   // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
   const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
   // Skills are the project's (or the user's) own text, as rules are: listed with no trust asked, the key masked.
-  const found = await loadSkills(dir, userConfigDir(io.env), warn);
-  const skills = found.map((s) => ({ ...s, description: redactSecrets(s.description, secrets), path: redactSecrets(s.path, secrets) }));
+  const found = await loadSkills({ projectDir: dir, userDir: userConfigDir(io.env), secrets, warn });
+  const skills = found.map((s) => ({ ...s, path: redactSecrets(s.path, secrets) }));
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
-  const agents = await loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn });
+  const agents = loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn });
   // Agents are written to be handed work: with some, delegate_task is offered without --delegate too,
   // a plain delegation seeing only its task, as an agent does unless its file says otherwise.
   const delegating = agents.length > 0 && options.delegate === null ? { ...options, delegate: "task-only" as const } : options;

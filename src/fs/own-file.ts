@@ -3,8 +3,7 @@
 // planted a symlink, a hard link, a FIFO or a device where such a file goes, to make hel write
 // somewhere else or wait: hel puts a new file in its place, or appends only to a regular file it
 // opened without following a link.
-import { constants, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { constants, lstatSync, lutimesSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { FileRefused } from "./regular-file.js";
 
@@ -37,11 +36,14 @@ export async function appendOwnFile(path: string, data: string, mode: number): P
   }
 }
 
-/** Replaces `path` with `data` by renaming a new file over it. */
-export function replaceFileSync(path: string, data: string): void {
-  const tmp = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+/** Replaces `path` with `data` by renaming a new file over it; `mtime` (seconds) is the new file's modification time. */
+export function replaceFileSync(path: string, data: string, mtime?: number): void {
+  // The temporary name need only differ from other writers' (O_EXCL makes a clash fail, never
+  // clobber), so Math.random serves: node:crypto would be loaded before a start's first request.
+  const tmp = `${path}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
     writeFileSync(tmp, data, { flag: "wx", mode: 0o644 });
+    if (mtime !== undefined) lutimesSync(tmp, mtime, mtime);
     renameSync(tmp, path);
   } catch (e) {
     try {

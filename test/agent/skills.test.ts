@@ -1,4 +1,4 @@
-import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, rename, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSkills, MAX_SKILL_LISTING, skillsSection } from "../../src/agent/skills.js";
@@ -26,7 +26,7 @@ describe("loadSkills", () => {
     await mkdir(join(project, ".hel", "skills", "empty"));
     await writeFile(join(project, ".hel", "skills", "README.md"), "not a skill");
     const warnings: string[] = [];
-    const skills = await loadSkills(project, user, (line) => warnings.push(line));
+    const skills = await loadSkills({ projectDir: project, userDir: user, secrets: [], warn: (line) => warnings.push(line) });
     expect(skills.map((s) => [s.name, s.description, s.path])).toEqual([
       ["api-docs", "Write API docs.", ".agents/skills/api-docs/SKILL.md"],
       ["commit", "Write a commit message.", join(user, "skills", "commit", "SKILL.md")],
@@ -53,13 +53,66 @@ describe("loadSkills", () => {
     await mkdir(join(user, "skills"));
     await symlink(join(elsewhere, "shared"), join(user, "skills", "shared"));
     const warnings: string[] = [];
-    const skills = await loadSkills(project, user, (line) => warnings.push(line));
+    const skills = await loadSkills({ projectDir: project, userDir: user, secrets: [], warn: (line) => warnings.push(line) });
     expect(warnings).toEqual([
       "the skill .hel/skills/outer/SKILL.md is reached through a symlink; a project's skills are kept in its own folders, so it is skipped — fix it or remove the folder",
       "the skill .agents/skills/linked/SKILL.md is a symlink; keep SKILL.md a regular file in its folder, so it is skipped — fix it or remove the folder",
     ]);
     expect(skills.map((s) => [s.path, s.folder])).toEqual([
       [join(user, "skills", "shared", "SKILL.md"), { dir: join(user, "skills", "shared"), real: join(elsewhere, "shared") }],
+    ]);
+  });
+});
+
+/** Rewrites a memo by `edit` and gives it back its modification time, the seal hel checks. */
+async function resealed(file: string, edit: (text: string) => string): Promise<void> {
+  const { mtime } = await stat(file);
+  await writeFile(file, edit(await readFile(file, "utf8")));
+  await utimes(file, mtime, mtime);
+}
+
+describe("loadSkills in a later start", () => {
+  const later = () => Date.now() + 60_000;
+
+  it("takes unchanged skills from the memo, reads a changed one again, and keeps no secret there", async () => {
+    const project = await tempProject();
+    const none = join(project, "no-user");
+    await mkdir(join(project, ".hel"));
+    await writeSkill(join(project, ".hel", "skills"), "deploy", skillFile("deploy", "Ship to staging with tok-0123456789."));
+    await writeSkill(join(project, ".agents", "skills"), "lint", skillFile("lint", "Run the linter."));
+    const load = (secrets: string[], warnings: string[] = []) => loadSkills({ projectDir: project, userDir: none, secrets, warn: (l) => warnings.push(l), now: later() });
+    const first = await load(["tok-0123456789"]);
+    const memo = await readFile(join(project, ".hel", "cache", "skills.json"), "utf8");
+    expect(memo).toContain("Run the linter.");
+    expect(memo).not.toContain("tok-0123456789");
+    expect(await load(["tok-0123456789"])).toEqual(first);
+    // What a later start lists comes from the memo while the file is unchanged: shown by a memo
+    // changed behind hel's back, its seal put back.
+    await resealed(join(project, ".hel", "cache", "skills.json"), (text) => text.replace("Run the linter.", "Kept: the linter."));
+    expect((await load([])).map((s) => s.description)).toEqual(["Ship to staging with [REDACTED].", "Kept: the linter."]);
+    // Edited in place, to the same size: read again.
+    await writeFile(join(project, ".agents", "skills", "lint", "SKILL.md"), skillFile("lint", "Run the checker."));
+    expect((await load([])).map((s) => s.description)).toEqual(["Ship to staging with [REDACTED].", "Run the checker."]);
+  });
+
+  it("does not take a project's skill from the memo once its folder, or the skills folder, is reached through a symlink", async () => {
+    const project = await tempProject();
+    const elsewhere = await tempProject();
+    await mkdir(join(project, ".hel"));
+    await writeSkill(join(project, ".hel", "skills"), "deploy", skillFile("deploy", "Ship to staging."));
+    await writeSkill(join(project, ".agents", "skills"), "lint", skillFile("lint", "Run the linter."));
+    const load = (warnings: string[]) => loadSkills({ projectDir: project, userDir: join(project, "no-user"), secrets: [], warn: (l) => warnings.push(l), now: later() });
+    expect((await load([])).map((s) => s.name)).toEqual(["deploy", "lint"]);
+    // Moved out of the project and linked back: the same files, now outside it.
+    await rename(join(project, ".agents", "skills", "lint"), join(elsewhere, "lint"));
+    await symlink(join(elsewhere, "lint"), join(project, ".agents", "skills", "lint"));
+    await rename(join(project, ".hel", "skills"), join(elsewhere, "hel-skills"));
+    await symlink(join(elsewhere, "hel-skills"), join(project, ".hel", "skills"));
+    const warnings: string[] = [];
+    expect(await load(warnings)).toEqual([]);
+    expect(warnings).toEqual([
+      "the skills folder .hel/skills cannot be used (it is reached through a symlink), so its skills are skipped — keep a project's skills in its own folders",
+      "the skill .agents/skills/lint/SKILL.md is reached through a symlink; a project's skills are kept in its own folders, so it is skipped — fix it or remove the folder",
     ]);
   });
 });

@@ -2,7 +2,7 @@
 // winning on a name, sorted by name; a file that is not a valid agent, or a link in the project's
 // folder, is skipped with one warning naming the file and the problem; access is clamped; the API key
 // is masked in what goes into requests.
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { loadNamedAgents } from "../../src/cli/named-agents.js";
@@ -35,7 +35,7 @@ it("reads both folders, the project's agent winning, and skips what is not an ag
   });
   await symlink(outside, join(agents, "linked.md"));
   const warnings: string[] = [];
-  const loaded = await loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: home }, access: "edit", secrets: ["sk-secret-1"], warn: (l) => warnings.push(l) });
+  const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: home }, access: "edit", secrets: ["sk-secret-1"], warn: (l) => warnings.push(l) });
   expect(loaded).toEqual([
     { name: "mine", description: "only the user's", mode: "task-only", tools: ["read_file", "grep"], model: null, maxSteps: 4, access: "read-only", instructions: "Key [REDACTED] here." },
     { name: "shared", description: "the project's", mode: "no-tools", tools: null, model: null, maxSteps: null, access: null, instructions: "Project body." },
@@ -60,7 +60,35 @@ it("a project whose .hel/agents is a link to a folder elsewhere has no agents of
   await mkdir(join(project, ".hel"), { recursive: true });
   await symlink(elsewhere, join(project, ".hel", "agents"));
   const warnings: string[] = [];
-  const loaded = await loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets: [], warn: (l) => warnings.push(l) });
+  const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets: [], warn: (l) => warnings.push(l) });
   expect(loaded).toEqual([]);
   expect(warnings).toEqual([`${join(project, ".hel", "agents")} is a symbolic link, which hel does not follow in a project — its agents are skipped`]);
+});
+
+it("a later start takes unchanged agents from the memo, masks its own secrets in them, and reads a changed file again", async () => {
+  const project = await tempProject();
+  const agents = join(project, ".hel", "agents");
+  await files(agents, {
+    "review.md": "---\ndescription: Reviews the diff\ntools: [read_file, grep]\n---\nUse the token tok-abcdefgh12 and sk-secret-1 sparingly.\n",
+    "docs.md": "---\ndescription: Writes the docs\nmode: no-tools\n---\nPlain words.\n",
+  });
+  const later = Date.now() + 60_000;
+  const load = (secrets: string[]) => loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets, warn: () => undefined, now: later });
+  const first = load(["sk-secret-1"]);
+  const memoFile = join(project, ".hel", "cache", "agents.json");
+  const memo = await readFile(memoFile, "utf8");
+  expect(memo).toContain("Plain words.");
+  expect(memo).not.toContain("sk-secret-1");
+  expect(load(["sk-secret-1"])).toEqual(first);
+  // From the memo, not the file, while the file is unchanged (shown by a memo changed behind hel's
+  // back, its seal put back); this start's own secret is masked in what was kept.
+  const { mtime } = await stat(memoFile);
+  await writeFile(memoFile, memo.replace("Plain words.", "Kept words."));
+  await utimes(memoFile, mtime, mtime);
+  const kept = load(["sk-secret-1", "tok-abcdefgh12"]);
+  expect(kept.map((a) => a.instructions)).toEqual(["Kept words.", "Use the token [REDACTED] and [REDACTED] sparingly."]);
+  expect(kept[1]).toEqual({ ...first[1], instructions: "Use the token [REDACTED] and [REDACTED] sparingly." });
+  // Edited in place, to the same size: read again.
+  await writeFile(join(agents, "docs.md"), "---\ndescription: Writes the docs\nmode: no-tools\n---\nPlain verbs.\n");
+  expect(load([]).map((a) => a.instructions)).toEqual(["Plain verbs.", "Use the token tok-abcdefgh12 and [REDACTED] sparingly."]);
 });

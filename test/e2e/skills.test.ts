@@ -2,7 +2,8 @@
 // listed in the system prompt, byte for byte the same from one run to the next, with the API key
 // masked and a bad file skipped with one warning; the model reads a user's skill with read_file
 // through its listed path.
-import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
@@ -56,5 +57,29 @@ describe("skills", () => {
     sim = await startSimulator({ policy: "echo" });
     expect((await runHel({ args: ["-C", project, "again"], baseUrl: sim.url, env })).code).toBe(0);
     expect((sim.requests[0]!.body as ChatRequest).messages[0]!.content).toBe(system);
+  });
+
+  it("a later start lists them from .hel/cache/ byte for byte as a start that read them did, and reads an edited one again", async () => {
+    const project = await tempProject();
+    const env = { XDG_CONFIG_HOME: join(project, "no-config"), DEEPSEEK_API_KEY: KEY };
+    for (let i = 0; i < 30; i++) await skill(join(project, ".hel", "skills"), `task-${String(i).padStart(2, "0")}`, `---\nname: task-${String(i).padStart(2, "0")}\ndescription: How to do task ${i}.\n---\n`);
+    // A file changed within the last moments is read again by every start (fs/file-memo.ts): these are let settle first.
+    await sleep(2100);
+    sim = await startSimulator({ policy: "echo" });
+    const systemOf = async (instruction: string) => {
+      const before = sim.requests.length;
+      expect((await runHel({ args: ["-C", project, instruction], baseUrl: sim.url, env })).code).toBe(0);
+      return (sim.requests[before]!.body as ChatRequest).messages[0]!.content as string;
+    };
+    const read = await systemOf("one");
+    expect(read).toContain("- task-00: How to do task 0. (.hel/skills/task-00/SKILL.md)");
+    const memo = join(project, ".hel", "cache", "skills.json");
+    expect(await readFile(memo, "utf8")).toContain("How to do task 29.");
+    const kept = await stat(memo);
+    expect(await systemOf("two")).toBe(read);
+    // Nothing changed, so nothing was written.
+    expect((await stat(memo)).mtimeMs).toBe(kept.mtimeMs);
+    await writeFile(join(project, ".hel", "skills", "task-00", "SKILL.md"), "---\nname: task-00\ndescription: How to do task 9.\n---\n");
+    expect(await systemOf("three")).toBe(read.replace("How to do task 0.", "How to do task 9."));
   });
 });

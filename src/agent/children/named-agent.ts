@@ -42,6 +42,12 @@ const AgentFileSchema = z.strictObject({
   access: z.enum(ACCESS_LEVELS, `must be one of ${ACCESS_LEVELS.join(", ")}`).optional(),
 });
 
+/**
+ * What a checked agent file was checked against, for the agents kept from one start to the next
+ * (fs/file-memo.ts): this module as built, whose bundled file is named by its code, and the tools hel offers.
+ */
+export const AGENT_FILE_CHECKS = `${import.meta.url} ${TOOL_NAMES.join(",")}`;
+
 /** What is wrong with an agent file, as words a warning can follow its path with. */
 export class AgentFileProblem extends Error {
   override name = "AgentFileProblem";

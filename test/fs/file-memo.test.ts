@@ -1,0 +1,102 @@
+// The memo a start keeps of the files it checked (.hel/cache/<name>.json): a file is found while it is
+// unchanged and never after a write to it, even one that keeps its size; a file changed just before it
+// was read is not kept; another build's memo, or one edited by hand, is empty; nothing is written
+// outside .hel/ or through a symlink planted there.
+import { lstatSync, statSync } from "node:fs";
+import { appendFile, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FileMemo } from "../../src/fs/file-memo.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+/** A start late enough that every file written so far is settled. */
+const later = () => Date.now() + 60_000;
+
+async function projectWithFile(text: string): Promise<{ project: string; file: string }> {
+  const project = await tempProject();
+  await mkdir(join(project, ".hel"));
+  const file = join(project, "notes.md");
+  await writeFile(file, text);
+  return { project, file };
+}
+
+/** Keeps `value` for `file` in a memo of one start, saved. */
+function keep(project: string, file: string, value: string, stamp = "build-1"): void {
+  const memo = FileMemo.open<string>(project, "notes", stamp, later());
+  expect(memo.get(file, statSync(file))).toBeUndefined();
+  memo.put(file, statSync(file), value);
+  memo.save();
+}
+
+describe("FileMemo", () => {
+  it("finds what it kept of an unchanged file in a later start, and not after a write of the same size", async () => {
+    const { project, file } = await projectWithFile("alpha\n");
+    keep(project, file, "read once");
+    expect(FileMemo.open<string>(project, "notes", "build-1", later()).get(file, statSync(file))).toBe("read once");
+    await writeFile(file, "omega\n");
+    expect(statSync(file).size).toBe(6);
+    expect(FileMemo.open<string>(project, "notes", "build-1", later()).get(file, statSync(file))).toBeUndefined();
+  });
+
+  it("does not keep a file changed just before it was read: a second change in the same instant would look like none", async () => {
+    const { project, file } = await projectWithFile("alpha\n");
+    const memo = FileMemo.open<string>(project, "notes", "build-1");
+    memo.put(file, statSync(file), "read at once");
+    memo.save();
+    expect(FileMemo.open<string>(project, "notes", "build-1", later()).get(file, statSync(file))).toBeUndefined();
+  });
+
+  it("is empty for another build's checks, and for a memo written since hel sealed it", async () => {
+    const { project, file } = await projectWithFile("alpha\n");
+    keep(project, file, "read once");
+    expect(FileMemo.open<string>(project, "notes", "build-2", later()).get(file, statSync(file))).toBeUndefined();
+    const memoFile = join(project, ".hel", "cache", "notes.json");
+    // hel's seal: a modification time no write gives a file.
+    expect(statSync(memoFile).mtimeMs).toBeLessThan(Date.parse("2018-01-01"));
+    const text = await readFile(memoFile, "utf8");
+    expect(text).toContain('"read once"');
+    // A hand edit that keeps the file valid and the same size: the seal is broken all the same.
+    await writeFile(memoFile, text.replace('"read once"', '"edit once"'));
+    expect(FileMemo.open<string>(project, "notes", "build-1", later()).get(file, statSync(file))).toBeUndefined();
+    await rm(memoFile);
+    keep(project, file, "read once");
+    await appendFile(memoFile, "\n");
+    expect(FileMemo.open<string>(project, "notes", "build-1", later()).get(file, statSync(file))).toBeUndefined();
+  });
+
+  it("drops the files a start did not find, and writes nothing when nothing changed", async () => {
+    const { project, file } = await projectWithFile("alpha\n");
+    const other = join(project, "other.md");
+    await writeFile(other, "beta\n");
+    const memo = FileMemo.open<string>(project, "notes", "build-1", later());
+    memo.put(file, statSync(file), "a");
+    memo.put(other, statSync(other), "b");
+    memo.save();
+    const memoFile = join(project, ".hel", "cache", "notes.json");
+    const written = lstatSync(memoFile);
+    const same = FileMemo.open<string>(project, "notes", "build-1", later());
+    expect([same.get(file, statSync(file)), same.get(other, statSync(other))]).toEqual(["a", "b"]);
+    same.save();
+    // Not written again: the same file, with its seal.
+    expect([lstatSync(memoFile).ino, lstatSync(memoFile).mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+    const fewer = FileMemo.open<string>(project, "notes", "build-1", later());
+    expect(fewer.get(file, statSync(file))).toBe("a");
+    fewer.save();
+    expect(FileMemo.open<string>(project, "notes", "build-1", later()).get(other, statSync(other))).toBeUndefined();
+  });
+
+  it("writes nothing without a .hel/ of the project's own, nor through a symlink planted as .hel/cache", async () => {
+    const bare = await tempProject();
+    const file = join(bare, "notes.md");
+    await writeFile(file, "alpha\n");
+    keep(bare, file, "kept?");
+    expect(await readdir(bare)).toEqual(["notes.md"]);
+
+    const { project, file: notes } = await projectWithFile("alpha\n");
+    const elsewhere = await tempProject();
+    await symlink(elsewhere, join(project, ".hel", "cache"));
+    keep(project, notes, "kept?");
+    expect(await readdir(elsewhere)).toEqual([]);
+    expect(FileMemo.open<string>(project, "notes", "build-1", later()).get(notes, statSync(notes))).toBeUndefined();
+  });
+});
