@@ -72,6 +72,8 @@ export interface StartupResult {
   /** spawn → first request of `hel --delegate task-only hi` in a project without agent files, and in one with AGENT_FILES, interleaved. */
   noAgentsMs: number[];
   agentsMs: number[];
+  /** The plain start again, in the same rounds: two series of one thing, so what the machine alone makes of a ratio. */
+  plainAgainMs: number[];
   /** spawn → first request of `hel hi` in a project of SKILL_COUNT skills, interleaved with the plain starts. */
   skillsMs: number[];
   /** spawn → first request of `hel --delegate task-only hi` in a project of AGENT_FILES agents and SKILL_COUNT skills, interleaved with noAgentsMs. */
@@ -140,6 +142,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     resumeMs: [],
     noAgentsMs: [],
     agentsMs: [],
+    plainAgainMs: [],
     skillsMs: [],
     bothMs: [],
     bothColdMs: [],
@@ -214,6 +217,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
       }
       if (i < options.skillRuns && skillsProject) round.push(async () => void result.skillsMs.push(await firstRequestOf(["-C", skillsProject, "hi"])));
       if (i < options.runs) round.push(plainStart);
+      if (i < options.skillRuns) round.push(async () => void result.plainAgainMs.push(await firstRequestOf(["-C", project, "hi"])));
       for (let k = 0; k < round.length; k++) await round[(k + i) % round.length]!();
     }
     // Interleaved, so drift in the machine's load hits both sides alike.
