@@ -289,7 +289,9 @@ export function skillsSection(skills: readonly Pick<Skill, "name" | "description
   const byFolder = new Map<string, string[]>();
   for (const skill of rest) {
     const folder = path.posix.dirname(path.posix.dirname(skill.path));
-    byFolder.set(folder, [...(byFolder.get(folder) ?? []), skill.name]);
+    const names = byFolder.get(folder);
+    if (names) names.push(skill.name);
+    else byFolder.set(folder, [skill.name]);
   }
   lines.push("More skills, by name only (the SKILL.md of each is in <folder>/<name>/):");
   for (const [folder, names] of byFolder) lines.push(`- ${folder}/: ${names.join(", ")}`);

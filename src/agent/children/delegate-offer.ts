@@ -16,8 +16,11 @@ const HEADER =
 
 export interface DelegateOffer {
   description: string;
-  /** The `agent` argument; null: no agents, no argument. */
-  agent: z.ZodOptional<z.ZodType<string>> | null;
+  /**
+   * The `agent` argument (null: no agents, no argument): its description, and the names it takes,
+   * listed as its values in the definition (null: any name, there being more than the bound holds).
+   */
+  agent: { description: string; names: readonly string[] | null } | null;
 }
 
 /** How much longer a JSON string grows when `text` is appended to it. */
@@ -44,14 +47,14 @@ export function delegateOffer(base: string, agents: readonly NamedAgent[], size:
   if (agents.length === 0) return { description: base, agent: null };
   const names = agents.map((a) => a.name) as [string, ...string[]];
   const head = [base, "", HEADER].join("\n");
-  const named = z.enum(names).optional().describe("The named agent to do the task; omit it for a subagent as described above.");
+  const named = { description: "The named agent to do the task; omit it for a subagent as described above.", names };
   // The first ones described, the rest named by the argument's values only.
   const entries = agents.map((a) => `\n- ${a.name} (${a.mode}): ${a.description}`);
   const moreNamed = (rest: number) => (rest > 0 ? `\n… and ${rest} more, named by the values of agent.` : "");
   const described = fitting(entries.map(escaped), MAX_DEFINITION_CHARS - size({ description: head, agent: named }), (rest) => escaped(moreNamed(rest)));
   if (described >= 0) return { description: head + entries.slice(0, described).join("") + moreNamed(agents.length - described), agent: named };
   // More names than the argument's values can hold: as many as fit, in the description.
-  const anyName = z.string().optional().describe("The name of a named agent to do the task; omit it for a subagent as described above.");
+  const anyName = { description: "The name of a named agent to do the task; omit it for a subagent as described above.", names: null };
   const listHead = `${head}\nTheir names: `;
   const more = (rest: number) => (rest > 0 ? ` … and ${rest} more.` : ".");
   const listed = names.map((name, i) => (i === 0 ? name : `, ${name}`));
@@ -60,6 +63,6 @@ export function delegateOffer(base: string, agents: readonly NamedAgent[], size:
 }
 
 /** The size of delegate_task's definition as a request carries it. */
-export function definitionSize(tool: { name: string; description: string; schema: z.ZodType }): number {
+export function definitionSize(tool: { name: string; description: string; schema: z.ZodType; parameters?: Record<string, unknown> }): number {
   return JSON.stringify(toolDefinitions([{ ...tool, spill: false, run: async () => "" }])[0]).length;
 }

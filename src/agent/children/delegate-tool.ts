@@ -7,6 +7,7 @@
 // a line naming the budget; one that failed otherwise returns an error the parent can act on.
 // Consecutive calls in one message run their children at the same time (the catalogue says so).
 import { z } from "../../zod.js";
+import { toolDefinitions } from "../../tools/registry.js";
 import { ToolError, type Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
 import { budgetStopLine, stepCeiling } from "./child-budget.js";
@@ -39,20 +40,27 @@ export interface DelegateDeps {
 
 export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs, AgentToolContext> {
   const agents = deps.agents ?? [];
-  // One schema per `agent` argument: the one measured is the one offered (converted once, tools/registry.ts).
-  const schemas = new Map<DelegateOffer["agent"], z.ZodType<DelegateArgs>>([[null, DelegateArgs]]);
-  const argsWith = (agent: DelegateOffer["agent"]): z.ZodType<DelegateArgs> => {
-    const known = schemas.get(agent);
-    if (known) return known;
-    const schema = z.object({ task, agent: agent!, max_steps: maxSteps });
-    schemas.set(agent, schema);
-    return schema;
+  // With agents, the call takes an agent's name, checked against them when it runs; the definition
+  // lists the names as the argument's values, added to the JSON schema rather than made a zod enum,
+  // which hundreds of names make slow to build and to convert before the first request.
+  const withAgent = new Map<string, { schema: z.ZodType<DelegateArgs>; parameters: Record<string, unknown> }>();
+  const argsWith = (agent: DelegateOffer["agent"]): { schema: z.ZodType<DelegateArgs>; parameters?: Record<string, unknown> } => {
+    if (!agent) return { schema: DelegateArgs };
+    let known = withAgent.get(agent.description);
+    if (!known) {
+      const schema = z.object({ task, agent: z.string().optional().describe(agent.description), max_steps: maxSteps });
+      known = { schema, parameters: toolDefinitions([{ name: TOOL_NAME, description: "", schema, spill: false, run: async () => "" }])[0]!.function.parameters };
+      withAgent.set(agent.description, known);
+    }
+    if (!agent.names) return known;
+    const properties = known.parameters.properties as Record<string, Record<string, unknown>>;
+    return { schema: known.schema, parameters: { ...known.parameters, properties: { ...properties, agent: { type: "string", enum: agent.names, description: agent.description } } } };
   };
-  const offer = delegateOffer(delegateDescription(deps.mode), agents, (o) => definitionSize({ name: TOOL_NAME, description: o.description, schema: argsWith(o.agent) }));
+  const offer = delegateOffer(delegateDescription(deps.mode), agents, (o) => definitionSize({ name: TOOL_NAME, description: o.description, ...argsWith(o.agent) }));
   return {
     name: TOOL_NAME,
     description: offer.description,
-    schema: argsWith(offer.agent),
+    ...argsWith(offer.agent),
     spill: true,
     async run({ task, max_steps, agent: agentName }, ctx) {
       const agent = agentName === undefined ? undefined : agents.find((a) => a.name === agentName);

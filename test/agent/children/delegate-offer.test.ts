@@ -45,4 +45,12 @@ describe("delegate_task with named agents", () => {
     expect(agent).toEqual({ type: "string", description: "The name of a named agent to do the task; omit it for a subagent as described above." });
     expect(huge.function.description).toMatch(/\nTheir names: agent-0000, agent-0001, .* … and \d+ more\.$/);
   });
+
+  it("takes a name it does not list, and answers an unknown one with the call to make instead", async () => {
+    const tool = createDelegateTool({ mode: "full", parentMessages: () => [], children, agents: agents(3) });
+    const args = tool.schema.parse({ task: "look", agent: "agent-9999" });
+    await expect(tool.run(args, {} as never)).rejects.toThrow(
+      'there is no named agent "agent-9999"; no subagent was started. Call delegate_task again with an agent named in its description, or without agent.',
+    );
+  });
 });
