@@ -72,15 +72,22 @@ export interface StartupResult {
   /** spawn → first request of `hel --delegate task-only hi` in a project without agent files, and in one with AGENT_FILES, interleaved. */
   noAgentsMs: number[];
   agentsMs: number[];
-  /** The plain start again, in the same rounds: two series of one thing, so what the machine alone makes of a ratio. */
-  plainAgainMs: number[];
   /** spawn → first request of `hel hi` in a project of SKILL_COUNT skills, interleaved with the plain starts. */
   skillsMs: number[];
   /** spawn → first request of `hel --delegate task-only hi` in a project of AGENT_FILES agents and SKILL_COUNT skills, interleaved with noAgentsMs. */
   bothMs: number[];
   /** The same with .hel/cache/ removed first: the first start after every file changed. */
   bothColdMs: number[];
+  /**
+   * Same-moment pairs: each pair's two starts spawned together, one per core, each through its own
+   * proxy, so that both meet the machine as it is at that moment; b's time over a's, per pair.
+   */
+  pairRatios: Record<PairName, number[]>;
 }
+
+/** The pairs: a plain start against itself (the machine's own noise), and the rows' starts against theirs. */
+export const PAIRS = ["noise", "skills", "agents", "both"] as const;
+export type PairName = (typeof PAIRS)[number];
 
 /** How many skills the skills row's project holds. */
 export const SKILL_COUNT = 200;
@@ -124,7 +131,7 @@ async function savedSession(project: string, bytes: number): Promise<string> {
   return id;
 }
 
-export async function measureStartup(options: { runs: number; resumeRuns: number; agentRuns: number; skillRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
+export async function measureStartup(options: { runs: number; resumeRuns: number; agentRuns: number; skillRuns: number; pairRuns: number; versionRuns: number; log: (line: string) => void }): Promise<StartupResult> {
   // A window that takes the resumed session whole: the resume row times hel, not the model's limit.
   const sim = await startSimulator({ policy: "echo", contextWindow: 64 * 1024 * 1024 });
   const proxy = await arrivalProxy(sim.url);
@@ -144,10 +151,10 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     resumeMs: [],
     noAgentsMs: [],
     agentsMs: [],
-    plainAgainMs: [],
     skillsMs: [],
     bothMs: [],
     bothColdMs: [],
+    pairRatios: { noise: [], skills: [], agents: [], both: [] },
   };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
@@ -206,6 +213,39 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
         result.firstRequestWaitMs.push(at.mainWaitMs);
       }
     };
+    if (noAgents && withAgents && both && skillsProject) {
+      const second = await arrivalProxy(sim.url);
+      const secondEnv = { ...env, HEL_BASE_URL: second.url };
+      /** spawn → first request of `args`, through `via`. */
+      const timedVia = async (via: ArrivalProxy, viaEnv: NodeJS.ProcessEnv, args: string[]): Promise<number> => {
+        let t0 = 0;
+        const before = via.arrivals.length;
+        const run = await runChild(process.execPath, [CLI, ...args], { env: viaEnv, onSpawn: (t) => (t0 = t) });
+        const arrival = via.arrivals[before];
+        if (run.code !== 0 || arrival === undefined) throw new Error(`hel ${args.join(" ")} failed (exit ${run.code}): ${run.stderr.trim()}`);
+        return arrival - t0;
+      };
+      const plainArgs = ["-C", project, "hi"];
+      const delegateArgs = (dir: string) => ["-C", dir, "--delegate", "task-only", "hi"];
+      const sides: Record<PairName, [string[], string[]]> = {
+        noise: [plainArgs, plainArgs],
+        skills: [plainArgs, ["-C", skillsProject, "hi"]],
+        agents: [delegateArgs(noAgents), delegateArgs(withAgents)],
+        both: [delegateArgs(noAgents), delegateArgs(both)],
+      };
+      try {
+        for (let i = 0; i < options.pairRuns; i++) {
+          for (const name of PAIRS) {
+            const [a, b] = sides[name];
+            // Each side through each proxy in turn, so neither proxy's order of arrival favours one.
+            const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, env, a), timedVia(second, secondEnv, b)]) : (await Promise.all([timedVia(proxy, env, b), timedVia(second, secondEnv, a)])).reverse();
+            result.pairRatios[name].push(tb! / ta!);
+          }
+        }
+      } finally {
+        await second.close();
+      }
+    }
     for (let i = 0; i < Math.max(options.runs, options.resumeRuns, options.agentRuns, options.skillRuns); i++) {
       // Interleaved, so all see the machine alike, and each round in another order, so that no row
       // always follows the same one (the 10 MB resume, a start that writes its memo).
@@ -223,7 +263,6 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
       }
       if (i < options.skillRuns && skillsProject) round.push(async () => void result.skillsMs.push(await firstRequestOf(["-C", skillsProject, "hi"])));
       if (i < options.runs) round.push(plainStart);
-      if (i < options.skillRuns) round.push(async () => void result.plainAgainMs.push(await firstRequestOf(["-C", project, "hi"])));
       for (let k = 0; k < round.length; k++) await round[(k + i) % round.length]!();
     }
     // Interleaved, so drift in the machine's load hits both sides alike.

@@ -96,27 +96,32 @@ export async function loadSkills({ projectDir, userDir, secrets, warn, now }: Sk
     } catch {
       continue;
     }
-    const folders = entries.filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !candidates.has(e.name));
-    // Paths joined by hand: path.join would normalize each of hundreds again, which a start notices.
-    for (const entry of folders.sort((x, y) => (x.name < y.name ? -1 : 1))) {
-      const dir = `${source.root}${path.sep}${entry.name}`;
+    // Each folder's name, and whether it is a symlink.
+    const folders = new Map<string, boolean>();
+    for (const e of entries) if ((e.isDirectory() || e.isSymbolicLink()) && !candidates.has(e.name)) folders.set(e.name, e.isSymbolicLink());
+    // Names sorted by the native sort, paths joined by hand: with hundreds of skills, a comparator
+    // called for each pair and path.join normalizing each path again are what a start notices.
+    for (const name of [...folders.keys()].sort()) {
+      const dir = `${source.root}${path.sep}${name}`;
       const file = `${dir}${path.sep}SKILL.md`;
-      const shown = source.walk ? `${source.walk.join("/")}/${entry.name}/SKILL.md` : file;
-      candidates.set(entry.name, { name: entry.name, source, dir, file, shown, symlink: entry.isSymbolicLink() });
+      const shown = source.walk ? `${source.walk.join("/")}/${name}/SKILL.md` : file;
+      candidates.set(name, { name, source, dir, file, shown, symlink: folders.get(name)! });
     }
   }
   if (candidates.size === 0) return [];
   const memo = FileMemo.open<KeptSkill>(projectDir, "skills", SKILL_CHECKS, now);
-  const skills: Skill[] = [];
+  const found = new Map<string, Skill>();
   const unread: Candidate[] = [];
   for (const candidate of candidates.values()) {
     const kept = keptSkill(candidate, memo, secrets);
-    if (kept) skills.push(kept);
+    if (kept) found.set(candidate.name, kept);
     else unread.push(candidate);
   }
-  if (unread.length > 0) skills.push(...(await readSkills(projectDir, unread, memo, secrets, warn)));
+  if (unread.length > 0) for (const skill of await readSkills(projectDir, unread, memo, secrets, warn)) found.set(skill.name, skill);
   memo.save();
-  return skills.sort((a, b) => (a.name < b.name ? -1 : 1));
+  const skills: Skill[] = [];
+  for (const name of [...found.keys()].sort()) skills.push(found.get(name)!);
+  return skills;
 }
 
 /** Whether each of `walk`, from `root` down, is a directory and none a symlink. */

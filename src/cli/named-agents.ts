@@ -61,7 +61,8 @@ export function loadNamedAgents(settings: AgentsSettings): NamedAgent[] {
   const project = agentFiles(join(helDir(settings.projectDir), "agents"), false, settings.warn);
   const chosen = new Map<string, AgentFile>();
   for (const file of [...user, ...project]) chosen.set(file.name, file);
-  const files = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // The native sort of the names: a comparator called for each pair of hundreds is what a start notices.
+  const files = [...chosen.keys()].sort().map((name) => chosen.get(name)!);
   if (files.length === 0) return [];
   const agents: NamedAgent[] = [];
   const memo = FileMemo.open<NamedAgent>(settings.projectDir, "agents", AGENT_FILE_CHECKS, settings.now);

@@ -49,20 +49,20 @@ const unchanged = (id: Entry<unknown>["id"], stats: Stats): boolean =>
 
 
 export class FileMemo<T> {
-  private readonly kept: Map<string, Entry<T>>;
-  /** The entries of this run: those found unchanged and those read anew. */
-  private readonly current = new Map<string, Entry<T>>();
+  /** The paths of the kept entries this run found unchanged. */
+  private readonly seen: string[] = [];
+  /** The entries this run read anew. */
+  private readonly added = new Map<string, Entry<T>>();
   private changed = false;
 
   private constructor(
     private readonly file: string,
     private readonly stamp: string,
-    kept: Map<string, Entry<T>>,
+    /** As parsed: a plain object, looked up only by own keys. */
+    private readonly kept: Record<string, Entry<T>>,
     /** When this run began reading the files: one changed less than RACY_MS before is read again next time. */
     private readonly now: number,
-  ) {
-    this.kept = kept;
-  }
+  ) {}
 
   /**
    * The memo `name` of the project, made by loader checks `stamp`; empty when there is none that fits.
@@ -75,22 +75,26 @@ export class FileMemo<T> {
 
   /** What the loader made of the file at `path` when it was as `stats` say it is now; undefined when it was not kept so. */
   get(path: string, stats: Stats): T | undefined {
-    const entry = this.kept.get(path);
-    if (entry === undefined || !unchanged(entry.id, stats)) return undefined;
-    this.current.set(path, entry);
+    if (!Object.hasOwn(this.kept, path)) return undefined;
+    const entry = this.kept[path]!;
+    if (!unchanged(entry.id, stats)) return undefined;
+    this.seen.push(path);
     return entry.value;
   }
 
   /** Keeps what the loader made of the file at `path`, whose stats were taken before it was read. */
   put(path: string, stats: Stats, value: T): void {
     this.changed = true;
-    if (stats.ctimeMs < this.now - RACY_MS) this.current.set(path, { id: identityOf(stats), value });
+    if (stats.ctimeMs < this.now - RACY_MS) this.added.set(path, { id: identityOf(stats), value });
   }
 
   /** Writes the entries of this run, when they differ from those kept: files gone or changed drop out. */
   save(): void {
-    if (!this.changed && this.current.size === this.kept.size) return;
-    const body = JSON.stringify(Object.fromEntries(this.current));
+    if (!this.changed && this.seen.length === Object.keys(this.kept).length) return;
+    const current = Object.create(null) as Record<string, Entry<T>>;
+    for (const path of this.seen) current[path] = this.kept[path]!;
+    for (const [path, entry] of this.added) current[path] = entry;
+    const body = JSON.stringify(current);
     const cache = dirname(this.file);
     try {
       // .hel/ itself is made by the session's first save, with the .gitignore that keeps it out of git.
@@ -105,7 +109,7 @@ export class FileMemo<T> {
   }
 }
 
-function readMemo<T>(file: string, stamp: string): Map<string, Entry<T>> {
+function readMemo<T>(file: string, stamp: string): Record<string, Entry<T>> {
   let text: string;
   let modified: number;
   try {
@@ -117,15 +121,16 @@ function readMemo<T>(file: string, stamp: string): Map<string, Entry<T>> {
       closeSync(fd);
     }
   } catch {
-    return new Map();
+    return {};
   }
   const newline = text.indexOf("\n");
-  if (newline < 0) return new Map();
+  if (newline < 0) return {};
   try {
     const header = MemoHeaderSchema.safeParse(JSON.parse(text.slice(0, newline)));
-    if (!header.success || header.data.stamp !== stamp || header.data.seal * 1000 !== modified) return new Map();
-    return new Map(Object.entries(JSON.parse(text.slice(newline + 1)) as Record<string, Entry<T>>));
+    if (!header.success || header.data.stamp !== stamp || header.data.seal * 1000 !== modified) return {};
+    const entries: unknown = JSON.parse(text.slice(newline + 1));
+    return typeof entries === "object" && entries !== null ? (entries as Record<string, Entry<T>>) : {};
   } catch {
-    return new Map();
+    return {};
   }
 }
