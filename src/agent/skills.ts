@@ -7,7 +7,7 @@
 // there), is listed under the real path of the user's skills folder, and its SKILL.md is no symlink.
 // A file that cannot be used is skipped with one warning naming it; a name taken already (the project's
 // folders come first) is left out.
-import { closeSync, constants, lstatSync, openSync, readdirSync, realpathSync, type Dirent } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readdirSync, realpathSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
 import { z } from "../zod.js";
 import { hasProcFd, openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
@@ -111,11 +111,12 @@ export async function loadSkills({ projectDir, userDir, secrets, warn, now }: Sk
   if (candidates.size === 0) return [];
   const memo = FileMemo.open<KeptSkill>(projectDir, "skills", SKILL_CHECKS, now);
   const found = new Map<string, Skill>();
-  const unread: Candidate[] = [];
+  const unread: Unread[] = [];
   for (const candidate of candidates.values()) {
-    const kept = keptSkill(candidate, memo, secrets);
+    const lookup = lookUp(candidate);
+    const kept = lookup && keptSkill(candidate, lookup, memo, secrets);
     if (kept) found.set(candidate.name, kept);
-    else unread.push(candidate);
+    else unread.push({ candidate, lookup });
   }
   if (unread.length > 0) for (const skill of await readSkills(projectDir, unread, memo, secrets, warn)) found.set(skill.name, skill);
   memo.save();
@@ -150,29 +151,46 @@ function realPathOrNull(dir: string): string | null {
  */
 const realFolder = ({ source, dir, symlink }: Candidate): string => (source.walk === null && symlink ? realpathSync.native(dir) : dir);
 
+/** Where a skill's SKILL.md was looked up at the start: its folder's real path, and the file's stats (undefined: none there). */
+interface Lookup {
+  real: string;
+  stats: Stats | undefined;
+}
+
+/** A skill to read from its file, with its lookup when it had one (none: it failed, and the read says why). */
+interface Unread {
+  candidate: Candidate;
+  lookup: Lookup | null;
+}
+
 /**
- * The skill as the memo has it, when its SKILL.md is a regular file unchanged since a start checked it.
- * Its path may be looked up here without the checks of a read: a file found by its identity is the very
- * file that was read through them, and a project's folder reached through a symlink is never taken.
+ * Its folder's real path and its SKILL.md's stats, taken by path: a file found in the memo by its
+ * identity is the very file a read checked, and a read takes them before it reads, so that a change
+ * made while it reads is seen next time. Null for a project's skill reached through a symlink, which
+ * is never taken from the memo, and when the lookup fails.
  */
-function keptSkill(candidate: Candidate, memo: FileMemo<KeptSkill>, secrets: readonly string[]): Skill | null {
+function lookUp(candidate: Candidate): Lookup | null {
   if (!candidate.source.direct || (candidate.source.walk && candidate.symlink)) return null;
   try {
     const real = realFolder(candidate);
-    const stats = lstatSync(real === candidate.dir ? candidate.file : `${real}${path.sep}SKILL.md`, { throwIfNoEntry: false });
-    const kept = stats?.isFile() ? memo.get(candidate.file, stats) : undefined;
-    if (kept === undefined) return null;
-    return { name: candidate.name, description: redactSecrets(kept.description, secrets), path: candidate.shown, folder: { dir: candidate.dir, real } };
+    return { real, stats: lstatSync(real === candidate.dir ? candidate.file : `${real}${path.sep}SKILL.md`, { throwIfNoEntry: false }) };
   } catch {
     return null;
   }
 }
 
+/** The skill as the memo has it, when its SKILL.md is a regular file unchanged since a start checked it. */
+function keptSkill(candidate: Candidate, { real, stats }: Lookup, memo: FileMemo<KeptSkill>, secrets: readonly string[]): Skill | null {
+  const kept = stats?.isFile() ? memo.get(candidate.file, stats) : undefined;
+  if (kept === undefined) return null;
+  return { name: candidate.name, description: redactSecrets(kept.description, secrets), path: candidate.shown, folder: { dir: candidate.dir, real } };
+}
+
 /** The skills of `unread` read from their files, each project's skills folder opened once without following a symlink. */
-async function readSkills(projectDir: string, unread: readonly Candidate[], memo: FileMemo<KeptSkill>, secrets: readonly string[], warn: (line: string) => void): Promise<Skill[]> {
+async function readSkills(projectDir: string, unread: readonly Unread[], memo: FileMemo<KeptSkill>, secrets: readonly string[], warn: (line: string) => void): Promise<Skill[]> {
   const opened = new Map<Source, OpenDir | null>();
   try {
-    for (const source of new Set(unread.map((c) => c.source))) {
+    for (const source of new Set(unread.map((u) => u.candidate.source))) {
       if (!source.walk) continue;
       try {
         opened.set(source, await openBeneath(projectDir, source.walk));
@@ -184,10 +202,10 @@ async function readSkills(projectDir: string, unread: readonly Candidate[], memo
     // Read synchronously: nothing else waits at the start, and hundreds of skills must not hold it up.
     const viaProc = await hasProcFd();
     const skills: Skill[] = [];
-    for (const candidate of unread) {
-      const root = opened.get(candidate.source);
+    for (const skill of unread) {
+      const root = opened.get(skill.candidate.source);
       if (root === null) continue;
-      const loaded = loadSkill(candidate, root ?? null, { viaProc, memo, secrets });
+      const loaded = loadSkill(skill, root ?? null, { viaProc, memo, secrets });
       if (typeof loaded === "string") warn(loaded);
       else if (loaded) skills.push(loaded);
     }
@@ -207,7 +225,7 @@ interface Reading {
  * The skill in a folder, read from its SKILL.md (a project's through its open skills folder,
  * `projectRoot`); null when it has no SKILL.md; a warning's line when it cannot be used.
  */
-function loadSkill(candidate: Candidate, projectRoot: OpenDir | null, { viaProc, memo, secrets }: Reading): Skill | string | null {
+function loadSkill({ candidate, lookup }: Unread, projectRoot: OpenDir | null, { viaProc, memo, secrets }: Reading): Skill | string | null {
   const { name, dir, file, shown, symlink } = candidate;
   const skip = (problem: string) => `the skill ${shown} ${problem}, so it is skipped — fix it or remove the folder`;
   const throughLink = "is reached through a symlink; a project's skills are kept in its own folders";
@@ -216,9 +234,10 @@ function loadSkill(candidate: Candidate, projectRoot: OpenDir | null, { viaProc,
   let real = dir;
   let stats;
   try {
-    real = realFolder(candidate);
-    // Taken before the read, so that a change made while it reads is seen next time.
-    stats = lstatSync(real === dir ? file : `${real}${path.sep}SKILL.md`, { throwIfNoEntry: false });
+    // Looked up at the start unless that failed, when the read says why (or a skill reached through a
+    // symlink, whose stats are not kept).
+    real = lookup?.real ?? realFolder(candidate);
+    stats = lookup?.stats;
     text = readSkillFile(projectRoot ? projectRoot.entry(name) : real, viaProc);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

@@ -47,7 +47,6 @@ const identityOf = (stats: Stats): Entry<unknown>["id"] => [stats.dev, stats.ino
 const unchanged = (id: Entry<unknown>["id"], stats: Stats): boolean =>
   id[4] === stats.ctimeMs && id[3] === stats.mtimeMs && id[2] === stats.size && id[1] === stats.ino && id[0] === stats.dev;
 
-
 export class FileMemo<T> {
   /** The paths of the kept entries this run found unchanged. */
   private readonly seen: string[] = [];
