@@ -13,6 +13,17 @@ export function redactSecrets(text: string, secrets: readonly string[] | undefin
   return out;
 }
 
+/**
+ * Whether `json`, text JSON.stringify wrote, holds a secret redactSecrets would mask: as it is, or as
+ * JSON escapes it.
+ */
+export function holdsSecret(json: string, secrets: readonly string[] | undefined): boolean {
+  for (const secret of secrets ?? []) {
+    if (secret.length >= MIN_SECRET_LENGTH && (json.includes(secret) || json.includes(JSON.stringify(secret).slice(1, -1)))) return true;
+  }
+  return false;
+}
+
 /** For text cut short: a tail that could be the start of a secret is masked as well. */
 export function redactSecretTail(text: string, secrets: readonly string[] | undefined): string {
   for (const secret of secrets ?? []) {

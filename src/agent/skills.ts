@@ -42,10 +42,12 @@ const SkillHeadSchema = z.object({
 /** What a kept skill was checked against (fs/file-memo.ts): this module as built, whose bundled file is named by its code. */
 const SKILL_CHECKS = import.meta.url;
 
-/** What a start keeps of a skill for the next: what its SKILL.md says, masked, once checked. */
-interface KeptSkill {
-  description: string;
-}
+/**
+ * What a start keeps of a skill for the next, once checked: the skill as listed, or the warning's line
+ * when its SKILL.md cannot be used; masked. Only skills whose folders are no symlink are kept, so the
+ * folder's real path is its path.
+ */
+type KeptSkill = Skill | string;
 
 /** A folder whose subfolders are skills: a project's, reached from the project by `walk`; the user's (walk null). */
 interface Source {
@@ -79,7 +81,7 @@ export interface SkillsSettings {
 
 /**
  * The skills of the project and of the user, sorted by name. A skill whose SKILL.md is as it was when
- * an earlier start checked it is taken from the memo; only the others are read, and only they may warn.
+ * an earlier start checked it is taken from the memo, with the warning it had; only the others are read.
  */
 export async function loadSkills({ projectDir, userDir, secrets, warn, now }: SkillsSettings): Promise<Skill[]> {
   const userSkills = realPathOrNull(path.join(userDir, "skills"));
@@ -96,27 +98,35 @@ export async function loadSkills({ projectDir, userDir, secrets, warn, now }: Sk
     } catch {
       continue;
     }
-    // Each folder's name, and whether it is a symlink.
-    const folders = new Map<string, boolean>();
-    for (const e of entries) if ((e.isDirectory() || e.isSymbolicLink()) && !candidates.has(e.name)) folders.set(e.name, e.isSymbolicLink());
+    const names: string[] = [];
+    const links = new Set<string>();
+    for (const e of entries) {
+      if (candidates.has(e.name)) continue;
+      if (e.isDirectory()) names.push(e.name);
+      else if (e.isSymbolicLink()) {
+        names.push(e.name);
+        links.add(e.name);
+      }
+    }
     // Names sorted by the native sort, paths joined by hand: with hundreds of skills, a comparator
     // called for each pair and path.join normalizing each path again are what a start notices.
-    for (const name of [...folders.keys()].sort()) {
+    const listed = source.walk ? `${source.walk.join("/")}/` : `${source.root}${path.sep}`;
+    for (const name of names.sort()) {
       const dir = `${source.root}${path.sep}${name}`;
       const file = `${dir}${path.sep}SKILL.md`;
-      const shown = source.walk ? `${source.walk.join("/")}/${name}/SKILL.md` : file;
-      candidates.set(name, { name, source, dir, file, shown, symlink: folders.get(name)! });
+      candidates.set(name, { name, source, dir, file, shown: source.walk ? `${listed}${name}/SKILL.md` : file, symlink: links.has(name) });
     }
   }
   if (candidates.size === 0) return [];
-  const memo = FileMemo.open<KeptSkill>(projectDir, "skills", SKILL_CHECKS, now);
+  const memo = FileMemo.open<KeptSkill>(projectDir, "skills", { stamp: SKILL_CHECKS, secrets, now });
   const found = new Map<string, Skill>();
   const unread: Unread[] = [];
   for (const candidate of candidates.values()) {
-    const lookup = lookUp(candidate);
-    const kept = lookup && keptSkill(candidate, lookup, memo, secrets);
-    if (kept) found.set(candidate.name, kept);
-    else unread.push({ candidate, lookup });
+    const stats = statsOf(candidate);
+    const kept = stats?.isFile() ? memo.get(candidate.file, stats) : undefined;
+    if (kept === undefined) unread.push({ candidate, stats });
+    else if (typeof kept === "string") warn(kept);
+    else found.set(candidate.name, kept);
   }
   if (unread.length > 0) for (const skill of await readSkills(projectDir, unread, memo, secrets, warn)) found.set(skill.name, skill);
   memo.save();
@@ -151,39 +161,21 @@ function realPathOrNull(dir: string): string | null {
  */
 const realFolder = ({ source, dir, symlink }: Candidate): string => (source.walk === null && symlink ? realpathSync.native(dir) : dir);
 
-/** Where a skill's SKILL.md was looked up at the start: its folder's real path, and the file's stats (undefined: none there). */
-interface Lookup {
-  real: string;
-  stats: Stats | undefined;
-}
-
-/** A skill to read from its file, with its lookup when it had one (none: it failed, and the read says why). */
+/** A skill to read from its file, with its SKILL.md's stats when they were taken (undefined: none there). */
 interface Unread {
   candidate: Candidate;
-  lookup: Lookup | null;
+  stats: Stats | undefined | null;
 }
 
 /**
- * Its folder's real path and its SKILL.md's stats, taken by path: a file found in the memo by its
- * identity is the very file a read checked, and a read takes them before it reads, so that a change
- * made while it reads is seen next time. Null for a project's skill reached through a symlink, which
- * is never taken from the memo, and when the lookup fails.
+ * Its SKILL.md's stats, taken by path: a file found in the memo by its identity is the very file a
+ * read checked, and a read takes them before it reads, so that a change made while it reads is seen
+ * next time. Null for a skill whose folder is a symlink or whose project folder is reached through
+ * one, which is never kept, so that a kept skill's folder is where it was listed.
  */
-function lookUp(candidate: Candidate): Lookup | null {
-  if (!candidate.source.direct || (candidate.source.walk && candidate.symlink)) return null;
-  try {
-    const real = realFolder(candidate);
-    return { real, stats: lstatSync(real === candidate.dir ? candidate.file : `${real}${path.sep}SKILL.md`, { throwIfNoEntry: false }) };
-  } catch {
-    return null;
-  }
-}
-
-/** The skill as the memo has it, when its SKILL.md is a regular file unchanged since a start checked it. */
-function keptSkill(candidate: Candidate, { real, stats }: Lookup, memo: FileMemo<KeptSkill>, secrets: readonly string[]): Skill | null {
-  const kept = stats?.isFile() ? memo.get(candidate.file, stats) : undefined;
-  if (kept === undefined) return null;
-  return { name: candidate.name, description: redactSecrets(kept.description, secrets), path: candidate.shown, folder: { dir: candidate.dir, real } };
+function statsOf(candidate: Candidate): Stats | undefined | null {
+  if (!candidate.source.direct || candidate.symlink) return null;
+  return lstatSync(candidate.file, { throwIfNoEntry: false });
 }
 
 /** The skills of `unread` read from their files, each project's skills folder opened once without following a symlink. */
@@ -205,9 +197,17 @@ async function readSkills(projectDir: string, unread: readonly Unread[], memo: F
     for (const skill of unread) {
       const root = opened.get(skill.candidate.source);
       if (root === null) continue;
-      const loaded = loadSkill(skill, root ?? null, { viaProc, memo, secrets });
+      const read = readSkill(skill.candidate, root ?? null, viaProc);
+      if (read === null) continue;
+      if (read instanceof Unusable) {
+        warn(read.line);
+        continue;
+      }
+      // Kept whatever its text makes of it: a file that could be read reads the same until it changes.
+      const loaded = skillOf(skill.candidate, read, secrets);
+      if (skill.stats?.isFile()) memo.put(skill.candidate.file, skill.stats, loaded);
       if (typeof loaded === "string") warn(loaded);
-      else if (loaded) skills.push(loaded);
+      else skills.push(loaded);
     }
     return skills;
   } finally {
@@ -215,38 +215,44 @@ async function readSkills(projectDir: string, unread: readonly Unread[], memo: F
   }
 }
 
-interface Reading {
-  viaProc: boolean;
-  memo: FileMemo<KeptSkill>;
-  secrets: readonly string[];
+/** A skill's file that cannot be used, with the warning's line. */
+class Unusable {
+  constructor(readonly line: string) {}
+}
+
+/** The warning's line for a skill that cannot be used. */
+const skipLine = ({ shown }: Candidate, problem: string): string => `the skill ${shown} ${problem}, so it is skipped — fix it or remove the folder`;
+const THROUGH_LINK = "is reached through a symlink; a project's skills are kept in its own folders";
+
+/** A skill's SKILL.md as read: its text, and the real path of its folder. */
+interface Read {
+  text: string;
+  real: string;
 }
 
 /**
- * The skill in a folder, read from its SKILL.md (a project's through its open skills folder,
- * `projectRoot`); null when it has no SKILL.md; a warning's line when it cannot be used.
+ * A skill's SKILL.md read (a project's through its open skills folder, `projectRoot`); null when it
+ * has none; Unusable when it cannot be read.
  */
-function loadSkill({ candidate, lookup }: Unread, projectRoot: OpenDir | null, { viaProc, memo, secrets }: Reading): Skill | string | null {
-  const { name, dir, file, shown, symlink } = candidate;
-  const skip = (problem: string) => `the skill ${shown} ${problem}, so it is skipped — fix it or remove the folder`;
-  const throughLink = "is reached through a symlink; a project's skills are kept in its own folders";
-  if (projectRoot && symlink) return skip(throughLink);
-  let text: string | null;
-  let real = dir;
-  let stats;
+function readSkill(candidate: Candidate, projectRoot: OpenDir | null, viaProc: boolean): Read | Unusable | null {
+  if (projectRoot && candidate.symlink) return new Unusable(skipLine(candidate, THROUGH_LINK));
   try {
-    // Looked up at the start unless that failed, when the read says why (or a skill reached through a
-    // symlink, whose stats are not kept).
-    real = lookup?.real ?? realFolder(candidate);
-    stats = lookup?.stats;
-    text = readSkillFile(projectRoot ? projectRoot.entry(name) : real, viaProc);
+    const real = realFolder(candidate);
+    const text = readSkillFile(projectRoot ? projectRoot.entry(candidate.name) : real, viaProc);
+    return text === null ? null : { text, real };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // The folder became a symlink since it was listed.
-    if (code === "ELOOP") return skip(throughLink);
+    if (code === "ELOOP") return new Unusable(skipLine(candidate, THROUGH_LINK));
     if (isMissing(e)) return null;
-    return skip(e instanceof SkillRefused ? e.message : `cannot be read (${code ?? String(e)})`);
+    return new Unusable(skipLine(candidate, e instanceof SkillRefused ? e.message : `cannot be read (${code ?? String(e)})`));
   }
-  if (text === null) return null;
+}
+
+/** The skill its SKILL.md's text makes of a folder, or the warning's line when the text cannot be used; masked. */
+function skillOf(candidate: Candidate, { text, real }: Read, secrets: readonly string[]): Skill | string {
+  const { name, dir, shown } = candidate;
+  const skip = (problem: string) => redactSecrets(skipLine(candidate, problem), secrets);
   let data: Record<string, string | string[]>;
   try {
     data = parseFrontMatter(text).data;
@@ -260,7 +266,6 @@ function loadSkill({ candidate, lookup }: Unread, projectRoot: OpenDir | null, {
   }
   if (head.data.name !== name) return skip(`is named "${head.data.name}" in its front matter, not "${name}" as its folder is`);
   const description = redactSecrets(head.data.description.replace(/\s+/g, " ").trim(), secrets);
-  if (stats?.isFile()) memo.put(file, stats, { description });
   return { name, description, path: shown, folder: { dir, real } };
 }
 
@@ -312,7 +317,8 @@ export function skillsSection(skills: readonly Pick<Skill, "name" | "description
   if (rest.length === 0) return lines;
   const byFolder = new Map<string, string[]>();
   for (const skill of rest) {
-    const folder = path.posix.dirname(path.posix.dirname(skill.path));
+    // The folder above the skill's own, as path.posix.dirname twice would give it, without two strings per skill.
+    const folder = skill.path.slice(0, skill.path.lastIndexOf("/", skill.path.lastIndexOf("/") - 1));
     const names = byFolder.get(folder);
     if (names) names.push(skill.name);
     else byFolder.set(folder, [skill.name]);

@@ -65,39 +65,44 @@ export function loadNamedAgents(settings: AgentsSettings): NamedAgent[] {
   const files = [...chosen.keys()].sort().map((name) => chosen.get(name)!);
   if (files.length === 0) return [];
   const agents: NamedAgent[] = [];
-  const memo = FileMemo.open<NamedAgent>(settings.projectDir, "agents", AGENT_FILE_CHECKS, settings.now);
+  const memo = FileMemo.open<KeptAgent>(settings.projectDir, "agents", { stamp: AGENT_FILE_CHECKS, secrets: settings.secrets, now: settings.now });
   for (const file of files) {
-    const { agent, warning } = loadOne(file, settings, memo);
-    if (warning) settings.warn(warning);
-    if (agent) agents.push(agent);
+    const loaded = loadOne(file, settings, memo);
+    if (typeof loaded === "string") {
+      settings.warn(loaded);
+      continue;
+    }
+    const { agent, clamped } = withinAccess(loaded, settings.access);
+    if (clamped) settings.warn(`the agent ${agent.name} (${file.path}) ${clamped}`);
+    agents.push(agent);
   }
   memo.save();
   return agents;
 }
 
-function loadOne(file: AgentFile, settings: AgentsSettings, memo: FileMemo<NamedAgent>): { agent: NamedAgent | null; warning: string | null } {
+/** What a start keeps of an agent file for the next, once checked: the agent it makes, or the warning's line when it makes none; masked. */
+type KeptAgent = NamedAgent | string;
+
+/** The agent a file makes, before the session's access, or the warning's line when it makes none. */
+function loadOne(file: AgentFile, settings: AgentsSettings, memo: FileMemo<KeptAgent>): KeptAgent {
   const stats = (file.follow ? statSync : lstatSync)(file.path, { throwIfNoEntry: false });
   const kept = stats?.isFile() ? memo.get(file.path, stats) : undefined;
-  let parsed: NamedAgent;
-  if (kept) {
-    // Masked as it was kept, and again for this run's secrets.
-    parsed = { ...kept, description: redactSecrets(kept.description, settings.secrets), instructions: redactSecrets(kept.instructions, settings.secrets), model: kept.model && redactSecrets(kept.model, settings.secrets) };
-  } else {
-    let text: string;
-    try {
-      text = readRegularFileSync(file.path, MAX_AGENT_BYTES, file.follow);
-    } catch (e) {
-      const problem = (e as NodeJS.ErrnoException).code === "ELOOP" && !file.follow ? "is a symbolic link, which hel does not follow in a project's .hel/agents/" : readProblem(e);
-      return { agent: null, warning: `the agent file ${file.path} ${problem} — the agent is skipped` };
-    }
-    try {
-      parsed = parseAgentFile(file.name, redactSecrets(text, settings.secrets));
-    } catch (e) {
-      if (!(e instanceof AgentFileProblem)) throw e;
-      return { agent: null, warning: `the agent file ${file.path} is skipped: ${e.message} — fix it or remove it` };
-    }
-    if (stats) memo.put(file.path, stats, parsed);
+  if (kept !== undefined) return kept;
+  let text: string;
+  try {
+    text = readRegularFileSync(file.path, MAX_AGENT_BYTES, file.follow);
+  } catch (e) {
+    const problem = (e as NodeJS.ErrnoException).code === "ELOOP" && !file.follow ? "is a symbolic link, which hel does not follow in a project's .hel/agents/" : readProblem(e);
+    return `the agent file ${file.path} ${problem} — the agent is skipped`;
   }
-  const { agent, clamped } = withinAccess(parsed, settings.access);
-  return { agent, warning: clamped && `the agent ${agent.name} (${file.path}) ${clamped}` };
+  let loaded: KeptAgent;
+  try {
+    loaded = parseAgentFile(file.name, redactSecrets(text, settings.secrets));
+  } catch (e) {
+    if (!(e instanceof AgentFileProblem)) throw e;
+    loaded = redactSecrets(`the agent file ${file.path} is skipped: ${e.message} — fix it or remove it`, settings.secrets);
+  }
+  // Kept whatever its text makes of it: a file that could be read reads the same until it changes.
+  if (stats?.isFile()) memo.put(file.path, stats, loaded);
+  return loaded;
 }

@@ -13,11 +13,17 @@
 //   node:zlib, and a check per entry would cost what the memo saves. A cloned project cannot plant an
 //   entry that is used, since no one can choose a file's device, inode and ctime, and commands cannot
 //   write under `.hel/`.
+// - Values hold nothing secret: a loader masks this run's secrets in what it keeps, and a memo that
+//   holds one of this run's secrets (kept by a run that had other secrets) is empty, so that no value
+//   taken from it needs masking again.
+// - Entries are kept in the order a run asked for them, and a run that asks in the same order finds
+//   each where the last left it: the memo of hundreds of files is a few flat arrays, read with no
+//   lookup per file.
 // - A memo that cannot be read or written only makes the start slower: it is never an error.
-// - Values must hold nothing secret: a loader masks the key in what it keeps, as in what it sends.
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "../zod.js";
+import { holdsSecret } from "../redact.js";
 import { helDir } from "./hel-dir.js";
 import { ownDirectorySync, replaceFileSync } from "./own-file.js";
 import { readOpenedSync } from "./regular-file.js";
@@ -26,8 +32,17 @@ import { readOpenedSync } from "./regular-file.js";
 const RACY_MS = 2000;
 /** A memo is a few hundred small entries; one past this is not hel's. */
 const MAX_MEMO_BYTES = 8 * 1024 * 1024;
+/** The numbers of a file's identity: device, inode, size, mtime, ctime. */
+const ID_LENGTH = 5;
 
 const MemoHeaderSchema = z.object({ stamp: z.string(), seal: z.number().int() });
+
+/** The body: each file's path, its identity in `ids` (ID_LENGTH numbers a file), and the value made of it. */
+interface Kept<T> {
+  paths: string[];
+  ids: number[];
+  values: T[];
+}
 
 /**
  * A whole second between 2001 and 2017, as a seal: no write gives a file such a time, and an even
@@ -35,65 +50,67 @@ const MemoHeaderSchema = z.object({ stamp: z.string(), seal: z.number().int() })
  */
 const newSeal = (): number => 1_000_000_000 + 2 * Math.floor(Math.random() * 250_000_000);
 
-interface Entry<T> {
-  /** The file's identity when it was read: device, inode, size, mtime and ctime. */
-  id: [number, number, number, number, number];
-  value: T;
+export interface MemoSettings {
+  /** The loader's checks: a memo made by other ones is empty. */
+  stamp: string;
+  /** This run's secrets, masked in every value it keeps. */
+  secrets: readonly string[];
+  /** When this run began reading the files: one changed less than RACY_MS before is read again next time. */
+  now?: number;
 }
 
-const identityOf = (stats: Stats): Entry<unknown>["id"] => [stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs];
-
-/** Whether a file's stats are still those it had when it was read. */
-const unchanged = (id: Entry<unknown>["id"], stats: Stats): boolean =>
-  id[4] === stats.ctimeMs && id[3] === stats.mtimeMs && id[2] === stats.size && id[1] === stats.ino && id[0] === stats.dev;
-
 export class FileMemo<T> {
-  /** The paths of the kept entries this run found unchanged. */
-  private readonly seen: string[] = [];
-  /** The entries this run read anew. */
-  private readonly added = new Map<string, Entry<T>>();
+  /** This run's entries, in the order it asked for them: those found unchanged, and those read anew. */
+  private readonly paths: string[] = [];
+  private readonly ids: number[] = [];
+  private readonly values: T[] = [];
+  /** Whether this run kept anything the memo did not hold as it holds it. */
   private changed = false;
+  /** Where the next file asked for is, when a run asks in the order of the last. */
+  private next = 0;
+  /** The kept paths' places, made only when a file is not where the order says. */
+  private places: Map<string, number> | null = null;
 
   private constructor(
     private readonly file: string,
     private readonly stamp: string,
-    /** As parsed: a plain object, looked up only by own keys. */
-    private readonly kept: Record<string, Entry<T>>,
-    /** When this run began reading the files: one changed less than RACY_MS before is read again next time. */
+    private readonly kept: Kept<T>,
     private readonly now: number,
   ) {}
 
-  /**
-   * The memo `name` of the project, made by loader checks `stamp`; empty when there is none that fits.
-   * `now` is when the run reads the files (a test gives a later time, to be a later start).
-   */
-  static open<T>(projectDir: string, name: string, stamp: string, now = Date.now()): FileMemo<T> {
+  /** The memo `name` of the project, made by loader checks `stamp`; empty when there is none that fits. */
+  static open<T>(projectDir: string, name: string, { stamp, secrets, now = Date.now() }: MemoSettings): FileMemo<T> {
     const file = join(helDir(projectDir), "cache", `${name}.json`);
-    return new FileMemo<T>(file, stamp, readMemo<T>(file, stamp), now);
+    return new FileMemo<T>(file, stamp, readMemo<T>(file, stamp, secrets), now);
   }
 
   /** What the loader made of the file at `path` when it was as `stats` say it is now; undefined when it was not kept so. */
   get(path: string, stats: Stats): T | undefined {
-    if (!Object.hasOwn(this.kept, path)) return undefined;
-    const entry = this.kept[path]!;
-    if (!unchanged(entry.id, stats)) return undefined;
-    this.seen.push(path);
-    return entry.value;
+    const { paths, ids, values } = this.kept;
+    let at = this.next;
+    if (paths[at] !== path) {
+      this.changed = true;
+      this.places ??= new Map(paths.map((p, i) => [p, i]));
+      at = this.places.get(path) ?? -1;
+      if (at < 0) return undefined;
+    }
+    this.next = at + 1;
+    const id = at * ID_LENGTH;
+    if (ids[id + 4] !== stats.ctimeMs || ids[id + 3] !== stats.mtimeMs || ids[id + 2] !== stats.size || ids[id + 1] !== stats.ino || ids[id] !== stats.dev) return undefined;
+    this.keep(path, stats, values[at]!);
+    return values[at];
   }
 
   /** Keeps what the loader made of the file at `path`, whose stats were taken before it was read. */
   put(path: string, stats: Stats, value: T): void {
     this.changed = true;
-    if (stats.ctimeMs < this.now - RACY_MS) this.added.set(path, { id: identityOf(stats), value });
+    if (stats.ctimeMs < this.now - RACY_MS) this.keep(path, stats, value);
   }
 
   /** Writes the entries of this run, when they differ from those kept: files gone or changed drop out. */
   save(): void {
-    if (!this.changed && this.seen.length === Object.keys(this.kept).length) return;
-    const current = Object.create(null) as Record<string, Entry<T>>;
-    for (const path of this.seen) current[path] = this.kept[path]!;
-    for (const [path, entry] of this.added) current[path] = entry;
-    const body = JSON.stringify(current);
+    if (!this.changed && this.paths.length === this.kept.paths.length) return;
+    const body = JSON.stringify({ paths: this.paths, ids: this.ids, values: this.values } satisfies Kept<T>);
     const cache = dirname(this.file);
     try {
       // .hel/ itself is made by the session's first save, with the .gitignore that keeps it out of git.
@@ -106,30 +123,44 @@ export class FileMemo<T> {
       // Only the next start is slower.
     }
   }
+
+  private keep(path: string, stats: Stats, value: T): void {
+    this.paths.push(path);
+    this.ids.push(stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs);
+    this.values.push(value);
+  }
 }
 
-function readMemo<T>(file: string, stamp: string): Record<string, Entry<T>> {
+const empty = <T>(): Kept<T> => ({ paths: [], ids: [], values: [] });
+
+function readMemo<T>(file: string, stamp: string, secrets: readonly string[]): Kept<T> {
   let text: string;
   let modified: number;
   try {
     const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     try {
-      modified = fstatSync(fd).mtimeMs;
-      text = readOpenedSync(fd, MAX_MEMO_BYTES);
+      const stats = fstatSync(fd);
+      modified = stats.mtimeMs;
+      text = readOpenedSync(fd, MAX_MEMO_BYTES, stats);
     } finally {
       closeSync(fd);
     }
   } catch {
-    return {};
+    return empty();
   }
   const newline = text.indexOf("\n");
-  if (newline < 0) return {};
+  if (newline < 0) return empty();
   try {
     const header = MemoHeaderSchema.safeParse(JSON.parse(text.slice(0, newline)));
-    if (!header.success || header.data.stamp !== stamp || header.data.seal * 1000 !== modified) return {};
-    const entries: unknown = JSON.parse(text.slice(newline + 1));
-    return typeof entries === "object" && entries !== null ? (entries as Record<string, Entry<T>>) : {};
+    if (!header.success || header.data.stamp !== stamp || header.data.seal * 1000 !== modified) return empty();
+    const body = text.slice(newline + 1);
+    if (holdsSecret(body, secrets)) return empty();
+    const kept = JSON.parse(body) as Partial<Kept<T>> | null;
+    const { paths, ids, values } = kept ?? {};
+    // Sealed by hel, so whole as it wrote it; the shape is checked only as far as a lookup relies on it.
+    if (!Array.isArray(paths) || !Array.isArray(ids) || !Array.isArray(values) || ids.length !== paths.length * ID_LENGTH || values.length !== paths.length) return empty();
+    return { paths, ids, values };
   } catch {
-    return {};
+    return empty();
   }
 }

@@ -59,9 +59,9 @@ export async function readOpened(handle: FileHandle, maxBytes: number): Promise<
   return textOf(buffer, length, maxBytes);
 }
 
-/** readOpened for a file descriptor. */
-export function readOpenedSync(fd: number, maxBytes: number): string {
-  const buffer = bufferFor(fstatSync(fd), maxBytes);
+/** readOpened for a file descriptor; `stats` are its fstat, when the caller has taken them already. */
+export function readOpenedSync(fd: number, maxBytes: number, stats: Stats = fstatSync(fd)): string {
+  const buffer = bufferFor(stats, maxBytes);
   let length = 0;
   for (;;) {
     const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);

@@ -95,6 +95,23 @@ describe("loadSkills in a later start", () => {
     expect((await load([])).map((s) => s.description)).toEqual(["Ship to staging with [REDACTED].", "Run the checker."]);
   });
 
+  it("warns of a bad SKILL.md in every start, the warning kept in the memo while the file is unchanged", async () => {
+    const project = await tempProject();
+    await mkdir(join(project, ".hel"));
+    await writeSkill(join(project, ".hel", "skills"), "deploy", skillFile("deploy", "Ship to staging."));
+    await writeSkill(join(project, ".hel", "skills"), "misnamed", skillFile("other", "Named for another folder."));
+    const load = async () => {
+      const warnings: string[] = [];
+      const skills = await loadSkills({ projectDir: project, userDir: join(project, "no-user"), secrets: [], warn: (l) => warnings.push(l), now: later() });
+      return { names: skills.map((s) => s.name), warnings };
+    };
+    const first = await load();
+    expect(first).toEqual({ names: ["deploy"], warnings: ['the skill .hel/skills/misnamed/SKILL.md is named "other" in its front matter, not "misnamed" as its folder is, so it is skipped — fix it or remove the folder'] });
+    expect(await load()).toEqual(first);
+    await resealed(join(project, ".hel", "cache", "skills.json"), (text) => text.replace('is named \\"other\\"', 'is named \\"kept\\"'));
+    expect((await load()).warnings).toEqual([expect.stringContaining('is named "kept" in its front matter')]);
+  });
+
   it("does not take a project's skill from the memo once its folder, or the skills folder, is reached through a symlink", async () => {
     const project = await tempProject();
     const elsewhere = await tempProject();

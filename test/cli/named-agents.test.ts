@@ -65,7 +65,7 @@ it("a project whose .hel/agents is a link to a folder elsewhere has no agents of
   expect(warnings).toEqual([`${join(project, ".hel", "agents")} is a symbolic link, which hel does not follow in a project — its agents are skipped`]);
 });
 
-it("a later start takes unchanged agents from the memo, masks its own secrets in them, and reads a changed file again", async () => {
+it("a later start takes unchanged agents from the memo, reads them all again when the memo holds one of its secrets, and reads a changed file again", async () => {
   const project = await tempProject();
   const agents = join(project, ".hel", "agents");
   await files(agents, {
@@ -81,14 +81,36 @@ it("a later start takes unchanged agents from the memo, masks its own secrets in
   expect(memo).not.toContain("sk-secret-1");
   expect(load(["sk-secret-1"])).toEqual(first);
   // From the memo, not the file, while the file is unchanged (shown by a memo changed behind hel's
-  // back, its seal put back); this start's own secret is masked in what was kept.
+  // back, its seal put back).
   const { mtime } = await stat(memoFile);
   await writeFile(memoFile, memo.replace("Plain words.", "Kept words."));
   await utimes(memoFile, mtime, mtime);
-  const kept = load(["sk-secret-1", "tok-abcdefgh12"]);
-  expect(kept.map((a) => a.instructions)).toEqual(["Kept words.", "Use the token [REDACTED] and [REDACTED] sparingly."]);
-  expect(kept[1]).toEqual({ ...first[1], instructions: "Use the token [REDACTED] and [REDACTED] sparingly." });
+  expect(load(["sk-secret-1"]).map((a) => a.instructions)).toEqual(["Kept words.", "Use the token tok-abcdefgh12 and [REDACTED] sparingly."]);
+  // A start with a secret the memo holds reads every file again, and keeps them masked.
+  const masked = load(["sk-secret-1", "tok-abcdefgh12"]);
+  expect(masked.map((a) => a.instructions)).toEqual(["Plain words.", "Use the token [REDACTED] and [REDACTED] sparingly."]);
+  expect(masked[1]).toEqual({ ...first[1], instructions: "Use the token [REDACTED] and [REDACTED] sparingly." });
+  expect(await readFile(memoFile, "utf8")).not.toContain("tok-abcdefgh12");
   // Edited in place, to the same size: read again.
   await writeFile(join(agents, "docs.md"), "---\ndescription: Writes the docs\nmode: no-tools\n---\nPlain verbs.\n");
-  expect(load([]).map((a) => a.instructions)).toEqual(["Plain verbs.", "Use the token tok-abcdefgh12 and [REDACTED] sparingly."]);
+  expect(load(["sk-secret-1", "tok-abcdefgh12"]).map((a) => a.instructions)).toEqual(["Plain verbs.", "Use the token [REDACTED] and [REDACTED] sparingly."]);
+});
+
+it("a later start warns of a bad file as the first did, with the warning kept in the memo while the file is unchanged", async () => {
+  const project = await tempProject();
+  await files(join(project, ".hel", "agents"), { "bad.md": "---\ndescription: Reviews\ncolour: red\n---\nWords.\n" });
+  const load = () => {
+    const warnings: string[] = [];
+    const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets: [], warn: (l) => warnings.push(l), now: Date.now() + 60_000 });
+    return { loaded, warnings };
+  };
+  const first = load();
+  expect(first.loaded).toEqual([]);
+  expect(first.warnings).toEqual([expect.stringContaining("the key colour is unknown")]);
+  expect(load()).toEqual(first);
+  const memoFile = join(project, ".hel", "cache", "agents.json");
+  const { mtime } = await stat(memoFile);
+  await writeFile(memoFile, (await readFile(memoFile, "utf8")).replace("the key colour", "the key kept"));
+  await utimes(memoFile, mtime, mtime);
+  expect(load().warnings).toEqual([expect.stringContaining("the key kept is unknown")]);
 });

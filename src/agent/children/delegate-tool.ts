@@ -28,6 +28,9 @@ const maxSteps = z
   .describe("Optional: fewer model requests than the subagent's budget. It stops there, and you get its progress so far.");
 const DelegateArgs = z.object({ task, max_steps: maxSteps });
 type DelegateArgs = z.infer<typeof DelegateArgs> & { agent?: string };
+/** The arguments with agents: made only when a project has some. */
+let withAgent: z.ZodType<DelegateArgs> | undefined;
+const DelegateArgsWithAgent = (): z.ZodType<DelegateArgs> => (withAgent ??= z.object({ task, agent: z.string().optional(), max_steps: maxSteps }));
 
 export interface DelegateDeps {
   mode: DelegateMode;
@@ -40,21 +43,15 @@ export interface DelegateDeps {
 
 export function createDelegateTool(deps: DelegateDeps): Tool<DelegateArgs, AgentToolContext> {
   const agents = deps.agents ?? [];
-  // With agents, the call takes an agent's name, checked against them when it runs; the definition
-  // lists the names as the argument's values, added to the JSON schema rather than made a zod enum,
-  // which hundreds of names make slow to build and to convert before the first request.
-  const withAgent = new Map<string, { schema: z.ZodType<DelegateArgs>; parameters: Record<string, unknown> }>();
+  // With agents, the call takes an agent's name, checked against them when it runs. The definition is
+  // the plain one's (converted from zod once, as every start does) with the argument added by hand:
+  // converting another schema, or a zod enum of hundreds of names, would hold up the first request.
   const argsWith = (agent: DelegateOffer["agent"]): { schema: z.ZodType<DelegateArgs>; parameters?: Record<string, unknown> } => {
     if (!agent) return { schema: DelegateArgs };
-    let known = withAgent.get(agent.description);
-    if (!known) {
-      const schema = z.object({ task, agent: z.string().optional().describe(agent.description), max_steps: maxSteps });
-      known = { schema, parameters: toolDefinitions([{ name: TOOL_NAME, description: "", schema, spill: false, run: async () => "" }])[0]!.function.parameters };
-      withAgent.set(agent.description, known);
-    }
-    if (!agent.names) return known;
-    const properties = known.parameters.properties as Record<string, Record<string, unknown>>;
-    return { schema: known.schema, parameters: { ...known.parameters, properties: { ...properties, agent: { type: "string", enum: agent.names, description: agent.description } } } };
+    const plain = toolDefinitions([{ name: TOOL_NAME, description: "", schema: DelegateArgs, spill: false, run: async () => "" }])[0]!.function.parameters;
+    const { task: taskArg, ...rest } = plain.properties as Record<string, unknown>;
+    const agentArg = { type: "string", ...(agent.names ? { enum: agent.names } : {}), description: agent.description };
+    return { schema: DelegateArgsWithAgent(), parameters: { ...plain, properties: { task: taskArg, agent: agentArg, ...rest } } };
   };
   const offer = delegateOffer(delegateDescription(deps.mode), agents, (o) => definitionSize({ name: TOOL_NAME, description: o.description, ...argsWith(o.agent) }));
   return {
