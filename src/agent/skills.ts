@@ -171,11 +171,16 @@ interface Unread {
  * Its SKILL.md's stats, taken by path: a file found in the memo by its identity is the very file a
  * read checked, and a read takes them before it reads, so that a change made while it reads is seen
  * next time. Null for a skill whose folder is a symlink or whose project folder is reached through
- * one, which is never kept, so that a kept skill's folder is where it was listed.
+ * one, which is never kept, so that a kept skill's folder is where it was listed, and when the lookup fails.
  */
 function statsOf(candidate: Candidate): Stats | undefined | null {
   if (!candidate.source.direct || candidate.symlink) return null;
-  return lstatSync(candidate.file, { throwIfNoEntry: false });
+  try {
+    return lstatSync(candidate.file, { throwIfNoEntry: false });
+  } catch {
+    // The read says why.
+    return null;
+  }
 }
 
 /** The skills of `unread` read from their files, each project's skills folder opened once without following a symlink. */

@@ -20,6 +20,9 @@ import { userConfigDir } from "./config.js";
 /** An agent file is a page of instructions; anything near this size is not one. */
 const MAX_AGENT_BYTES = 64 * 1024;
 
+/** What a kept agent was checked against: the file's checks, and this module as built, which words the warnings kept. */
+const KEPT_AGENT_CHECKS = `${AGENT_FILE_CHECKS} ${import.meta.url}`;
+
 export interface AgentsSettings {
   projectDir: string;
   env: NodeJS.ProcessEnv;
@@ -65,7 +68,7 @@ export function loadNamedAgents(settings: AgentsSettings): NamedAgent[] {
   const files = [...chosen.keys()].sort().map((name) => chosen.get(name)!);
   if (files.length === 0) return [];
   const agents: NamedAgent[] = [];
-  const memo = FileMemo.open<KeptAgent>(settings.projectDir, "agents", { stamp: AGENT_FILE_CHECKS, secrets: settings.secrets, now: settings.now });
+  const memo = FileMemo.open<KeptAgent>(settings.projectDir, "agents", { stamp: KEPT_AGENT_CHECKS, secrets: settings.secrets, now: settings.now });
   for (const file of files) {
     const loaded = loadOne(file, settings, memo);
     if (typeof loaded === "string") {
