@@ -33,15 +33,21 @@ const ratioNote = (a: number, b: number): string => `${fmt(a, 0)} / ${fmt(b, 0)}
  * A start against the plain one, by same-moment pairs (startup.ts): the median of the pairs' ratios,
  * their quartiles beside it, and the medians of the runs made one after another.
  */
-function pairRow(key: string, label: string, ratios: readonly number[], runs: readonly number[], plain: readonly number[], target = true): Row {
+function pairRow(key: string, label: string, ratios: readonly number[], cpuRatios: readonly number[], runs: readonly number[], plain: readonly number[], target = true): Row {
+  const cpu = cpuRatios.length > 0 ? `; CPU by then ${fmt(median(cpuRatios), 3)}× (quartiles ${fmt(percentile(cpuRatios, 25), 3)}–${fmt(percentile(cpuRatios, 75), 3)})` : "";
   return {
     key,
     label,
     value: median(ratios),
     unit: "x",
     ...(target ? { target: { kind: "under", limit: 1.05, unit: "x" } as const } : {}),
-    note: `${ratios.length} pairs, quartiles ${fmt(percentile(ratios, 25), 3)}–${fmt(percentile(ratios, 75), 3)}; one after another, medians ${ratioNote(median(runs), median(plain))}`,
-    extra: { pair_quartile_low: percentile(ratios, 25), pair_quartile_high: percentile(ratios, 75), own_share_median_ms: median(runs) - median(plain) },
+    note: `${ratios.length} pairs, quartiles ${fmt(percentile(ratios, 25), 3)}–${fmt(percentile(ratios, 75), 3)}${cpu}; one after another, medians ${ratioNote(median(runs), median(plain))}`,
+    extra: {
+      pair_quartile_low: percentile(ratios, 25),
+      pair_quartile_high: percentile(ratios, 75),
+      own_share_median_ms: median(runs) - median(plain),
+      ...(cpuRatios.length > 0 ? { cpu_pair_median: median(cpuRatios) } : {}),
+    },
   };
 }
 
@@ -140,7 +146,7 @@ async function main(): Promise<number> {
         resumeRuns: only.has("startup") ? 7 : 0,
         agentRuns: only.has("startup") ? 12 : 0,
         skillRuns: only.has("startup") ? 12 : 0,
-        pairRuns: only.has("startup") ? 20 : 0,
+        pairRuns: only.has("startup") ? 30 : 0,
         versionRuns: only.has("version") ? 15 : 0,
         log,
       });
@@ -171,14 +177,14 @@ async function main(): Promise<number> {
             note: `${r.resumeMs.length} runs; the resume's own share: ${fmt(median(r.resumeMs) - first, 0)} ms over a plain start`,
             extra: { resume_over_plain_start_ms: median(r.resumeMs) - first },
           },
-          pairRow("startup.noise_ratio", "  the same start against itself (what the machine alone makes of a ratio)", r.pairRatios.noise, r.firstRequestMs, r.firstRequestMs, false),
+          pairRow("startup.noise_ratio", "  the same start against itself (what the machine alone makes of a ratio)", r.pairRatios.noise, r.pairCpuRatios.noise, r.firstRequestMs, r.firstRequestMs, false),
           { key: "startup.skills", label: `with ${SKILL_COUNT} skills in .hel/skills: spawn → first request`, value: median(r.skillsMs), unit: "ms", note: `${r.skillsMs.length} runs, interleaved` },
-          pairRow("startup.skills.ratio", `  ratio ${SKILL_COUNT} skills / none`, r.pairRatios.skills, r.skillsMs, r.firstRequestMs),
+          pairRow("startup.skills.ratio", `  ratio ${SKILL_COUNT} skills / none`, r.pairRatios.skills, r.pairCpuRatios.skills, r.skillsMs, r.firstRequestMs),
           { key: "startup.delegate_no_agents", label: "`hel --delegate task-only hi`, no agent files: spawn → first request", value: median(r.noAgentsMs), unit: "ms", note: `${r.noAgentsMs.length} runs` },
           { key: "startup.delegate_agents", label: `  the same with ${AGENT_FILES} files in .hel/agents/`, value: median(r.agentsMs), unit: "ms", note: `${r.agentsMs.length} runs, interleaved` },
-          pairRow("startup.agents_ratio", `  ratio ${AGENT_FILES} agents / none`, r.pairRatios.agents, r.agentsMs, r.noAgentsMs),
+          pairRow("startup.agents_ratio", `  ratio ${AGENT_FILES} agents / none`, r.pairRatios.agents, r.pairCpuRatios.agents, r.agentsMs, r.noAgentsMs),
           { key: "startup.agents_and_skills", label: `  the same with ${AGENT_FILES} agents and ${SKILL_COUNT} skills`, value: median(r.bothMs), unit: "ms", note: `${r.bothMs.length} runs, interleaved` },
-          pairRow("startup.agents_and_skills_ratio", `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none`, r.pairRatios.both, r.bothMs, r.noAgentsMs),
+          pairRow("startup.agents_and_skills_ratio", `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none`, r.pairRatios.both, r.pairCpuRatios.both, r.bothMs, r.noAgentsMs),
           {
             key: "startup.agents_and_skills_cold_ratio",
             label: "  the same, the first start after every file changed (.hel/cache/ removed)",

@@ -83,6 +83,8 @@ export interface StartupResult {
    * proxy, so that both meet the machine as it is at that moment; b's time over a's, per pair.
    */
   pairRatios: Record<PairName, number[]>;
+  /** The same pairs' CPU time of hel (all threads) by its first request, b's over a's: what the machine's waits leave out. */
+  pairCpuRatios: Record<PairName, number[]>;
 }
 
 /** The pairs: a plain start against itself (the machine's own noise), and the rows' starts against theirs. */
@@ -155,6 +157,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     bothMs: [],
     bothColdMs: [],
     pairRatios: { noise: [], skills: [], agents: [], both: [] },
+    pairCpuRatios: { noise: [], skills: [], agents: [], both: [] },
   };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
@@ -216,14 +219,26 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     if (noAgents && withAgents && both && skillsProject) {
       const second = await arrivalProxy(sim.url);
       const secondEnv = { ...env, HEL_BASE_URL: second.url };
-      /** spawn → first request of `args`, through `via`. */
-      const timedVia = async (via: ArrivalProxy, viaEnv: NodeJS.ProcessEnv, args: string[]): Promise<number> => {
+      /** spawn → first request of `args`, through `via`, and hel's CPU time by then. */
+      const timedVia = async (via: ArrivalProxy, viaEnv: NodeJS.ProcessEnv, args: string[]): Promise<{ ms: number; cpuMs: number }> => {
         let t0 = 0;
+        let pid: number | undefined;
+        let cpuMs = Number.NaN;
+        via.onArrival = () => {
+          if (pid !== undefined && Number.isNaN(cpuMs)) cpuMs = schedTimes(pid)?.cpuMs ?? Number.NaN;
+        };
         const before = via.arrivals.length;
-        const run = await runChild(process.execPath, [CLI, ...args], { env: viaEnv, onSpawn: (t) => (t0 = t) });
+        const run = await runChild(process.execPath, [CLI, ...args], {
+          env: viaEnv,
+          onSpawn: (t, p) => {
+            t0 = t;
+            pid = p;
+          },
+        });
+        via.onArrival = null;
         const arrival = via.arrivals[before];
         if (run.code !== 0 || arrival === undefined) throw new Error(`hel ${args.join(" ")} failed (exit ${run.code}): ${run.stderr.trim()}`);
-        return arrival - t0;
+        return { ms: arrival - t0, cpuMs };
       };
       const plainArgs = ["-C", project, "hi"];
       const delegateArgs = (dir: string) => ["-C", dir, "--delegate", "task-only", "hi"];
@@ -239,7 +254,8 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
             const [a, b] = sides[name];
             // Each side through each proxy in turn, so neither proxy's order of arrival favours one.
             const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, env, a), timedVia(second, secondEnv, b)]) : (await Promise.all([timedVia(proxy, env, b), timedVia(second, secondEnv, a)])).reverse();
-            result.pairRatios[name].push(tb! / ta!);
+            result.pairRatios[name].push(tb!.ms / ta!.ms);
+            if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) result.pairCpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
           }
         }
       } finally {
