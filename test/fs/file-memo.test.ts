@@ -20,9 +20,24 @@ async function projectWithFile(text: string): Promise<{ project: string; file: s
   return { project, file };
 }
 
+/** The memo of a start late enough that every file written so far is settled. */
+const memoOf = (project: string, stamp = "build-1", secrets: string[] = []) => FileMemo.open<string>(project, "notes", { stamp, secrets, now: later() });
+
+/** A project with two files, kept as "a" and "b" in that order by a start. */
+async function keptTwo(): Promise<{ project: string; file: string; other: string }> {
+  const { project, file } = await projectWithFile("alpha\n");
+  const other = join(project, "other.md");
+  await writeFile(other, "beta\n");
+  const memo = memoOf(project);
+  memo.put(file, statSync(file), "a");
+  memo.put(other, statSync(other), "b");
+  memo.save();
+  return { project, file, other };
+}
+
 /** Keeps `value` for `file` in a memo of one start, saved. */
 function keep(project: string, file: string, value: string, stamp = "build-1"): void {
-  const memo = FileMemo.open<string>(project, "notes", { stamp, secrets: [], now: later() });
+  const memo = memoOf(project, stamp);
   expect(memo.get(file, statSync(file))).toBeUndefined();
   memo.put(file, statSync(file), value);
   memo.save();
@@ -32,10 +47,10 @@ describe("FileMemo", () => {
   it("finds what it kept of an unchanged file in a later start, and not after a write of the same size", async () => {
     const { project, file } = await projectWithFile("alpha\n");
     keep(project, file, "read once");
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() }).get(file, statSync(file))).toBe("read once");
+    expect(memoOf(project).get(file, statSync(file))).toBe("read once");
     await writeFile(file, "omega\n");
     expect(statSync(file).size).toBe(6);
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() }).get(file, statSync(file))).toBeUndefined();
+    expect(memoOf(project).get(file, statSync(file))).toBeUndefined();
   });
 
   it("does not keep a file changed just before it was read: a second change in the same instant would look like none", async () => {
@@ -43,13 +58,13 @@ describe("FileMemo", () => {
     const memo = FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [] });
     memo.put(file, statSync(file), "read at once");
     memo.save();
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() }).get(file, statSync(file))).toBeUndefined();
+    expect(memoOf(project).get(file, statSync(file))).toBeUndefined();
   });
 
   it("is empty for another build's checks, and for a memo written since hel sealed it", async () => {
     const { project, file } = await projectWithFile("alpha\n");
     keep(project, file, "read once");
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-2", secrets: [], now: later() }).get(file, statSync(file))).toBeUndefined();
+    expect(memoOf(project, "build-2").get(file, statSync(file))).toBeUndefined();
     const memoFile = join(project, ".hel", "cache", "notes.json");
     // hel's seal: a modification time no write gives a file.
     expect(statSync(memoFile).mtimeMs).toBeLessThan(Date.parse("2018-01-01"));
@@ -57,43 +72,31 @@ describe("FileMemo", () => {
     expect(text).toContain('"read once"');
     // A hand edit that keeps the file valid and the same size: the seal is broken all the same.
     await writeFile(memoFile, text.replace('"read once"', '"edit once"'));
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() }).get(file, statSync(file))).toBeUndefined();
+    expect(memoOf(project).get(file, statSync(file))).toBeUndefined();
     await rm(memoFile);
     keep(project, file, "read once");
     await appendFile(memoFile, "\n");
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() }).get(file, statSync(file))).toBeUndefined();
+    expect(memoOf(project).get(file, statSync(file))).toBeUndefined();
   });
 
   it("drops the files a start did not find, and writes nothing when nothing changed", async () => {
-    const { project, file } = await projectWithFile("alpha\n");
-    const other = join(project, "other.md");
-    await writeFile(other, "beta\n");
-    const memo = FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() });
-    memo.put(file, statSync(file), "a");
-    memo.put(other, statSync(other), "b");
-    memo.save();
+    const { project, file, other } = await keptTwo();
     const memoFile = join(project, ".hel", "cache", "notes.json");
     const written = lstatSync(memoFile);
-    const same = FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() });
+    const same = memoOf(project);
     expect([same.get(file, statSync(file)), same.get(other, statSync(other))]).toEqual(["a", "b"]);
     same.save();
     // Not written again: the same file, with its seal.
     expect([lstatSync(memoFile).ino, lstatSync(memoFile).mtimeMs]).toEqual([written.ino, written.mtimeMs]);
-    const fewer = FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() });
+    const fewer = memoOf(project);
     expect(fewer.get(file, statSync(file))).toBe("a");
     fewer.save();
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() }).get(other, statSync(other))).toBeUndefined();
+    expect(memoOf(project).get(other, statSync(other))).toBeUndefined();
   });
 
   it("finds its entries when a start asks for them in another order, and keeps that order", async () => {
-    const { project, file } = await projectWithFile("alpha\n");
-    const other = join(project, "other.md");
-    await writeFile(other, "beta\n");
-    const memo = FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() });
-    memo.put(file, statSync(file), "a");
-    memo.put(other, statSync(other), "b");
-    memo.save();
-    const swapped = FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() });
+    const { project, file, other } = await keptTwo();
+    const swapped = memoOf(project);
     expect([swapped.get(other, statSync(other)), swapped.get(file, statSync(file))]).toEqual(["b", "a"]);
     swapped.save();
     const body = JSON.parse((await readFile(join(project, ".hel", "cache", "notes.json"), "utf8")).split("\n")[1]!) as { paths: string[] };
@@ -102,7 +105,7 @@ describe("FileMemo", () => {
 
   it("is empty for a start with a secret it holds, as written or as JSON escapes it", async () => {
     const { project, file } = await projectWithFile("alpha\n");
-    const open = (secrets: string[]) => FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets, now: later() });
+    const open = (secrets: string[]) => memoOf(project, "build-1", secrets);
     const memo = open([]);
     memo.put(file, statSync(file), 'kept "quoted-secret" and plain-secret-1');
     memo.save();
@@ -125,6 +128,6 @@ describe("FileMemo", () => {
     await symlink(elsewhere, join(project, ".hel", "cache"));
     keep(project, notes, "kept?");
     expect(await readdir(elsewhere)).toEqual([]);
-    expect(FileMemo.open<string>(project, "notes", { stamp: "build-1", secrets: [], now: later() }).get(notes, statSync(notes))).toBeUndefined();
+    expect(memoOf(project).get(notes, statSync(notes))).toBeUndefined();
   });
 });
