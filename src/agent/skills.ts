@@ -7,12 +7,13 @@
 // there), is listed under the real path of the user's skills folder, and its SKILL.md is no symlink.
 // A file that cannot be used is skipped with one warning naming it; a name taken already (the project's
 // folders come first) is left out.
-import { closeSync, constants, lstatSync, openSync, readdirSync, realpathSync, type Dirent, type Stats } from "node:fs";
+import { closeSync, constants, openSync, readdirSync, realpathSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
 import { z } from "../zod.js";
 import { hasProcFd, openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
 import { FileMemo } from "../fs/file-memo.js";
 import { parseFrontMatter } from "../fs/front-matter.js";
+import { quietStat } from "../fs/quiet-stat.js";
 import { FileRefused, readOpenedSync } from "../fs/regular-file.js";
 import { redactSecrets } from "../redact.js";
 import { isMissing } from "../tools/paths.js";
@@ -91,7 +92,7 @@ export async function loadSkills({ projectDir, userDir, secrets, warn, now }: Sk
   const candidates = new Map<string, Candidate>();
   for (const source of sources) {
     // Most projects have no skills: asked without an exception, which costs far more than the lstat.
-    if (!source.direct && !lstatSync(source.root, { throwIfNoEntry: false })) continue;
+    if (!source.direct && !quietStat(source.root)) continue;
     let entries: Dirent[];
     try {
       entries = readdirSync(source.root, { withFileTypes: true });
@@ -140,14 +141,13 @@ function withoutLink(root: string, walk: readonly string[]): boolean {
   let at = root;
   for (const name of walk) {
     at = `${at}${path.sep}${name}`;
-    const stats = lstatSync(at, { throwIfNoEntry: false });
-    if (!stats?.isDirectory()) return false;
+    if (!quietStat(at)?.isDirectory()) return false;
   }
   return true;
 }
 
 function realPathOrNull(dir: string): string | null {
-  if (!lstatSync(dir, { throwIfNoEntry: false })) return null;
+  if (!quietStat(dir)) return null;
   try {
     return realpathSync.native(dir);
   } catch {
@@ -161,26 +161,22 @@ function realPathOrNull(dir: string): string | null {
  */
 const realFolder = ({ source, dir, symlink }: Candidate): string => (source.walk === null && symlink ? realpathSync.native(dir) : dir);
 
-/** A skill to read from its file, with its SKILL.md's stats when they were taken (undefined: none there). */
+/** A skill to read from its file, with its SKILL.md's stats when they were taken. */
 interface Unread {
   candidate: Candidate;
-  stats: Stats | undefined | null;
+  stats: Stats | undefined;
 }
 
 /**
  * Its SKILL.md's stats, taken by path: a file found in the memo by its identity is the very file a
  * read checked, and a read takes them before it reads, so that a change made while it reads is seen
- * next time. Null for a skill whose folder is a symlink or whose project folder is reached through
- * one, which is never kept, so that a kept skill's folder is where it was listed, and when the lookup fails.
+ * next time. None for a skill whose folder is a symlink or whose project folder is reached through
+ * one, which is never kept, so that a kept skill's folder is where it was listed; none either when
+ * there is no SKILL.md or it cannot be reached, which the read then says.
  */
-function statsOf(candidate: Candidate): Stats | undefined | null {
-  if (!candidate.source.direct || candidate.symlink) return null;
-  try {
-    return lstatSync(candidate.file, { throwIfNoEntry: false });
-  } catch {
-    // The read says why.
-    return null;
-  }
+function statsOf(candidate: Candidate): Stats | undefined {
+  if (!candidate.source.direct || candidate.symlink) return undefined;
+  return quietStat(candidate.file);
 }
 
 /** The skills of `unread` read from their files, each project's skills folder opened once without following a symlink. */

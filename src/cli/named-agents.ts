@@ -7,11 +7,12 @@
 // does (what it sees, which tools it may call, its steps within --child-max-steps, its access within
 // the session's), and a model is a narrowing setting too. Their text goes into requests, so the
 // project's files are read only as regular files inside the project, never through a symbolic link.
-import { lstatSync, readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join, sep } from "node:path";
 import { AGENT_FILE_CHECKS, AgentFileProblem, parseAgentFile, withinAccess, type NamedAgent } from "../agent/children/named-agent.js";
 import { FileMemo } from "../fs/file-memo.js";
 import { helDir } from "../fs/hel-dir.js";
+import { quietStat } from "../fs/quiet-stat.js";
 import { readProblem, readRegularFileSync } from "../fs/regular-file.js";
 import { redactSecrets } from "../redact.js";
 import type { Access } from "../tools/types.js";
@@ -47,7 +48,7 @@ function agentFiles(dir: string, follow: boolean, warn: (line: string) => void):
   // have no agents, and an exception costs a start more than the call.)
   let names: string[];
   try {
-    const info = (follow ? statSync : lstatSync)(dir, { throwIfNoEntry: false });
+    const info = quietStat(dir, follow);
     if (!follow && info?.isSymbolicLink()) warn(`${dir} is a symbolic link, which hel does not follow in a project — its agents are skipped`);
     if (!info?.isDirectory()) return [];
     names = readdirSync(dir);
@@ -88,7 +89,8 @@ type KeptAgent = NamedAgent | string;
 
 /** The agent a file makes, before the session's access, or the warning's line when it makes none. */
 function loadOne(file: AgentFile, settings: AgentsSettings, memo: FileMemo<KeptAgent>): KeptAgent {
-  const stats = (file.follow ? statSync : lstatSync)(file.path, { throwIfNoEntry: false });
+  // None when it cannot be had: the read says why.
+  const stats = quietStat(file.path, file.follow);
   const kept = stats?.isFile() ? memo.get(file.path, stats) : undefined;
   if (kept !== undefined) return kept;
   let text: string;

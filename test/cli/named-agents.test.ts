@@ -114,3 +114,14 @@ it("a later start warns of a bad file as the first did, with the warning kept in
   await utimes(memoFile, mtime, mtime);
   expect(load().warnings).toEqual([expect.stringContaining("the key kept is unknown")]);
 });
+
+it("a user's agent file that is a loop of links is skipped with a warning, and the start goes on", async () => {
+  const project = await tempProject();
+  const home = await tempProject();
+  await files(join(home, "hel", "agents"), { "fine.md": "---\ndescription: Does fine\n---\n" });
+  await symlink("loop.md", join(home, "hel", "agents", "loop.md"));
+  const warnings: string[] = [];
+  const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: home }, access: "edit", secrets: [], warn: (l) => warnings.push(l) });
+  expect(loaded.map((a) => a.name)).toEqual(["fine"]);
+  expect(warnings).toEqual([`the agent file ${join(home, "hel", "agents", "loop.md")} is a loop of symbolic links — the agent is skipped`]);
+});
