@@ -196,7 +196,7 @@ async function main(): Promise<number> {
         ],
         footnotes: [
           "Arrival = a pass-through HTTP proxy in front of the simulator sees the request's headers; spawn = just before child_process.spawn.",
-          "Ratios: each pair's two starts spawned together, one per core, each through its own proxy, so both meet the machine as it is at that moment (this VM's speed changes from second to second).",
+          "Ratios: each pair's two starts spawned together, one per core, each through its own proxy, so both meet the machine as it is at that moment (this VM's speed changes from second to second); the first to arrive is answered only once the other has arrived too, so its answer takes no core from the other's start.",
           "CPU and wait = /proc/<pid>/task/*/schedstat read when the request arrives (ns); `node -e 0` CPU = time(1) %U+%S (10 ms steps).",
         ],
       };

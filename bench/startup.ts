@@ -27,15 +27,18 @@ interface ArrivalProxy {
   arrivals: number[];
   /** Runs right after an arrival is stamped, before the request is forwarded. */
   onArrival: (() => void) | null;
+  /** When set, a request is forwarded only once it settles. */
+  hold: Promise<void> | null;
   close(): Promise<void>;
 }
 
 export async function arrivalProxy(target: string): Promise<ArrivalProxy> {
   const upstream = new URL(target);
-  const proxy: ArrivalProxy = { url: "", arrivals: [], onArrival: null, close: async () => undefined };
-  const server: Server = createServer((req, res) => {
+  const proxy: ArrivalProxy = { url: "", arrivals: [], onArrival: null, hold: null, close: async () => undefined };
+  const server: Server = createServer(async (req, res) => {
     proxy.arrivals.push(performance.now());
     proxy.onArrival?.();
+    await proxy.hold;
     const up = httpRequest(
       { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
       (answer) => {
@@ -85,6 +88,29 @@ export interface StartupResult {
   pairRatios: Record<PairName, number[]>;
   /** The same pairs' CPU time of hel (all threads) by its first request, b's over a's: what the machine's waits leave out. */
   pairCpuRatios: Record<PairName, number[]>;
+}
+
+/** A promise that settles once each of `sides` has called its own `side()` (more calls of one count once). */
+interface Gate {
+  open: Promise<void>;
+  side(): () => void;
+}
+
+function gate(sides: number): Gate {
+  let release!: () => void;
+  const open = new Promise<void>((resolve) => (release = resolve));
+  let waiting = sides;
+  return {
+    open,
+    side() {
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        if (--waiting === 0) release();
+      };
+    },
+  };
 }
 
 /** The pairs: a plain start against itself (the machine's own noise), and the rows' starts against theirs. */
@@ -219,13 +245,22 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     if (noAgents && withAgents && both && skillsProject) {
       const second = await arrivalProxy(sim.url);
       const secondEnv = { ...env, HEL_BASE_URL: second.url };
-      /** spawn → first request of `args`, through `via`, and hel's CPU time by then. */
-      const timedVia = async (via: ArrivalProxy, viaEnv: NodeJS.ProcessEnv, args: string[]): Promise<{ ms: number; cpuMs: number }> => {
+      /**
+       * spawn → first request of `args`, through `via`, and hel's CPU time by then. Its request waits
+       * at the proxy until `pair` has both sides' (a side that ends without one counts as arrived), so
+       * that what follows the first arrival (the simulator's answer, the rest of that run, its exit)
+       * takes no core from the other side's start: else the slower side of a pair would pay for the
+       * faster one's lead, and every difference would be measured larger than it is.
+       */
+      const timedVia = async (via: ArrivalProxy, viaEnv: NodeJS.ProcessEnv, args: string[], pair: Gate): Promise<{ ms: number; cpuMs: number }> => {
         let t0 = 0;
         let pid: number | undefined;
         let cpuMs = Number.NaN;
+        const arrived = pair.side();
+        via.hold = pair.open;
         via.onArrival = () => {
           if (pid !== undefined && Number.isNaN(cpuMs)) cpuMs = schedTimes(pid)?.cpuMs ?? Number.NaN;
+          arrived();
         };
         const before = via.arrivals.length;
         const run = await runChild(process.execPath, [CLI, ...args], {
@@ -235,7 +270,9 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
             pid = p;
           },
         });
+        arrived();
         via.onArrival = null;
+        via.hold = null;
         const arrival = via.arrivals[before];
         if (run.code !== 0 || arrival === undefined) throw new Error(`hel ${args.join(" ")} failed (exit ${run.code}): ${run.stderr.trim()}`);
         return { ms: arrival - t0, cpuMs };
@@ -252,8 +289,9 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
         for (let i = 0; i < options.pairRuns; i++) {
           for (const name of PAIRS) {
             const [a, b] = sides[name];
+            const pair = gate(2);
             // Each side through each proxy in turn, so neither proxy's order of arrival favours one.
-            const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, env, a), timedVia(second, secondEnv, b)]) : (await Promise.all([timedVia(proxy, env, b), timedVia(second, secondEnv, a)])).reverse();
+            const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, env, a, pair), timedVia(second, secondEnv, b, pair)]) : (await Promise.all([timedVia(proxy, env, b, pair), timedVia(second, secondEnv, a, pair)])).reverse();
             result.pairRatios[name].push(tb!.ms / ta!.ms);
             if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) result.pairCpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
           }
