@@ -11,11 +11,11 @@ import { processChunkLoader } from "./compile-cache.cjs";
 // Must be set before any WebAssembly is compiled, and before the code cache is read or made: V8
 // accepts a cache only under the flags it was made with.
 setFlagsFromString("--liftoff-only");
-// The young generation starts small and doubles after each scavenge that keeps most of it, which at
-// the start, where nearly everything made is still in use, means several pauses before the first
-// request. Grown sixteenfold, by the second scavenge it holds the rest of a start, one with a few hundred
-// agents and skills too (grown eightfold, such a start paid one more scavenge than a plain one); its
-// pages are touched only as it fills, and the largest size it may reach is V8's, as before.
+// The young generation starts small and doubles after each scavenge that keeps most of it, which at the
+// start, where nearly everything made is still in use, means several pauses before the first request.
+// Grown sixteenfold, by the second scavenge it holds the rest of a start, one with a few hundred agents
+// and skills too (grown eightfold, such a start paid one more scavenge than a plain one); its pages are
+// touched only as it fills, and the largest size it may reach is V8's, as before.
 setFlagsFromString("--semi-space-growth-factor=16");
 
 processChunkLoader().load(join(__dirname, "..", "bundle", "main.cjs"));
