@@ -186,6 +186,14 @@ async function main(): Promise<number> {
           { key: "startup.agents_and_skills", label: `  the same with ${AGENT_FILES} agents and ${SKILL_COUNT} skills`, value: median(r.bothMs), unit: "ms", note: `${r.bothMs.length} runs, interleaved` },
           pairRow("startup.agents_and_skills_ratio", `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none`, r.pairRatios.both, r.pairCpuRatios.both, r.bothMs, r.noAgentsMs),
           {
+            key: "startup.agents_and_skills_floor",
+            label: `  the least such a start pays: a fresh node that only lists those folders and lstats the ${AGENT_FILES + SKILL_COUNT} files`,
+            value: median(r.statFloorMs),
+            unit: "ms",
+            note: `${r.statFloorMs.length} runs, timed inside it; added to the plain start ${fmt((median(r.noAgentsMs) + median(r.statFloorMs)) / median(r.noAgentsMs), 3)}× of it, where the pairs above gave hel ${fmt(median(r.pairRatios.both), 3)}×`,
+            extra: { floor_ratio: (median(r.noAgentsMs) + median(r.statFloorMs)) / median(r.noAgentsMs) },
+          },
+          {
             key: "startup.agents_and_skills_cold_ratio",
             label: "  the same, the first start after every file changed (.hel/cache/ removed)",
             value: median(r.bothColdMs) / median(r.noAgentsMs),

@@ -1,7 +1,8 @@
 // The built CLI as a user meets it, one child process per run: spawn → first request at the
 // simulator (of a plain project, of a resumed session, of a project of SKILL_COUNT skills, and with
 // --delegate of a project with AGENT_FILES named agents, and of one with both, against one with none;
-// the last also as the first start after every file changed), `hel --version` against bare `node -e 0`, and
+// the last also as the first start after every file changed, and beside it a fresh Node that only lists
+// and lstats its files: stat-probe.ts), `hel --version` against bare `node -e 0`, and
 // the whole four-step demo task (wall time and peak RSS). Contract: every figure is one child process from just before spawn(); the
 // simulator runs in the bench process, which does nothing else while a child runs, and the arrival
 // time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
@@ -11,6 +12,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { saveSnapshot } from "../src/session/snapshot-file.js";
 import { sessionOfBytes } from "./history.js";
@@ -19,6 +21,8 @@ import { runChild, schedTimes } from "./procs.js";
 
 const ROOT = PROJECT_ROOT;
 const CLI = HEL_BIN;
+/** The floor of the agents-and-skills row: a fresh Node that only lists and lstats those files (stat-probe.ts). */
+const STAT_PROBE = fileURLToPath(new URL("./stat-probe.js", import.meta.url));
 export const DEMO_INSTRUCTION = "The greeting in src/greet.js has a typo. Fix it, then check the file.";
 
 interface ArrivalProxy {
@@ -81,6 +85,8 @@ export interface StartupResult {
   bothMs: number[];
   /** The same with .hel/cache/ removed first: the first start after every file changed. */
   bothColdMs: number[];
+  /** A fresh Node's listing and lstat of the agents-and-skills project's files alone (stat-probe.ts), timed inside it. */
+  statFloorMs: number[];
   /**
    * Same-moment pairs: each pair's two starts spawned together, one per core, each through its own
    * proxy, so that both meet the machine as it is at that moment; b's time over a's, per pair.
@@ -182,6 +188,7 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     skillsMs: [],
     bothMs: [],
     bothColdMs: [],
+    statFloorMs: [],
     pairRatios: { noise: [], skills: [], agents: [], both: [] },
     pairCpuRatios: { noise: [], skills: [], agents: [], both: [] },
   };
@@ -313,6 +320,13 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
           await rm(join(both, ".hel", "cache"), { recursive: true, force: true });
           // It keeps them again for the next warm start.
           result.bothColdMs.push(await delegating(both));
+        });
+        round.push(async () => {
+          const probe = await runChild(process.execPath, [STAT_PROBE, both]);
+          if (probe.code !== 0) throw new Error(`the stat probe failed (exit ${probe.code}): ${probe.stderr.trim()}`);
+          const { ms, files } = JSON.parse(probe.stdout) as { ms: number; files: number };
+          if (files !== AGENT_FILES + SKILL_COUNT) throw new Error(`the stat probe found ${files} files, not ${AGENT_FILES + SKILL_COUNT}`);
+          result.statFloorMs.push(ms);
         });
       }
       if (i < options.skillRuns && skillsProject) round.push(async () => void result.skillsMs.push(await firstRequestOf(["-C", skillsProject, "hi"])));
