@@ -2,8 +2,8 @@
 // simulator (of a plain project, of a resumed session, of a project of SKILL_COUNT skills, and with
 // --delegate of a project with AGENT_FILES named agents, and of one with both, against one with none;
 // the last also as the first start after every file changed, and beside it a fresh Node that only lists
-// and lstats its files: stat-probe.ts), `hel --version` against bare `node -e 0`, and
-// the whole four-step demo task (wall time and peak RSS). Contract: every figure is one child process from just before spawn(); the
+// and lstats its files, timed inside it: stat-probe.ts), `hel --version` against bare `node -e 0`, and
+// the whole four-step demo task (wall time and peak RSS). Contract: every other figure is one child process from just before spawn(); the
 // simulator runs in the bench process, which does nothing else while a child runs, and the arrival
 // time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
 // arrive (the simulator itself is not touched).
