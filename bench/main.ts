@@ -190,7 +190,7 @@ async function main(): Promise<number> {
             label: `  the least such a start pays: a fresh node that only lists those folders and lstats the ${AGENT_FILES + SKILL_COUNT} files`,
             value: median(r.statFloorMs),
             unit: "ms",
-            note: `${r.statFloorMs.length} runs, timed inside it; added to the plain start ${fmt((median(r.noAgentsMs) + median(r.statFloorMs)) / median(r.noAgentsMs), 3)}× of it, where the pairs above gave hel ${fmt(median(r.pairRatios.both), 3)}×`,
+            note: `${r.statFloorMs.length} runs, timed inside it; a plain start with it added: ${fmt((median(r.noAgentsMs) + median(r.statFloorMs)) / median(r.noAgentsMs), 3)}×, where the pairs above gave hel ${fmt(median(r.pairRatios.both), 3)}×`,
             extra: { floor_ratio: (median(r.noAgentsMs) + median(r.statFloorMs)) / median(r.noAgentsMs) },
           },
           {
