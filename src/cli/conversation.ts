@@ -100,7 +100,7 @@ export async function openConversation(project: Project, settings: ConversationS
   const bus = createEventBus((error) =>
     io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
   );
-  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags");
+  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connection);
   let listed: Promise<string[]> | null = null;
   if (options.tools.some((name) => traitsOf(name)?.runsCommands) && options.access !== "full" && findSandboxProgram(dir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);

@@ -1,16 +1,19 @@
-// The model client a conversation sends through: DeepSeek's API at --base-url, with the stream's idle
-// timeout and the retry delay the environment may shorten (the tests and evals do), the advice of a
-// refused request naming the flags or the prompt's commands, and with
-// HEL_DEBUG=1 a failed request's stack printed besides the one line the turn reports.
+// The model client a conversation sends through: DeepSeek's API at --base-url, on the connection the
+// project's opening began when there is one, with the stream's idle timeout and the retry delay the
+// environment may shorten (the tests and evals do), the advice of a refused request naming the flags
+// or the prompt's commands, and with HEL_DEBUG=1 a failed request's stack printed besides the one
+// line the turn reports.
 import { createModelClient, type ModelClient } from "../model/client.js";
+import type { EarlyConnection } from "../model/early-connection.js";
 import { ModelError, type Settings } from "../model/errors.js";
 
 /** `settings`: where the user changes the model, which a refused request's advice names. */
-export function openModelClient(baseURL: string, apiKey: string, env: NodeJS.ProcessEnv, settings: Settings): ModelClient {
+export function openModelClient(baseURL: string, apiKey: string, env: NodeJS.ProcessEnv, settings: Settings, connection?: EarlyConnection): ModelClient {
   const connected = createModelClient({
     baseURL,
     apiKey,
     settings,
+    connection,
     ...envNumber(env, "HEL_STREAM_IDLE_MS", (v) => ({ idleTimeoutMs: v })),
     ...envNumber(env, "HEL_RETRY_BASE_MS", (v) => ({ retryBaseMs: v })),
   });

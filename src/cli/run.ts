@@ -20,9 +20,9 @@ export async function runHel(flags: RunOptions): Promise<number> {
   // Read before anything else, so an empty instruction ends the run before it costs anything.
   const oneShot = flags.prompt.length > 0 ? await oneShotInstruction(flags.prompt, process.stdin) : null;
   let ended: Ended;
-  if (oneShot !== null) ended = await runOneShot(await openProject(flags, apiKey, io), oneShot, io);
+  if (oneShot !== null) ended = await runOneShot(await openProject(flags, apiKey, io, true), oneShot, io);
   else if (process.stdin.isTTY) ended = await runInteractive(flags, apiKey, io);
-  else ended = await runStdin(await openProject(flags, apiKey, io), io, process.stdin);
+  else ended = await runStdin(await openProject(flags, apiKey, io, true), io, process.stdin);
   return exitStatus(ended);
 }
 

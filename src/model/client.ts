@@ -4,11 +4,13 @@
 // The SDK's own retries are off so that one policy decides. HTTP goes through an undici Agent (via
 // dispatcher-fetch.ts, not undici's fetch) whose body timeout is the stream's idle limit: any bytes,
 // keep-alive comments included, reset it, so a queued request survives but a stream that sends
-// nothing at all for 5 minutes is abandoned.
+// nothing at all for 5 minutes is abandoned. Its connections are made by early-connection.ts's
+// connector, the first of them perhaps opened while the start did its work.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { Agent, interceptors } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
 import { dispatcherFetch, type FetchResponse } from "./dispatcher-fetch.js";
+import { apiConnector, type EarlyConnection } from "./early-connection.js";
 import { connectionError, ModelError, statusError, type Settings } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { sseData } from "./sse-decoder.js";
@@ -29,6 +31,8 @@ export interface ModelClientOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where the user chooses the model: the flags (default), or the interactive prompt's commands. Said in a refused request's advice. */
   settings?: Settings;
+  /** The connection opened while the start did its work (early-connection.ts), for the first request. */
+  connection?: EarlyConnection | null;
 }
 
 export interface StreamHandlers {
@@ -65,7 +69,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
   // HTTP/1.1 only (allowH2 off, undici's default, spelled out): the bundle leaves undici's HTTP/2
   // client out (rolldown.config.mjs), and one streamed answer at a time gains nothing from it.
-  const agent = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, connectTimeout: 30_000, allowH2: false });
+  const agent = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, allowH2: false, connect: options.connection?.connect ?? apiConnector() });
   // Redirects are followed as fetch follows them (a gateway in front of the API may send a 307);
   // undici drops the Authorization header when one leads to another origin, so the key stays home.
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
@@ -170,7 +174,10 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         throw new ModelError("stream", `${options.baseURL}/models is not a list of models (${said.cause || String(error)}) — check --base-url / HEL_BASE_URL`);
       }
     },
-    close: () => agent.destroy(),
+    close: () => {
+      options.connection?.close();
+      return agent.destroy();
+    },
   };
 }
 

@@ -12,7 +12,7 @@ import { tempProject } from "../helpers/temp-project.js";
 let sim: Simulator | undefined;
 afterEach(async () => sim?.close());
 
-const PRELOAD = join(import.meta.dirname, "..", "helpers", "first-connect-modules.cjs");
+const PRELOAD = join(import.meta.dirname, "..", "helpers", "first-request-modules.cjs");
 
 const EARLY = [
   "NativeModule crypto", // session ids and file names, first needed at the first save or spill
@@ -24,7 +24,7 @@ const EARLY = [
   "NativeModule internal/webstreams/readablestream", // the global ReadableStream
 ];
 
-/** What `hel -C <project> hi` had loaded when it connected for its first request. */
+/** What `hel -C <project> hi` had loaded when it sent its first request. */
 async function loadedBy(project: string): Promise<Set<string>> {
   const file = join(project, "modules.txt");
   const run = await runHel({ args: ["-C", project, "hi"], baseUrl: sim!.url, env: { NODE_OPTIONS: `--require ${PRELOAD}`, HEL_TEST_MODULES_FILE: file } });

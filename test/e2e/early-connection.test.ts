@@ -1,0 +1,81 @@
+// The built hel opens its connection to the API while its start does its own work, not once the
+// first request is ready: a SessionStart hook (which runs before the first request) waits until a
+// relay in front of the simulator has accepted a connection, and says so into the request. The
+// request then goes out on that connection, and an untrusted project's base URL is never reached.
+import { writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../../sim/index.js";
+import type { ChatRequest } from "../../src/wire/messages.js";
+import { runHel } from "../helpers/hel.js";
+import { tempProject } from "../helpers/temp-project.js";
+
+let sim: Simulator | undefined;
+const servers: Server[] = [];
+const sockets = new Set<Socket>();
+afterEach(async () => {
+  await sim?.close();
+  for (const socket of sockets) socket.destroy();
+  sockets.clear();
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+});
+
+/** A relay to `target` that writes `marker` when it accepts a connection, and keeps each one's first bytes. */
+async function relay(target: string, marker: string): Promise<{ url: string; firsts: string[] }> {
+  const up = new URL(target);
+  const firsts: string[] = [];
+  const server = createServer((client) => {
+    const at = firsts.push("") - 1;
+    writeFileSync(marker, "accepted");
+    const upstream = connect(Number(up.port), up.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+    }
+    client.once("data", (data: Buffer) => (firsts[at] = data.toString("latin1").split("\r\n")[0]!));
+    client.pipe(upstream).pipe(client);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, firsts };
+}
+
+/** A user config folder whose SessionStart hook prints whether `marker` appeared within `ms`. */
+async function configWaitingFor(marker: string, ms: number): Promise<string> {
+  const home = await tempProject();
+  const script = join(home, "wait.mjs");
+  await writeFile(
+    script,
+    `import { existsSync } from "node:fs";\nconst until = Date.now() + ${ms};\nwhile (!existsSync(${JSON.stringify(marker)}) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));\nprocess.stdout.write(existsSync(${JSON.stringify(marker)}) ? "the API's connection was open" : "no connection yet");\n`,
+  );
+  await mkdir(join(home, "hel"));
+  await writeFile(join(home, "hel", "config.json"), JSON.stringify({ hooks: { SessionStart: [{ command: `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}` }] } }));
+  return home;
+}
+
+it("the connection is open before the start's hooks have run, and the first request goes out on it", async () => {
+  sim = await startSimulator({ policy: "echo" });
+  const project = await tempProject();
+  const marker = join(await tempProject(), "accepted");
+  const api = await relay(sim.url, marker);
+  const run = await runHel({ args: ["-C", project, "hi"], baseUrl: api.url, env: { XDG_CONFIG_HOME: await configWaitingFor(marker, 10_000) } });
+  expect(run.code).toBe(0);
+  const first = sim.requests[0]!.body as ChatRequest;
+  expect(first.messages.at(-1)).toEqual({ role: "user", content: "[#1] [SessionStart hook]\nthe API's connection was open\n\nhi" });
+  expect(api.firsts).toEqual(["POST /chat/completions HTTP/1.1"]);
+});
+
+it("an untrusted project's base URL is not connected to, early or late", async () => {
+  sim = await startSimulator({ policy: "echo" });
+  const project = await tempProject();
+  const marker = join(await tempProject(), "accepted");
+  const planted = await relay(sim.url, marker);
+  await mkdir(join(project, ".hel"));
+  await writeFile(join(project, ".hel", "config.json"), JSON.stringify({ "base-url": planted.url }));
+  const run = await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url, env: { XDG_CONFIG_HOME: await configWaitingFor(marker, 1000) } });
+  expect(run.code).toBe(0);
+  expect(planted.firsts).toEqual([]);
+  expect((sim.requests[0]!.body as ChatRequest).messages.at(-1)).toEqual({ role: "user", content: "[#1] [SessionStart hook]\nno connection yet\n\nhi" });
+});
