@@ -2,7 +2,8 @@
 // simulator (of a plain project, of a resumed session, of a project of SKILL_COUNT skills, and with
 // --delegate of a project with AGENT_FILES named agents, and of one with both, against one with none;
 // the last also as the first start after every file changed, and beside it a fresh Node that only lists
-// and lstats its files, timed inside it: stat-probe.ts), `hel --version` against bare `node -e 0`, and
+// and lstats its files, timed inside it: stat-probe.ts), two of its same-moment pairs again over a
+// modelled network link (link.ts), `hel --version` against bare `node -e 0`, and
 // the whole four-step demo task (wall time and peak RSS). Contract: every other figure is one child process from just before spawn(); the
 // simulator runs in the bench process, which does nothing else while a child runs, and the arrival
 // time is taken by a pass-through HTTP proxy in front of it at the moment the request's headers
@@ -16,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { HEL_BIN, PROJECT_ROOT } from "../scripts/hel-bin.js";
 import { saveSnapshot } from "../src/session/snapshot-file.js";
 import { sessionOfBytes } from "./history.js";
+import { linkProxy } from "./link.js";
 import { startSimulator } from "../sim/index.js";
 import { runChild, schedTimes } from "./procs.js";
 
@@ -94,6 +96,13 @@ export interface StartupResult {
   pairRatios: Record<PairName, number[]>;
   /** The same pairs' CPU time of hel (all threads) by its first request, b's over a's: what the machine's waits leave out. */
   pairCpuRatios: Record<PairName, number[]>;
+  /** The noise and agents-and-skills pairs again, each side through its own link of LINK_RTT_MS (link.ts) in front of its proxy. */
+  linkPairRatios: Record<LinkPairName, number[]>;
+  linkPairCpuRatios: Record<LinkPairName, number[]>;
+  /** Each link noise pair's two spawn → arrival times, both sides. */
+  linkPlainMs: number[];
+  /** The same of the noise pairs on localhost: what the link's times are to be set beside, both being two starts at once. */
+  pairPlainMs: number[];
 }
 
 /** A promise that settles once each of `sides` has called its own `side()` (more calls of one count once). */
@@ -122,6 +131,13 @@ function gate(sides: number): Gate {
 /** The pairs: a plain start against itself (the machine's own noise), and the rows' starts against theirs. */
 export const PAIRS = ["noise", "skills", "agents", "both"] as const;
 export type PairName = (typeof PAIRS)[number];
+
+/** The pairs run again over the link: what the machine alone makes of a ratio there, and the row with the most files to read. */
+export const LINK_PAIRS = ["noise", "both"] as const satisfies readonly PairName[];
+export type LinkPairName = (typeof LINK_PAIRS)[number];
+
+/** The link's round trip, ms: of the order of a user's to a distant API. */
+export const LINK_RTT_MS = 30;
 
 /** How many skills the skills row's project holds. */
 export const SKILL_COUNT = 200;
@@ -191,6 +207,10 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
     statFloorMs: [],
     pairRatios: { noise: [], skills: [], agents: [], both: [] },
     pairCpuRatios: { noise: [], skills: [], agents: [], both: [] },
+    linkPairRatios: { noise: [], both: [] },
+    linkPairCpuRatios: { noise: [], both: [] },
+    linkPlainMs: [],
+    pairPlainMs: [],
   };
   const resumeProject = options.resumeRuns > 0 ? await mkdtemp(join(tmpdir(), "hel-bench-resume-")) : null;
   const resumeId = resumeProject ? await savedSession(resumeProject, RESUME_BYTES) : null;
@@ -301,7 +321,29 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
             const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, env, a, pair), timedVia(second, secondEnv, b, pair)]) : (await Promise.all([timedVia(proxy, env, b, pair), timedVia(second, secondEnv, a, pair)])).reverse();
             result.pairRatios[name].push(tb!.ms / ta!.ms);
             if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) result.pairCpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
+            if (name === "noise") result.pairPlainMs.push(ta!.ms, tb!.ms);
           }
+        }
+        // The same pairs, each side's requests over a link of its own before its proxy, which still
+        // stamps their arrival and holds them as above.
+        const link = await linkProxy(proxy.url, LINK_RTT_MS);
+        const secondLink = await linkProxy(second.url, LINK_RTT_MS);
+        const linkEnv = { ...env, HEL_BASE_URL: link.url };
+        const secondLinkEnv = { ...env, HEL_BASE_URL: secondLink.url };
+        try {
+          for (let i = 0; i < options.pairRuns; i++) {
+            for (const name of LINK_PAIRS) {
+              const [a, b] = sides[name];
+              const pair = gate(2);
+              const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, linkEnv, a, pair), timedVia(second, secondLinkEnv, b, pair)]) : (await Promise.all([timedVia(proxy, linkEnv, b, pair), timedVia(second, secondLinkEnv, a, pair)])).reverse();
+              result.linkPairRatios[name].push(tb!.ms / ta!.ms);
+              if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) result.linkPairCpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
+              if (name === "noise") result.linkPlainMs.push(ta!.ms, tb!.ms);
+            }
+          }
+        } finally {
+          await link.close();
+          await secondLink.close();
         }
       } finally {
         await second.close();
