@@ -31,10 +31,10 @@ const ratioNote = (a: number, b: number): string => `${fmt(a, 0)} / ${fmt(b, 0)}
 
 /**
  * A start against the plain one, by same-moment pairs (startup.ts): the median of the pairs' ratios,
- * their quartiles beside it, and the medians of the runs made one after another (`serial` false: there
- * are none of these starts, and `runs`/`plain` are not runs one after another, so that part is left out).
+ * their quartiles beside it, and, when the same starts were also run one after another (`serial`),
+ * those runs' medians.
  */
-function pairRow(key: string, label: string, ratios: readonly number[], cpuRatios: readonly number[], runs: readonly number[], plain: readonly number[], target = true, serial = true): Row {
+function pairRow(key: string, label: string, ratios: readonly number[], cpuRatios: readonly number[], serial: { runs: readonly number[]; plain: readonly number[] } | null, target = true): Row {
   const cpu = cpuRatios.length > 0 ? `; CPU by then ${fmt(median(cpuRatios), 3)}× (quartiles ${fmt(percentile(cpuRatios, 25), 3)}–${fmt(percentile(cpuRatios, 75), 3)})` : "";
   return {
     key,
@@ -42,11 +42,11 @@ function pairRow(key: string, label: string, ratios: readonly number[], cpuRatio
     value: median(ratios),
     unit: "x",
     ...(target ? { target: { kind: "under", limit: 1.05, unit: "x" } as const } : {}),
-    note: `${ratios.length} pairs, quartiles ${fmt(percentile(ratios, 25), 3)}–${fmt(percentile(ratios, 75), 3)}${cpu}${serial ? `; one after another, medians ${ratioNote(median(runs), median(plain))}` : ""}`,
+    note: `${ratios.length} pairs, quartiles ${fmt(percentile(ratios, 25), 3)}–${fmt(percentile(ratios, 75), 3)}${cpu}${serial ? `; one after another, medians ${ratioNote(median(serial.runs), median(serial.plain))}` : ""}`,
     extra: {
       pair_quartile_low: percentile(ratios, 25),
       pair_quartile_high: percentile(ratios, 75),
-      ...(serial ? { own_share_median_ms: median(runs) - median(plain) } : {}),
+      ...(serial ? { own_share_median_ms: median(serial.runs) - median(serial.plain) } : {}),
       ...(cpuRatios.length > 0 ? { cpu_pair_median: median(cpuRatios) } : {}),
     },
   };
@@ -159,8 +159,8 @@ async function main(): Promise<number> {
       const first = median(r.firstRequestMs);
       /** The floor added to the plain `--delegate` start, as a ratio to set beside the pairs'. */
       const floorRatio = (median(r.noAgentsMs) + median(r.statFloorMs)) / median(r.noAgentsMs);
-      /** The plain start with its connection's handshakes and the request's way out added after it. */
-      const connectWhenReady = first + 2.5 * LINK_RTT_MS;
+      /** What the link made of a start's first request, against the same pairs on localhost. */
+      const linkAdded = median(r.linkPlainMs) - median(r.pairPlainMs);
       return {
         title: "2. Start to first request (built CLI `hel -C <tmp> hi`)",
         rows: [
@@ -182,14 +182,14 @@ async function main(): Promise<number> {
             note: `${r.resumeMs.length} runs; the resume's own share: ${fmt(median(r.resumeMs) - first, 0)} ms over a plain start`,
             extra: { resume_over_plain_start_ms: median(r.resumeMs) - first },
           },
-          pairRow("startup.noise_ratio", "  the same start against itself (what the machine alone makes of a ratio)", r.pairRatios.noise, r.pairCpuRatios.noise, r.firstRequestMs, r.firstRequestMs, false),
+          pairRow("startup.noise_ratio", "  the same start against itself (what the machine alone makes of a ratio)", r.pairRatios.noise, r.pairCpuRatios.noise, { runs: r.firstRequestMs, plain: r.firstRequestMs }, false),
           { key: "startup.skills", label: `with ${SKILL_COUNT} skills in .hel/skills: spawn → first request`, value: median(r.skillsMs), unit: "ms", note: `${r.skillsMs.length} runs, interleaved` },
-          pairRow("startup.skills.ratio", `  ratio ${SKILL_COUNT} skills / none`, r.pairRatios.skills, r.pairCpuRatios.skills, r.skillsMs, r.firstRequestMs),
+          pairRow("startup.skills.ratio", `  ratio ${SKILL_COUNT} skills / none`, r.pairRatios.skills, r.pairCpuRatios.skills, { runs: r.skillsMs, plain: r.firstRequestMs }),
           { key: "startup.delegate_no_agents", label: "`hel --delegate task-only hi`, no agent files: spawn → first request", value: median(r.noAgentsMs), unit: "ms", note: `${r.noAgentsMs.length} runs` },
           { key: "startup.delegate_agents", label: `  the same with ${AGENT_FILES} files in .hel/agents/`, value: median(r.agentsMs), unit: "ms", note: `${r.agentsMs.length} runs, interleaved` },
-          pairRow("startup.agents_ratio", `  ratio ${AGENT_FILES} agents / none`, r.pairRatios.agents, r.pairCpuRatios.agents, r.agentsMs, r.noAgentsMs),
+          pairRow("startup.agents_ratio", `  ratio ${AGENT_FILES} agents / none`, r.pairRatios.agents, r.pairCpuRatios.agents, { runs: r.agentsMs, plain: r.noAgentsMs }),
           { key: "startup.agents_and_skills", label: `  the same with ${AGENT_FILES} agents and ${SKILL_COUNT} skills`, value: median(r.bothMs), unit: "ms", note: `${r.bothMs.length} runs, interleaved` },
-          pairRow("startup.agents_and_skills_ratio", `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none`, r.pairRatios.both, r.pairCpuRatios.both, r.bothMs, r.noAgentsMs),
+          pairRow("startup.agents_and_skills_ratio", `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none`, r.pairRatios.both, r.pairCpuRatios.both, { runs: r.bothMs, plain: r.noAgentsMs }),
           {
             key: "startup.agents_and_skills_floor",
             label: `  the least such a start pays: a fresh node that only lists those folders and lstats the ${AGENT_FILES + SKILL_COUNT} files`,
@@ -211,11 +211,11 @@ async function main(): Promise<number> {
             label: `over a link of ${LINK_RTT_MS} ms round trip: spawn → first request`,
             value: median(r.linkPlainMs),
             unit: "ms",
-            note: `${r.linkPlainMs.length} starts, both sides of the noise pairs below; a connection opened only once the request is ready would make it ${fmt(connectWhenReady, 0)} ms (the plain start's ${fmt(first, 0)} + 2.5 round trips: 2 for the handshakes, half for the request); the same pairs on localhost ${fmt(median(r.pairPlainMs), 0)} ms, so the link added ${fmt(median(r.linkPlainMs) - median(r.pairPlainMs), 0)} ms`,
-            extra: { connect_when_ready_ms: connectWhenReady, localhost_pair_ms: median(r.pairPlainMs), link_added_ms: median(r.linkPlainMs) - median(r.pairPlainMs) },
+            note: `${r.linkPlainMs.length} starts, both sides of the noise pairs below; the same pairs on localhost ${fmt(median(r.pairPlainMs), 0)} ms, so the link added ${fmt(linkAdded, 0)} ms, where a connection opened only once the request is ready adds ${fmt(2.5 * LINK_RTT_MS, 0)} (2 round trips of handshakes, half of one for the request)`,
+            extra: { localhost_pair_ms: median(r.pairPlainMs), link_added_ms: linkAdded },
           },
-          pairRow("startup.link.noise_ratio", "  the same start against itself, over the link", r.linkPairRatios.noise, r.linkPairCpuRatios.noise, r.linkPlainMs, r.linkPlainMs, false, false),
-          pairRow("startup.link.agents_and_skills_ratio", `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none, over the link`, r.linkPairRatios.both, r.linkPairCpuRatios.both, r.bothMs, r.noAgentsMs, true, false),
+          pairRow("startup.link.noise_ratio", "  the same start against itself, over the link", r.linkPairRatios.noise, r.linkPairCpuRatios.noise, null, false),
+          pairRow("startup.link.agents_and_skills_ratio", `  ratio ${AGENT_FILES} agents and ${SKILL_COUNT} skills / none, over the link`, r.linkPairRatios.both, r.linkPairCpuRatios.both, null),
         ],
         footnotes: [
           "Arrival = a pass-through HTTP proxy in front of the simulator sees the request's headers; spawn = just before child_process.spawn.",

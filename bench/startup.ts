@@ -136,7 +136,7 @@ export type PairName = (typeof PAIRS)[number];
 export const LINK_PAIRS = ["noise", "both"] as const satisfies readonly PairName[];
 export type LinkPairName = (typeof LINK_PAIRS)[number];
 
-/** The link's round trip, ms: of the order of a user's to a distant API. */
+/** The link's round trip, ms: a user near the API's servers; a farther one's connection takes longer, and hides more of a start. */
 export const LINK_RTT_MS = 30;
 
 /** How many skills the skills row's project holds. */
@@ -312,35 +312,30 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
         agents: [delegateArgs(noAgents), delegateArgs(withAgents)],
         both: [delegateArgs(noAgents), delegateArgs(both)],
       };
-      try {
+      /**
+       * `options.pairRuns` rounds of the pairs `names`, each side through each proxy in turn (so that
+       * neither proxy's order of arrival favours one), with the sides' environments `envs`.
+       */
+      const runPairs = async <N extends PairName>(names: readonly N[], envs: [NodeJS.ProcessEnv, NodeJS.ProcessEnv], into: { ratios: Record<N, number[]>; cpuRatios: Record<N, number[]>; plainMs: number[] }): Promise<void> => {
         for (let i = 0; i < options.pairRuns; i++) {
-          for (const name of PAIRS) {
+          for (const name of names) {
             const [a, b] = sides[name];
             const pair = gate(2);
-            // Each side through each proxy in turn, so neither proxy's order of arrival favours one.
-            const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, env, a, pair), timedVia(second, secondEnv, b, pair)]) : (await Promise.all([timedVia(proxy, env, b, pair), timedVia(second, secondEnv, a, pair)])).reverse();
-            result.pairRatios[name].push(tb!.ms / ta!.ms);
-            if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) result.pairCpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
-            if (name === "noise") result.pairPlainMs.push(ta!.ms, tb!.ms);
+            const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, envs[0], a, pair), timedVia(second, envs[1], b, pair)]) : (await Promise.all([timedVia(proxy, envs[0], b, pair), timedVia(second, envs[1], a, pair)])).reverse();
+            into.ratios[name].push(tb!.ms / ta!.ms);
+            if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) into.cpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
+            if (name === "noise") into.plainMs.push(ta!.ms, tb!.ms);
           }
         }
+      };
+      try {
+        await runPairs(PAIRS, [env, secondEnv], { ratios: result.pairRatios, cpuRatios: result.pairCpuRatios, plainMs: result.pairPlainMs });
         // The same pairs, each side's requests over a link of its own before its proxy, which still
         // stamps their arrival and holds them as above.
         const link = await linkProxy(proxy.url, LINK_RTT_MS);
         const secondLink = await linkProxy(second.url, LINK_RTT_MS);
-        const linkEnv = { ...env, HEL_BASE_URL: link.url };
-        const secondLinkEnv = { ...env, HEL_BASE_URL: secondLink.url };
         try {
-          for (let i = 0; i < options.pairRuns; i++) {
-            for (const name of LINK_PAIRS) {
-              const [a, b] = sides[name];
-              const pair = gate(2);
-              const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, linkEnv, a, pair), timedVia(second, secondLinkEnv, b, pair)]) : (await Promise.all([timedVia(proxy, linkEnv, b, pair), timedVia(second, secondLinkEnv, a, pair)])).reverse();
-              result.linkPairRatios[name].push(tb!.ms / ta!.ms);
-              if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) result.linkPairCpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
-              if (name === "noise") result.linkPlainMs.push(ta!.ms, tb!.ms);
-            }
-          }
+          await runPairs(LINK_PAIRS, [{ ...env, HEL_BASE_URL: link.url }, { ...env, HEL_BASE_URL: secondLink.url }], { ratios: result.linkPairRatios, cpuRatios: result.linkPairCpuRatios, plainMs: result.linkPlainMs });
         } finally {
           await link.close();
           await secondLink.close();
