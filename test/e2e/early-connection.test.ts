@@ -1,15 +1,17 @@
 // The built hel opens its connection to the API while its start does its own work, not once the
 // first request is ready: a SessionStart hook (which runs before the first request) waits until a
-// relay in front of the simulator has accepted a connection, and says so into the request. The
-// request then goes out on that connection, and an untrusted project's base URL is never reached.
-import { writeFileSync } from "node:fs";
+// relay in front of the simulator has accepted a connection (over HTTPS: finished its handshake),
+// and says so into the request. The request then goes out on that connection, and an untrusted
+// project's base URL is never reached.
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, connect, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { ROOT, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 let sim: Simulator | undefined;
@@ -22,11 +24,17 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
-/** A relay to `target` that writes `marker` when it accepts a connection, and keeps each one's first bytes. */
-async function relay(target: string, marker: string): Promise<{ url: string; firsts: string[] }> {
+/** A certificate for 127.0.0.1 that only these tests' hel trusts (NODE_EXTRA_CA_CERTS). */
+const TLS = { cert: join(ROOT, "fixtures", "tls", "127.0.0.1.cert.pem"), key: join(ROOT, "fixtures", "tls", "127.0.0.1.key.pem") };
+
+/**
+ * A relay to `target` (plain, or ending TLS with `tls`) that writes `marker` when it has a connection
+ * (over TLS, once its handshake is done), and keeps each one's first bytes.
+ */
+async function relay(target: string, marker: string, tls = false): Promise<{ url: string; firsts: string[] }> {
   const up = new URL(target);
   const firsts: string[] = [];
-  const server = createServer((client) => {
+  const onSocket = (client: Socket) => {
     const at = firsts.push("") - 1;
     writeFileSync(marker, "accepted");
     const upstream = connect(Number(up.port), up.hostname);
@@ -36,10 +44,11 @@ async function relay(target: string, marker: string): Promise<{ url: string; fir
     }
     client.once("data", (data: Buffer) => (firsts[at] = data.toString("latin1").split("\r\n")[0]!));
     client.pipe(upstream).pipe(client);
-  });
+  };
+  const server = tls ? createTlsServer({ cert: readFileSync(TLS.cert), key: readFileSync(TLS.key) }, onSocket) : createServer(onSocket);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, firsts };
+  return { url: `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as { port: number }).port}`, firsts };
 }
 
 /** A user config folder whose SessionStart hook prints whether `marker` appeared within `ms`. */
@@ -55,12 +64,15 @@ async function configWaitingFor(marker: string, ms: number): Promise<string> {
   return home;
 }
 
-it("the connection is open before the start's hooks have run, and the first request goes out on it", async () => {
+it.each([
+  ["HTTP", false],
+  ["HTTPS", true],
+])("the connection is open before the start's hooks have run, and the first request goes out on it (%s)", async (_, tls) => {
   sim = await startSimulator({ policy: "echo" });
   const project = await tempProject();
   const marker = join(await tempProject(), "accepted");
-  const api = await relay(sim.url, marker);
-  const run = await runHel({ args: ["-C", project, "hi"], baseUrl: api.url, env: { XDG_CONFIG_HOME: await configWaitingFor(marker, 10_000) } });
+  const api = await relay(sim.url, marker, tls);
+  const run = await runHel({ args: ["-C", project, "hi"], baseUrl: api.url, env: { XDG_CONFIG_HOME: await configWaitingFor(marker, 10_000), NODE_EXTRA_CA_CERTS: TLS.cert } });
   expect(run.code).toBe(0);
   const first = sim.requests[0]!.body as ChatRequest;
   expect(first.messages.at(-1)).toEqual({ role: "user", content: "[#1] [SessionStart hook]\nthe API's connection was open\n\nhi" });
