@@ -68,6 +68,8 @@ export interface Conversation {
   readonly session: ActiveSession;
   /** Runs one instruction to its end; resolves once the session has saved it. */
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
+  /** The user has begun typing an instruction: the model client readies a connection for it. */
+  warm(): void;
   /** Compacts now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
   compact(focus: string): Promise<number | null>;
   readonly controls: ConversationControls;
@@ -100,7 +102,7 @@ export async function openConversation(project: Project, settings: ConversationS
   const bus = createEventBus((error) =>
     io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
   );
-  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connection);
+  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connections);
   let listed: Promise<string[]> | null = null;
   if (options.tools.some((name) => traitsOf(name)?.runsCommands) && options.access !== "full" && findSandboxProgram(dir) === null) {
     warn(`no sandbox program found, so run_command will refuse to run commands under --access ${options.access} — ${installAdvice()}`);
@@ -276,6 +278,7 @@ export async function openConversation(project: Project, settings: ConversationS
     };
     return {
       session: active,
+      warm: () => client.warm(),
       async instruct(text, signal) {
         await offerServerTools();
         // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.

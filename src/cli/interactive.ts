@@ -21,6 +21,8 @@ import { approvalQuestion, APPROVAL_KEYS } from "./term/approval-question.js";
 
 export interface ConversationDeps {
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
+  /** The user has begun typing an instruction. */
+  warm(): void;
   /** Stops the spinner, so the prompt is drawn on a clean line. */
   stop(): void;
   /** Prints a line above the spinner while an instruction runs. */
@@ -46,6 +48,7 @@ export interface Interactive {
 
 interface Handlers {
   line(text: string): void;
+  warm(): void;
   /** What the conversation's commands may read, for Tab's completions. */
   controls: ConversationControls;
   interrupt(): void;
@@ -81,6 +84,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
         early.push(text);
       }
     },
+    onTyping: () => current?.warm(),
     onInterrupt: () => current?.interrupt(),
     onClose: () => {
       closed = true;
@@ -175,6 +179,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
 
         const handlers: Handlers = {
           controls: deps.controls,
+          warm: deps.warm,
           line(text) {
             armedExit = false;
             if (!text.trim()) return running ? undefined : prompt.show();

@@ -3,7 +3,7 @@
 // applied, the user's hooks (and a trusted project's), a .hel/ the session can be saved in, the
 // project's rules and skills with the API key taken out, the system prompt, and the named agents.
 // Everything here is read once per conversation; nothing is sent or started, except, for a run whose
-// first request follows at once, the connection to the API (model/early-connection.ts), opened as
+// first request follows at once, a connection to the API (model/early-connection.ts), opened as
 // soon as the settings say where it goes, so that its handshakes overlap the reading.
 import { realpath, stat } from "node:fs/promises";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
@@ -23,7 +23,7 @@ import { findProjectRoot } from "./project-root.js";
 import { loadNamedAgents } from "./named-agents.js";
 import type { NamedAgent } from "../agent/children/named-agent.js";
 import type { Output } from "./term/output.js";
-import { openEarlyConnection, type EarlyConnection } from "../model/early-connection.js";
+import { apiConnections, type ApiConnections } from "../model/early-connection.js";
 
 /** Where a run reads and writes, besides its files: the process's streams and environment, or a test's. */
 export interface Io {
@@ -53,8 +53,8 @@ export interface Project {
   skillDirs: readonly SkillFolder[];
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
-  /** The connection to the API opened while the project was read, for the first request. */
-  connection?: EarlyConnection;
+  /** The connections to the API, one opened while the project was read, for the first request. */
+  connections?: ApiConnections;
 }
 
 /** `connectEarly`: the first request follows the opening at once (an instruction given, stdin's lines), so the API's connection is opened during it. */
@@ -70,7 +70,8 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   const configured = applyConfig(flags, config);
   const options = { ...configured, mcpServers: { ...configured.mcpServers, ...given } };
   // Only once trust has settled the base URL: an untrusted project's own must not be reached.
-  const connection = connectEarly ? openEarlyConnection(options.baseUrl) : null;
+  const connections = connectEarly ? apiConnections(options.baseUrl) : null;
+  connections?.open();
   const unwritable = await helDirProblem(dir);
   if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
   const loaded = await loadProjectRules(dir, here, warn);
@@ -84,7 +85,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   // Agents are written to be handed work: with some, delegate_task is offered without --delegate too,
   // a plain delegation seeing only its task, as an agent does unless its file says otherwise.
   const delegating = agents.length > 0 && options.delegate === null ? { ...options, delegate: "task-only" as const } : options;
-  return { dir, here, options: delegating, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, ...(config.hooks ? { hooks: config.hooks } : {}), ...(connection ? { connection } : {}) };
+  return { dir, here, options: delegating, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, ...(config.hooks ? { hooks: config.hooks } : {}), ...(connections ? { connections } : {}) };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

@@ -4,13 +4,13 @@
 // The SDK's own retries are off so that one policy decides. HTTP goes through an undici Agent (via
 // dispatcher-fetch.ts, not undici's fetch) whose body timeout is the stream's idle limit: any bytes,
 // keep-alive comments included, reset it, so a queued request survives but a stream that sends
-// nothing at all for 5 minutes is abandoned. Its connections are made by early-connection.ts's
-// connector, the first of them perhaps opened while the start did its work.
+// nothing at all for 5 minutes is abandoned. Its connections are made by early-connection.ts, which
+// opens one before a request needs it when the start or the user's typing says one will follow.
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { Agent, interceptors } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
 import { dispatcherFetch, type FetchResponse } from "./dispatcher-fetch.js";
-import { apiConnector, type EarlyConnection } from "./early-connection.js";
+import { apiConnections, type ApiConnections } from "./early-connection.js";
 import { connectionError, ModelError, statusError, type Settings } from "./errors.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { sseData } from "./sse-decoder.js";
@@ -31,8 +31,8 @@ export interface ModelClientOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Where the user chooses the model: the flags (default), or the interactive prompt's commands. Said in a refused request's advice. */
   settings?: Settings;
-  /** The connection opened while the start did its work (early-connection.ts), for the first request. */
-  connection?: EarlyConnection | null;
+  /** The connections to the API, when the start opened one already (early-connection.ts); else the client's own. */
+  connections?: ApiConnections | null;
 }
 
 export interface StreamHandlers {
@@ -56,6 +56,8 @@ export interface ModelClient {
   complete(body: ChatRequest, signal: AbortSignal, handlers?: StreamHandlers): Promise<ModelTurn>;
   /** The ids of the models the API lists (GET /models); throws a ModelError with one line for a person. */
   listModels(signal: AbortSignal): Promise<string[]>;
+  /** A request will follow soon (the user is typing one): opens a connection for it unless one is open. */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -69,7 +71,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
   // HTTP/1.1 only (allowH2 off, undici's default, spelled out): the bundle leaves undici's HTTP/2
   // client out (rolldown.config.mjs), and one streamed answer at a time gains nothing from it.
-  const agent = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, allowH2: false, connect: options.connection?.connect ?? apiConnector() });
+  const connections = options.connections ?? apiConnections(options.baseURL);
+  const agent = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, allowH2: false, connect: connections.connect });
+  const origin = URL.canParse(options.baseURL) ? new URL(options.baseURL).origin : null;
   // Redirects are followed as fetch follows them (a gateway in front of the API may send a 307);
   // undici drops the Authorization header when one leads to another origin, so the key stays home.
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
@@ -174,8 +178,14 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         throw new ModelError("stream", `${options.baseURL}/models is not a list of models (${said.cause || String(error)}) — check --base-url / HEL_BASE_URL`);
       }
     },
+    warm() {
+      // One already open, busy or idle, serves the next request; undici closes an idle one after a
+      // few seconds, so a user who has been reading finds none.
+      const pool = origin === null ? undefined : agent.stats[origin];
+      if (!pool?.connected) connections.open();
+    },
     close: () => {
-      options.connection?.close();
+      connections.close();
       return agent.destroy();
     },
   };

@@ -1,13 +1,14 @@
-// The connection to the API opened while a start does its own work (the project's files, the
-// session, the MCP servers), so that the TCP and TLS handshakes are done by the time the first
-// request is ready and it goes out at once; a start that opens none pays them after all its work.
-// Contract:
-// - It is a socket only: not one byte of HTTP, so neither the key nor anything of the project, goes
-//   on it until a request does.
-// - The model client's first connection to the base URL's origin is this one while it is open;
-//   otherwise (it closed, failed, or another origin is asked for) a new one is made exactly as if
-//   there were none. Its own failure is never reported: the request that would have used it
-//   connects anew and reports that.
+// The connections to the API: made by undici's connector as its Agent would make them, and opened
+// before a request needs one when hel knows one will follow: while a start does its own work (the
+// project's files, the session, the MCP servers), or while the user types an instruction. The TCP
+// and TLS handshakes are then done by the time the request is ready, and it goes out at once;
+// without, it pays them after everything else. Contract:
+// - An early connection is a socket only: not one byte of HTTP, so neither the key nor anything of
+//   the project, goes on it until a request does.
+// - At most one is open and unused at a time, and the next connection the Agent asks for to the base
+//   URL's origin is that one while it is open; otherwise (it closed, failed, or another origin is
+//   asked for) a new one is made exactly as if there were none. Its own failure is never reported:
+//   the request that would have used it connects anew and reports that.
 // - It never keeps the process running: unreferenced until a request takes it, and destroyed by
 //   close() when none did.
 import { Socket } from "node:net";
@@ -19,67 +20,59 @@ const CONNECT_TIMEOUT_MS = 30_000;
 type Connector = buildConnector.connector;
 type ConnectOptions = buildConnector.Options;
 
-export interface EarlyConnection {
-  /** The connector for the model client's Agent: the early socket first, then new ones. */
+export interface ApiConnections {
+  /** The connector for the model client's Agent: the early connection first, then new ones. */
   readonly connect: Connector;
-  /** Ends the early socket if no request has taken it. */
+  /** Opens a connection for the next request, unless one is open and unused or its URL is not http(s). */
+  open(): void;
+  /** Ends the unused connection, and opens none after. */
   close(): void;
 }
 
-/** What undici's Agent would build for itself: hel's requests are HTTP/1.1 only (model/client.ts). */
-export const apiConnector = (): Connector => buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false });
+/** An early connection: the socket undici's connector returned, and what became of it. */
+interface Early {
+  socket: unknown;
+  /** The connected socket, or null once it failed. */
+  ready: Promise<Socket | null>;
+}
 
-/** Starts the connection to `baseURL`'s origin; null when it is not an http(s) URL (the request then says what is wrong). */
-export function openEarlyConnection(baseURL: string): EarlyConnection | null {
-  let url: URL;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-  const connector = apiConnector();
-  const origin = url.origin;
-  let early: Socket | null = null;
-  let connecting: unknown;
-  /** Settles once the early socket is connected (true) or has failed (false). */
-  const ready = new Promise<boolean>((resolve) => {
-    // undici's own request path gives the connector the URL's hostname without IPv6 brackets.
-    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-    connecting = (connector as (...args: Parameters<Connector>) => unknown)({ hostname, host: url.host, protocol: url.protocol, port: url.port }, (error, socket) => {
-      if (error || !socket) return resolve(false);
-      early = socket;
-      resolve(true);
-    });
-  });
-  // undici's connector returns the socket it is connecting (its type says nothing): unreferenced at
-  // once, so that a run that ends before its first request does not wait for a slow handshake.
-  if (connecting instanceof Socket) connecting.unref();
-  const take = async (options: ConnectOptions): Promise<Socket | null> => {
-    if (originOf(options) !== origin) return null;
-    // Referenced while the request waits for it: an unreferenced socket alone lets the process end.
-    if (connecting instanceof Socket) connecting.ref();
-    if (!(await ready)) return null;
-    const socket = early;
-    early = null;
-    // One the server closed while it waited is left: no request is sent on it.
-    if (!socket || socket.destroyed) return null;
-    // The request's now: undici references and unreferences it from here on.
-    connecting = null;
-    socket.ref();
-    return socket;
-  };
-  let offered = false;
+export function apiConnections(baseURL: string): ApiConnections {
+  // hel's requests are HTTP/1.1 only (model/client.ts).
+  const connector = buildConnector({ timeout: CONNECT_TIMEOUT_MS, allowH2: false });
+  const url = URL.canParse(baseURL) ? new URL(baseURL) : null;
+  const target = url && (url.protocol === "https:" || url.protocol === "http:") ? url : null;
+  let early: Early | null = null;
+  let closed = false;
   return {
     connect(options, callback) {
-      // Only the first connection asked for may be the early one; undici asks again for every other.
-      if (offered) return connector(options, callback);
-      offered = true;
-      void take(options).then((socket) => (socket ? callback(null, socket) : connector(options, callback)));
+      const taken = early;
+      if (!taken || originOf(options) !== target?.origin) return connector(options, callback);
+      early = null;
+      // Referenced while the request waits for it: an unreferenced socket alone lets the process end.
+      if (taken.socket instanceof Socket) taken.socket.ref();
+      void taken.ready.then((socket) => {
+        // One the server closed while it waited is left: no request is sent on it.
+        if (!socket || socket.destroyed) return connector(options, callback);
+        socket.ref();
+        callback(null, socket);
+      });
+    },
+    open() {
+      if (closed || !target || (early && !(early.socket instanceof Socket && early.socket.destroyed))) return;
+      let socket: unknown;
+      const ready = new Promise<Socket | null>((resolve) => {
+        // undici's own request path gives the connector the URL's hostname without IPv6 brackets.
+        const hostname = target.hostname.startsWith("[") ? target.hostname.slice(1, -1) : target.hostname;
+        socket = (connector as (...args: Parameters<Connector>) => unknown)({ hostname, host: target.host, protocol: target.protocol, port: target.port }, (error, connected) => resolve(error ? null : connected));
+      });
+      // undici's connector returns the socket it is connecting (its type says nothing): unreferenced at
+      // once, so that a run that ends before its request does not wait for a slow handshake.
+      if (socket instanceof Socket) socket.unref();
+      early = { socket, ready };
     },
     close() {
-      offered = true;
-      if (connecting instanceof Socket) connecting.destroy();
+      closed = true;
+      if (early?.socket instanceof Socket) early.socket.destroy();
       early = null;
     },
   };

@@ -2,16 +2,20 @@
 // first request is ready: a SessionStart hook (which runs before the first request) waits until a
 // relay in front of the simulator has accepted a connection (over HTTPS: finished its handshake),
 // and says so into the request. The request then goes out on that connection, and an untrusted
-// project's base URL is never reached.
+// project's base URL is never reached. In the interactive prompt, the connection opens when the user
+// begins typing an instruction, and again for a later one once the last was closed.
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { ROOT, runHel } from "../helpers/hel.js";
+import { inTerminal } from "../helpers/terminal.js";
+import { waitFor } from "../helpers/wait.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 let sim: Simulator | undefined;
@@ -31,10 +35,13 @@ const TLS = { cert: join(ROOT, "fixtures", "tls", "127.0.0.1.cert.pem"), key: jo
  * A relay to `target` (plain, or ending TLS with `tls`) that writes `marker` when it has a connection
  * (over TLS, once its handshake is done), and keeps each one's first bytes.
  */
-async function relay(target: string, marker: string, tls = false): Promise<{ url: string; firsts: string[] }> {
+async function relay(target: string, marker: string, tls = false): Promise<{ url: string; firsts: string[]; drop(): void }> {
   const up = new URL(target);
   const firsts: string[] = [];
+  const open = new Set<Socket>();
   const onSocket = (client: Socket) => {
+    open.add(client);
+    client.on("close", () => open.delete(client));
     const at = firsts.push("") - 1;
     writeFileSync(marker, "accepted");
     const upstream = connect(Number(up.port), up.hostname);
@@ -48,7 +55,13 @@ async function relay(target: string, marker: string, tls = false): Promise<{ url
   const server = tls ? createTlsServer({ cert: readFileSync(TLS.cert), key: readFileSync(TLS.key) }, onSocket) : createServer(onSocket);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as { port: number }).port}`, firsts };
+  return {
+    url: `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as { port: number }).port}`,
+    firsts,
+    drop: () => {
+      for (const socket of open) socket.destroy();
+    },
+  };
 }
 
 /** A user config folder whose SessionStart hook prints whether `marker` appeared within `ms`. */
@@ -90,4 +103,31 @@ it("an untrusted project's base URL is not connected to, early or late", async (
   expect(run.code).toBe(0);
   expect(planted.firsts).toEqual([]);
   expect((sim.requests[0]!.body as ChatRequest).messages.at(-1)).toEqual({ role: "user", content: "[#1] [SessionStart hook]\nno connection yet\n\nhi" });
+});
+
+it("in the interactive prompt, a connection opens as the user begins an instruction, and again once the last was closed", async () => {
+  sim = await startSimulator({ policy: "echo" });
+  const project = await tempProject();
+  const api = await relay(sim.url, join(await tempProject(), "accepted"));
+  const term = inTerminal(["-C", project], api.url);
+  await term.until((screen) => screen.includes("›"), "the prompt");
+  // The first request waits for the user: nothing is opened at the start.
+  await sleep(300);
+  expect(api.firsts).toEqual([]);
+  term.type("h");
+  await waitFor(() => api.firsts.length === 1, "a connection as the first key is typed");
+  term.type("i\r");
+  await term.until((screen) => screen.includes("echo: hi"), "the first answer");
+  // The server closes it (or undici does, after a few idle seconds): the next instruction gets its own.
+  api.drop();
+  await sleep(300);
+  term.type("again");
+  await waitFor(() => api.firsts.length === 2, "a second connection as the next instruction is typed");
+  term.type("\r");
+  await term.until((screen) => screen.includes("echo: again"), "the second answer");
+  term.type("\x04");
+  expect(await term.exited).toBe(0);
+  // Each request went out on the connection opened as it was typed.
+  expect(api.firsts).toEqual(["POST /chat/completions HTTP/1.1", "POST /chat/completions HTTP/1.1"]);
+  expect(sim.requests).toHaveLength(2);
 });

@@ -30,6 +30,7 @@ export function fakeModel(script: readonly FakeTurn[]): FakeModel {
       return { message, finishReason, usage: turn.usage, status: 200, durationMs: 0, attempts: 1 };
     },
     listModels: async () => ["fake"],
+    warm: () => undefined,
     close: async () => undefined,
   };
 }

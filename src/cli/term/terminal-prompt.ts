@@ -24,6 +24,8 @@ export interface TerminalPromptOptions {
   complete(line: string): Promise<{ completions: string[]; on: string }>;
   /** A whole instruction, the lines of a multi-line one joined and pasted blocks put back. */
   onLine(text: string): void;
+  /** The first character of an instruction was typed or pasted on an empty prompt (not a command's "/"). */
+  onTyping(): void;
   /** Ctrl-C: what it does depends on what hel is doing. */
   onInterrupt(): void;
   /** Ctrl-D on an empty line, or the terminal went away. */
@@ -115,6 +117,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     if (key.name === "paste-end") {
       const text = (pasted ?? []).join("");
       pasted = null;
+      begins(text);
       return insert(text);
     }
     if (pasted) return void pasted.push(key.sequence ?? s ?? "");
@@ -122,7 +125,12 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
       altEnter = true;
       return rl.write(null, { name: "return" });
     }
+    if (!key.ctrl && !key.meta && s !== undefined && s.length === 1 && s >= " ") begins(s);
     keys.emit("keypress", s, key);
+  };
+  /** Whether `text`, about to go on the prompt, begins an instruction. */
+  const begins = (text: string) => {
+    if (!question && rl.line.length === 0 && pending.length === 0 && text.trim() && !text.startsWith("/")) options.onTyping();
   };
 
   /** Answers the question asked, if there is one. Ctrl-C and Ctrl-D answer it with nothing, which the asker takes as "none". */
