@@ -128,7 +128,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     if (!key.ctrl && !key.meta && s !== undefined && s.length === 1 && s >= " ") begins(s);
     keys.emit("keypress", s, key);
   };
-  /** Whether `text`, about to go on the prompt, begins an instruction. */
+  /** Tells the prompt's owner when `text`, about to go on an empty prompt, begins an instruction. */
   const begins = (text: string) => {
     if (!question && rl.line.length === 0 && pending.length === 0 && text.trim() && !text.startsWith("/")) options.onTyping();
   };
