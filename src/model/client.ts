@@ -73,7 +73,6 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   // client out (rolldown.config.mjs), and one streamed answer at a time gains nothing from it.
   const connections = options.connections ?? apiConnections(options.baseURL);
   const agent = new Agent({ bodyTimeout: idleMs, headersTimeout: HEADERS_TIMEOUT_MS, allowH2: false, connect: connections.connect });
-  const origin = URL.canParse(options.baseURL) ? new URL(options.baseURL).origin : null;
   // Redirects are followed as fetch follows them (a gateway in front of the API may send a 307);
   // undici drops the Authorization header when one leads to another origin, so the key stays home.
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
@@ -181,7 +180,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     warm() {
       // One already open, busy or idle, serves the next request; undici closes an idle one after a
       // few seconds, so a user who has been reading finds none.
-      const pool = origin === null ? undefined : agent.stats[origin];
+      const pool = connections.origin === null ? undefined : agent.stats[connections.origin];
       if (!pool?.connected) connections.open();
     },
     close: () => {

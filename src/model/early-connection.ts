@@ -18,9 +18,10 @@ import { buildConnector } from "undici";
 const CONNECT_TIMEOUT_MS = 30_000;
 
 type Connector = buildConnector.connector;
-type ConnectOptions = buildConnector.Options;
 
 export interface ApiConnections {
+  /** The base URL's origin, as undici's Agent names its pool; null when the URL is not http(s). */
+  readonly origin: string | null;
   /** The connector for the model client's Agent: the early connection first, then new ones. */
   readonly connect: Connector;
   /** Opens a connection for the next request, unless one is open and unused or its URL is not http(s). */
@@ -31,7 +32,7 @@ export interface ApiConnections {
 
 /** An early connection: the socket undici's connector returned, and what became of it. */
 interface Early {
-  socket: unknown;
+  socket: Socket | null;
   /** The connected socket, or null once it failed. */
   ready: Promise<Socket | null>;
 }
@@ -43,44 +44,40 @@ export function apiConnections(baseURL: string): ApiConnections {
   const target = url && (url.protocol === "https:" || url.protocol === "http:") ? url : null;
   let early: Early | null = null;
   let closed = false;
+  const origin = target?.origin ?? null;
   return {
+    origin,
     connect(options, callback) {
       const taken = early;
-      if (!taken || originOf(options) !== target?.origin) return connector(options, callback);
+      // undici names the host of every connection it asks for.
+      if (!taken || `${options.protocol}//${options.host ?? ""}` !== origin) return connector(options, callback);
       early = null;
       // Referenced while the request waits for it: an unreferenced socket alone lets the process end.
-      if (taken.socket instanceof Socket) taken.socket.ref();
+      taken.socket?.ref();
       void taken.ready.then((socket) => {
         // One the server closed while it waited is left: no request is sent on it.
         if (!socket || socket.destroyed) return connector(options, callback);
-        socket.ref();
         callback(null, socket);
       });
     },
     open() {
-      if (closed || !target || (early && !(early.socket instanceof Socket && early.socket.destroyed))) return;
-      let socket: unknown;
+      if (closed || !target || (early && !early.socket?.destroyed)) return;
+      let returned: unknown;
       const ready = new Promise<Socket | null>((resolve) => {
         // undici's own request path gives the connector the URL's hostname without IPv6 brackets.
         const hostname = target.hostname.startsWith("[") ? target.hostname.slice(1, -1) : target.hostname;
-        socket = (connector as (...args: Parameters<Connector>) => unknown)({ hostname, host: target.host, protocol: target.protocol, port: target.port }, (error, connected) => resolve(error ? null : connected));
+        returned = (connector as (...args: Parameters<Connector>) => unknown)({ hostname, host: target.host, protocol: target.protocol, port: target.port }, (error, connected) => resolve(error ? null : connected));
       });
       // undici's connector returns the socket it is connecting (its type says nothing): unreferenced at
       // once, so that a run that ends before its request does not wait for a slow handshake.
-      if (socket instanceof Socket) socket.unref();
+      const socket = returned instanceof Socket ? returned : null;
+      socket?.unref();
       early = { socket, ready };
     },
     close() {
       closed = true;
-      if (early?.socket instanceof Socket) early.socket.destroy();
+      early?.socket?.destroy();
       early = null;
     },
   };
-}
-
-/** The origin undici asks the connector for, as URL.origin spells it. */
-function originOf({ protocol, host, hostname, port }: ConnectOptions): string {
-  if (host) return `${protocol}//${host}`;
-  const name = hostname.includes(":") ? `[${hostname}]` : hostname;
-  return `${protocol}//${name}${port ? `:${port}` : ""}`;
 }
