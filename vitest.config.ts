@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 import type { Reporter, TestModule } from "vitest/node";
 
@@ -33,5 +35,8 @@ export default defineConfig({
     // Refuses to run when dist/ or out/ is older than its sources (see the file).
     globalSetup: ["test/helpers/build-is-current.ts"],
     reporters: ["default", closingLine],
+    // hel's own state (checkpoint stores, the per-user key) goes to a folder of the tests', never the
+    // state folder of the user who runs them; child processes inherit it.
+    env: { XDG_STATE_HOME: join(tmpdir(), "hel-test-state-home") },
   },
 });
