@@ -114,6 +114,7 @@ export async function openConversation(project: Project, settings: ConversationS
       projectDir: dir,
       resume: settings.resume,
       continueLatest: options.continue,
+      adopt: options.trust,
       systemPrompt: project.systemPrompt,
       requestConfig: requestConfigFor(options),
       warn,

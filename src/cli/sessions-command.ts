@@ -1,12 +1,15 @@
-// `hel sessions ls | show | rm`: read and delete this project's saved sessions.
-import { readdir, readFile, realpath } from "node:fs/promises";
+// `hel sessions ls | show | rm`: read and delete this project's saved sessions. `show` shows a session
+// hel did not write here too (read-only, saying so), and reads nothing through a link.
+import { readdir, realpath } from "node:fs/promises";
 import { HelError } from "../errors.js";
 import { join } from "node:path";
 import { ChildTranscriptSchema, type ChildTranscript } from "../agent/children/child-transcript.js";
 import { sessionPaths } from "../session/paths.js";
 import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
 import { forkSession, rewindSession } from "../session/fork.js";
-import { loadSnapshot } from "../session/snapshot-file.js";
+import { loadSnapshotFile } from "../session/snapshot-file.js";
+import { ownDir } from "../fs/own-dir.js";
+import { readRegularFile } from "../fs/regular-file.js";
 import { styleFor, terminalSafe } from "./term/style.js";
 import { editsOf, formatChildTranscript, formatDelegations, formatRewind, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
@@ -36,10 +39,11 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
     }
     case "show": {
       const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
-      const saved = await loadSnapshot(projectDir, id);
+      const { snapshot: saved, signed } = await loadSnapshotFile(projectDir, id, { unsigned: true });
+      if (!signed) process.stderr.write(`hel: session ${id} was not written by hel here (cloned, copied from elsewhere, or saved by an older hel): shown as it is, not as hel's own — \`hel --resume ${id} --trust\` adopts it\n`);
       const savedChildren = await loadChildren(projectDir, id);
       if (invocation.json) {
-        out(JSON.stringify({ ...saved, child_transcripts: savedChildren }));
+        out(JSON.stringify({ ...saved, written_by_hel: signed, child_transcripts: savedChildren }));
       } else {
         const [snapshot, children] = [shown(saved), shown(savedChildren)];
         const style = styleFor(process.stdout, process.env);
@@ -72,9 +76,15 @@ function shown<T>(value: T): T {
   return value;
 }
 
+/** A transcript is a child's conversation, as a snapshot is the parent's: bounded all the same. */
+const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
+
 async function loadChildren(projectDir: string, id: string): Promise<ChildTranscript[]> {
   const dir = sessionPaths(projectDir, id).children;
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const real = await ownDir(projectDir, dir, false).catch((e: Error) => {
+    throw new HelError(`${e.message} to show the rest of the session`, 2);
+  });
+  const names = real ? await readdir(dir) : [];
   const numbered = names
     .filter((name) => /^\d+\.json$/.test(name))
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
@@ -83,7 +93,7 @@ async function loadChildren(projectDir: string, id: string): Promise<ChildTransc
       const file = join(dir, name);
       let parsed: ReturnType<typeof ChildTranscriptSchema.safeParse> | undefined;
       try {
-        parsed = ChildTranscriptSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+        parsed = ChildTranscriptSchema.safeParse(JSON.parse(await readRegularFile(file, MAX_TRANSCRIPT_BYTES, false)));
       } catch {
         // Not JSON: reported below like any other broken transcript.
       }

@@ -4,14 +4,13 @@
 // under the session's lease (refused while another process holds it, exit 3); the turns it takes out
 // of the conversation become a fork first, and the files are checkpointed first, so nothing is lost
 // and the rewind itself can be undone.
-import { copyFile, mkdir, readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { FileChange } from "../changes/checkpoints.js";
 import { toolCallsOf } from "../wire/stored-message.js";
 import type { Message } from "../wire/messages.js";
 import { Checkpointing, checkpointBefore } from "./checkpointing.js";
+import { archiveStore } from "./archive-store.js";
 import { acquireLease } from "./lease.js";
-import { newSessionId, sessionPaths } from "./paths.js";
+import { newSessionId } from "./paths.js";
 import type { Snapshot, Turn } from "./snapshot.js";
 import { loadSnapshotFile, saveSnapshot } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
@@ -51,14 +50,18 @@ function keepTurns(snapshot: Snapshot, n: number): Snapshot {
   };
 }
 
-/** Copies the archive files a forked snapshot names, so its recall and ask still find them. */
+/**
+ * Copies the archive files a forked snapshot names, so its recall and ask still find them: read and
+ * written as the archive store reads and writes, never through a link.
+ */
 async function copyArchives(projectDir: string, from: string, to: string, snapshot: Snapshot): Promise<void> {
   if (snapshot.archive.length === 0) return;
-  const source = sessionPaths(projectDir, from).archive;
-  const target = sessionPaths(projectDir, to).archive;
-  await mkdir(target, { recursive: true });
-  const present = new Set(await readdir(source).catch(() => [] as string[]));
-  for (const { handle } of snapshot.archive) if (present.has(`${handle}.json`)) await copyFile(join(source, `${handle}.json`), join(target, `${handle}.json`));
+  const source = archiveStore(projectDir, from);
+  const target = archiveStore(projectDir, to);
+  for (const { handle } of snapshot.archive) {
+    const bytes = await source.bytes(handle).catch(() => null);
+    if (bytes !== null) await target.copy(handle, bytes);
+  }
 }
 
 /** Makes the fork of session `id` keeping its first `at` turns (all by default); returns the new id. */

@@ -37,6 +37,11 @@ export interface StartOptions {
   projectDir: string;
   resume: string | null;
   continueLatest: boolean;
+  /**
+   * The user adopts the session named by `resume` even if this user's hel did not write it here
+   * (`--resume <id> --trust`, signature.ts); its next save signs it. `-c` never takes such a session.
+   */
+  adopt?: boolean;
   systemPrompt: string;
   /** This run's request settings, given the resumed session's (null for a new session). */
   requestConfig(stored: RequestConfig | null): RunRequestConfig;
@@ -101,12 +106,19 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
   // Only resolving and leasing hold the store lock, so sessions resumed at once never wait on each
   // other's loads; the lease is held before the snapshot is read, so what is read is the latest.
   const { id, lease } = await withStoreLock(projectDir, async () => {
-    const id = options.resume ? await resolveSessionId(projectDir, options.resume) : await latestSessionId(projectDir);
+    const id = options.resume ? await resolveSessionId(projectDir, options.resume) : await latestSessionId(projectDir, (ids) => options.warn(passedOver(ids)));
     if (!id) throw new SessionError("this project has no saved session to continue — run hel without -c to start one", 2);
     return { id, lease: await acquireLease(projectDir, id) };
   });
   try {
-    const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
+    const loaded = await loadSnapshotFile(projectDir, id, { unsigned: options.adopt === true && options.resume !== null });
+    const { identity, signed } = loaded;
+    let { snapshot } = loaded;
+    if (!signed) {
+      // What the user adopts is what is on disk now: archive files the index names without a hash get one.
+      snapshot = { ...snapshot, archive: await archiveStore(projectDir, id).withHashes(snapshot.archive) };
+      options.warn(`adopting session ${id}, which hel did not write here (--trust): its next save signs it as hel's own`);
+    }
     const changed = await archiveStore(projectDir, id).changed(snapshot.archive);
     if (changed.length > 0) {
       options.warn(`session ${id}: the archive of ${changed.join(", ")} was changed outside hel (or deleted); recall and ask will not serve ${changed.length === 1 ? "it" : "them"}`);
@@ -116,6 +128,12 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
     await lease.release();
     throw error;
   }
+}
+
+function passedOver(ids: readonly string[]): string {
+  const shown = ids.slice(0, 3).join(", ") + (ids.length > 3 ? `, and ${ids.length - 3} more` : "");
+  const sessions = ids.length === 1 ? "a newer session" : `${ids.length} newer sessions`;
+  return `-c passed over ${sessions} that hel did not write here (${shown}) — \`hel sessions ls\` marks them; \`hel --resume <id> --trust\` adopts one`;
 }
 
 /** The stored system message is replaced by this process's: rules and environment may have changed. */

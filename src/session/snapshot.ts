@@ -164,7 +164,7 @@ export const SnapshotHeaderV1Schema = SnapshotHeaderSchema.omit({ stamps: true, 
 export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: ByteWriter = new ByteWriter()): Buffer[] {
   const body = messagePieces(into, "", messages, ",\n", "");
   const index: MessagesIndex = { crc32: messagesChecksum(messages, body), entries: messages.map(indexEntry) };
-  const headJson = JSON.stringify({ ...header, [INDEX_KEY]: index });
+  const headJson = JSON.stringify({ ...header, [INDEX_KEY]: index, [MAC_KEY]: UNSIGNED });
   const head = `${headJson.slice(0, -1)},${MESSAGES_OPEN}\n`;
   return [Buffer.from(head), ...body, Buffer.from(messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`)];
 }
@@ -244,6 +244,18 @@ export function indexedShape(entry: IndexEntry): Message {
 }
 
 const MESSAGES_OPEN = '"messages":[';
+/**
+ * The MAC that shows this user's hel wrote the file for this session of this project (signature.ts),
+ * last in the first line, before the messages. Like the index, not part of the Snapshot: a save
+ * writes it, a load checks it. Snapshots written before it was kept have none, and are not hel's own
+ * until the user adopts them (`--resume <id> --trust`).
+ */
+const MAC_KEY = "mac";
+/** The MAC's place before it is signed: as many digits as an HMAC-SHA-256 in hex. */
+export const UNSIGNED = "0".repeat(64);
+/** How a first line as encodeSnapshot writes it ends: the MAC, then the messages' opening. */
+export const MAC_TAIL = `"${MAC_KEY}":"`;
+export const AFTER_MAC = `",${MESSAGES_OPEN}`;
 const MESSAGES_CLOSE = "]}";
 const NL = 0x0a;
 const COMMA = 0x2c;
