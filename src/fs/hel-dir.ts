@@ -37,7 +37,7 @@ export async function helDirProblem(projectDir: string): Promise<string | null> 
     throw e;
   });
   // A link could take every file hel writes there out of the project.
-  if (st?.isSymbolicLink()) return `${dir} is a symbolic link, which hel does not follow (remove it)`;
+  if (st?.isSymbolicLink()) return `${dir} is a symbolic link`;
   if (st && !st.isDirectory()) return `${dir} is not a directory`;
   const where = st ? dir : resolve(projectDir);
   try {

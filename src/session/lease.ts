@@ -178,7 +178,7 @@ async function writeHolder(path: string, token: string): Promise<void> {
 }
 
 function leaseError(e: unknown, id: string): SessionError {
-  if (e instanceof NotOwnDirError) return new SessionError(`session ${id}: ${e.message}`, 2);
+  if (e instanceof NotOwnDirError) return new SessionError(`could not take the lease of session ${id}: ${e.message}`, 2);
   const code = (e as NodeJS.ErrnoException).code;
   if (code === "ELOCKED") {
     return new SessionError(

@@ -187,7 +187,7 @@ export function formatSessionList(summaries: readonly SessionSummary[], options:
     updated: s.updated_at ? relativeTime(new Date(s.updated_at), now) : "-",
     turns: s.turns === null ? "-" : String(s.turns),
     tokens: s.tokens === null ? "-" : formatTokens(s.tokens),
-    text: (s.in_use ? "[in use] " : "") + (s.written_by_hel ? "" : "[not written by hel here] ") + (s.error ? `(${s.error})` : oneLineText(s.first_instruction ?? "")),
+    text: (s.in_use ? "[in use] " : "") + (s.written_by_hel || s.error ? "" : "[not written by hel here] ") + (s.error ? `(${s.error})` : oneLineText(s.first_instruction ?? "")),
   }));
   const head = { id: "ID", updated: "UPDATED", turns: "TURNS", tokens: "TOKENS", text: "FIRST INSTRUCTION" };
   const w = {
