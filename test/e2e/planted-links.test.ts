@@ -2,10 +2,12 @@
 // `.hel/sessions`, a session's folder or its snapshot.json as a link to a folder elsewhere (`/tmp/…`, or
 // `~`): the built CLI, run as root, writes nothing outside the project through any of them, and says
 // in one line which path is the link.
-import { mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
+import { memoFile } from "../../src/fs/file-memo.js";
 import { saveSnapshot } from "../../src/session/snapshot-file.js";
 import { runHel } from "../helpers/hel.js";
 import { ID_A, makeSnapshot } from "../helpers/session-fixtures.js";
@@ -107,5 +109,21 @@ it("a session folder, or its snapshot.json, linked to hel's own session elsewher
   expect(viaFile.stderr).toBe(`hel: session ${ID_A}: snapshot.json is a symbolic link (${file}), which hel does not follow — delete the session with \`hel sessions rm ${ID_A}\`\n`);
 
   expect(sim.requests).toHaveLength(0);
+  expect(await tree(outside)).toEqual(before);
+});
+
+it(".hel/cache linked elsewhere is not written through: the memo of agents is kept in hel's state folder", async () => {
+  sim = await startSimulator({ policy: "echo" });
+  const project = await tempProject();
+  const outside = await elsewhere();
+  const before = await tree(outside);
+  await mkdir(join(project, ".hel", "agents"), { recursive: true });
+  await writeFile(join(project, ".hel", "agents", "review.md"), "---\ndescription: Reviews the diff\n---\nLook closely.\n");
+  await symlink(outside, join(project, ".hel", "cache"));
+  // Settled, so that a start keeps the agent in its memo (fs/file-memo.ts).
+  await sleep(2100);
+  const run = await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url });
+  expect(run.code).toBe(0);
+  expect((await stat(memoFile(project, "agents"))).isFile()).toBe(true);
   expect(await tree(outside)).toEqual(before);
 });
