@@ -127,3 +127,19 @@ it(".hel/cache linked elsewhere is not written through: the memo of agents is ke
   expect((await stat(memoFile(project, "agents"))).isFile()).toBe(true);
   expect(await tree(outside)).toEqual(before);
 });
+
+it("a session's commands/, archive/, spill/ and children/ linked to a folder of the user's: a resume and its save delete nothing there", { timeout: 60_000 }, async () => {
+  sim = await startSimulator({ policy: "echo" });
+  const project = await tempProject();
+  const outside = await elsewhere();
+  // Names hel's own clean-ups would take for theirs: a command record, an archive no index names, a temporary file.
+  await writeFile(join(outside, "4242.json"), "{}\n");
+  await writeFile(join(outside, "notes.json"), "{}\n");
+  await writeFile(join(outside, "draft.1.tmp"), "\n");
+  const before = await tree(outside);
+  await saveSnapshot(project, makeSnapshot(project, ID_A));
+  for (const name of ["commands", "archive", "spill", "children"]) await symlink(outside, join(project, ".hel", "sessions", ID_A, name));
+  const resumed = await runHel({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
+  expect(resumed.code).toBe(0);
+  expect(await tree(outside)).toEqual(before);
+});
