@@ -36,11 +36,16 @@ async function elsewhere(): Promise<string> {
   return dir;
 }
 
-it(".hel linked elsewhere (as to ~): a run, -c and sessions ls write nothing there, and name the link", async () => {
+/** The simulator, a project, and a folder outside it as it was before the run. */
+async function setUp(): Promise<{ project: string; outside: string; before: string[] }> {
   sim = await startSimulator({ policy: "echo" });
   const project = await tempProject();
   const outside = await elsewhere();
-  const before = await tree(outside);
+  return { project, outside, before: await tree(outside) };
+}
+
+it(".hel linked elsewhere (as to ~): a run, -c and sessions ls write nothing there, and name the link", async () => {
+  const { project, outside, before } = await setUp();
   await symlink(outside, join(project, ".hel"));
   for (const args of [["hi"], ["-c", "hi"], ["sessions", "ls"]]) {
     const run = await runHel({ args: ["-C", project, ...args], baseUrl: sim.url });
@@ -53,10 +58,7 @@ it(".hel linked elsewhere (as to ~): a run, -c and sessions ls write nothing the
 });
 
 it(".hel/sessions linked elsewhere: the answer is given but not saved there; -c and ls refuse it with exit 2", async () => {
-  sim = await startSimulator({ policy: "echo" });
-  const project = await tempProject();
-  const outside = await elsewhere();
-  const before = await tree(outside);
+  const { project, outside, before } = await setUp();
   await mkdir(join(project, ".hel"));
   const link = join(project, ".hel", "sessions");
   await symlink(outside, link);
@@ -113,10 +115,7 @@ it("a session folder, or its snapshot.json, linked to hel's own session elsewher
 });
 
 it(".hel/cache linked elsewhere is not written through: the memo of agents is kept in hel's state folder", async () => {
-  sim = await startSimulator({ policy: "echo" });
-  const project = await tempProject();
-  const outside = await elsewhere();
-  const before = await tree(outside);
+  const { project, outside, before } = await setUp();
   await mkdir(join(project, ".hel", "agents"), { recursive: true });
   await writeFile(join(project, ".hel", "agents", "review.md"), "---\ndescription: Reviews the diff\n---\nLook closely.\n");
   await symlink(outside, join(project, ".hel", "cache"));
