@@ -2,15 +2,15 @@
 // carry `.hel/sessions/<id>/` with any updated_at, and a session may be copied from another project
 // or renamed into another id: none of these is continued as hel's own. The proof is an HMAC-SHA-256
 // under the per-user key (fs/state-dir.ts, kept where no project can read or write it) over the
-// project's real path, the session's id and every byte of the file with the MAC's own digits as
-// zeros; it sits at the end of the file's first line (snapshot.ts). The archive files are covered
+// project's real path, the session's id and the SHA-256 of every byte of the file with the MAC's own
+// digits as zeros; it sits at the end of the file's first line (snapshot.ts). The archive files are covered
 // through it: the signed index keeps each one's SHA-256 (archive-store.ts). A snapshot without a valid
 // MAC (planted, copied, or saved by a hel that did not sign) is used only when the user adopts it
 // (`hel --resume <id> --trust`), and the next save signs it.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { userKey, userStateDir } from "../fs/state-dir.js";
+import { macMatches, macOf, userKey, userStateDir } from "../fs/state-dir.js";
 import { AFTER_MAC, MAC_TAIL, UNSIGNED } from "./snapshot.js";
 import { SessionError, systemProblem } from "./errors.js";
 
@@ -50,11 +50,12 @@ function realProject(projectDir: string): string {
   }
 }
 
-const macOver = (key: Buffer, projectDir: string, id: string, pieces: readonly Uint8Array[]): Buffer => {
-  const hmac = createHmac("sha256", key).update(`hel snapshot\0${realProject(projectDir)}\0${id}\0`);
-  for (const piece of pieces) hmac.update(piece);
-  return hmac.digest();
-};
+/** What the MAC is taken of: where the file belongs, and a digest of its bytes (read in pieces, never joined). */
+function signedText(projectDir: string, id: string, pieces: readonly Uint8Array[]): string {
+  const hash = createHash("sha256");
+  for (const piece of pieces) hash.update(piece);
+  return `hel snapshot\0${realProject(projectDir)}\0${id}\0${hash.digest("hex")}`;
+}
 
 /**
  * Signs the pieces encodeSnapshot made for session `id`: the MAC's zeros in the first piece are
@@ -64,8 +65,7 @@ export async function signSnapshot(projectDir: string, id: string, pieces: Buffe
   const key = await keyOr(`could not save session ${id}`);
   const head = pieces[0]!;
   const at = head.lastIndexOf(`${MAC_TAIL}${UNSIGNED}${AFTER_MAC}`) + MAC_TAIL.length;
-  const mac = macOver(key, projectDir, id, pieces).toString("hex");
-  head.write(mac, at, "latin1");
+  head.write(macOf(key, signedText(projectDir, id, pieces)), at, "latin1");
 }
 
 /** Whether `bytes` are a snapshot.json this user's hel wrote for session `id` of this project. */
@@ -78,10 +78,7 @@ export async function signedByHel(projectDir: string, id: string, bytes: Buffer)
   end -= tail.length;
   const at = end - MAC_DIGITS;
   if (at < MAC_TAIL.length || bytes.toString("latin1", at - MAC_TAIL.length, at) !== MAC_TAIL) return false;
-  const mac = Buffer.from(bytes.toString("latin1", at, end), "hex");
-  if (mac.length !== MAC_DIGITS / 2) return false;
-  const want = macOver(key, projectDir, id, [bytes.subarray(0, at), ZEROS, bytes.subarray(end)]);
-  return timingSafeEqual(mac, want);
+  return macMatches(key, signedText(projectDir, id, [bytes.subarray(0, at), ZEROS, bytes.subarray(end)]), bytes.toString("latin1", at, end));
 }
 
 /** The line that refuses a session hel did not write here, saying how to take it on deliberately. */
