@@ -1,5 +1,6 @@
 // `hel sessions ls | show | rm`: read and delete this project's saved sessions. `show` shows a session
 // hel did not write here too (read-only, saying so), and reads nothing through a link.
+import { createHash } from "node:crypto";
 import { readdir, realpath } from "node:fs/promises";
 import { HelError } from "../errors.js";
 import { join } from "node:path";
@@ -42,10 +43,14 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
       const { snapshot: saved, signed } = await loadSnapshotFile(projectDir, id, { unsigned: true });
       if (!signed) process.stderr.write(`hel: session ${id} was not written by hel here (cloned, copied from elsewhere, or saved by an older hel): shown as it is, not as hel's own — \`hel --resume ${id} --trust\` adopts it\n`);
       const savedChildren = await loadChildren(projectDir, id);
+      // A transcript is hel's own when the signed snapshot holds its hash.
+      const vouched = new Map(signed ? (saved.child_transcripts ?? []).map((c) => [c.number, c.sha256]) : []);
+      const strangers = savedChildren.filter((c) => vouched.get(c.transcript.number) !== c.sha256).map((c) => c.transcript.number);
+      if (signed && strangers.length > 0) process.stderr.write(`hel: the subagent transcript${strangers.length === 1 ? "" : "s"} ${strangers.join(", ")} of session ${id} ${strangers.length === 1 ? "was" : "were"} not written by hel here: shown as ${strangers.length === 1 ? "it is" : "they are"}, not as hel's own\n`);
       if (invocation.json) {
-        out(JSON.stringify({ ...saved, written_by_hel: signed, child_transcripts: savedChildren }));
+        out(JSON.stringify({ ...saved, written_by_hel: signed, child_transcripts: savedChildren.map((c) => ({ ...c.transcript, written_by_hel: vouched.get(c.transcript.number) === c.sha256 })) }));
       } else {
-        const [snapshot, children] = [shown(saved), shown(savedChildren)];
+        const [snapshot, children] = [shown(saved), shown(savedChildren.map((c) => c.transcript))];
         const style = styleFor(process.stdout, process.env);
         const childViews = children.map((child) => formatChildTranscript(child, editsOf(snapshot.edits, child.number), style));
         out([formatTranscript(snapshot, style), formatDelegations(children), ...childViews].filter((b) => b !== "").join("\n\n"));
@@ -79,7 +84,7 @@ function shown<T>(value: T): T {
 /** A transcript is a child's conversation, as a snapshot is the parent's: bounded all the same. */
 const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 
-async function loadChildren(projectDir: string, id: string): Promise<ChildTranscript[]> {
+async function loadChildren(projectDir: string, id: string): Promise<{ transcript: ChildTranscript; sha256: string }[]> {
   const dir = sessionPaths(projectDir, id).children;
   const real = await ownDir(projectDir, dir, false).catch((e: Error) => {
     throw new HelError(`${e.message} to show the rest of the session`, 2);
@@ -92,13 +97,15 @@ async function loadChildren(projectDir: string, id: string): Promise<ChildTransc
     numbered.map(async (name) => {
       const file = join(dir, name);
       let parsed: ReturnType<typeof ChildTranscriptSchema.safeParse> | undefined;
+      let text = "";
       try {
-        parsed = ChildTranscriptSchema.safeParse(JSON.parse(await readRegularFile(file, MAX_TRANSCRIPT_BYTES, false)));
+        text = await readRegularFile(file, MAX_TRANSCRIPT_BYTES, false);
+        parsed = ChildTranscriptSchema.safeParse(JSON.parse(text));
       } catch {
         // Not JSON: reported below like any other broken transcript.
       }
       if (!parsed?.success) throw new HelError(`the subagent transcript ${file} is damaged — delete it to show the rest of the session`, 2);
-      return parsed.data;
+      return { transcript: parsed.data, sha256: createHash("sha256").update(text).digest("hex") };
     }),
   );
 }

@@ -75,8 +75,10 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
   const kept = keepTurns(snapshot, n);
   const forkId = newSessionId();
   const now = new Date().toISOString();
+  // The fork starts with no subagent transcripts of its own.
+  const { child_transcripts: _, ...withoutTranscripts } = kept;
   const fork: Snapshot = {
-    ...kept,
+    ...withoutTranscripts,
     session_id: forkId,
     created_at: now,
     updated_at: now,

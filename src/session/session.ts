@@ -4,6 +4,7 @@
 // A new session writes nothing until a turn ends with an answer of the model's in the conversation:
 // the lease is taken then, just before the first save; a resumed session takes it at once, without
 // waiting, and a held one ends the run (exit 3).
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { ArchiveIndex } from "../agent/context/archive-index.js";
 import type { ChildTranscript } from "../agent/children/child-transcript.js";
@@ -161,6 +162,8 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
+  /** The hash of each transcript written, by its number: the snapshot keeps them (snapshot.ts). */
+  private readonly childHashes: Map<number, string>;
   readonly edits: StoredEdit[];
   private lostWarned = false;
   readonly turns: Turn[];
@@ -193,6 +196,7 @@ class Session implements ActiveSession {
     this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (entry) => archiveStore(this.options.projectDir, this.id).read(entry));
     this.compaction = stored?.compaction ?? { failures: 0, stopped: false };
     this.childCount = stored?.children ?? 0;
+    this.childHashes = new Map((stored?.child_transcripts ?? []).map((c) => [c.number, c.sha256]));
     this.edits = stored?.edits ?? [];
     this.saved = stored !== null;
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
@@ -321,7 +325,9 @@ class Session implements ActiveSession {
     while (this.pendingChildren.length > 0) {
       const child = this.pendingChildren[0]!;
       // Exactly JSON.stringify(child); a resumed parent's messages in it are written from their bytes.
-      await writeFileAtomic(join(dir, `${child.number}.json`), jsonWithMessages(child, new ByteWriter()), { commit });
+      const bytes = jsonWithMessages(child, new ByteWriter());
+      await writeFileAtomic(join(dir, `${child.number}.json`), bytes, { commit });
+      this.childHashes.set(child.number, createHash("sha256").update(bytes).digest("hex"));
       this.pendingChildren.shift();
     }
   }
@@ -359,6 +365,7 @@ class Session implements ActiveSession {
       ...(this.turns.length > 0 ? { turns: this.turns } : {}),
       ...(this.checkpointing.entries.length > 0 ? { checkpoints: this.checkpointing.entries } : {}),
       ...(this.stored?.forked_from ? { forked_from: this.stored.forked_from } : {}),
+      ...(this.childHashes.size > 0 ? { child_transcripts: [...this.childHashes].map(([number, sha256]) => ({ number, sha256 })) } : {}),
       messages: this.messages,
     };
   }

@@ -127,6 +127,11 @@ export const SnapshotSchema = z.object({
   turns: z.array(TurnSchema).optional(),
   checkpoints: z.array(CheckpointEntrySchema).optional(),
   forked_from: z.object({ session_id: z.string(), turn: z.number().int().nonnegative() }).optional(),
+  /**
+   * The SHA-256 of each subagent transcript (children/<number>.json) as hel wrote it: the signed
+   * snapshot vouches for them, as for the archive. Absent in snapshots written before it was kept.
+   */
+  child_transcripts: z.array(z.object({ number: z.number().int().positive(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;

@@ -3,12 +3,14 @@
 // an updated_at in the future; the victim's built CLI, run as root with the victim's state folder:
 // `-c` continues the victim's newest session and says which it passed over, `--resume <id>` refuses
 // with exit 2 and one line saying why and how to adopt it, `--resume <id> --trust` adopts it (its next
-// save signs it), `sessions ls` marks it and `sessions show` shows it read-only, saying so.
-import { mkdtemp, readFile } from "node:fs/promises";
+// save signs it), `sessions ls` marks it and `sessions show` shows it read-only, saying so; a subagent
+// transcript planted in (or changed in) a session of the user's own is shown, but said not to be hel's.
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../sim/index.js";
+import { startSimulator, type SimStep, type Simulator } from "../../sim/index.js";
+import { lastUserText } from "../../sim/policies.js";
 import { saveSnapshot } from "../../src/session/snapshot-file.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
@@ -109,4 +111,31 @@ it("sessions ls marks a clone's session; sessions show shows it read-only, sayin
   expect(JSON.parse(shownJson.stdout)).toMatchObject({ session_id: PLANTED, written_by_hel: false });
   // Looking wrote nothing: the file is still the attacker's.
   expect(await readFile(join(project, ".hel", "sessions", PLANTED, "snapshot.json"), "utf8")).toContain(FUTURE);
+});
+
+/** One delegation, then an answer. */
+function delegating(req: ChatRequest): SimStep {
+  if (lastUserText(req).startsWith("You are a subagent")) return { content: "child done" };
+  const last = req.messages.at(-1)!;
+  if (last.role === "user") return { tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "Report done." }) }] };
+  return { content: "done" };
+}
+
+it("a subagent transcript changed in a session of the user's own is shown, but said not to be hel's", { timeout: 60_000 }, async () => {
+  sim = await startSimulator({ policy: delegating });
+  const project = await tempProject();
+  const run = await runHel({ args: ["-C", project, "--json", "--delegate", "task-only", "--effort", "none", "go"], baseUrl: sim.url });
+  expect(run.code).toBe(0);
+  const id = JSON.parse(run.stdout).session_id as string;
+  const show = () => runHel({ args: ["-C", project, "sessions", "show", id, "--json"] });
+  const asWritten = await show();
+  expect(helLines(asWritten.stderr)).toEqual([]);
+  expect(JSON.parse(asWritten.stdout).child_transcripts).toEqual([expect.objectContaining({ number: 1, written_by_hel: true })]);
+
+  const file = join(project, ".hel", "sessions", id, "children", "1.json");
+  await writeFile(file, (await readFile(file, "utf8")).replace("child done", "child lied"));
+  const changed = await show();
+  expect(changed.code).toBe(0);
+  expect(helLines(changed.stderr)).toEqual([`hel: the subagent transcript 1 of session ${id} was not written by hel here: shown as it is, not as hel's own`]);
+  expect(JSON.parse(changed.stdout).child_transcripts).toEqual([expect.objectContaining({ number: 1, written_by_hel: false })]);
 });
