@@ -92,7 +92,7 @@ it("--resume of a clone's session refuses with exit 2 and one line; with --trust
   expect(helLines(again.stderr)).toEqual([]);
 });
 
-it("sessions ls marks a clone's session; sessions show shows it read-only, saying so", async () => {
+it("sessions ls marks a clone's session; sessions show shows it read-only, saying so; sessions fork refuses it", async () => {
   const project = await tempProject();
   await plant(project);
   const listed = await runHel({ args: ["-C", project, "sessions", "ls"] });
@@ -109,6 +109,10 @@ it("sessions ls marks a clone's session; sessions show shows it read-only, sayin
   ]);
   const shownJson = await runHel({ args: ["-C", project, "sessions", "show", PLANTED, "--json"] });
   expect(JSON.parse(shownJson.stdout)).toMatchObject({ session_id: PLANTED, written_by_hel: false });
+  // A fork would make it hel's own by another name: refused the same way.
+  const forked = await runHel({ args: ["-C", project, "sessions", "fork", PLANTED] });
+  expect(forked.code).toBe(2);
+  expect(forked.stderr).toBe(refusal);
   // Looking wrote nothing: the file is still the attacker's.
   expect(await readFile(join(project, ".hel", "sessions", PLANTED, "snapshot.json"), "utf8")).toContain(FUTURE);
 });
