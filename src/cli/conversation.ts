@@ -119,6 +119,7 @@ export async function openConversation(project: Project, settings: ConversationS
       warn,
       usage: () => ledger.run().total,
       checkpointMaxBytes: options.checkpointMaxMb * 1024 * 1024,
+      checkpointSecrets: [apiKey],
     });
     const active = session;
     // Files changed after the last saved turn (a kill before its save, or edits by hand): named here,

@@ -7,7 +7,7 @@ import { chmod, mkdir, readFile, readdir, stat, writeFile, rm, truncate } from "
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_FILE_BYTES, openCheckpoints } from "../../src/changes/checkpoints.js";
+import { MAX_FILE_BYTES, checkpointDir, openCheckpoints } from "../../src/changes/checkpoints.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 const git = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, encoding: "utf8" });
@@ -70,6 +70,7 @@ describe("checkpoints", () => {
     await writeFile(join(project, "build/out.o"), "v2");
     await truncate(join(project, "big.bin"), MAX_FILE_BYTES + 2);
     await writeFile(join(project, "small.txt"), "v2");
+    await mkdir(join(project, ".hel"), { recursive: true });
     await writeFile(join(project, ".hel/note"), "hel's own");
     expect(await store.restore(commit)).toEqual([{ path: "small.txt", action: "restore" }]);
     expect(await readFile(join(project, "small.txt"), "utf8")).toBe("v1");
@@ -110,7 +111,7 @@ describe("checkpoints", () => {
     await writeFile(join(project, "a.txt"), "y".repeat(200_000) + Math.random());
     const second = await store.record("s1/", "t2");
     await store.prune("s1/", new Set([second.commit]));
-    const gitDir = join(project, ".hel/checkpoints");
+    const gitDir = await checkpointDir(project);
     expect(() => execFileSync("git", ["--git-dir", gitDir, "cat-file", "-e", first.commit], { stdio: "pipe" })).toThrow();
     execFileSync("git", ["--git-dir", gitDir, "cat-file", "-e", second.commit]);
     expect(await store.size()).toBeGreaterThan(0);
