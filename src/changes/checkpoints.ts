@@ -155,7 +155,7 @@ function storeAt(projectDir: string, gitDir: string, options: CheckpointOptions)
     }
     await writeFile(excludes, baseExcludes + [...leftOut, ...nested].map(excludeLine).join(""));
     // Out of the index before `add`, which would otherwise read a tracked file that is now left out.
-    const drop = (paths: string[]) => git(["rm", "--cached", "-r", "--quiet", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { ...call, input: paths.join("\0") + "\0" });
+    const drop = (paths: string[]) => git(["update-index", "-z", "--force-remove", "--stdin"], { ...call, input: paths.join("\0") + "\0" });
     if (leftOut.length > 0) await drop(leftOut);
     await git(["add", "--all", "--", "."], call);
     const links = nulSplit(await git(["ls-files", "-z", "-s"], call))

@@ -117,3 +117,145 @@ describe("checkpoints", () => {
     expect(await store.size()).toBeGreaterThan(0);
   });
 });
+
+describe("hel's git obeys hel only", () => {
+  it("keeps the store in the state folder, mode 700, and nothing under the project's .hel/", async () => {
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "one\n");
+    await (await openCheckpoints(project)).record("s1/", "t1");
+    const dir = await checkpointDir(project);
+    expect(dir.startsWith(join(process.env.XDG_STATE_HOME!, "hel", "checkpoints"))).toBe(true);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect(existsSync(join(project, ".hel"))).toBe(false);
+  });
+
+  it("a project's .gitattributes changes no byte and runs no filter, whatever git's environment names", async () => {
+    const project = await tempProject();
+    const marker = join(project, "..", `filter-ran-${Date.now()}`);
+    await writeFile(join(project, ".gitattributes"), "* text eol=lf filter=evil ident\n*.txt working-tree-encoding=UTF-16\n");
+    const crlf = "one\r\ntwo $Id$\r\n";
+    await writeFile(join(project, "a.txt"), crlf);
+    await writeFile(join(project, "b.dat"), crlf);
+    const saved = { ...process.env };
+    // Config given to git through the environment (as a parent process could) must not reach hel's git.
+    Object.assign(process.env, { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "filter.evil.clean", GIT_CONFIG_VALUE_0: `touch ${marker}`, GIT_CONFIG_PARAMETERS: `'filter.evil.smudge'='touch ${marker}'` });
+    try {
+      const store = await openCheckpoints(project);
+      const { commit } = await store.record("s1/", "t1");
+      await writeFile(join(project, "a.txt"), "changed\n");
+      await rm(join(project, "b.dat"));
+      await store.restore(commit);
+    } finally {
+      for (const key of ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_PARAMETERS"]) if (saved[key] === undefined) delete process.env[key];
+    }
+    expect(await readFile(join(project, "a.txt"), "utf8")).toBe(crlf);
+    expect(await readFile(join(project, "b.dat"), "utf8")).toBe(crlf);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("a file named * over the size limit is left out alone: the checkpoint keeps every other file", async () => {
+    const project = await tempProject();
+    for (const name of ["a.txt", "b.txt", "[ab].txt", " lead", "trail ", "#hash", "!bang"]) await writeFile(join(project, name), name);
+    const store = await openCheckpoints(project);
+    const first = await store.record("s1/", "t1");
+    for (const name of ["*", "?", "[ab].txt"]) {
+      await writeFile(join(project, name), "");
+      await truncate(join(project, name), MAX_FILE_BYTES + 1);
+    }
+    const second = await store.record("s1/", "t2");
+    expect(second.leftOut).toEqual(["*", "?", "[ab].txt"]);
+    const files = (text: string) => text.split("\0").filter(Boolean).sort();
+    const tree = files(execFileSync("git", ["--git-dir", await checkpointDir(project), "ls-tree", "-r", "-z", "--name-only", second.commit], { encoding: "utf8" }));
+    expect(tree).toEqual([" lead", "!bang", "#hash", "a.txt", "b.txt", "trail "]);
+    // Undoing the second turn: the big files stay, nothing else is removed.
+    await writeFile(join(project, "c.txt"), "made since");
+    const changes = await store.restore(first.commit);
+    expect(changes).toEqual([
+      { path: "[ab].txt", action: "keep" },
+      { path: "c.txt", action: "remove" },
+    ]);
+    expect((await readdir(project)).sort()).toEqual([" lead", "!bang", "#hash", "*", "?", "[ab].txt", "a.txt", "b.txt", "trail "]);
+    expect((await stat(join(project, "[ab].txt"))).size).toBe(MAX_FILE_BYTES + 1);
+  });
+
+  it("a file grown past the size limit is neither overwritten by a rewind nor deleted by its undo", async () => {
+    const project = await tempProject();
+    await writeFile(join(project, "data.bin"), "small");
+    const store = await openCheckpoints(project);
+    const before = await store.record("s1/", "t1");
+    await truncate(join(project, "data.bin"), MAX_FILE_BYTES + 5);
+    const rewindFrom = await store.record("s1/", "rewind");
+    expect(await store.restore(before.commit)).toEqual([{ path: "data.bin", action: "keep" }]);
+    expect((await stat(join(project, "data.bin"))).size).toBe(MAX_FILE_BYTES + 5);
+    // Now small again: the undo's checkpoint left it out, so the undo leaves it too.
+    await writeFile(join(project, "data.bin"), "small again");
+    expect(await store.restore(rewindFrom.commit)).toEqual([{ path: "data.bin", action: "keep" }]);
+    expect(await readFile(join(project, "data.bin"), "utf8")).toBe("small again");
+  });
+
+  it("checkpoints nested repositories by their files, with or without a commit; a deleted vendored repository comes back", async () => {
+    const project = await tempProject();
+    await mkdir(join(project, "vendor/lib"), { recursive: true });
+    git(join(project, "vendor/lib"), "init", "-q");
+    await writeFile(join(project, "vendor/lib/index.js"), "lib\n");
+    await writeFile(join(project, "vendor/lib/.gitignore"), "build/\n");
+    await mkdir(join(project, "vendor/lib/build"));
+    await writeFile(join(project, "vendor/lib/build/out.js"), "built\n");
+    git(join(project, "vendor/lib"), "add", "-A");
+    git(join(project, "vendor/lib"), "commit", "-qm", "lib");
+    await mkdir(join(project, "pkg"));
+    git(join(project, "pkg"), "init", "-q");
+    await writeFile(join(project, "pkg/a.txt"), "pkg\n");
+    await writeFile(join(project, "top.txt"), "top\n");
+    const store = await openCheckpoints(project);
+    const { commit } = await store.record("s1/", "t1");
+    const tree = execFileSync("git", ["--git-dir", await checkpointDir(project), "ls-tree", "-r", commit], { encoding: "utf8" });
+    expect(tree).not.toContain("commit ");
+    expect(tree.split("\n").filter(Boolean).map((l) => l.split("\t")[1]).sort()).toEqual(["pkg/a.txt", "top.txt", "vendor/lib/.gitignore", "vendor/lib/index.js"]);
+
+    await rm(join(project, "vendor"), { recursive: true });
+    await writeFile(join(project, "pkg/b.txt"), "new\n");
+    // A nested repository made since: its files are removed by the rewind, which does not stop half-way.
+    await mkdir(join(project, "fresh"));
+    git(join(project, "fresh"), "init", "-q");
+    await writeFile(join(project, "fresh/f.txt"), "f\n");
+    await store.restore(commit);
+    expect(await readFile(join(project, "vendor/lib/index.js"), "utf8")).toBe("lib\n");
+    expect(existsSync(join(project, "pkg/b.txt"))).toBe(false);
+    expect(existsSync(join(project, "fresh/f.txt"))).toBe(false);
+    expect(existsSync(join(project, "fresh/.git"))).toBe(true);
+    expect(await store.differences(commit)).toEqual([]);
+    // Later checkpoints go on seeing the nested files.
+    await writeFile(join(project, "vendor/lib/index.js"), "changed\n");
+    expect(await store.differences(commit)).toEqual([{ path: "vendor/lib/index.js", action: "restore" }]);
+  });
+
+  it("leaves out a file holding a secret, and no object of the store holds it, after the file is gone too", async () => {
+    const project = await tempProject();
+    const key = `sk-${"k3y".repeat(10)}`;
+    await writeFile(join(project, ".env"), `DEEPSEEK_API_KEY=${key}\n`);
+    await writeFile(join(project, "a.txt"), "one\n");
+    const store = await openCheckpoints(project, { secrets: [key] });
+    const first = await store.record("s1/", "t1");
+    expect(first.leftOut).toEqual([".env"]);
+    // A tracked file that comes to hold the key is dropped before git could read it.
+    await writeFile(join(project, "a.txt"), `copied ${key}\n`);
+    expect((await store.record("s1/", "t2")).leftOut).toEqual([".env", "a.txt"]);
+    await rm(join(project, ".env"));
+    await store.record("s1/", "t3");
+    const all = execFileSync("git", ["--git-dir", await checkpointDir(project), "cat-file", "--batch-all-objects", "--batch"], { maxBuffer: 1 << 28 });
+    expect(all.includes(key)).toBe(false);
+    expect(all.includes("one\n")).toBe(true);
+  });
+
+  it("a stale index.lock left by a killed git is cleared and checkpoints go on", async () => {
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "one\n");
+    const store = await openCheckpoints(project);
+    await store.record("s1/", "t1");
+    await writeFile(join(await checkpointDir(project), "index.lock"), "");
+    await writeFile(join(project, "a.txt"), "two\n");
+    const { commit } = await store.record("s1/", "t2");
+    expect(await store.fileAt(commit, "a.txt")).toBe("two\n");
+  });
+});
