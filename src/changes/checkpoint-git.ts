@@ -9,7 +9,7 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { link, lstat, mkdir, readFile, readdir, readlink, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { delimiter, isAbsolute, join, relative } from "node:path";
 import { ensureStateDir, userStateDir } from "../fs/state-dir.js";
 
 export class CheckpointError extends Error {}
@@ -51,8 +51,14 @@ export type Git = {
 
 /** git, pointed at hel's store with the project as its work tree, and nothing else to read. */
 export function gitFor(projectDir: string, gitDir: string): Git {
+  // git is looked up through absolute PATH entries outside the project only: a relative entry (".")
+  // would find a `git` the project holds, as git runs in the project.
+  const path = (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => isAbsolute(dir) && relative(projectDir, dir).startsWith(".."))
+    .join(delimiter);
   const envFor = (call: GitCall): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH,
+    PATH: path,
     HOME: gitDir,
     XDG_CONFIG_HOME: gitDir,
     GIT_DIR: gitDir,

@@ -2,26 +2,17 @@
 // and deleted files; ignored files, .hel/ and big files are left alone; the project's own .git is
 // untouched byte for byte; nothing a project's git config plants runs.
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, readdir, stat, writeFile, rm, truncate } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_FILE_BYTES, checkpointDir, openCheckpoints } from "../../src/changes/checkpoints.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { treeFingerprint } from "../helpers/tree-fingerprint.js";
 
 const git = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, encoding: "utf8" });
 
-/** Every file under `dir` with its mode and content hash, to compare trees byte for byte. */
-async function fingerprint(dir: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    const info = await stat(path);
-    lines.push(`${path.slice(dir.length)} ${info.mode.toString(8)} ${entry.isFile() ? createHash("sha256").update(await readFile(path)).digest("hex") : "dir"}`);
-  }
-  return lines.sort();
-}
+const fingerprint = (dir: string) => treeFingerprint(dir);
 
 describe("checkpoints", () => {
   it("put back changed, created and deleted files and modes, in a project that is not a git repository", async () => {
@@ -257,5 +248,25 @@ describe("hel's git obeys hel only", () => {
     await writeFile(join(project, "a.txt"), "two\n");
     const { commit } = await store.record("s1/", "t2");
     expect(await store.fileAt(commit, "a.txt")).toBe("two\n");
+  });
+});
+
+describe("the git hel runs", () => {
+  it("is never a program of the project's, whatever PATH holds", async () => {
+    const project = await tempProject();
+    const marker = join(project, "..", `planted-git-${Date.now()}`);
+    await mkdir(join(project, "bin"));
+    for (const dir of [project, join(project, "bin")]) await writeFile(join(dir, "git"), `#!/bin/sh\ntouch ${marker}\nexit 1\n`, { mode: 0o755 });
+    await writeFile(join(project, "a.txt"), "one\n");
+    const path = process.env.PATH;
+    process.env.PATH = `.:bin:${join(project, "bin")}:${path}`;
+    try {
+      const store = await openCheckpoints(project);
+      const { commit } = await store.record("s1/", "t1");
+      expect(await store.fileAt(commit, "a.txt")).toBe("one\n");
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -12,20 +12,13 @@ import { checkpointDir } from "../../src/changes/checkpoints.js";
 import { runHel } from "../helpers/hel.js";
 import { simulators, sessionIdOf } from "../helpers/simulators.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { treeFingerprint } from "../helpers/tree-fingerprint.js";
 
 const startSim = simulators();
 const call = (name: string, args: object) => ({ tool_calls: [{ name, arguments: JSON.stringify(args) }] });
 const git = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, encoding: "utf8" });
 
-async function fingerprint(dir: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    const info = await stat(path);
-    lines.push(`${path} ${info.mtimeMs} ${entry.isFile() ? createHash("sha256").update(await readFile(path)).digest("hex") : "dir"}`);
-  }
-  return lines.sort();
-}
+const fingerprint = (dir: string) => treeFingerprint(dir);
 
 /** One turn that edits a.txt (and so checkpoints the project), untrusted; the session's id. */
 async function editTurn(project: string, env: Record<string, string> = {}): Promise<string> {

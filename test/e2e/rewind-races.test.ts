@@ -4,7 +4,6 @@
 // long first checkpoint ends it and the command waiting on it never runs; a rewind names the files it
 // left as they are.
 import { execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,22 +13,13 @@ import { collect, HEL, helEnv, runHel } from "../helpers/hel.js";
 import { simulators, sessionIdOf } from "../helpers/simulators.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
+import { treeFingerprint } from "../helpers/tree-fingerprint.js";
 
 const startSim = simulators();
 const call = (name: string, args: object) => ({ tool_calls: [{ name, arguments: JSON.stringify(args) }] });
 const FILES = 150;
 
-/** Every file of the project but hel's own folder, with its mode and content. */
-async function fingerprint(dir: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    if (path.startsWith(join(dir, ".hel"))) continue;
-    const info = await stat(path);
-    lines.push(`${path} ${(info.mode & 0o777).toString(8)} ${entry.isFile() ? createHash("sha256").update(await readFile(path)).digest("hex") : "dir"}`);
-  }
-  return lines.sort();
-}
+const fingerprint = (dir: string) => treeFingerprint(dir, ".hel");
 
 /** A session whose one turn, by a command, rewrites many files, deletes one and makes one. */
 async function manyFilesSession(project: string): Promise<string> {
