@@ -4,8 +4,9 @@
 // hooks in it. git obeys hel only: no system, global or repository-local config but the store's own,
 // no hooks, no fsmonitor, literal pathspecs, and attributes neutralised by the store's info/attributes
 // (which outranks any `.gitattributes` of the project), so no filter, textconv or encoding runs.
-// Operations on a store are serialised by hel's own lock, whose holder is a live process; a git
-// `index.lock` found while hel holds that lock and no git process works on the store is stale.
+// Operations on a store are serialised by hel's own lock, whose holder is a live process (its pid and
+// start time, so a reused pid is not taken for it); a git `index.lock` found while hel holds that lock
+// and no git process works on the store is stale.
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { link, lstat, mkdir, readFile, readdir, readlink, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
@@ -127,14 +128,25 @@ export async function openStoreDir(projectDir: string, env: NodeJS.ProcessEnv, c
 
 const LOCK = "hel.lock";
 
-const alive = (pid: number): boolean => {
+/** When process `pid` started (clock ticks since boot, from /proc); null where /proc does not say. */
+async function startOf(pid: number): Promise<string | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+  return stat ? (stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null) : null;
+}
+
+/** Whether the holder a lock names ("<pid> <start>") still runs: the same pid started at the same time. */
+async function holderAlive(text: string): Promise<boolean> {
+  const [pid, start] = text.split(" ");
+  if (!(Number(pid) > 0)) return false;
   try {
-    process.kill(pid, 0);
-    return true;
+    process.kill(Number(pid), 0);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    if ((e as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-};
+  // A pid reused by another process since (common in a container) is not the holder.
+  const now = start ? await startOf(Number(pid)) : null;
+  return now === null || now === start;
+}
 
 /**
  * Runs `work` holding the store's lock: a file naming the holder's pid, linked into place whole. A lock
@@ -143,7 +155,7 @@ const alive = (pid: number): boolean => {
 export async function withStoreLock<T>(gitDir: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   const lock = join(gitDir, LOCK);
   const mine = `${lock}.${process.pid}-${randomBytes(4).toString("hex")}`;
-  await writeFile(mine, String(process.pid));
+  await writeFile(mine, `${process.pid} ${(await startOf(process.pid)) ?? ""}`);
   try {
     for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
       signal?.throwIfAborted();
@@ -155,13 +167,13 @@ export async function withStoreLock<T>(gitDir: string, work: () => Promise<T>, s
         },
       );
       if (taken) break;
-      const holder = Number(await readFile(lock, "utf8").catch(() => "0"));
-      if (holder > 0 && !alive(holder)) {
+      const holder = await readFile(lock, "utf8").catch(() => null);
+      if (holder !== null && !(await holderAlive(holder))) {
         // Taken aside under a name of our own first, so that two processes never both remove a fresh lock.
         const aside = `${mine}.stale`;
         await rename(lock, aside).catch(() => undefined);
-        const moved = Number(await readFile(aside, "utf8").catch(() => "0"));
-        if (moved > 0 && moved !== holder) await rename(aside, lock).catch(() => undefined);
+        const moved = await readFile(aside, "utf8").catch(() => null);
+        if (moved !== null && moved !== holder) await rename(aside, lock).catch(() => undefined);
         else await unlink(aside).catch(() => undefined);
         continue;
       }

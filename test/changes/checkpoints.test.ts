@@ -239,12 +239,14 @@ describe("hel's git obeys hel only", () => {
     expect(all.includes("one\n")).toBe(true);
   });
 
-  it("a stale index.lock left by a killed git is cleared and checkpoints go on", async () => {
+  it("a stale index.lock left by a killed git is cleared and checkpoints go on, past a lock of hel's whose holder is gone", async () => {
     const project = await tempProject();
     await writeFile(join(project, "a.txt"), "one\n");
     const store = await openCheckpoints(project);
     await store.record("s1/", "t1");
     await writeFile(join(await checkpointDir(project), "index.lock"), "");
+    // pid 1 lives, but not since this start time: the pid was reused, the holder is gone.
+    await writeFile(join(await checkpointDir(project), "hel.lock"), "1 not-its-start");
     await writeFile(join(project, "a.txt"), "two\n");
     const { commit } = await store.record("s1/", "t2");
     expect(await store.fileAt(commit, "a.txt")).toBe("two\n");
