@@ -92,28 +92,51 @@ describe("a checkpoint killed with its git", () => {
   });
 });
 
+/** A git whose `add` takes as long as a huge project's would: it touches `started`, then waits. */
+async function slowGit(): Promise<{ path: string; started: string }> {
+  const bin = await tempProject();
+  const started = join(bin, "add-started");
+  const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  await writeFile(
+    join(bin, "git"),
+    `#!/bin/sh\nfor a in "$@"; do if [ "$a" = add ]; then touch '${started}'; sleep 120 & p=$!; trap 'kill $p; exit 130' TERM INT; wait $p; exit 1; fi; done\nexec '${realGit}' "$@"\n`,
+  );
+  await chmod(join(bin, "git"), 0o755);
+  return { path: `${bin}:${process.env.PATH}`, started };
+}
+
 describe("Ctrl-C during a long first checkpoint", () => {
   it("ends the checkpoint, and the command that waited on it never runs", async () => {
     const project = await tempProject();
     await writeFile(join(project, "a.txt"), "one\n");
-    // A git whose `add` takes as long as a huge project's would: it says when it starts, then waits.
-    const bin = await tempProject();
-    const started = join(bin, "add-started");
-    const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
-    await writeFile(
-      join(bin, "git"),
-      `#!/bin/sh\nfor a in "$@"; do if [ "$a" = add ]; then touch '${started}'; sleep 120 & p=$!; trap 'kill $p; exit 130' TERM INT; wait $p; exit 1; fi; done\nexec '${realGit}' "$@"\n`,
-    );
-    await chmod(join(bin, "git"), 0o755);
+    const git = await slowGit();
     const s = await startSim({ script: [call("run_command", { command: "touch ran.txt" }), { content: "done" }] });
-    const child = spawn(process.execPath, [HEL, "-C", project, "--tools", "run_command", "touch"], { env: helEnv(s.url, { PATH: `${bin}:${process.env.PATH}` }), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [HEL, "-C", project, "--tools", "run_command", "touch"], { env: helEnv(s.url, { PATH: git.path }), stdio: ["ignore", "pipe", "pipe"] });
     const done = collect(child, null);
-    await waitFor(() => existsSync(started), "the checkpoint's git add", { timeoutMs: 20_000 });
+    await waitFor(() => existsSync(git.started), "the checkpoint's git add", { timeoutMs: 20_000 });
     child.kill("SIGINT");
     const result = await done;
     expect(result.code, result.stderr).not.toBe(0);
     expect(existsSync(join(project, "ran.txt"))).toBe(false);
     expect(result.stderr).not.toContain("could not checkpoint");
+  });
+
+  it("in the interactive prompt too: the turn ends, the command never runs, the prompt comes back", async () => {
+    const { inTerminal } = await import("../helpers/terminal.js");
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "one\n");
+    const git = await slowGit();
+    const s = await startSim({ script: [call("run_command", { command: "touch ran.txt" }), { content: "done" }, { content: "second answer" }] });
+    const term = inTerminal(["-C", project, "--tools", "run_command"], s.url, { NO_COLOR: "1", PATH: git.path });
+    await term.until((screen) => screen.includes("› "), "the prompt");
+    term.type("touch it\r");
+    await waitFor(() => existsSync(git.started), "the checkpoint's git add", { timeoutMs: 20_000 });
+    term.type("\x03");
+    await term.until((screen) => screen.split("› ").length - 1 >= 2, "the prompt after the interrupt");
+    expect(existsSync(join(project, "ran.txt"))).toBe(false);
+    term.type("\x04");
+    await term.exited;
+    expect(existsSync(join(project, "ran.txt"))).toBe(false);
   });
 });
 
