@@ -56,6 +56,9 @@ export async function removeBeneath(root: string, path: string): Promise<void> {
   }
 }
 
+/** How a file being written starts its temporary name; one a kill left behind is never checkpointed. */
+export const REWIND_TEMPORARY = ".hel-rewind-";
+
 export type Content = { kind: "file"; data: Buffer; executable: boolean } | { kind: "symlink"; target: string };
 
 /** Writes `content` at `path`, making its folders; whatever stood there (a folder included) is replaced. */
@@ -63,7 +66,7 @@ export async function writeBeneath(root: string, path: string, content: Content)
   const parts = path.split("/");
   const name = parts.pop()!;
   const dir = await openBeneath(root, parts, true);
-  const temporary = `.hel-rewind-${randomBytes(6).toString("hex")}`;
+  const temporary = `${REWIND_TEMPORARY}${randomBytes(6).toString("hex")}.tmp`;
   try {
     if (content.kind === "symlink") await symlink(content.target, dir.entry(temporary));
     else {

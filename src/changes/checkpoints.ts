@@ -10,8 +10,9 @@
 // A checkpoint is a commit under refs/hel/, so pruning is deleting refs and letting git drop what they alone kept.
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { removeBeneath, writeBeneath } from "./beneath-files.js";
+import { isAbsolute, join, relative } from "node:path";
+import { userStateDir } from "../fs/state-dir.js";
+import { REWIND_TEMPORARY, removeBeneath, writeBeneath } from "./beneath-files.js";
 import { CheckpointError, gitFor, openStoreDir, withStoreLock, type GitCall } from "./checkpoint-git.js";
 
 export { CheckpointError, checkpointDir } from "./checkpoint-git.js";
@@ -105,7 +106,9 @@ export async function findCheckpoints(projectDir: string, options: CheckpointOpt
 function storeAt(projectDir: string, gitDir: string, options: CheckpointOptions): CheckpointStore {
   const git = gitFor(projectDir, gitDir);
   const excludes = join(gitDir, "info", "exclude");
-  const baseExcludes = "/.hel/\n.git\n";
+  // hel's state folder, should the project hold it, is hel's own too.
+  const state = relative(projectDir, userStateDir(options.env ?? process.env));
+  const baseExcludes = `/.hel/\n.git\n${REWIND_TEMPORARY}*.tmp\n${state && !state.startsWith("..") && !isAbsolute(state) ? excludeLine(state) : ""}`;
   const secrets = (options.secrets ?? []).filter((s) => s.length >= 8).map((s) => Buffer.from(s));
   const locked = <T>(work: () => Promise<T>, signal?: AbortSignal) => withStoreLock(gitDir, work, signal);
 

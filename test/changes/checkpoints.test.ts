@@ -120,6 +120,17 @@ describe("hel's git obeys hel only", () => {
     expect(existsSync(join(project, ".hel"))).toBe(false);
   });
 
+  it("never records hel's state folder when the project holds it, nor a rewind's file a kill left half written", async () => {
+    const project = await tempProject();
+    await writeFile(join(project, "a.txt"), "one\n");
+    await writeFile(join(project, ".hel-rewind-0123456789ab.tmp"), "half written");
+    const env = { ...process.env, XDG_STATE_HOME: join(project, "state") };
+    const { commit } = await (await openCheckpoints(project, { env })).record("s1/", "t1");
+    expect((await checkpointDir(project, env)).startsWith(join(project, "state"))).toBe(true);
+    const tree = execFileSync("git", ["--git-dir", await checkpointDir(project, env), "ls-tree", "-r", "--name-only", commit], { encoding: "utf8" });
+    expect(tree).toBe("a.txt\n");
+  });
+
   it("a project's .gitattributes changes no byte and runs no filter, whatever git's environment names", async () => {
     const project = await tempProject();
     const marker = join(project, "..", `filter-ran-${Date.now()}`);
