@@ -76,7 +76,8 @@ export class Checkpointing {
     if (!journal) return store;
     if (!journal.done) {
       this.options.warn("finishing a rewind of files that a stopped hel left half done");
-      await store.restore(journal.target, { prefix, before: journal.before });
+      // A failure is said, and checkpoints go on: the rewind's undo is listed all the same.
+      await store.restore(journal.target, { prefix, before: journal.before }).catch((error: Error) => this.options.warn(`could not finish it: ${error.message}`));
     }
     if (journal.before && !this.entries.some((e) => e.commit === journal.before) && this.entries.every((e) => e.at <= journal.at)) {
       this.entries.push({ turn: this.entries.at(-1)?.turn ?? 0, kind: "rewind", commit: journal.before, at: journal.at, left_out: [] });
