@@ -140,10 +140,11 @@ function storeAt(projectDir: string, gitDir: string, options: CheckpointOptions)
   const stageTree = async (prefix: string, index: string | undefined, signal?: AbortSignal): Promise<string[]> => {
     const call: GitCall = { workTree: join(projectDir, prefix), ...(index ? { index } : {}), ...(signal ? { signal } : {}) };
     await writeFile(excludes, baseExcludes);
-    const others = nulSplit(await git(["ls-files", "-z", "--others", "--exclude-standard"], call));
-    const modified = nulSplit(await git(["ls-files", "-z", "--modified"], call));
-    const nested = others.filter((p) => p.endsWith("/"));
-    const leftOut = await leaveOut(call.workTree!, [...new Set([...others.filter((p) => !p.endsWith("/")), ...modified])]);
+    // New and modified files (only they can have become big or come to hold a secret), and, ending in
+    // "/", the nested repositories git would not look into.
+    const listed = nulSplit(await git(["ls-files", "-z", "--others", "--modified", "--exclude-standard"], call));
+    const nested = listed.filter((p) => p.endsWith("/"));
+    const leftOut = await leaveOut(call.workTree!, [...new Set(listed.filter((p) => !p.endsWith("/")))]);
     const entries: string[] = [];
     const leftBelow: string[] = [];
     for (const repo of nested) {
