@@ -16,7 +16,7 @@ import { ACCESS_LEVELS, type Access } from "../tools/types.js";
 import { configPaths, loadConfigFile, userConfigDir, type ConfigFile } from "./config.js";
 import { mergeHooks, type HooksConfig } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
-import { checkedServers, readFoundServers, serverSummary, type ServerMap } from "../mcp/config.js";
+import { checkedServers, readFoundServers, serverSummary, type ServerEntry, type ServerMap } from "../mcp/config.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
 interface Widening {
@@ -102,7 +102,7 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
 function mergedConfig(user: ConfigFile, project: ConfigFile): ConfigFile {
   const hooks = mergeHooks(user.hooks, project.hooks);
   const allow = [...(user.allow ?? []), ...(project.allow ?? [])];
-  const servers = { ...user["mcp-servers"], ...project["mcp-servers"] };
+  const servers = { ...user["mcp-servers"], ...Object.fromEntries(Object.entries(project["mcp-servers"] ?? {}).map(([name, entry]) => [name, { ...(entry as ServerEntry), inProject: true as const }])) };
   return { ...user, ...project, ...(hooks ? { hooks } : {}), ...(allow.length > 0 ? { allow } : {}), ...(Object.keys(servers).length > 0 ? { "mcp-servers": servers } : {}) };
 }
 

@@ -22,7 +22,8 @@ const HttpServerSchema = z.object({
 });
 
 export const ServerEntrySchema = z.union([HttpServerSchema, StdioServerSchema]);
-export type ServerEntry = z.infer<typeof ServerEntrySchema>;
+/** `inProject`: a trusted project's server, started in the project; the user's own start in hel's own folder (servers.ts). No file can say it: it is set where the maps are merged. */
+export type ServerEntry = z.infer<typeof ServerEntrySchema> & { inProject?: true };
 export type ServerMap = Record<string, ServerEntry>;
 
 const FileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown(), "mcpServers must map server names to servers") });

@@ -3,12 +3,12 @@
 // reached over streamable HTTP; its tool list, its calls, and whether it is still there. This is the
 // only module that loads the SDK, and it is imported only once a run has a server to start.
 import { createRequire } from "node:module";
-import type { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { commandEnvironment } from "../tools/command/environment.js";
+import { pathOutside } from "../tools/program-place.js";
 import type { ServerEntry } from "./config.js";
 import type { ServerTool } from "./offered.js";
 
@@ -16,8 +16,12 @@ export interface ConnectDeps {
   projectDir: string;
   /** hel's environment: what `${NAME}` in a server's env and headers takes its value from. */
   env: NodeJS.ProcessEnv;
+  /** Where a stdio server starts (servers.ts: the project, or hel's own folder for the user's own servers). */
+  cwd: string;
+  /** Put before a stdio server's command: a PID namespace's. */
+  prefix: readonly string[];
   /** Where a stdio server's stderr goes. */
-  log: Writable | null;
+  log: { write(chunk: Buffer): void } | null;
   /** The server says its tool list changed. */
   onListChanged(): void;
 }
@@ -62,12 +66,15 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
   if (entry.type === "http") {
     await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: expand(entry.headers, deps.env) } }));
   } else {
-    // The API key and every other credential stay out, unless the server's own env names them.
+    // The API key and every other credential stay out, unless the server's own env names them; PATH
+    // keeps no entry a project file could shadow the server's program through.
+    const env = { ...commandEnvironment(deps.env), ...expand(entry.env, deps.env) };
+    const [command, ...args] = [...deps.prefix, entry.command, ...(entry.args ?? [])];
     const transport = new StdioClientTransport({
-      command: entry.command,
-      args: entry.args ?? [],
-      env: { ...commandEnvironment(deps.env), ...expand(entry.env, deps.env) },
-      cwd: deps.projectDir,
+      command: command!,
+      args,
+      env: { ...env, PATH: pathOutside(env.PATH, deps.projectDir) },
+      cwd: deps.cwd,
       stderr: "pipe",
     });
     const log = deps.log;
