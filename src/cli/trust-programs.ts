@@ -27,9 +27,10 @@ export interface Programs {
   paths: string[];
 }
 
+/** A config's hooks and servers (a ConfigFile as trust.ts gives it, or a run's hooks and options.mcpServers): checked entries. */
 export interface ProgramSettings {
   hooks?: HooksConfig | undefined;
-  "mcp-servers"?: ServerMap | undefined;
+  "mcp-servers"?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** A package of more files than this is hashed up to here, and its rest named as cut: a change past the bound goes unseen. */
@@ -69,7 +70,7 @@ export async function readOnlyProgramPaths(projectDir: string, config: ProgramSe
 /** Each hook's and stdio server's words, and whether it runs in the project. */
 function entriesOf(settings: ProgramSettings): { words: string[]; inProject: boolean }[] {
   const hooks = Object.values(settings.hooks ?? {}).flatMap((list) => (list ?? []).map((hook) => ({ words: shellWords(hook.command), inProject: hook.inProject === true })));
-  const servers = Object.values(settings["mcp-servers"] ?? {}).flatMap((s) => (s.type === "http" ? [] : [{ words: [s.command, ...(s.args ?? [])], inProject: s.inProject === true }]));
+  const servers = Object.values((settings["mcp-servers"] ?? {}) as ServerMap).flatMap((s) => (s.type === "http" ? [] : [{ words: [s.command, ...(s.args ?? [])], inProject: s.inProject === true }]));
   return [...hooks, ...servers];
 }
 

@@ -87,7 +87,7 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const settings = asked.map(({ key }) => [key, project[key]] as const);
   // Only what was asked about, as it would run: in the project.
   const runs = mergedConfig({}, Object.fromEntries(asked.filter(({ key }) => key === "hooks" || key === "mcp-servers").map(({ key }) => [key, project[key]])));
-  const programs = (await programFiles(input.projectDir, { hooks: runs.hooks, "mcp-servers": runs["mcp-servers"] as ServerMap | undefined })).files;
+  const programs = (await programFiles(input.projectDir, runs)).files;
   // Settings that run no file of the project hash as they always did: their trust stays.
   const hash = createHash("sha256").update(JSON.stringify(programs.length > 0 ? [settings, programs] : settings)).digest("hex");
   const shownSettings = asked.map(({ key, label, shown: words }) => {

@@ -39,7 +39,7 @@ describe("checkedServers", () => {
     expect(serverSummary(secretive, same)).toBe(
       "gh (npx -y @modelcontextprotocol/server-github, with GITHUB_TOKEN=${GITHUB_TOKEN}), web (https://repo.example/mcp, with the header Authorization: Bearer ${DEEPSEEK_API_KEY})",
     );
-    expect(serverSummary(secretive, (text) => text.slice(0, 4))).toBe("gh (npx , with GITH=${GIT), web (http, with the header Auth: Bear)");
+    expect(serverSummary(secretive, (text) => text.slice(0, 4))).toBe("gh (npx , with GITH=${GI), web (http, with the header Auth: Bear)");
   });
 });
 
