@@ -3,13 +3,15 @@
 // project; neither gets a PATH entry a project file could shadow its program through; a child a server
 // moved out of its group ends with hel; a server's stderr log stays bounded, its tail kept. The built
 // hel, real servers, the simulator.
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest, Message } from "../../src/wire/messages.js";
 import { KEEP_BYTES } from "../../src/mcp/server-log.js";
-import { runHel } from "../helpers/hel.js";
+import { collect, runHel, startHel } from "../helpers/hel.js";
+import { waitFor } from "../helpers/wait.js";
 import { running } from "../helpers/processes.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -86,7 +88,27 @@ it("a child the server moved out of its group with setsid is gone once hel has e
   const run = await runHel({ args: ["-C", project, "--mcp-config", given, "where?"], baseUrl: sim.url });
   expect(run.code).toBe(0);
   expect(toolResults(sim)).toHaveLength(1);
-  expect(running(`sleep ${token}`)).toEqual([]);
+  // The kernel ends the namespace as hel's exit closes it: a moment after, at most.
+  await waitFor(() => running(`sleep ${token}`).length === 0, () => `the setsid child to end: ${running(`sleep ${token}`).join("; ")}`);
+});
+
+it("a server that outlives its stdin, and the child it moved out of its group with setsid, are gone once hel is killed with SIGKILL", async () => {
+  const project = await tempProject();
+  const token = `33.0${Math.floor(Math.random() * 1e6)}`;
+  const ready = join(await tempProject(), "ready");
+  const given = join(await tempProject(), "given.json");
+  // The token in the server's own command line too, to find it.
+  await writeJson(given, { mcpServers: { place: { command: process.execPath, args: [PLACE, token], env: { HEL_TEST_SETSID: token, HEL_TEST_READY: ready, HEL_TEST_STUBBORN: "1" } } } });
+  sim = await startSimulator({ script: [{ tool_calls: [call("mcp__place__hang")] }, { content: "done" }] });
+  const hel = startHel({ args: ["-C", project, "--mcp-config", given, "wait"], baseUrl: sim.url });
+  const ended = collect(hel);
+  await waitFor(() => existsSync(ready), "the server's hanging call");
+  expect(running(`sleep ${token}`)).toHaveLength(1);
+  expect(running(`${PLACE} ${token}`).length).toBeGreaterThan(0);
+  hel.kill("SIGKILL");
+  expect((await ended).signal).toBe("SIGKILL");
+  // The server itself, which outlives its stdin, and its child: gone with hel.
+  await waitFor(() => running(token).length === 0, () => `the server and its setsid child to end: ${running(token).join("; ")}`);
 });
 
 it("a server that writes 50 MB to stderr leaves a log of bounded size that ends with its last line", async () => {
