@@ -59,7 +59,10 @@ export async function programFiles(projectDir: string, settings: ProgramSettings
       await found.file(join(projectDir, ".npmrc"));
     }
   }
-  return { files: [...found.files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), paths: [...found.paths].sort() };
+  // A package's folder stands for the files in it: the sandbox keeps one path read-only, not thousands.
+  const folders = [...found.packages].map((dir) => `${dir}${sep}`);
+  const paths = [...found.paths].filter((path) => !folders.some((folder) => path.startsWith(folder)));
+  return { files: [...found.files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), paths: paths.sort() };
 }
 
 /** For the sandbox: the project-relative paths (files and package folders) of what the config's hooks and MCP servers run, to keep read-only. */
@@ -91,7 +94,8 @@ function packageName(word: string): string | null {
 class Found {
   readonly files = new Map<string, ProgramFile>();
   readonly paths = new Set<string>();
-  private readonly packages = new Set<string>();
+  /** The packages' folders, as shown (project-relative). */
+  readonly packages = new Set<string>();
 
   constructor(private readonly projectDir: string) {}
 
@@ -121,11 +125,16 @@ class Found {
   }
 
   /** Every file of a package's folder, links to files followed, bounded. */
-  async packageDir(dir: string): Promise<void> {
-    if (!isInside(this.projectDir, dir) || this.packages.has(dir)) return;
-    if (!(await lstat(dir).then((s) => s.isDirectory(), () => false))) return;
-    this.packages.add(dir);
-    this.paths.add(this.shown(dir));
+  async packageDir(named: string): Promise<void> {
+    if (!isInside(this.projectDir, named)) return;
+    // pnpm links node_modules/<name> to its store in node_modules/.pnpm/.
+    const dir = await realpath(named).catch(() => null);
+    if (dir === null || !isInside(this.projectDir, dir) || this.packages.has(this.shown(dir))) return;
+    if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) return;
+    for (const path of [this.shown(named), this.shown(dir)]) {
+      this.paths.add(path);
+      this.packages.add(path);
+    }
     let count = 0;
     let bytes = 0;
     const walk = async (folder: string): Promise<boolean> => {

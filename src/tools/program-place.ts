@@ -21,14 +21,19 @@ export function pathOutside(path: string | undefined, projectDir: string): strin
 
 /**
  * hel's empty working folder for the user's own programs (made mode 700 in the state folder); `/` where
- * the state folder is inside the project, which a command could fill.
+ * the state folder is inside the project, which a command could fill, or cannot be made.
  */
 export async function outsideDir(env: NodeJS.ProcessEnv, projectDir: string): Promise<string> {
-  const dir = join(await ensureStateDir(env), "empty");
-  await mkdir(dir, { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
-    if (e.code !== "EEXIST") throw e;
-  });
-  return isInside(projectDir, realOr(dir)) ? "/" : dir;
+  try {
+    const dir = join(await ensureStateDir(env), "empty");
+    await mkdir(dir, { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== "EEXIST") throw e;
+    });
+    return isInside(projectDir, realOr(dir)) ? "/" : dir;
+  } catch {
+    // No state folder can be made (a read-only home): still not the project.
+    return "/";
+  }
 }
 
 function realOr(p: string): string {

@@ -71,7 +71,8 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
   const invocation = parseArgs(["-C", project, "hi"], env, "0");
   if (invocation.kind !== "run") throw new Error("not a run");
   const hooks = { PostToolUse: [{ command: "./scripts/fmt.sh && npx prettier --version" }] };
-  await writeConfig(join(project, ".hel"), { hooks, "mcp-servers": { tool: { command: "node", args: ["tools/server.js"] } } });
+  const servers = { tool: { command: "node", args: ["tools/server.js"] }, gh: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github@1"] } };
+  await writeConfig(join(project, ".hel"), { hooks, "mcp-servers": servers });
   const files: Record<string, string> = {
     "scripts/fmt.sh": "#!/bin/sh\n",
     "tools/server.js": "// server\n",
@@ -80,6 +81,8 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
     "node_modules/prettier/index.cjs": "// library\n",
     "package.json": "{}",
     "other.js": "// not run\n",
+    // As pnpm lays a package out: in its store, linked from node_modules/.
+    "node_modules/.pnpm/gh@1/node_modules/@modelcontextprotocol/server-github/index.js": "// github\n",
   };
   for (const [path, text] of Object.entries(files)) {
     await mkdir(join(project, path, ".."), { recursive: true });
@@ -87,6 +90,8 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
   }
   await mkdir(join(project, "node_modules", ".bin"));
   await symlink("../prettier/bin/prettier.cjs", join(project, "node_modules", ".bin", "prettier"));
+  await mkdir(join(project, "node_modules", "@modelcontextprotocol"));
+  await symlink("../.pnpm/gh@1/node_modules/@modelcontextprotocol/server-github", join(project, "node_modules", "@modelcontextprotocol", "server-github"));
   const questions: string[] = [];
   const warnings: string[] = [];
   const config = (answer: boolean) => trustedConfig({ projectDir: project, flags: invocation.options, env, ask: async (q) => (questions.push(q), answer), warn: (w) => warnings.push(w) });
@@ -94,12 +99,20 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
   expect((await config(true)).hooks).toBeDefined();
   expect(await config(false)).toMatchObject({ hooks: { PostToolUse: [{ inProject: true }] } });
   expect(questions).toHaveLength(1);
-  // What the sandbox keeps read-only: the named files, the .bin entry and its real file, the package's folder.
+  // What the sandbox keeps read-only: the named files, the .bin entry, the folder of the package it leads to.
   const paths = await readOnlyProgramPaths(project, await config(false));
-  expect(paths).toEqual(["node_modules/.bin/prettier", "node_modules/prettier", "node_modules/prettier/bin/prettier.cjs", "node_modules/prettier/index.cjs", "node_modules/prettier/package.json", "package.json", "scripts/fmt.sh", "tools/server.js"]);
+  expect(paths).toEqual([
+    "node_modules/.bin/prettier",
+    "node_modules/.pnpm/gh@1/node_modules/@modelcontextprotocol/server-github",
+    "node_modules/@modelcontextprotocol/server-github",
+    "node_modules/prettier",
+    "package.json",
+    "scripts/fmt.sh",
+    "tools/server.js",
+  ]);
 
   // Each rewrite asks again; the answer no leaves the hooks and servers out, with the usual warning.
-  for (const path of ["scripts/fmt.sh", "tools/server.js", "node_modules/prettier/index.cjs"]) {
+  for (const path of ["scripts/fmt.sh", "tools/server.js", "node_modules/prettier/index.cjs", "node_modules/.pnpm/gh@1/node_modules/@modelcontextprotocol/server-github/index.js"]) {
     await writeFile(join(project, path), "touch pwned\n", { flag: "a" });
     const before = questions.length;
     const declined = await config(false);
