@@ -9,6 +9,14 @@ import { trustedConfig } from "../../src/cli/trust.js";
 import { readOnlyProgramPaths } from "../../src/cli/trust-programs.js";
 import { tempProject } from "../helpers/temp-project.js";
 
+/** What trustedConfig is given for a run of hel in `project`, with the user's config in `home`, answering `answer`. */
+function trustInput(project: string, home: string, answer: (question: string) => boolean, warn: (line: string) => void = () => undefined) {
+  const env = { XDG_CONFIG_HOME: home };
+  const invocation = parseArgs(["-C", project, "hi"], env, "0");
+  if (invocation.kind !== "run") throw new Error("not a run");
+  return { projectDir: project, flags: invocation.options, env, ask: async (q: string) => answer(q), warn };
+}
+
 async function writeConfig(dir: string, config: object): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "config.json"), JSON.stringify(config));
@@ -67,9 +75,6 @@ it("starts a project's servers only once trusted, and asks again when they chang
 it("hashes the files the project's hooks and servers run: a changed script, server file or package asks again; the sandbox gets their paths", async () => {
   const project = await tempProject();
   const home = await tempProject();
-  const env = { XDG_CONFIG_HOME: home };
-  const invocation = parseArgs(["-C", project, "hi"], env, "0");
-  if (invocation.kind !== "run") throw new Error("not a run");
   const hooks = { PostToolUse: [{ command: "./scripts/fmt.sh && npx prettier --version" }] };
   const servers = { tool: { command: "node", args: ["tools/server.js"] }, gh: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github@1"] } };
   await writeConfig(join(project, ".hel"), { hooks, "mcp-servers": servers });
@@ -94,7 +99,7 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
   await symlink("../.pnpm/gh@1/node_modules/@modelcontextprotocol/server-github", join(project, "node_modules", "@modelcontextprotocol", "server-github"));
   const questions: string[] = [];
   const warnings: string[] = [];
-  const config = (answer: boolean) => trustedConfig({ projectDir: project, flags: invocation.options, env, ask: async (q) => (questions.push(q), answer), warn: (w) => warnings.push(w) });
+  const config = (answer: boolean) => trustedConfig(trustInput(project, home, (q) => (questions.push(q), answer), (w) => warnings.push(w)));
 
   expect((await config(true)).hooks).toBeDefined();
   expect(await config(false)).toMatchObject({ hooks: { PostToolUse: [{ inProject: true }] } });
@@ -132,9 +137,6 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
 it("the question names every header and environment value that takes one of the user's variables, and where it goes", async () => {
   const project = await tempProject();
   const home = await tempProject();
-  const env = { XDG_CONFIG_HOME: home };
-  const invocation = parseArgs(["-C", project, "hi"], env, "0");
-  if (invocation.kind !== "run") throw new Error("not a run");
   const long = `https://repo.example/${"x".repeat(300)}`;
   await writeFile(
     join(project, ".mcp.json"),
@@ -147,7 +149,7 @@ it("the question names every header and environment value that takes one of the 
     }),
   );
   const questions: string[] = [];
-  await trustedConfig({ projectDir: project, flags: invocation.options, env, ask: async (q) => (questions.push(q), false), warn: () => undefined });
+  await trustedConfig(trustInput(project, home, (q) => (questions.push(q), false)));
   expect(questions).toHaveLength(1);
   // A long address is cut, alone: what follows it is still shown.
   expect(questions[0]).toContain("docs (https://repo.example/mcp, with the header Authorization: Bearer ${DEEPSEEK_API_KEY})");
