@@ -3,9 +3,9 @@
 // starting folder itself. The search stops below the home folder: a `.hel/` left in the home folder,
 // or a home folder kept in git for its dotfiles, must not make every folder under it one project
 // whose tools can read all of home. Paths are real paths, as the tools' path checks compare them.
-// Nor is the project ever the home folder, `/`, or a folder holding (or inside) the user's hel config:
-// the sandbox may write the whole project, and there it would write the user's config (a hook that runs
-// next time anywhere) or shell start-up files.
+// Nor is the project ever the home folder, `/`, a folder holding the home folder, or one holding (or
+// inside) the user's hel config: the sandbox may write the whole project, and there it would write the
+// user's config (a hook that runs next time anywhere) or shell start-up files.
 import { realpathSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -39,7 +39,11 @@ const exists = (path: string): Promise<boolean> => stat(path).then(() => true, (
 export function refusedRoot(root: string, home: string, configDir: string): string | null {
   home = realOrSelf(home);
   const config = realOrSelf(configDir);
-  const what = root === home ? "your home folder" : dirname(root) === root ? "the root of the file system" : isInside(root, config) || isInside(config, root) ? `where your hel config is (${config})` : null;
+  let what: string | null = null;
+  if (root === home) what = "your home folder";
+  else if (dirname(root) === root) what = "the root of the file system";
+  else if (isInside(root, home)) what = `a folder holding your home folder (${home})`;
+  else if (isInside(root, config) || isInside(config, root)) what = `where your hel config is (${config})`;
   if (what === null) return null;
   return `${root} is ${what}, which hel does not take as a project: its commands may write the whole project — start hel in a project's folder, or name one with -C`;
 }

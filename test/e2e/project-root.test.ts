@@ -101,6 +101,11 @@ describe("never home or /", () => {
     const root = await runHel({ args: ["-C", "/", "hi"], env });
     expect(root.code).toBe(2);
     expect(root.stderr).toMatch(refusal);
+    // A folder holding the home folder holds its shell start-up files, wherever the config is.
+    const above = await runHel({ args: ["-C", join(home, ".."), "hi"], env: { HOME: home, XDG_CONFIG_HOME: join(await tempProject(), "cfg") } });
+    expect(above.code).toBe(2);
+    expect(above.stderr).toMatch(refusal);
+    expect(above.stderr).toContain("a folder holding your home folder");
     // ~/.config holds ~/.config/hel; the config folder itself is no project either.
     await mkdir(join(home, ".config", "hel"), { recursive: true });
     for (const dir of [join(home, ".config"), join(home, ".config", "hel")]) {
