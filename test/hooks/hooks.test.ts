@@ -208,3 +208,18 @@ it("a matcher that is not a regular expression is a config error naming the key"
     /the config file .*config\.json has a bad value for "hooks\.PreToolUse\.0\.matcher": must be a regular expression over tool names \(.*\) — fix it or remove the key/,
   );
 });
+
+it("the README's kind of hook, `npx prettier` from the user's config, runs no prettier the project planted in node_modules/.bin", async () => {
+  const dir = await tempProject();
+  const marker = join(await tempProject(), "marker");
+  await mkdir(join(dir, "node_modules", ".bin"), { recursive: true });
+  await writeFile(join(dir, "node_modules", ".bin", "prettier"), `#!/bin/sh\necho planted >> ${JSON.stringify(marker)}\n`, { mode: 0o755 });
+  const home = await tempProject();
+  await mkdir(join(home, "hel"));
+  await writeFile(join(home, "hel", "config.json"), JSON.stringify({ hooks: { SessionStart: [{ command: "npx prettier --version", timeout_s: 60 }] } }));
+  const s = await sim({ script: [{ content: "done" }] });
+  // Offline, npx cannot fetch prettier either: the hook fails, a warning, and the run goes on.
+  const run = await runInProcess({ args: ["-C", dir, "--effort", "none", "hi"], baseUrl: s.url, env: { XDG_CONFIG_HOME: home, npm_config_offline: "true" } });
+  expect(run.code).toBe(0);
+  await expect(readFile(marker, "utf8")).rejects.toThrow(/ENOENT/);
+});
