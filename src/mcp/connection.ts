@@ -1,7 +1,8 @@
 // One running MCP server, through the official SDK: started over stdio (its command, where and as
 // servers.ts says, with the environment hel gives commands plus its own `env` and a PATH no project file
-// shadows, its stderr into its log) or reached over streamable HTTP; its tool list, its calls, and whether it is still there. This is the
-// only module that loads the SDK, and it is imported only once a run has a server to start.
+// shadows, its stderr into its log) or reached over streamable HTTP; its tool list, its calls, and
+// whether it is still there. This is the only module that loads the SDK, and it is imported only once a
+// run has a server to start.
 import { createRequire } from "node:module";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
