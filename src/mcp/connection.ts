@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { commandEnvironment } from "../tools/command/environment.js";
 import type { ServerEntry } from "./config.js";
+import { BoundedReadBuffer, TOO_LARGE } from "./read-buffer.js";
 import type { ServerTool } from "./offered.js";
 
 export interface ConnectDeps {
@@ -43,6 +44,9 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** The most of one answer of a stdio server that is read (the SDK's own limit). */
+const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
 /** `${NAME}` in a value: hel's environment variable NAME (empty when unset). */
 const expand = (values: Readonly<Record<string, string>> | undefined, env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? "")]));
@@ -70,6 +74,8 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
       cwd: deps.projectDir,
       stderr: "pipe",
     });
+    // The SDK's reader would end the server over one answer past its limit; this one fails that call only.
+    (transport as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = new BoundedReadBuffer(MAX_ANSWER_BYTES);
     const log = deps.log;
     transport.stderr?.on("data", (chunk: Buffer) => log?.write(chunk));
     try {
@@ -113,6 +119,8 @@ export class CallFailed extends Error {
 
 function failureOf(error: unknown, closed: boolean, lastError: string | null): CallFailure {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: "timeout" };
+  // A server's own words would come with the SDK's "MCP error <code>:" prefix; hel's come without.
+  if (error instanceof McpError && typeof error.data === "object" && error.data !== null && TOO_LARGE in error.data) return { kind: "refused", message: error.message.replace(/^MCP error -?\d+: /, "") };
   if (closed || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) return { kind: "closed", why: lastError };
   return { kind: "refused", message: error instanceof Error ? error.message : String(error) };
 }

@@ -1,5 +1,5 @@
 // An MCP server built with the SDK, run over stdio by the MCP tests: tools that fail the ways a real
-// server can (it dies mid-call, never answers, answers 100 MB), one whose answer is long enough to
+// server can (it dies mid-call, never answers, answers 100 MB), one that says its process id, one whose answer is long enough to
 // spill, one that adds a tool (the server then says its list changed), a name DeepSeek refuses, and
 // names that clash with a second copy of this server named "faults__clash".
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -13,6 +13,7 @@ server.registerTool("echo", { description: "Says the text back.", inputSchema: {
 server.registerTool("crash", { description: "Dies while answering." }, async () => process.exit(3));
 server.registerTool("hang", { description: "Never answers." }, () => new Promise(() => {}));
 server.registerTool("huge", { description: "Answers 100 MB." }, async () => text("x".repeat(100 * 1024 * 1024)));
+server.registerTool("pid", { description: "Says its process id." }, async () => text(String(process.pid)));
 server.registerTool("big", { description: "Answers 100 KB of lines." }, async () => text(Array.from({ length: 2000 }, (_, i) => `line ${i} ${"y".repeat(40)}`).join("\n")));
 server.registerTool("picture", { description: "Answers an image and a colour code." }, async () => ({
   content: [{ type: "image", data: Buffer.alloc(3000).toString("base64"), mimeType: "image/png" }, { type: "text", text: "\u001b[31mred\u001b[0m" }],
