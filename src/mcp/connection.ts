@@ -7,6 +7,7 @@ import type { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { commandEnvironment } from "../tools/command/environment.js";
 import type { ServerEntry } from "./config.js";
@@ -17,6 +18,8 @@ export interface ConnectDeps {
   projectDir: string;
   /** hel's environment: what `${NAME}` in a server's env and headers takes its value from. */
   env: NodeJS.ProcessEnv;
+  /** How long the server may take to answer `initialize`. */
+  startLimitMs: number;
   /** Where a stdio server's stderr goes. */
   log: Writable | null;
   /** The server says its tool list changed. */
@@ -64,7 +67,7 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => deps.onListChanged());
   if (entry.type === "http") {
-    await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: expand(entry.headers, deps.env) } }));
+    await started(client, new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: expand(entry.headers, deps.env) } }), deps.startLimitMs);
   } else {
     // The API key and every other credential stay out, unless the server's own env names them.
     const transport = new StdioClientTransport({
@@ -78,12 +81,7 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
     (transport as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = new BoundedReadBuffer(MAX_ANSWER_BYTES);
     const log = deps.log;
     transport.stderr?.on("data", (chunk: Buffer) => log?.write(chunk));
-    try {
-      await client.connect(transport);
-    } catch (error) {
-      await transport.close().catch(() => undefined);
-      throw error;
-    }
+    await started(client, transport, deps.startLimitMs);
   }
   return {
     get closed() {
@@ -109,6 +107,19 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * Connects and says `initialize`; a server that has not answered within `limitMs` (or fails) is given up
+ * and its transport closed — the process ended, the request dropped — so nothing of it keeps hel running.
+ */
+async function started(client: Client, transport: Transport, limitMs: number): Promise<void> {
+  try {
+    await client.connect(transport, { timeout: limitMs });
+  } catch (error) {
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 export class CallFailed extends Error {

@@ -198,6 +198,20 @@ describe("servers that fail", () => {
     expect(echoed).toBe("echo: still here");
   });
 
+  it("a server that never answers initialize is left out with one line, and a one-shot run still exits after its answer", async () => {
+    const project = await tempProject();
+    const given = join(project, "silent.json");
+    await writeJson(given, { mcpServers: { silent: { command: process.execPath, args: [FAULTS, "silent"] } } });
+    sim = await startSimulator({ script: [{ content: "answered" }] });
+    const run = await runHel({ args: ["-C", project, "--mcp-config", given, "go"], baseUrl: sim.url });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("answered\n");
+    expect(run.stderr.split("\n").filter((l) => l.startsWith("hel: "))).toEqual([
+      `hel: left out the MCP server "silent": it did not start within 10 s — see ${join(project, ".hel", "logs", "mcp-silent.log")} for what it said`,
+    ]);
+    expect(names(bodies(sim)[0]!).filter((n) => n.startsWith("mcp__"))).toEqual([]);
+  });
+
   it("a tool list that changes is offered from the next instruction, never inside a turn", async () => {
     const project = await tempProject();
     const given = join(project, "faults.json");

@@ -1,10 +1,16 @@
 // An MCP server built with the SDK, run over stdio by the MCP tests: tools that fail the ways a real
-// server can (it dies mid-call, never answers, answers 100 MB), one that says its process id, one whose answer is long enough to
+// server can (it dies mid-call, never answers, answers 100 MB), one that says its process id, and with `silent` a server that never answers at all, one whose answer is long enough to
 // spill, one that adds a tool (the server then says its list changed), a name DeepSeek refuses, and
 // names that clash with a second copy of this server named "faults__clash".
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
+
+// `silent`: reads what it is sent and never answers, not even `initialize`.
+if (process.argv.includes("silent")) {
+  process.stdin.resume();
+  await new Promise(() => {});
+}
 
 const server = new McpServer({ name: "faults", version: "1.0.0" });
 const text = (t) => ({ content: [{ type: "text", text: t }] });
