@@ -65,6 +65,7 @@ export function mcpServers(map: ServerMap, deps: ServersDeps): McpServers | null
     const connecting = connect(server.entry, {
       projectDir: deps.projectDir,
       env: deps.env,
+      startLimitMs: limit,
       log: server.log,
       onListChanged: () => {
         server.stale = true;
