@@ -15,7 +15,7 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS, type Access } from "../tools/types.js";
-import { configPaths, loadConfigFile, userConfigDir, type ConfigFile } from "./config.js";
+import { configPaths, loadConfigFile, projectBudgets, userConfigDir, type ConfigFile } from "./config.js";
 import { mergeHooks, type HooksConfig } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
 import { programFiles } from "./trust-programs.js";
@@ -73,7 +73,7 @@ const decided = new Map<string, boolean>();
 export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const paths = configPaths(input.projectDir, input.env);
   const user = await loadConfigFile(paths.user);
-  const project = await loadConfigFile(paths.project);
+  const project = projectBudgets(await loadConfigFile(paths.project), user, input.flags, paths.project, input.warn);
   if (user["mcp-servers"]) user["mcp-servers"] = checkedServers(user["mcp-servers"], paths.user, input.warn);
   // The project's servers, from both of its files (its config's win): trusted, or not, together.
   const mcpJson = join(input.projectDir, ".mcp.json");

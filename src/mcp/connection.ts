@@ -7,10 +7,12 @@ import { createRequire } from "node:module";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { commandEnvironment } from "../tools/command/environment.js";
 import { pathOutside } from "../tools/program-place.js";
 import type { ServerEntry } from "./config.js";
+import { BoundedReadBuffer, TOO_LARGE } from "./read-buffer.js";
 import type { ServerTool } from "./offered.js";
 
 export interface ConnectDeps {
@@ -21,6 +23,8 @@ export interface ConnectDeps {
   cwd: string;
   /** Put before a stdio server's command: a PID namespace's. */
   prefix: readonly string[];
+  /** How long the server may take to answer `initialize`. */
+  startLimitMs: number;
   /** Where a stdio server's stderr goes. */
   log: { write(chunk: Buffer): void } | null;
   /** The server says its tool list changed. */
@@ -48,6 +52,9 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** The most of one answer of a stdio server that is read (the SDK's own limit). */
+const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
 /** `${NAME}` in a value: hel's environment variable NAME (empty when unset). */
 const expand = (values: Readonly<Record<string, string>> | undefined, env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? "")]));
@@ -65,7 +72,7 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => deps.onListChanged());
   if (entry.type === "http") {
-    await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: expand(entry.headers, deps.env) } }));
+    await started(client, new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: expand(entry.headers, deps.env) } }), deps.startLimitMs);
   } else {
     // The API key and every other credential stay out, unless the server's own env names them; PATH
     // keeps no entry a project file could shadow the server's program through.
@@ -78,14 +85,11 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
       cwd: deps.cwd,
       stderr: "pipe",
     });
+    // The SDK's reader would end the server over one answer past its limit; this one fails that call only.
+    (transport as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = new BoundedReadBuffer(MAX_ANSWER_BYTES);
     const log = deps.log;
     transport.stderr?.on("data", (chunk: Buffer) => log?.write(chunk));
-    try {
-      await client.connect(transport);
-    } catch (error) {
-      await transport.close().catch(() => undefined);
-      throw error;
-    }
+    await started(client, transport, deps.startLimitMs);
   }
   return {
     get closed() {
@@ -113,6 +117,19 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
   };
 }
 
+/**
+ * Connects and says `initialize`; a server that has not answered within `limitMs` (or fails) is given up
+ * and its transport closed — the process ended, the request dropped — so nothing of it keeps hel running.
+ */
+async function started(client: Client, transport: Transport, limitMs: number): Promise<void> {
+  try {
+    await client.connect(transport, { timeout: limitMs });
+  } catch (error) {
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
+}
+
 export class CallFailed extends Error {
   constructor(readonly failure: CallFailure) {
     super(failure.kind);
@@ -121,6 +138,8 @@ export class CallFailed extends Error {
 
 function failureOf(error: unknown, closed: boolean, lastError: string | null): CallFailure {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: "timeout" };
+  // A server's own words would come with the SDK's "MCP error <code>:" prefix; hel's come without.
+  if (error instanceof McpError && typeof error.data === "object" && error.data !== null && TOO_LARGE in error.data) return { kind: "refused", message: error.message.replace(/^MCP error -?\d+: /, "") };
   if (closed || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) return { kind: "closed", why: lastError };
   return { kind: "refused", message: error instanceof Error ? error.message : String(error) };
 }

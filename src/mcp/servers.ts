@@ -69,6 +69,7 @@ export function mcpServers(map: ServerMap, deps: ServersDeps): McpServers | null
       projectDir: deps.projectDir,
       ...(server.entry.type === "http" ? { cwd: deps.projectDir, prefix: [] } : await stdioPlace(server.entry, deps)),
       env: deps.env,
+      startLimitMs: limit,
       log: server.log,
       onListChanged: () => {
         server.stale = true;
