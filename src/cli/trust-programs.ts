@@ -8,7 +8,8 @@
 // those files load in turn (a script's imports) is not followed. Trust hashes the list (a change asks
 // again, trust.ts) and the sandbox keeps it read-only (readOnlyProgramPaths).
 import { createHash } from "node:crypto";
-import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isInside } from "../tools/paths.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
@@ -35,7 +36,8 @@ export interface ProgramSettings {
 
 /** A package of more files than this is hashed up to here, and its rest named as cut: a change past the bound goes unseen. */
 const MAX_PACKAGE_FILES = 20_000;
-const MAX_PACKAGE_BYTES = 200 * 1024 * 1024;
+/** Of all the files, this many bytes are hashed; a file past it is named with its size only, so a start never reads without end. */
+const MAX_HASHED_BYTES = 256 * 1024 * 1024;
 const PACKAGE_MANAGERS = new Set(["npm", "npx", "yarn", "pnpm"]);
 
 /** What the settings' hooks and servers run inside the project. */
@@ -96,6 +98,7 @@ class Found {
   readonly paths = new Set<string>();
   /** The packages' folders, as shown (project-relative). */
   readonly packages = new Set<string>();
+  private bytesLeft = MAX_HASHED_BYTES;
 
   constructor(private readonly projectDir: string) {}
 
@@ -103,10 +106,13 @@ class Found {
   async file(abs: string): Promise<string | null> {
     if (!isInside(this.projectDir, abs) || abs === this.projectDir) return null;
     const real = await realpath(abs).catch(() => null);
-    if (real === null || !(await stat(real).then((s) => s.isFile(), () => false))) return null;
+    const info = real === null ? null : await stat(real).catch(() => null);
+    if (real === null || !info?.isFile()) return null;
     const path = this.shown(abs);
     if (!this.files.has(path)) {
-      const sha256 = createHash("sha256").update(await readFile(real)).digest("hex");
+      const hashed = info.size <= this.bytesLeft;
+      this.bytesLeft -= hashed ? info.size : 0;
+      const sha256 = hashed ? await sha256Of(real) : `not hashed, ${info.size} bytes`;
       this.files.set(path, { path, real: this.shown(real), sha256 });
       this.paths.add(path);
       if (isInside(this.projectDir, real)) this.paths.add(this.shown(real));
@@ -136,7 +142,6 @@ class Found {
       this.packages.add(path);
     }
     let count = 0;
-    let bytes = 0;
     const walk = async (folder: string): Promise<boolean> => {
       const names = (await readdir(folder).catch(() => [] as string[])).sort();
       for (const name of names) {
@@ -147,7 +152,7 @@ class Found {
           if (!(await walk(abs))) return false;
           continue;
         }
-        if (++count > MAX_PACKAGE_FILES || (bytes += info.size) > MAX_PACKAGE_BYTES) {
+        if (++count > MAX_PACKAGE_FILES) {
           this.files.set(`${this.shown(dir)}${sep}…`, { path: `${this.shown(dir)}${sep}…`, real: "", sha256: "cut" });
           return false;
         }
@@ -161,4 +166,14 @@ class Found {
   private shown(abs: string): string {
     return isInside(this.projectDir, abs) ? relative(this.projectDir, abs) : abs;
   }
+}
+
+function sha256Of(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  return new Promise((done, failed) =>
+    createReadStream(file)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", () => done(hash.digest("hex")))
+      .on("error", failed),
+  );
 }
