@@ -65,7 +65,12 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
     }
     case "rm": {
       const removed = await removeSessions(projectDir, invocation.ids);
-      for (const id of removed) out(`removed session ${id}`);
+      // Their file checkpoints go too: refs, rewind journals, and the objects only they kept.
+      const store = removed.length > 0 ? await (await import("../changes/checkpoints.js")).findCheckpoints(projectDir).catch(() => null) : null;
+      for (const id of removed) {
+        await store?.forget(`${id}/`).catch((error: Error) => process.stderr.write(`hel: could not remove the file checkpoints of session ${id}: ${error.message}\n`));
+        out(`removed session ${id}`);
+      }
       return 0;
     }
   }

@@ -91,8 +91,8 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
     await copyArchives(projectDir, id, forkId, fork);
     // The fork's checkpoints are kept by refs of its own, so pruning the original keeps them.
     if (fork.checkpoints?.length) {
-      const { openCheckpoints } = await import("../changes/checkpoints.js");
-      await (await openCheckpoints(projectDir)).keep(`${forkId}/`, fork.checkpoints.map((c) => c.commit)).catch(() => undefined);
+      const { findCheckpoints } = await import("../changes/checkpoints.js");
+      await (await findCheckpoints(projectDir).catch(() => null))?.keep(`${forkId}/`, fork.checkpoints.map((c) => c.commit)).catch(() => undefined);
     }
     await saveSnapshot(projectDir, fork, { lease, expected: null });
   } finally {
@@ -120,7 +120,9 @@ export async function rewindSession(projectDir: string, id: string, request: Rew
   try {
     const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
     const turns = turnsOf(snapshot);
-    const checkpointing = new Checkpointing({ projectDir, sessionId: () => id, warn, maxBytes: Infinity }, snapshot.checkpoints ?? []);
+    const checkpointing = new Checkpointing({ projectDir, sessionId: () => id, warn, maxBytes: Infinity, secrets: [process.env.DEEPSEEK_API_KEY ?? ""] }, snapshot.checkpoints ?? []);
+    // A rewind of this session that a kill cut short is finished, and its undo listed, before choosing.
+    if (request.files) await checkpointing.recovered();
     const target = request.to === "rewind" ? (checkpointing.entries.findLast((e) => e.kind === "rewind") ?? null) : checkpointBefore(checkpointing.entries, request.to);
     if (request.to === "rewind" && !target) throw new SessionError(`session ${id} has no rewind to undo`, 2);
     const to = request.to === "rewind" ? turns.length + 1 : request.to;

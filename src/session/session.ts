@@ -51,6 +51,8 @@ export interface StartOptions {
   usage(): UsageTotals;
   /** Past this size on disk, the oldest file checkpoints are pruned. */
   checkpointMaxBytes?: number;
+  /** Values no file checkpoint may hold (the API key). */
+  checkpointSecrets?: readonly string[];
 }
 
 export interface ActiveSession {
@@ -204,7 +206,7 @@ class Session implements ActiveSession {
     this.createdAt = stored?.created_at ?? new Date().toISOString();
     this.turns = [...(stored?.turns ?? [])];
     this.checkpointing = new Checkpointing(
-      { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024 },
+      { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024, secrets: options.checkpointSecrets ?? [] },
       stored?.checkpoints ?? [],
     );
     lease?.onLost(() => this.warnLost());

@@ -89,7 +89,7 @@ const TurnSchema = z.object({
 export type Turn = z.infer<typeof TurnSchema>;
 
 /**
- * The project's files recorded in .hel/checkpoints: before the first call of turn `turn` that may
+ * The project's files recorded in hel's checkpoint store: before the first call of turn `turn` that may
  * change files, at the end of such a turn (`end`), or before a rewind (`rewind`, so it can be undone).
  */
 const CheckpointEntrySchema = z.object({

@@ -62,7 +62,7 @@ describe("skills", () => {
 
   it("a later start lists them from its memo byte for byte as a start that read them did, and reads an edited one again", async () => {
     const project = await tempProject();
-    const env = { XDG_CONFIG_HOME: join(project, "no-config"), DEEPSEEK_API_KEY: KEY };
+    const env = { XDG_CONFIG_HOME: join(await tempProject(), "no-config"), DEEPSEEK_API_KEY: KEY };
     for (let i = 0; i < 30; i++) await skill(join(project, ".hel", "skills"), `task-${String(i).padStart(2, "0")}`, `---\nname: task-${String(i).padStart(2, "0")}\ndescription: How to do task ${i}.\n---\n`);
     // A file changed within the last moments is read again by every start (fs/file-memo.ts): these are let settle first.
     await sleep(2100);

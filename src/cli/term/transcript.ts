@@ -250,6 +250,8 @@ export function formatRewind(id: string, to: number | "rewind", report: RewindRe
     if (restored.length === 0 && removed.length === 0) lines.push("  files: none had changed since then");
     if (restored.length > 0) lines.push(`  files put back: ${restored.join(", ")}`);
     if (removed.length > 0) lines.push(`  files removed (made since): ${removed.join(", ")}`);
+    const kept = report.files.filter((f) => f.action === "keep").map((f) => f.path);
+    if (kept.length > 0) lines.push(`  files left as they are (not checkpointed: over 10 MB, or holding the API key): ${kept.join(", ")}`);
     lines.push(`  undo with: hel rewind ${id.slice(0, 8)} --to rewind --files`);
   }
   if (report.fork) lines.push(`  conversation: ${report.turnsKept} turn${report.turnsKept === 1 ? "" : "s"} kept; the whole conversation before the rewind is session ${report.fork} (hel --resume ${report.fork})`);
