@@ -36,15 +36,21 @@ export async function loadPromptHistory(projectDir: string, secrets: readonly st
   const kept = entries.slice(-limit);
   // The file is cut back to the entries in use once it holds twice as many.
   if (entries.length > 2 * limit) await writeFileAtomic(file, Buffer.from(kept.map((e) => JSON.stringify(e) + "\n").join(""))).catch(() => undefined);
+  // One append at a time, in the order the instructions were sent: the first also makes .hel/, which
+  // takes longer than a later append, and an instruction sent meanwhile must not go ahead of it.
+  let appended = Promise.resolve();
   return {
     entries: kept.reverse(),
-    async add(text) {
-      try {
-        await ensureHelDir(projectDir);
-        await appendOwnFile(file, JSON.stringify(redactSecrets(text, secrets)) + "\n", 0o600);
-      } catch {
-        // The history is lost for this instruction; the instruction itself is not.
-      }
+    add(text) {
+      appended = appended.then(async () => {
+        try {
+          await ensureHelDir(projectDir);
+          await appendOwnFile(file, JSON.stringify(redactSecrets(text, secrets)) + "\n", 0o600);
+        } catch {
+          // The history is lost for this instruction; the instruction itself is not.
+        }
+      });
+      return appended;
     },
   };
 }
