@@ -9,8 +9,9 @@ import { sandboxDenial } from "../../../src/tools/command/sandbox-denial.js";
 import type { ApprovalMode } from "../../../src/tools/types.js";
 import { toolProject } from "../../helpers/tools.js";
 
-const NETWORK_HINT = "The sandbox has no network, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether it may run outside the sandbox.";
-const WRITE_HINT = "The sandbox lets a command write only in the project and /tmp, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether it may run outside the sandbox.";
+const NETWORK_HINT = "The sandbox has no network, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it the network (in the sandbox still).";
+const writeHint = (place: string) =>
+  `The sandbox lets a command write only in the project and /tmp, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it writes to ${place} (in the sandbox still).`;
 
 async function runIn(mode: ApprovalMode, command: string) {
   const { ctx } = await toolProject("edit");
@@ -33,12 +34,18 @@ describe("a command the sandbox stopped", () => {
   });
 
   it.each([
-    ["bash", "echo x > /etc/hel-denial"],
-    ["touch", "touch /usr/hel-denial"],
-    ["node", `node -e "require('fs').writeFileSync('/root/hel-denial', '')"`],
-  ])("for want of a write outside the project (%s) may be escalated", async (_, command) => {
+    ["bash", "echo x > /etc/hel-denial", "/etc"],
+    ["mkdir", "mkdir -p /usr/hel-denial/x", "/usr"],
+    ["node", `node -e "require('fs').writeFileSync('/etc/hostname', '')"`, "/etc/hostname"],
+  ])("for want of a write outside the project (%s) may be escalated, for the place named or its nearest folder", async (_, command, place) => {
     const out = await runIn("on-request", command);
-    expect(out.split("\n")[1]).toBe(WRITE_HINT);
+    expect(out.split("\n")[1]).toBe(writeHint(place));
+  });
+
+  it("offers no write to the home folder, a folder holding it or the project, / or the kernel's files", async () => {
+    for (const target of [`${process.env.HOME}/hel-denial`, "/hel-denial", "/proc/hel-denial"]) {
+      expect(await runIn("on-request", `touch ${target}`)).not.toContain("escalate");
+    }
   });
 
   it("says nothing of escalation under --approval never, nor for what stays read-only in the project, nor for other failures", async () => {
@@ -51,10 +58,11 @@ describe("a command the sandbox stopped", () => {
 describe("sandboxDenial", () => {
   it("reads the network only when the sandbox has none, and a permission error only outside the project", () => {
     expect(sandboxDenial("curl: (6) Could not resolve host: x", "/p", "/p", true)).toBeNull();
-    expect(sandboxDenial("getaddrinfo EAI_AGAIN registry.npmjs.org", "/p", "/p", false)).toBe("network");
-    expect(sandboxDenial("cp: cannot create regular file '/opt/x': Permission denied", "/p", "/p", false)).toBe("outside write");
+    expect(sandboxDenial("getaddrinfo EAI_AGAIN registry.npmjs.org", "/p", "/p", false)).toEqual({ network: true, writes: [] });
+    expect(sandboxDenial("cp: cannot create regular file '/opt/x': Permission denied", "/p", "/p", false)).toEqual({ network: false, writes: ["/opt/x"] });
+    expect(sandboxDenial("/bin/bash: line 1: /opt/y: Read-only file system\nsh: 1: cannot create /opt/z: Read-only file system", "/p", "/p", false)).toEqual({ network: false, writes: ["/opt/y", "/opt/z"] });
     expect(sandboxDenial("cp: cannot create regular file \u2018../x\u2019: Read-only file system", "/p", "/p/sub", false)).toBeNull();
-    expect(sandboxDenial("cp: cannot create regular file \u2018../../x\u2019: Read-only file system", "/p", "/p/sub", false)).toBe("outside write");
+    expect(sandboxDenial("cp: cannot create regular file \u2018../../x\u2019: Read-only file system", "/p", "/p/sub", false)).toEqual({ network: false, writes: ["/x"] });
     expect(sandboxDenial("bash: ./run.sh: Permission denied", "/p", "/p", false)).toBeNull();
     expect(sandboxDenial(`touch: cannot touch '${path.join("/p", ".git", "hooks", "x")}': Read-only file system`, "/p", "/p", false)).toBeNull();
   });
