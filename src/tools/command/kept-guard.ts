@@ -27,6 +27,12 @@ function identityOf(p: string): Identity {
   return { kind: "other", id };
 }
 
+/** The same entry: an inode freed by a removal may be given to what is made next, so a link is also its kind and target. */
+function sameIdentity(a: Identity, b: Identity): boolean {
+  if (a.kind === "none" || b.kind === "none") return a.kind === b.kind;
+  return a.kind === b.kind && a.id === b.id && (a.kind !== "link" || a.target === (b as typeof a).target);
+}
+
 /**
  * Takes the state of `places` (paths the command may reach but must not change) and of every nested
  * `.hel` of the project now; the function returned undoes what changed and says so, project-relative.
@@ -37,27 +43,29 @@ export function guardKeptPlaces(projectDir: string, places: readonly string[]): 
   return () => {
     const notes: string[] = [];
     const rel = (p: string) => (path.relative(projectDir, p).startsWith("..") ? p : path.relative(projectDir, p));
-    const remove = (p: string, why: string) => {
-      if (!isRealDir(path.dirname(p))) return void notes.push(`${rel(p)} could not be removed (its folder was replaced): check it`);
+    /** Removes what stands at `p`; false (and said) when it cannot be. */
+    const remove = (p: string): boolean => {
+      if (!isRealDir(path.dirname(p))) {
+        notes.push(`${rel(p)} could not be removed (its folder was replaced): check it`);
+        return false;
+      }
       try {
         rmSync(p, { recursive: true, force: true });
-        notes.push(`${rel(p)} removed: ${why}`);
+        return true;
       } catch (e) {
         notes.push(`${rel(p)} could not be removed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check it`);
+        return false;
       }
     };
     for (const p of nestedHelDirs(projectDir)) {
       const now = identityOf(p);
-      if (now.kind !== "none" && !helIds.has(now.id)) remove(p, "hel's folders are hel's to make");
+      if (now.kind !== "none" && !helIds.has(now.id) && remove(p)) notes.push(`${rel(p)} removed`);
     }
     for (const [p, was] of before) {
       const now = identityOf(p);
-      if (now.kind === "none" || (was.kind !== "none" && was.id === now.id)) continue;
-      remove(p, "it is read-only to commands");
-      if (was.kind === "link" && !notes.at(-1)!.includes("could not")) {
-        symlinkSync(was.target, p);
-        notes.push(`${rel(p)} put back`);
-      }
+      if (now.kind === "none" ? was.kind !== "link" : sameIdentity(was, now) || !remove(p)) continue;
+      if (was.kind === "link") symlinkSync(was.target, p);
+      notes.push(`${rel(p)} ${was.kind === "link" ? "put back" : "removed"}`);
     }
     return notes;
   };

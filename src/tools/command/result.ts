@@ -23,6 +23,8 @@ export interface CommandOutcome {
   sandbox: string | null;
   /** What the command changed in the project's git settings and hooks, and was put back. */
   gitPutBack: readonly string[];
+  /** What the command made or changed of the places kept read-only to it, and was undone (kept-guard.ts). */
+  keptPutBack?: readonly string[];
   /** What it was given beyond the sandbox its access gives, and why, when it was. */
   outside?: (CommandOutside & { grant: SandboxGrant }) | null;
   /** What the sandbox seems to have stopped, when the model may ask for the command to be given it. */
@@ -56,6 +58,7 @@ export function formatCommandResult(outcome: CommandOutcome): string {
   if (outcome.gitPutBack.length > 0) {
     lines.push(`Git settings and hooks are the user's, so what the command changed there was put back: ${outcome.gitPutBack.join("; ")}.`);
   }
+  if ((outcome.keptPutBack ?? []).length > 0) lines.push(`Some places are read-only to commands, so what the command made there was undone: ${outcome.keptPutBack!.join("; ")}.`);
   if (output.bytes === 0) return [...lines, "(no output)"].join("\n");
   if (output.omitted === null) return [...lines, trimFinalNewline(output.head)].join("\n");
 

@@ -128,7 +128,8 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     } catch (e) {
       throw new ToolError(`the command could not be started: ${(e as Error).message}`);
     }
-    const gitPutBack = [...(putBackGit?.() ?? []), ...(putBackKept?.() ?? [])];
+    const gitPutBack = putBackGit?.() ?? [];
+    const keptPutBack = putBackKept?.() ?? [];
     const output = await capture.finish();
     const outside = widened?.outside ?? null;
     ctx.recordDetails?.({ ...commandDetails({ ...run, timeoutS }), ...(outside ? { outside } : {}) });
@@ -142,6 +143,7 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
       timeoutS,
       output,
       gitPutBack,
+      keptPutBack,
       spillPath: output.spillPath === null ? null : projectRelative(ctx, output.spillPath),
       sandbox: access === "full" ? null : sandboxSummary(access, network, grant),
       outside: outside === null ? null : { ...outside, grant: grant! },

@@ -39,6 +39,27 @@ describe("sandboxPolicy", () => {
     ]);
   });
 
+  it("keeps every nested .hel read-only, and the read-only paths it is given over the anchors; what may not be made is kept to be checked after", async () => {
+    const { dir, outside } = await toolProject();
+    await mkdir(path.join(dir, ".git"));
+    await mkdir(path.join(dir, "sub", ".hel"), { recursive: true });
+    await mkdir(path.join(dir, "node_modules", "a", "b", ".hel"), { recursive: true });
+    await writeFile(path.join(dir, "hook.sh"), "");
+    const policy = sandboxPolicy(dir, "edit", { readOnly: [path.join(dir, "hook.sh"), path.join(dir, "gone.sh"), path.join(outside, "elsewhere.sh")], granted: [outside], env: {} });
+    expect(policy.protected).toEqual([
+      { path: path.join(dir, ".hel"), kind: "missing" },
+      { path: path.join(dir, ".git"), kind: "anchor" },
+      { path: path.join(dir, ".git", "hooks"), kind: "missing" },
+      { path: path.join(dir, "sub", ".hel"), kind: "dir" },
+      { path: path.join(dir, "node_modules", "a", "b", ".hel"), kind: "dir" },
+      { path: path.join(dir, "hook.sh"), kind: "file" },
+    ]);
+    expect(policy.kept).toEqual([path.join(dir, "hook.sh"), path.join(dir, "gone.sh"), path.join(outside, "elsewhere.sh")]);
+    expect(policy.granted).toEqual([outside]);
+    // With nothing granted, what lies outside the project is read-only anyway.
+    expect(sandboxPolicy(dir, "edit", { readOnly: [path.join(outside, "elsewhere.sh")], env: {} }).kept).toEqual([]);
+  });
+
   it("gives read-only access nothing writable and no network, --network or not", async () => {
     const { dir } = await toolProject();
     expect(sandboxPolicy(dir, "read-only", { network: true })).toMatchObject({ projectDir: dir, writable: false, network: false, protected: [] });
@@ -120,6 +141,13 @@ describe("bwrapArgs", () => {
       ...NAMESPACES,
       ...["--die-with-parent", "--cap-drop", "ALL", "--chdir", "/p/sub", "--", "/bin/bash", "-c", "make"],
     ]);
+  });
+
+  it("binds what a grant adds after the project and before the protected paths", () => {
+    const args = bwrapArgs({ ...POLICY, granted: ["/var/cache/x"] }, "/p", ["sh"], FEATURES);
+    const at = (...what: string[]) => args.findIndex((_, i) => what.every((w, j) => args[i + j] === w));
+    expect(at("--bind", "/var/cache/x", "/var/cache/x")).toBeGreaterThan(at("--bind", "/p", "/p"));
+    expect(at("--bind", "/var/cache/x", "/var/cache/x")).toBeLessThan(at("--tmpfs", "/p/.hel"));
   });
 
   it("binds a read-only project read-only and keeps the network only when allowed", () => {
