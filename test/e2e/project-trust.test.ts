@@ -93,19 +93,17 @@ describe("a project's own widening settings", () => {
     listener.close();
   });
 
-  it("allow rules and approval are ignored until trusted; a trusted rule runs its command outside the sandbox unasked", async () => {
-    const outside = await tempProject();
-    const marker = join(outside, "allowed");
-    good = await startSimulator({ script: [call(`touch ${marker}`), { content: "done" }, call(`touch ${marker}`), { content: "done" }] });
+  it("allow rules and approval are ignored until trusted; a trusted rule gives its command the network unasked", async () => {
+    const probe = `touch allowed-probe`;
+    good = await startSimulator({ script: [call(probe), { content: "done" }, call(probe), { content: "done" }] });
     const { run } = await clone({ allow: ["touch"], approval: "on-request" });
 
     const untrusted = await run(["hi"]);
     expect(untrusted.stderr).toMatch(/^hel: ignored this project's allow, approval \(.*\)/m);
-    expect(existsSync(marker)).toBe(false);
+    expect(toolResult(good)).not.toContain("given the network");
     const trusted = await run(["--trust", "hi"]);
     expect(trusted.code).toBe(0);
-    expect(existsSync(marker)).toBe(true);
-    expect(toolResult(good).split("\n")[1]).toBe('It ran outside the sandbox: allowed by the rule "touch".');
+    expect(toolResult(good).split("\n")[1]).toBe('It ran in the sandbox, given the network: allowed by the rule "touch".');
   });
 
   it("a planted sub/.hel/config.json is the project of a hel started in sub/, and is not trusted either", async () => {
