@@ -9,11 +9,11 @@ import type { SandboxGrant } from "./command/sandbox-grant.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
-/** --approval: whether the model may ask to run a command outside the sandbox. */
+/** --approval: whether the model may ask for a command to be given what the sandbox denied it. */
 export const APPROVAL_MODES = ["on-request", "never"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
-/** How a command came to run outside the sandbox: allow rules, the user's answer, or an earlier "always". */
+/** How a command came to be given more than the sandbox gives (what it denied, never a run without it): allow rules, the user's answer, or an earlier "always". */
 export type OutsideBy = "rule" | "once" | "always" | "remembered";
 
 /** One conversation's approvals (command/approvals.ts); its children share them. */
@@ -110,7 +110,7 @@ export interface CommandDetails {
   timeoutS: number;
   timedOut: boolean;
   interrupted: boolean;
-  /** Present when it ran outside the sandbox that `access` gives: why. */
+  /** Present when it was given more than the sandbox that `access` gives (still in the sandbox): why. */
   outside?: { by: OutsideBy; rules?: string[]; justification?: string };
 }
 

@@ -161,3 +161,25 @@ it("takes only a key pressed after the question is shown: what was typed ahead w
   const results = sim.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
   expect(results[1]).toMatch(/^\[#\d+\] Error: the user refused to give this command writes to /);
 });
+
+it("in the interactive prompt, keys typed while the model works go on the prompt's line and do not answer the question", async () => {
+  outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
+  const marker = join(outside, "typed-ahead");
+  const command = `until [ -e go ]; do sleep 0.05; done; touch ${marker}`;
+  sim = await startSimulator({ script: [run(command), escalate(command, "needs it"), { content: "finished" }] });
+  const project = await tempProject();
+  const t = inTerminal(["-C", project], sim.url, {}, 160);
+  await t.until((s) => count(s, "› ") >= 1, "the prompt");
+  t.type("do it\r");
+  await t.until((s) => s.includes("until [ -e go ]"), "the command running");
+  t.type("say hi");
+  await writeFile(join(project, "go"), "");
+  await t.until((s) => s.includes(QUESTION), "the question");
+  t.type("n");
+  await t.until((s) => s.includes("finished"), "the answer");
+  expect(t.screen()).toContain(`${QUESTION} › n`);
+  expect(existsSync(marker)).toBe(false);
+  await t.until((s) => s.trimEnd().endsWith("› say hi"), "the typed-ahead text on the prompt's line");
+  t.type("\x15\x04");
+  expect(await t.exited).toBe(0);
+});

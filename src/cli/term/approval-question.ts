@@ -31,7 +31,6 @@ export function approvalQuestion(request: ApprovalRequest, style: Style): { line
 export function askOnRawTerminal(input: NodeJS.ReadStream, output: Pick<Output, "write">, style: Style): AskApproval {
   return (request, signal) => {
     const { lines, keys } = approvalQuestion(request, style);
-    output.write(`${lines.join("\n")}\n${keys}`);
     return new Promise((resolve) => {
       const done = (key: string | null) => {
         input.off("data", typed);
@@ -48,11 +47,13 @@ export function askOnRawTerminal(input: NodeJS.ReadStream, output: Pick<Output, 
         if (key !== undefined) done(key);
       };
       const aborted = () => done(null);
-      if (signal.aborted) return aborted();
-      signal.addEventListener("abort", aborted);
       // Raw mode first: a line half typed ahead is only readable once the terminal stops keeping lines.
+      // What was typed ahead goes before the question shows: any key pressed once it shows answers it.
       input.setRawMode(true);
       takeTypedAhead(input);
+      output.write(`${lines.join("\n")}\n${keys}`);
+      if (signal.aborted) return aborted();
+      signal.addEventListener("abort", aborted);
       input.on("data", typed);
       input.resume();
     });

@@ -200,17 +200,18 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
           resolve(answer);
         };
         const aborted = () => done(null);
-        if (signal.aborted) return done(null);
-        signal.addEventListener("abort", aborted);
-        // Keys typed before the question, not read yet (hel was busy), are typing, not its answer.
+        // Keys typed before the question, not read yet (hel was busy), are typing, not its answer; they
+        // are taken before the question shows, so that any key pressed once it shows answers it.
         const ahead = takeTypedAhead(input);
         if (ahead.length > 0) input.emit("data", ahead);
+        output.write(text);
+        if (signal.aborted) return done(null);
+        signal.addEventListener("abort", aborted);
         keyQuestion = (key, s) => {
           if (key.ctrl && (key.name === "c" || key.name === "d")) return done(null);
           const typed = (s ?? key.name ?? "").toLowerCase();
           if (answers.includes(typed)) done(typed);
         };
-        output.write(text);
       });
     },
     insert,

@@ -48,7 +48,7 @@ export function findSystemProgram(name: string, env: NodeJS.ProcessEnv, projectD
   return real !== null && !isInside(projectDir, real) ? real : null;
 }
 
-function realOrNull(p: string): string | null {
+export function realOrNull(p: string): string | null {
   try {
     return realpathSync(p);
   } catch {

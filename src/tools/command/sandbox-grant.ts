@@ -4,10 +4,10 @@
 // granted: `/`, the home folder or a folder holding it or the project, the kernel's files (/proc, /sys,
 // /dev), a folder or socket hidden from commands or one holding them. Everything else the sandbox keeps
 // (.hel/, git's settings, the user's start-up files, the host's sockets) it keeps under any grant.
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../paths.js";
 import { hostSockets } from "./host-sockets.js";
+import { realOrNull } from "./find-program.js";
 import type { SandboxDenial } from "./sandbox-denial.js";
 
 export interface SandboxGrant {
@@ -54,13 +54,5 @@ function existingPlace(p: string): string | null {
     const real = realOrNull(at);
     if (real !== null) return real;
     if (at === path.dirname(at)) return null;
-  }
-}
-
-function realOrNull(p: string): string | null {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
   }
 }

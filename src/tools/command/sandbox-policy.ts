@@ -16,6 +16,7 @@ import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../paths.js";
 import { hostSockets, type HostSockets } from "./host-sockets.js";
+import { realOrNull } from "./find-program.js";
 import { nestedHelDirs, userStartupFiles } from "./kept-places.js";
 
 export interface ProtectedPath {
@@ -95,14 +96,6 @@ function realParent(p: string): string {
     const real = realOrNull(dir);
     if (real !== null || dir === path.dirname(dir)) return path.join(real ?? dir, ...rest);
     rest.unshift(path.basename(dir));
-  }
-}
-
-function realOrNull(p: string): string | null {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
   }
 }
 
