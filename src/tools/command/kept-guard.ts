@@ -34,12 +34,13 @@ function sameIdentity(a: Identity, b: Identity): boolean {
 }
 
 /**
- * Takes the state of `places` (paths the command may reach but must not change) and of every nested
- * `.hel` of the project now; the function returned undoes what changed and says so, project-relative.
+ * Takes the state of `places` (paths the command may reach but must not change) and of the project's
+ * nested `.hel` folders (`helDirs`, found just before); the function returned undoes what changed and
+ * says so, project-relative.
  */
-export function guardKeptPlaces(projectDir: string, places: readonly string[]): () => string[] {
+export function guardKeptPlaces(projectDir: string, places: readonly string[], helDirs: readonly string[]): () => string[] {
   const before = new Map(places.map((p) => [p, identityOf(p)]));
-  const helIds = new Set(nestedHelDirs(projectDir).map((p) => identityOf(p)).flatMap((i) => (i.kind === "none" ? [] : [i.id])));
+  const helIds = new Set(helDirs.map((p) => identityOf(p)).flatMap((i) => (i.kind === "none" ? [] : [i.id])));
   return () => {
     const notes: string[] = [];
     const rel = (p: string) => (path.relative(projectDir, p).startsWith("..") ? p : path.relative(projectDir, p));

@@ -4,7 +4,8 @@
 // start-up files and git's user config (a write there runs at the user's next login or commit,
 // wherever it is; they matter when the project or a granted folder holds the home directory). The
 // folders are found by a walk of at most MAX_DIRS directories, nearest first, `node_modules` last (a
-// command or a clone controls what is there too, but it is where the walk would spend its count).
+// command or a clone controls what is there too, but it is where the walk would spend its count), and
+// not into git directories, where no hel starts.
 import { readdirSync, type Dirent } from "node:fs";
 import path from "node:path";
 
@@ -22,7 +23,7 @@ export function nestedHelDirs(projectDir: string): string[] {
       const p = path.join(dir, entry.name);
       if (entry.name === ".hel") {
         if (dir !== projectDir && (entry.isDirectory() || entry.isSymbolicLink())) found.push(p);
-      } else if (entry.isDirectory()) (entry.name === "node_modules" ? later : queue).push(p);
+      } else if (entry.isDirectory() && entry.name !== ".git") (entry.name === "node_modules" ? later : queue).push(p);
     }
   }
   return found;

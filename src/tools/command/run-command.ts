@@ -112,7 +112,7 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     launch = { file: file!, args: rest, env: {}, cleanup: async () => undefined };
   } else {
     const policy = sandboxPolicy(ctx.projectDir, access, { network, granted: grant?.writable ?? [], readOnly: ctx.readOnlyPaths ?? [] });
-    if (access === "edit") putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept);
+    if (access === "edit") putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept, policy.nestedHel);
     launch = await sandboxedLaunch(program, policy, cwd, argv);
   }
   const putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;

@@ -36,6 +36,8 @@ export interface SandboxPolicy {
   protected: ProtectedPath[];
   /** Places in the writable ones that must be as they were after the command (kept-guard.ts). */
   kept: string[];
+  /** The `.hel` folders below the project's top when the policy was made (kept-guard.ts checks for new ones). */
+  nestedHel: string[];
   /** The host's Unix sockets and the directories holding them, hidden from the command. */
   sockets: HostSockets;
 }
@@ -52,7 +54,7 @@ export interface PolicyOptions {
 export function sandboxPolicy(projectDir: string, access: "read-only" | "edit", options: PolicyOptions = {}): SandboxPolicy {
   const env = options.env ?? process.env;
   const sockets = hostSockets(projectDir, env);
-  if (access === "read-only") return { projectDir, writable: false, network: false, granted: [], protected: [], kept: [], sockets };
+  if (access === "read-only") return { projectDir, writable: false, network: false, granted: [], protected: [], kept: [], nestedHel: [], sockets };
   const granted = [...(options.granted ?? [])];
   const found: ProtectedPath[] = [];
   const helPath = path.join(projectDir, ".hel");
@@ -77,7 +79,8 @@ export function sandboxPolicy(projectDir: string, access: "read-only" | "edit", 
   // Bound after the anchors: a read-only path inside `.git` must not be made writable again by one.
   const writable = (p: string) => isInside(projectDir, p) || granted.some((g) => isInside(g, p));
   const kept: string[] = [];
-  for (const p of [...nestedHelDirs(projectDir), ...(options.readOnly ?? []), ...userStartupFiles(env)]) {
+  const nestedHel = nestedHelDirs(projectDir);
+  for (const p of [...nestedHel, ...(options.readOnly ?? []), ...userStartupFiles(env)]) {
     if (!path.isAbsolute(p)) continue;
     const place = realParent(p);
     if (!writable(place)) continue;
@@ -86,7 +89,7 @@ export function sandboxPolicy(projectDir: string, access: "read-only" | "edit", 
     const kind = real === null ? null : kindOf(real);
     if (real !== null && writable(real) && (kind === "dir" || kind === "file") && !found.some((f) => f.path === real)) found.push({ path: real, kind });
   }
-  return { projectDir, writable: true, network: options.network ?? false, granted, protected: found, kept, sockets };
+  return { projectDir, writable: true, network: options.network ?? false, granted, protected: found, kept, nestedHel, sockets };
 }
 
 /** `p` with the real path of its nearest existing folder (a command may make the ones missing). */

@@ -110,6 +110,7 @@ const POLICY = {
   network: false,
   granted: [] as string[],
   kept: [] as string[],
+  nestedHel: [] as string[],
   sockets: { dirs: ["/run/user"], files: ["/run/docker.sock"] },
   protected: [
     { path: "/p/.hel", kind: "missing" as const },
