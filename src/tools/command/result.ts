@@ -27,8 +27,8 @@ export interface CommandOutcome {
   keptPutBack?: readonly string[];
   /** What it was given beyond the sandbox its access gives, and why, when it was. */
   outside?: (CommandOutside & { grant: SandboxGrant }) | null;
-  /** What the sandbox seems to have stopped, when the model may ask for the command to be given it. */
-  escalation?: SandboxGrant | null;
+  /** What the sandbox seems to have stopped now, and what an escalation would give (with what it was given), when the model may ask. */
+  escalation?: { denied: SandboxGrant; asked: SandboxGrant } | null;
 }
 
 export function commandDetails(outcome: Pick<CommandOutcome, "ending" | "wallMs" | "timeoutS">): CommandDetails {
@@ -96,9 +96,9 @@ export function outsideReason(outside: CommandOutside): string {
   }
 }
 
-function escalationHint(denied: SandboxGrant): string {
-  const what = denied.writable.length === 0 ? "The sandbox has no network" : "The sandbox lets a command write only in the project and /tmp";
-  return `${what}, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it ${describeGrant(denied)} (in the sandbox still).`;
+function escalationHint({ denied, asked }: { denied: SandboxGrant; asked: SandboxGrant }): string {
+  const what = [...(denied.network ? ["has no network"] : []), ...(denied.writable.length > 0 ? ["lets a command write only in the project and /tmp"] : [])].join(" and ");
+  return `The sandbox ${what}, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it ${describeGrant(asked)} (in the sandbox still).`;
 }
 
 /** How the command ended and how long it took: "exit code 0 · 0.01 s". */

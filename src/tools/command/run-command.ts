@@ -137,7 +137,8 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     // What the sandbox denied this line now is remembered with what it was given, for an escalation.
     const denial = access === "edit" && failed && ctx.approvals ? sandboxDenial(outputText(output), ctx.projectDir, cwd, network) : null;
     const denied = denial === null ? null : grantFor(denial, ctx.projectDir);
-    if (denied !== null) ctx.approvals!.denied(args.command, joinGrants(grant, denied)!);
+    const asked = denied === null ? null : joinGrants(grant, denied);
+    if (asked !== null) ctx.approvals!.denied(args.command, asked);
     return formatCommandResult({
       ...run,
       timeoutS,
@@ -147,7 +148,7 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
       spillPath: output.spillPath === null ? null : projectRelative(ctx, output.spillPath),
       sandbox: access === "full" ? null : sandboxSummary(access, network, grant),
       outside: outside === null ? null : { ...outside, grant: grant! },
-      escalation: ctx.approvals?.mode === "on-request" ? denied : null,
+      escalation: ctx.approvals?.mode === "on-request" && denied !== null ? { denied, asked: asked! } : null,
     });
   } finally {
     await launch.cleanup();
