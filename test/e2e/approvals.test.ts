@@ -140,15 +140,22 @@ it("a one-shot run in a terminal asks when --approval on-request says so, and --
   expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir"]);
 });
 
-it("takes only a key pressed after the question is shown: what was typed ahead while the model worked is no answer", async () => {
+/**
+ * A model whose command waits until the test has typed ahead (the file `go` in the project), is then
+ * stopped by the sandbox, and is escalated; `answer` is the model's last word.
+ */
+async function typedAheadRun(answer: string) {
   outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
   const marker = join(outside, "typed-ahead");
-  // The command waits until the test has typed ahead, then is stopped by the sandbox and escalated.
   const command = `until [ -e go ]; do sleep 0.05; done; touch ${marker}`;
-  sim = await startSimulator({ script: [run(command), escalate(command, "needs it"), { content: "done" }] });
-  const project = await tempProject();
-  const t = inTerminal(["-C", project, "--approval", "on-request", "do it"], sim.url);
-  await t.until((s) => s.includes("until [ -e go ]"), "the command running");
+  sim = await startSimulator({ script: [run(command), escalate(command, "needs it"), { content: answer }] });
+  return { marker, project: await tempProject(), running: (s: string) => s.includes("until [ -e go ]") };
+}
+
+it("takes only a key pressed after the question is shown: what was typed ahead while the model worked is no answer", async () => {
+  const { marker, project, running } = await typedAheadRun("done");
+  const t = inTerminal(["-C", project, "--approval", "on-request", "do it"], sim!.url);
+  await t.until(running, "the command running");
   // "say hi" holds an a, which would answer "always".
   t.type("say hi");
   await t.until((s) => s.includes("say hi"), "the typed-ahead text echoed");
@@ -158,20 +165,16 @@ it("takes only a key pressed after the question is shown: what was typed ahead w
   await t.until((s) => s.includes(`${QUESTION} › n`), "the answer");
   expect(await t.exited).toBe(0);
   expect(existsSync(marker)).toBe(false);
-  const results = sim.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
+  const results = sim!.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
   expect(results[1]).toMatch(/^\[#\d+\] Error: the user refused to give this command writes to /);
 });
 
 it("in the interactive prompt, keys typed while the model works go on the prompt's line and do not answer the question", async () => {
-  outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
-  const marker = join(outside, "typed-ahead");
-  const command = `until [ -e go ]; do sleep 0.05; done; touch ${marker}`;
-  sim = await startSimulator({ script: [run(command), escalate(command, "needs it"), { content: "finished" }] });
-  const project = await tempProject();
-  const t = inTerminal(["-C", project], sim.url, {}, 160);
+  const { marker, project, running } = await typedAheadRun("finished");
+  const t = inTerminal(["-C", project], sim!.url, {}, 160);
   await t.until((s) => count(s, "› ") >= 1, "the prompt");
   t.type("do it\r");
-  await t.until((s) => s.includes("until [ -e go ]"), "the command running");
+  await t.until(running, "the command running");
   t.type("say hi");
   await writeFile(join(project, "go"), "");
   await t.until((s) => s.includes(QUESTION), "the question");
