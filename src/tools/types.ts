@@ -5,7 +5,6 @@ import type { z } from "zod";
 import type { CursorStore } from "./cursors.js";
 import type { FileEdit } from "../changes/file-edit.js";
 import type { EditLog } from "./edit-log.js";
-import type { SandboxGrant } from "./command/sandbox-grant.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
@@ -15,6 +14,13 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** How a command came to be given more than the sandbox gives (what it denied, never a run without it): allow rules, the user's answer, or an earlier "always". */
 export type OutsideBy = "rule" | "once" | "always" | "remembered";
+
+/** What an allow rule or an approved escalation gives a command beyond the sandbox (command/sandbox-grant.ts), in the sandbox still. */
+export interface SandboxGrant {
+  network: boolean;
+  /** Real paths outside the project it may write. */
+  writable: string[];
+}
 
 /** One conversation's approvals (command/approvals.ts); its children share them. */
 export interface CommandApprovals {

@@ -2,7 +2,7 @@
 // (escalation: the network, writes to named places outside the project; never a run without the
 // sandbox), and the one function each front end implements to ask it: the terminal with one key, an ACP client
 // through session/request_permission. Nothing else decides; a front end that cannot ask answers "no".
-import type { SandboxGrant } from "./sandbox-grant.js";
+import type { SandboxGrant } from "../types.js";
 
 export interface ApprovalRequest {
   /** The command line as the model gave it. */

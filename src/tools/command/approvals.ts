@@ -3,10 +3,10 @@
 // escalation to grant), the grants the user answered "always" for (kept in this process, for this
 // session), and the front end's question, asked one at a time. Each decision is told to the caller,
 // which records it with the command's result; nothing here runs a command.
-import type { ApprovalMode, CommandApprovals } from "../types.js";
+import type { ApprovalMode, CommandApprovals, SandboxGrant } from "../types.js";
 import type { AskApproval } from "./approval.js";
 import { allowMatch } from "./allow-rules.js";
-import { joinGrants, type SandboxGrant } from "./sandbox-grant.js";
+import { joinGrants } from "./sandbox-grant.js";
 
 export function createApprovals(options: { mode: ApprovalMode; allow: readonly string[]; ask: AskApproval | null }): CommandApprovals {
   const always = new Map<string, SandboxGrant>();

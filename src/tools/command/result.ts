@@ -4,10 +4,10 @@
 // (of lines alike, the first few and a count of the rest).
 import { count, formatSize, groupDigits } from "../../format.js";
 import { readOnCall } from "../spill.js";
-import type { CommandDetails } from "../types.js";
+import type { CommandDetails, SandboxGrant } from "../types.js";
 import type { CapturedOutput } from "./output.js";
 import type { Ending } from "./run-process.js";
-import { describeGrant, type SandboxGrant } from "./sandbox-grant.js";
+import { describeGrant } from "./sandbox-grant.js";
 
 /** Why a command was given more than the sandbox its access gives. */
 export type CommandOutside = NonNullable<CommandDetails["outside"]>;

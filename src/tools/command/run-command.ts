@@ -25,12 +25,12 @@ import { sandboxDenial } from "./sandbox-denial.js";
 import { pidNamespacePrefix } from "./pid-namespace.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
-import { describeGrant, grantFor, joinGrants, NETWORK_GRANT, type SandboxGrant } from "./sandbox-grant.js";
+import { describeGrant, grantFor, joinGrants, NETWORK_GRANT } from "./sandbox-grant.js";
 import { sandboxPolicy } from "./sandbox-policy.js";
 import { shellArgv } from "./shell-line.js";
 import { projectRelative, resolveToolPath } from "../paths.js";
 import { newSpillFile } from "../spill.js";
-import { ToolError, type Tool, type ToolContext } from "../types.js";
+import { ToolError, type SandboxGrant, type Tool, type ToolContext } from "../types.js";
 
 const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 600;

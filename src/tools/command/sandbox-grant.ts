@@ -8,13 +8,9 @@ import path from "node:path";
 import { isInside } from "../paths.js";
 import { hostSockets } from "./host-sockets.js";
 import { realOrNull } from "./find-program.js";
+import type { SandboxGrant } from "../types.js";
 import type { SandboxDenial } from "./sandbox-denial.js";
 
-export interface SandboxGrant {
-  network: boolean;
-  /** Real paths outside the project. */
-  writable: string[];
-}
 
 export const NETWORK_GRANT: SandboxGrant = Object.freeze({ network: true, writable: [] }) as SandboxGrant;
 
