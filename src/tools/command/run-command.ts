@@ -136,7 +136,7 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     const failed = run.ending.kind === "exit" && run.ending.code !== 0;
     // What the sandbox denied this line now is remembered with what it was given, for an escalation.
     const denial = access === "edit" && failed && ctx.approvals ? sandboxDenial(outputText(output), ctx.projectDir, cwd, network) : null;
-    const denied = denial === null ? null : grantFor(denial, ctx.projectDir);
+    const denied = denial === null ? null : grantFor(denial, ctx.projectDir, ctx.readOnlyPaths ?? []);
     const asked = denied === null ? null : joinGrants(grant, denied);
     if (asked !== null) ctx.approvals!.denied(args.command, asked);
     return formatCommandResult({

@@ -2,24 +2,28 @@
 // run without the sandbox. The network, and folders or files outside the project to write: for each
 // path a refused write named, the path itself when it exists, else its nearest existing folder. Never
 // granted: `/`, the home folder or a folder holding it or the project, the kernel's files (/proc, /sys,
-// /dev), a folder or socket hidden from commands or one holding them. Everything else the sandbox keeps
+// /dev), a folder or socket hidden from commands or one holding them, anything inside a place kept
+// read-only (the user's config folder, start-up files, the files trusted programs run: a grant that
+// holds one of those keeps it read-only, sandbox-policy.ts). Everything else the sandbox keeps
 // (.hel/, git's settings, the user's start-up files, the host's sockets) it keeps under any grant.
 import path from "node:path";
 import { isInside } from "../paths.js";
 import { hostSockets } from "./host-sockets.js";
 import { realOrNull } from "./find-program.js";
+import { userStartupFiles } from "./kept-places.js";
 import type { SandboxGrant } from "../types.js";
 import type { SandboxDenial } from "./sandbox-denial.js";
 
 
 export const NETWORK_GRANT: SandboxGrant = Object.freeze({ network: true, writable: [] }) as SandboxGrant;
 
-/** What may be granted for `denial`; null when nothing of it may. */
-export function grantFor(denial: SandboxDenial, projectDir: string, env: NodeJS.ProcessEnv = process.env): SandboxGrant | null {
+/** What may be granted for `denial`; null when nothing of it may. `readOnly`: the places kept read-only besides the start-up files. */
+export function grantFor(denial: SandboxDenial, projectDir: string, readOnly: readonly string[], env: NodeJS.ProcessEnv = process.env): SandboxGrant | null {
+  const kept = [...readOnly, ...userStartupFiles(env)].map((p) => realOrNull(p) ?? path.resolve(p));
   const writable: string[] = [];
   for (const named of denial.writes) {
     const place = existingPlace(named);
-    if (place !== null && grantable(place, projectDir, env) && !writable.includes(place)) writable.push(place);
+    if (place !== null && grantable(place, projectDir, env) && !kept.some((k) => isInside(k, place)) && !writable.includes(place)) writable.push(place);
   }
   return denial.network || writable.length > 0 ? { network: denial.network, writable } : null;
 }

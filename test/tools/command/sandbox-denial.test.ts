@@ -1,8 +1,9 @@
 // A failed sandboxed command whose output says the sandbox stopped it (no network, a write outside the
 // project) tells the model it may ask to escalate, under --approval on-request only. Real commands in
 // the real sandbox: curl, git, node and python as they fail without a network, and writes outside.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { createApprovals } from "../../../src/tools/command/approvals.js";
 import { escalatingRunCommandTool, runCommandTool } from "../../../src/tools/command/run-command.js";
 import { sandboxDenial } from "../../../src/tools/command/sandbox-denial.js";
@@ -52,6 +53,18 @@ describe("a command the sandbox stopped", () => {
     expect(await runIn("never", "curl -sS https://example.com")).not.toContain("escalate");
     expect(await runIn("on-request", "mkdir -p .hel && touch .hel/x")).not.toContain("escalate");
     expect(await runIn("on-request", "ls /nonexistent-dir")).not.toContain("escalate");
+  });
+
+  it("offers no write inside a place kept read-only: the user's config folder outside the project", async () => {
+    const { ctx } = await toolProject("edit");
+    const config = await mkdtemp("/var/tmp/hel-config-");
+    onTestFinished(() => rm(config, { recursive: true, force: true }));
+    await writeFile(path.join(config, "config.json"), "{}");
+    ctx.approvals = createApprovals({ mode: "on-request", allow: [], ask: null });
+    const write = `echo x > ${path.join(config, "config.json")}`;
+    expect(await escalatingRunCommandTool.run({ command: write }, ctx)).toContain("escalate: true");
+    ctx.readOnlyPaths = [config];
+    expect(await escalatingRunCommandTool.run({ command: write }, { ...ctx, approvals: createApprovals({ mode: "on-request", allow: [], ask: null }) })).not.toContain("escalate");
   });
 });
 
