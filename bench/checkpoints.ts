@@ -55,7 +55,8 @@ export async function measureCheckpoints(options: { files: number; rounds: numbe
       git("write-tree");
     };
     const gitFirstMs = await time(gitAdd);
-    const store = await openCheckpoints(project);
+    // The store goes to a state folder of the bench's own, deleted with the rest.
+    const store = await openCheckpoints(project, { env: { ...process.env, XDG_STATE_HOME: join(root, "state") } });
     const firstMs = await time(() => store.record("bench/", "first"));
     const nextMs: number[] = [];
     const gitNextMs: number[] = [];

@@ -4,10 +4,11 @@ import { doorViolations, importCycles, importGraph, layerViolations, readSources
 
 // src/ from the bottom up. The files at the top of src/ (zod.ts, errors.ts, clock.ts) are beneath
 // everything; bin/ is the launcher, which no module imports.
-// changes/ is what a session changed in the project (baselines, diffs), read by tools, reviews and views.
+// changes/ is what a session changed in the project (baselines, diffs), read by tools, reviews and views;
+// its checkpoints write through fs/ (beneath the project, hel's state folder).
 // hooks/ runs the user's programs as commands run, for the agents that call them at fixed points;
 // mcp/ makes the MCP servers' tools, on tools/ and beneath the agent that offers them.
-const LAYERS = [["."], ["wire", "fs", "changes"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record"], ["cli"], ["bin"]];
+const LAYERS = [["."], ["wire", "fs"], ["changes"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record"], ["cli"], ["bin"]];
 // Inside a room, the same rule between its folders; "." is the room's own files. In agent/ these are
 // the vocabulary every part speaks (events, usage, meter, stamps, requests, the archived span).
 const ROOMS: Record<string, string[][]> = {

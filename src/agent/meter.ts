@@ -2,7 +2,7 @@
 // the next request can be told without a tokenizer — measured for the part already sent, estimated for
 // the messages added since. Saved with the session; compaction decisions will read it.
 import { z } from "../zod.js";
-import type { Message } from "../wire/messages.js";
+import type { Message, ToolDefinition } from "../wire/messages.js";
 import { messageJson } from "../wire/serialize.js";
 
 export const MeterSchema = z.object({
@@ -27,6 +27,14 @@ export function estimateInputTokens(meter: Meter | null, messages: readonly Mess
   let tokens = meter ? meter.input_tokens : 0;
   for (let i = from; i < messages.length; i++) tokens += estimateTokens(messageJson(messages[i]!));
   return tokens;
+}
+
+/**
+ * Input tokens a whole request would carry, for --max-cost: without a meter (an agent's first request,
+ * hel's own in-band ones) its tool list is estimated too, which a measured request already counts.
+ */
+export function estimateRequestTokens(meter: Meter | null, messages: readonly Message[], tools: readonly ToolDefinition[]): number {
+  return estimateInputTokens(meter, messages) + (meter || tools.length === 0 ? 0 : estimateTokens(JSON.stringify(tools)));
 }
 
 /**

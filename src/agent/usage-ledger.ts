@@ -1,10 +1,14 @@
 // The one place usage is totalled. It reads the event stream, and every reader that reports usage (the
 // terminal, `--json`, `--record`, the snapshot, subagent transcripts) asks it instead of summing on its
 // own. Each answered request is priced once, as its response arrives, for the model its request named.
+// It also keeps what --max-cost holds for requests in flight (spend-limit.ts says how much): a hold is
+// put down before an agent sends and dropped when that agent's response event (answer or failure)
+// arrives, in the same step that adds the answer's cost, so the spend plus the holds never dips while
+// a request is out. An agent has one request out at a time, so a hold is kept per agent.
 import { requestCost, type PriceTable } from "../model/prices.js";
 import type { Usage } from "../wire/messages.js";
 import type { DelegateMode } from "./events.js";
-import type { AgentEvent, ChildKind } from "./events.js";
+import type { AgentEvent, AgentRef, ChildKind } from "./events.js";
 import { addUsage, emptyTotals, sumTotals, type Spend } from "./usage.js";
 
 export interface Pricing {
@@ -38,6 +42,10 @@ export interface UsageLedger {
   instruction(): UsageReport;
   /** Everything this process has sent. */
   run(): UsageReport;
+  /** Holds `usd` for the request `agent` is about to send, until its response event. */
+  hold(agent: AgentRef, usd: number): void;
+  /** US dollars held for requests sent and not yet answered. */
+  held(): number;
 }
 
 /**
@@ -93,7 +101,8 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
   const run = new Scope();
   /** The model each agent's latest request named, by agent and delegation. */
   const models = new Map<string, string>();
-  const keyOf = (event: AgentEvent) => `${event.agent}:${event.delegation ?? 0}`;
+  const keyOf = (ref: AgentRef) => `${ref.agent}:${ref.delegation ?? 0}`;
+  const holds = new Map<string, number>();
 
   return {
     observe(event) {
@@ -115,6 +124,7 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
           }
           break;
         case "response": {
+          holds.delete(keyOf(event));
           if (!event.usage) break;
           const model = models.get(keyOf(event));
           const cost = model === undefined ? null : requestCost(event.usage, model, pricing.now(), pricing.table);
@@ -132,5 +142,7 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
     },
     instruction: () => instruction.report(),
     run: () => run.report(),
+    hold: (agent, usd) => void holds.set(keyOf(agent), usd),
+    held: () => [...holds.values()].reduce((sum, usd) => sum + usd, 0),
   };
 }

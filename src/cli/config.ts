@@ -1,6 +1,7 @@
 // Settings that stick: the user's config file ($XDG_CONFIG_HOME/hel/config.json, else
 // ~/.config/hel/config.json) and the project's (.hel/config.json). Their keys are the long flag names;
-// a flag (or HEL_MODEL / HEL_BASE_URL) wins over the project's file, which wins over the user's. A
+// a flag (or HEL_MODEL / HEL_BASE_URL) wins over the project's file, which wins over the user's — but a
+// project may only lower a budget or step limit (BUDGETS), never raise the user's (projectBudgets). A
 // file that is not a JSON object of known keys with valid values is a usage error naming the file and
 // the key (a hook's field by its path). What a resumed session keeps of its own settings is decided here too (requestConfigFor).
 import { homedir } from "node:os";
@@ -92,6 +93,31 @@ function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_value") return `must be one of ${issue.values.map(String).join(", ")}`;
   if (issue.code === "invalid_type" && (issue.expected === "string" || issue.expected === "boolean")) return `must be a ${issue.expected}`;
   return issue.message;
+}
+
+/**
+ * Budgets and step limits: a project's file may lower them, never raise what the user would run with.
+ * The user's value is their config's, else the default; no --max-cost is no limit, so any is lower.
+ */
+const BUDGETS = ["max-cost", "child-max-steps", "child-max-tokens", "checkpoint-max-mb"] as const satisfies readonly SettingKey[];
+
+/**
+ * The project's file without the budgets that would raise the user's (one warning line names them).
+ * A flag wins over the project anyway, so a budget a flag gave is left to applyConfig.
+ */
+export function projectBudgets(project: ConfigFile, user: ConfigFile, flags: RunOptions, projectFile: string, warn: (line: string) => void): ConfigFile {
+  const raised = BUDGETS.filter((key) => {
+    const value = project[key];
+    if (value === undefined || flags.setBy[key] !== undefined) return false;
+    const theirs = user[key] ?? (flags[SETTING_OPTIONS[key]] as number | null);
+    return theirs !== null && value > theirs;
+  });
+  if (raised.length === 0) return project;
+  const kept = { ...project };
+  for (const key of raised) delete kept[key];
+  const yours = raised.map((key) => `${key} ${user[key] ?? flags[SETTING_OPTIONS[key]]}`).join(", ");
+  warn(`ignored this project's ${raised.map((key) => `${key} ${project[key]}`).join(", ")} (${projectFile}): a project may lower a budget or step limit, not raise yours (${yours}) — set it in your own config or pass the flag`);
+  return kept;
 }
 
 /** The options with each setting that no flag (or environment variable) gave taken from the config. */

@@ -14,7 +14,7 @@ import { createEventBus } from "../agent/event-bus.js";
 import type { AgentEvent, ExitReason } from "../agent/events.js";
 import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
-import { spendRefusal } from "../agent/spend-limit.js";
+import { spendAnswer, type SpendLimit } from "../agent/spend-limit.js";
 import { requestCost } from "../model/prices.js";
 import { emptyTotals, totalsOf } from "../agent/usage.js";
 import { openHooks } from "../hooks/hooks.js";
@@ -114,11 +114,13 @@ export async function openConversation(project: Project, settings: ConversationS
       projectDir: dir,
       resume: settings.resume,
       continueLatest: options.continue,
+      adopt: options.trust,
       systemPrompt: project.systemPrompt,
       requestConfig: requestConfigFor(options),
       warn,
       usage: () => ledger.run().total,
       checkpointMaxBytes: options.checkpointMaxMb * 1024 * 1024,
+      checkpointSecrets: [apiKey],
     });
     const active = session;
     // Files changed after the last saved turn (a kill before its save, or edits by hand): named here,
@@ -188,13 +190,16 @@ export async function openConversation(project: Project, settings: ConversationS
     const before = active.storedUsage;
     const spentBefore =
       requestCost({ ...before, total_tokens: before.prompt_tokens + before.completion_tokens }, active.request.model, new Date(), prices) ?? 0;
-    // Asked by every agent's loop before each request: children spend the same session's money.
-    const spendLimit =
+    // Asked by every agent's loop before each request: children spend the same session's money, and
+    // what one holds for its request in flight is not there for its siblings'.
+    const spendLimit: SpendLimit | undefined =
       maxCost === null
         ? undefined
-        : (promptTokens: number, model: string) => {
+        : ({ agent, ...ask }) => {
             const now = ledger.run().total.cost_usd;
-            return spendRefusal({ spent: now === null ? null : now + spentBefore, promptTokens, model, maxCost, table: prices, at: new Date() });
+            const answer = spendAnswer({ ...ask, spent: now === null ? null : now + spentBefore, held: ledger.held(), maxCost, table: prices, at: new Date() });
+            if ("hold" in answer) ledger.hold(agent, answer.hold);
+            return answer;
           };
     const hooks = project.hooks
       ? openHooks({

@@ -3,9 +3,14 @@
 // starting folder itself. The search stops below the home folder: a `.hel/` left in the home folder,
 // or a home folder kept in git for its dotfiles, must not make every folder under it one project
 // whose tools can read all of home. Paths are real paths, as the tools' path checks compare them.
+// Nor is the project ever the home folder, `/`, a folder holding the home folder, or one holding (or
+// inside) the user's hel config: the sandbox may write the whole project, and there it would write the
+// user's config (a hook that runs next time anywhere) or shell start-up files.
+import { realpathSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { isInside } from "../tools/paths.js";
 
 export interface ProjectLocation {
   /** The project's root, a real path: tools' paths and `.hel/` are relative to it. */
@@ -29,3 +34,29 @@ export async function findProjectRoot(start: string, home: string = homedir()): 
 
 const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
 const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+
+/** Why `root` (a real path) may not be a project, or null when it may: one line naming -C. `configDir`: the user's hel config folder. */
+export function refusedRoot(root: string, home: string, configDir: string): string | null {
+  home = realOrSelf(home);
+  const config = realOrSelf(configDir);
+  let what: string | null = null;
+  if (root === home) what = "your home folder";
+  else if (dirname(root) === root) what = "the root of the file system";
+  else if (isInside(root, home)) what = `a folder holding your home folder (${home})`;
+  else if (isInside(root, config) || isInside(config, root)) what = `where your hel config is (${config})`;
+  if (what === null) return null;
+  return `${root} is ${what}, which hel does not take as a project: its commands may write the whole project — start hel in a project's folder, or name one with -C`;
+}
+
+/** The real path of `path`, or of its nearest existing folder with the rest joined on. */
+function realOrSelf(path: string): string {
+  const rest: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    try {
+      return join(realpathSync(dir), ...rest);
+    } catch {
+      if (dirname(dir) === dir) return resolve(path);
+      rest.unshift(dir.slice(dirname(dir).length).replace(/^\//, ""));
+    }
+  }
+}

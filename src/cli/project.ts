@@ -6,6 +6,7 @@
 // first request follows at once, a connection to the API (model/early-connection.ts), opened as
 // soon as the settings say where it goes, so that its handshakes overlap the reading.
 import { realpath, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { redactSecrets } from "../redact.js";
@@ -19,7 +20,7 @@ import { readGivenServers } from "../mcp/config.js";
 import { trustedConfig } from "./trust.js";
 import type { RunOptions } from "./options.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
-import { findProjectRoot } from "./project-root.js";
+import { findProjectRoot, refusedRoot } from "./project-root.js";
 import { loadNamedAgents } from "./named-agents.js";
 import type { NamedAgent } from "../agent/children/named-agent.js";
 import type { Output } from "./term/output.js";
@@ -60,6 +61,8 @@ export interface Project {
 /** `connectEarly`: the first request follows the opening at once (an instruction given, stdin's lines), so the API's connection is opened during it. */
 export async function openProject(flags: RunOptions, apiKey: string, io: Io, connectEarly = false): Promise<Project> {
   const { root: dir, here } = await findProjectRoot(await realStartDir(flags.cwd));
+  const refused = refusedRoot(dir, io.env.HOME || homedir(), userConfigDir(io.env));
+  if (refused) throw new HelError(refused, 2);
   const secrets = [apiKey, ...credentialValues(io.env)];
   const warn = (line: string) => io.stderr.write(`hel: ${errorText(redactSecrets(line, secrets))}\n`);
   // The project's own settings that widen what hel does are taken only once the user trusts it (trust.ts).

@@ -1,12 +1,16 @@
-// `hel sessions ls | show | rm`: read and delete this project's saved sessions.
-import { readdir, readFile, realpath } from "node:fs/promises";
+// `hel sessions ls | show | rm`: read and delete this project's saved sessions. `show` shows a session
+// hel did not write here too (read-only, saying so), and reads nothing through a link.
+import { createHash } from "node:crypto";
+import { readdir, realpath } from "node:fs/promises";
 import { HelError } from "../errors.js";
 import { join } from "node:path";
 import { ChildTranscriptSchema, type ChildTranscript } from "../agent/children/child-transcript.js";
 import { sessionPaths } from "../session/paths.js";
 import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
 import { forkSession, rewindSession } from "../session/fork.js";
-import { loadSnapshot } from "../session/snapshot-file.js";
+import { loadSnapshotFile } from "../session/snapshot-file.js";
+import { ownDir } from "../fs/own-dir.js";
+import { readRegularFile } from "../fs/regular-file.js";
 import { styleFor, terminalSafe } from "./term/style.js";
 import { editsOf, formatChildTranscript, formatDelegations, formatRewind, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
@@ -36,12 +40,17 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
     }
     case "show": {
       const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
-      const saved = await loadSnapshot(projectDir, id);
+      const { snapshot: saved, signed } = await loadSnapshotFile(projectDir, id, { unsigned: true });
+      if (!signed) process.stderr.write(`hel: session ${id} was not written by hel here (cloned, copied from elsewhere, or saved by an older hel): shown as it is, not as hel's own — \`hel --resume ${id} --trust\` adopts it\n`);
       const savedChildren = await loadChildren(projectDir, id);
+      // A transcript is hel's own when the signed snapshot holds its hash.
+      const vouched = new Map(signed ? (saved.child_transcripts ?? []).map((c) => [c.number, c.sha256]) : []);
+      const strangers = savedChildren.filter((c) => vouched.get(c.transcript.number) !== c.sha256).map((c) => c.transcript.number);
+      if (signed && strangers.length > 0) process.stderr.write(`hel: the subagent transcript${strangers.length === 1 ? "" : "s"} ${strangers.join(", ")} of session ${id} ${strangers.length === 1 ? "was" : "were"} not written by hel here: shown as ${strangers.length === 1 ? "it is" : "they are"}, not as hel's own\n`);
       if (invocation.json) {
-        out(JSON.stringify({ ...saved, child_transcripts: savedChildren }));
+        out(JSON.stringify({ ...saved, written_by_hel: signed, child_transcripts: savedChildren.map((c) => ({ ...c.transcript, written_by_hel: vouched.get(c.transcript.number) === c.sha256 })) }));
       } else {
-        const [snapshot, children] = [shown(saved), shown(savedChildren)];
+        const [snapshot, children] = [shown(saved), shown(savedChildren.map((c) => c.transcript))];
         const style = styleFor(process.stdout, process.env);
         const childViews = children.map((child) => formatChildTranscript(child, editsOf(snapshot.edits, child.number), style));
         out([formatTranscript(snapshot, style), formatDelegations(children), ...childViews].filter((b) => b !== "").join("\n\n"));
@@ -56,7 +65,12 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
     }
     case "rm": {
       const removed = await removeSessions(projectDir, invocation.ids);
-      for (const id of removed) out(`removed session ${id}`);
+      // Their file checkpoints go too: refs, rewind journals, and the objects only they kept.
+      const store = removed.length > 0 ? await (await import("../changes/checkpoints.js")).findCheckpoints(projectDir).catch(() => null) : null;
+      for (const id of removed) {
+        await store?.forget(`${id}/`).catch((error: Error) => process.stderr.write(`hel: could not remove the file checkpoints of session ${id}: ${error.message}\n`));
+        out(`removed session ${id}`);
+      }
       return 0;
     }
   }
@@ -72,9 +86,15 @@ function shown<T>(value: T): T {
   return value;
 }
 
-async function loadChildren(projectDir: string, id: string): Promise<ChildTranscript[]> {
+/** A transcript is a child's conversation, as a snapshot is the parent's: bounded all the same. */
+const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
+
+async function loadChildren(projectDir: string, id: string): Promise<{ transcript: ChildTranscript; sha256: string }[]> {
   const dir = sessionPaths(projectDir, id).children;
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const real = await ownDir(projectDir, dir, false).catch((e: Error) => {
+    throw new HelError(`${e.message} to show the rest of the session`, 2);
+  });
+  const names = real ? await readdir(dir) : [];
   const numbered = names
     .filter((name) => /^\d+\.json$/.test(name))
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
@@ -82,13 +102,15 @@ async function loadChildren(projectDir: string, id: string): Promise<ChildTransc
     numbered.map(async (name) => {
       const file = join(dir, name);
       let parsed: ReturnType<typeof ChildTranscriptSchema.safeParse> | undefined;
+      let text = "";
       try {
-        parsed = ChildTranscriptSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+        text = await readRegularFile(file, MAX_TRANSCRIPT_BYTES, false);
+        parsed = ChildTranscriptSchema.safeParse(JSON.parse(text));
       } catch {
         // Not JSON: reported below like any other broken transcript.
       }
       if (!parsed?.success) throw new HelError(`the subagent transcript ${file} is damaged — delete it to show the rest of the session`, 2);
-      return parsed.data;
+      return { transcript: parsed.data, sha256: createHash("sha256").update(text).digest("hex") };
     }),
   );
 }

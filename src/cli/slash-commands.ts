@@ -221,9 +221,9 @@ async function modelChoice(name: string, controls: ConversationControls): Promis
   return { refused: `the model stays ${controls.model}: the API's list of models could not be fetched (${listed.error}) and the price table does not know ${name} — try again, or use one of ${controls.pricedModels.join(", ")}` };
 }
 
-function rewoundFiles(changes: readonly { path: string; action: "restore" | "remove" }[], turn: number): string[] {
+function rewoundFiles(changes: readonly { path: string; action: "restore" | "remove" | "keep" }[], turn: number): string[] {
   if (changes.length === 0) return [`no file has changed since before turn ${turn}`];
-  return changes.map((c) => (c.action === "remove" ? `removed ${c.path} (made since)` : `put back ${c.path}`));
+  return changes.map((c) => (c.action === "remove" ? `removed ${c.path} (made since)` : c.action === "keep" ? `left ${c.path} as it is (not checkpointed: over 10 MB, or holding the API key)` : `put back ${c.path}`));
 }
 
 /** The prompt's commands: hel's own, then `files` (the command files'). */

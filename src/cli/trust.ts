@@ -5,6 +5,8 @@
 // as the project's real path and a hash of exactly those settings, so a changed setting asks again.
 // Without trust they are dropped with one warning line; every other project setting only narrows or
 // tunes, and applies as it is. The user's hooks and a trusted project's both run (the user's first).
+// The hash covers the programs too: the files inside the project that the project's hooks and servers
+// would run (trust-programs.ts), so a command that rewrites one makes hel ask again.
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,10 +15,11 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import { HelError } from "../errors.js";
 import { ACCESS_LEVELS, type Access } from "../tools/types.js";
-import { configPaths, loadConfigFile, userConfigDir, type ConfigFile } from "./config.js";
+import { configPaths, loadConfigFile, projectBudgets, userConfigDir, type ConfigFile } from "./config.js";
 import { mergeHooks, type HooksConfig } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
-import { checkedServers, readFoundServers, serverSummary, type ServerMap } from "../mcp/config.js";
+import { programFiles } from "./trust-programs.js";
+import { checkedServers, readFoundServers, serverSummary, type ServerEntry, type ServerMap } from "../mcp/config.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
 interface Widening {
@@ -24,8 +27,8 @@ interface Widening {
   /** How the question names the setting, where its key is not what a person would call it. */
   label?: string;
   widens(value: unknown, user: ConfigFile): boolean;
-  /** How the question names its value, where the value is not one word. */
-  shown?(value: unknown): string;
+  /** How the question names its value, where the value is not one word: each piece made fit for a terminal with `clean`. */
+  shown?(value: unknown, clean: (text: string) => string): string;
 }
 
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
@@ -38,12 +41,12 @@ const WIDENING: readonly Widening[] = [
   { key: "access", widens: (value, user) => rank(value) > rank(user.access ?? "edit") },
   { key: "network", widens: (value) => value === true },
   // Programs that run outside the sandbox: each command is named in the question.
-  { key: "hooks", widens: () => true, shown: (value) => Object.entries(value as HooksConfig).flatMap(([event, hooks]) => (hooks ?? []).map((h) => `${event} ${h.command}`)).join("; ") },
+  { key: "hooks", widens: () => true, shown: (value, clean) => Object.entries(value as HooksConfig).flatMap(([event, hooks]) => (hooks ?? []).map((h) => `${event} ${clean(h.command)}`)).join("; ") },
   // Commands that would run outside the sandbox, unasked or once the model asks.
   { key: "allow", widens: (value) => Array.isArray(value) && value.length > 0 },
   { key: "approval", widens: (value, user) => value === "on-request" && user.approval !== "on-request" },
   // Programs to start and addresses to reach: the project's .mcp.json and its config's mcp-servers.
-  { key: "mcp-servers", label: "MCP servers", widens: () => true, shown: (value) => serverSummary(value as ServerMap) },
+  { key: "mcp-servers", label: "MCP servers", widens: () => true, shown: (value, clean) => serverSummary(value as ServerMap, clean) },
 ];
 
 const TrustedSchema = z.object({
@@ -70,7 +73,7 @@ const decided = new Map<string, boolean>();
 export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const paths = configPaths(input.projectDir, input.env);
   const user = await loadConfigFile(paths.user);
-  const project = await loadConfigFile(paths.project);
+  const project = projectBudgets(await loadConfigFile(paths.project), user, input.flags, paths.project, input.warn);
   if (user["mcp-servers"]) user["mcp-servers"] = checkedServers(user["mcp-servers"], paths.user, input.warn);
   // The project's servers, from both of its files (its config's win): trusted, or not, together.
   const mcpJson = join(input.projectDir, ".mcp.json");
@@ -82,8 +85,15 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && setBy(input.flags, key) === undefined && widens(project[key], user));
   if (asked.length === 0) return mergedConfig(user, project);
   const settings = asked.map(({ key }) => [key, project[key]] as const);
-  const hash = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
-  const shownSettings = asked.map(({ key, label, shown }) => [label ?? key, shown ? shown(project[key]) : project[key]] as const);
+  // Only what was asked about, as it would run: in the project.
+  const runs = mergedConfig({}, Object.fromEntries(asked.filter(({ key }) => key === "hooks" || key === "mcp-servers").map(({ key }) => [key, project[key]])));
+  const programs = (await programFiles(input.projectDir, runs)).files;
+  // Settings that run no file of the project hash as they always did: their trust stays.
+  const hash = createHash("sha256").update(JSON.stringify(programs.length > 0 ? [settings, programs] : settings)).digest("hex");
+  const shownSettings = asked.map(({ key, label, shown: words }) => {
+    const value = project[key];
+    return [label ?? key, words ? words(value, shown) : value === true ? null : shown(Array.isArray(value) ? JSON.stringify(value) : String(value))] as const;
+  });
   const verdict = await trustOf(input, shownSettings, hash);
   if (verdict === "trusted") return mergedConfig(user, project);
   const kept: ConfigFile = { ...project };
@@ -102,7 +112,7 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
 function mergedConfig(user: ConfigFile, project: ConfigFile): ConfigFile {
   const hooks = mergeHooks(user.hooks, project.hooks);
   const allow = [...(user.allow ?? []), ...(project.allow ?? [])];
-  const servers = { ...user["mcp-servers"], ...project["mcp-servers"] };
+  const servers = { ...user["mcp-servers"], ...Object.fromEntries(Object.entries(project["mcp-servers"] ?? {}).map(([name, entry]) => [name, { ...(entry as ServerEntry), inProject: true as const }])) };
   return { ...user, ...project, ...(hooks ? { hooks } : {}), ...(allow.length > 0 ? { allow } : {}), ...(Object.keys(servers).length > 0 ? { "mcp-servers": servers } : {}) };
 }
 
@@ -111,7 +121,7 @@ function setBy(flags: RunOptions, key: keyof ConfigFile): string | undefined {
   return key in flags.setBy ? flags.setBy[key as keyof RunOptions["setBy"]] : undefined;
 }
 
-async function trustOf(input: TrustInput, settings: readonly (readonly [string, unknown])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {
+async function trustOf(input: TrustInput, settings: readonly (readonly [string, string | null])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {
   if (input.flags.trust) return "trusted";
   const file = join(userConfigDir(input.env), "trusted.json");
   const trusted = await loadTrusted(file);
@@ -127,9 +137,9 @@ async function trustOf(input: TrustInput, settings: readonly (readonly [string, 
   return yes ? "trusted" : "declined";
 }
 
-/** "base-url https://…, access full, network": each setting with its value, as the user would type it. */
-function describeAsked(settings: readonly (readonly [string, unknown])[]): string {
-  return settings.map(([key, value]) => (value === true ? key : `${key} ${shown(Array.isArray(value) ? JSON.stringify(value) : String(value))}`)).join(", ");
+/** "base-url https://…, access full, network": each setting with its value as shown (null: a switch turned on). */
+function describeAsked(settings: readonly (readonly [string, string | null])[]): string {
+  return settings.map(([key, value]) => (value === null ? key : `${key} ${value}`)).join(", ");
 }
 
 /** A value from a file, shown in the terminal: no control characters, and not endless. */

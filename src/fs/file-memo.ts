@@ -1,6 +1,11 @@
 // What a loader made of the files it checks at every start (the named agents, the skills), kept in
-// `.hel/cache/<name>.json` so that the next start reads and checks again only the files that changed:
-// a project with hundreds of them would otherwise hold up every first request. Contract:
+// hel's state folder (fs/state-dir.ts: `memo/<name>-<a hash of the project's path>.json`) so that the
+// next start reads and checks again only the files that changed: a project with hundreds of them would
+// otherwise hold up every first request. Contract:
+// - The memo is hel's own because of where it is: outside every project, where neither a clone nor a
+//   sandboxed command can write (it used to be `.hel/cache/`, which a clone could commit; that folder
+//   is no longer read or written). A signature would do as much, but checking one loads node:crypto
+//   before the first request (docs/measured.md). Its header names the project it is of.
 // - An entry is found by the file's path and its identity (device, inode, size, mtime, ctime): any
 //   write to a file, a rename over it or a chmod gives it a new ctime, so a changed file is never
 //   found. A file changed less than RACY_MS before this run read it is not kept, since timestamps
@@ -10,9 +15,7 @@
 //   any write to the file since (an editor's, a tool's) gives it the time of that write instead.
 //   Another stamp, a broken seal or anything unreadable is an empty memo. Like a snapshot's messages,
 //   entries that hel wrote and nobody changed are not checked one by one: a checksum would load
-//   node:zlib, and a check per entry would cost what the memo saves. A cloned project cannot plant an
-//   entry that is used, since no one can choose a file's device, inode and ctime, and commands cannot
-//   write under `.hel/`.
+//   node:zlib, and a check per entry would cost what the memo saves.
 // - Values hold nothing secret: a loader masks this run's secrets in what it keeps, and a memo that
 //   holds one of this run's secrets (kept by a run that had other secrets) is empty, so that no value
 //   taken from it needs masking again.
@@ -20,13 +23,14 @@
 //   each where the last left it: the memo of hundreds of files is a few flat arrays, read with no
 //   lookup per file.
 // - A memo that cannot be read or written only makes the start slower: it is never an error.
-import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, type Stats } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "../zod.js";
 import { holdsSecret } from "../redact.js";
-import { helDir } from "./hel-dir.js";
-import { ownDirectorySync, replaceFileSync } from "./own-file.js";
+import { replaceFileSync } from "./own-file.js";
 import { readOpenedSync } from "./regular-file.js";
+import { ensureStateDir, userStateDir } from "./state-dir.js";
 
 /** How recent a change may be for its file still to be read again next time. */
 const RACY_MS = 2000;
@@ -35,7 +39,18 @@ const MAX_MEMO_BYTES = 8 * 1024 * 1024;
 /** The numbers of a file's identity: device, inode, size, mtime, ctime. */
 const ID_LENGTH = 5;
 
-const MemoHeaderSchema = z.object({ stamp: z.string(), seal: z.number().int() });
+const MemoHeaderSchema = z.object({ stamp: z.string(), seal: z.number().int(), project: z.string() });
+
+/** FNV-1a of the project's path, in hex: a short file name; the header's `project` settles a clash. */
+function pathHash(path: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Where the memo `name` of the project `projectDir` (a real path) is kept. */
+export const memoFile = (projectDir: string, name: string, env: NodeJS.ProcessEnv = process.env): string =>
+  join(userStateDir(env), "memo", `${name}-${pathHash(projectDir)}.json`);
 
 /** The body: each file's path, its identity in `ids` (ID_LENGTH numbers a file), and the value made of it. */
 interface Kept<T> {
@@ -73,6 +88,7 @@ export class FileMemo<T> {
 
   private constructor(
     private readonly file: string,
+    private readonly project: string,
     private readonly stamp: string,
     private readonly kept: Kept<T>,
     private readonly now: number,
@@ -80,8 +96,8 @@ export class FileMemo<T> {
 
   /** The memo `name` of the project, made by loader checks `stamp`; empty when there is none that fits. */
   static open<T>(projectDir: string, name: string, { stamp, secrets, now = Date.now() }: MemoSettings): FileMemo<T> {
-    const file = join(helDir(projectDir), "cache", `${name}.json`);
-    return new FileMemo<T>(file, stamp, readMemo<T>(file, stamp, secrets), now);
+    const file = memoFile(projectDir, name);
+    return new FileMemo<T>(file, projectDir, stamp, readMemo<T>(file, projectDir, stamp, secrets), now);
   }
 
   /** What the loader made of the file at `path` when it was as `stats` say it is now; undefined when it was not kept so. */
@@ -107,18 +123,26 @@ export class FileMemo<T> {
     if (stats.ctimeMs < this.now - RACY_MS) this.keep(path, stats, value);
   }
 
-  /** Writes the entries of this run, when they differ from those kept: files gone or changed drop out. */
-  save(): void {
-    if (!this.changed && this.paths.length === this.kept.paths.length) return;
+  /**
+   * Writes the entries of this run, when they differ from those kept: files gone or changed drop out.
+   * Off the way to the first request: a caller need not wait, and the promise never rejects.
+   */
+  save(): Promise<void> {
+    if (!this.changed && this.paths.length === this.kept.paths.length) return Promise.resolve();
+    const saving = this.write();
+    pending.add(saving);
+    return saving.finally(() => pending.delete(saving));
+  }
+
+  private async write(): Promise<void> {
     const body = JSON.stringify({ paths: this.paths, ids: this.ids, values: this.values } satisfies Kept<T>);
-    const cache = dirname(this.file);
     try {
-      // .hel/ itself is made by the session's first save, with the .gitignore that keeps it out of git.
-      const hel = lstatSync(dirname(cache), { throwIfNoEntry: false });
-      if (!hel?.isDirectory()) return;
-      ownDirectorySync(cache);
+      await ensureStateDir(process.env);
+      await mkdir(dirname(this.file), { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== "EEXIST") throw e;
+      });
       const seal = newSeal();
-      replaceFileSync(this.file, `${JSON.stringify({ stamp: this.stamp, seal })}\n${body}`, seal);
+      replaceFileSync(this.file, `${JSON.stringify({ stamp: this.stamp, seal, project: this.project })}\n${body}`, seal);
     } catch {
       // Only the next start is slower.
     }
@@ -131,9 +155,16 @@ export class FileMemo<T> {
   }
 }
 
+const pending = new Set<Promise<void>>();
+
+/** Test seam: settles once every memo this process began to save is written (or failed). */
+export async function memoSaves(): Promise<void> {
+  await Promise.all(pending);
+}
+
 const empty = <T>(): Kept<T> => ({ paths: [], ids: [], values: [] });
 
-function readMemo<T>(file: string, stamp: string, secrets: readonly string[]): Kept<T> {
+function readMemo<T>(file: string, project: string, stamp: string, secrets: readonly string[]): Kept<T> {
   let text: string;
   let modified: number;
   try {
@@ -152,7 +183,7 @@ function readMemo<T>(file: string, stamp: string, secrets: readonly string[]): K
   if (newline < 0) return empty();
   try {
     const header = MemoHeaderSchema.safeParse(JSON.parse(text.slice(0, newline)));
-    if (!header.success || header.data.stamp !== stamp || header.data.seal * 1000 !== modified) return empty();
+    if (!header.success || header.data.stamp !== stamp || header.data.project !== project || header.data.seal * 1000 !== modified) return empty();
     const body = text.slice(newline + 1);
     if (holdsSecret(body, secrets)) return empty();
     const kept = JSON.parse(body) as Partial<Kept<T>> | null;

@@ -1,15 +1,21 @@
 // hel's own directory in a project, `.hel/`: where it is, and the one way to create it, so that
 // whichever writes first (a session's save or lease, a tool's spill) leaves it out of version control.
+// `.hel` must be a real directory: a clone may commit `.hel` as a link (to `/tmp/elsewhere`, to `~`)
+// to lead every file hel writes there out of the project, so a link is refused, never followed.
 import { constants } from "node:fs";
-import { access, lstat, mkdir, writeFile } from "node:fs/promises";
+import { access, lstat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { ownDir } from "./own-dir.js";
 
 export const helDir = (projectDir: string): string => join(resolve(projectDir), ".hel");
 
-/** Creates .hel/ with a .gitignore of "*" so nothing under it is ever committed; a no-op when present. */
+/**
+ * Creates .hel/ with a .gitignore of "*" so nothing under it is ever committed; a no-op when present.
+ * Throws NotOwnDirError (own-dir.ts) when .hel is a link or not a directory.
+ */
 export async function ensureHelDir(projectDir: string): Promise<string> {
   const dir = helDir(projectDir);
-  await mkdir(dir, { recursive: true });
+  await ownDir(projectDir, dir, true);
   try {
     // "wx": a .gitignore the user edited is theirs to keep.
     await writeFile(join(dir, ".gitignore"), "*\n", { flag: "wx" });

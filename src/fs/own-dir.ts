@@ -5,7 +5,7 @@ import { lstat, mkdir } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 
 /** A directory on the way is a symbolic link or not a directory: hel does not go through it. */
-class NotOwnDirError extends Error {
+export class NotOwnDirError extends Error {
   override name = "NotOwnDirError";
 }
 

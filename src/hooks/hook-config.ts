@@ -29,10 +29,11 @@ const HookSchema = z.strictObject({
   command: z.string("must be a shell command").min(1, "must be a shell command"),
   timeout_s: z.number("must be a number of seconds").positive("must be more than 0").max(MAX_TIMEOUT_S, `must be at most ${MAX_TIMEOUT_S}`).optional(),
 });
-export type Hook = z.infer<typeof HookSchema>;
+/** `inProject`: a trusted project's hook, which runs in the project; the user's own run in hel's own folder (tools/program-place.ts). No file can say it: the schema is strict. */
+export type Hook = z.infer<typeof HookSchema> & { inProject?: true };
 
 export const HooksSchema = z.strictObject(Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.array(HookSchema).optional()])) as Record<HookEvent, z.ZodOptional<z.ZodArray<typeof HookSchema>>>);
-export type HooksConfig = z.infer<typeof HooksSchema>;
+export type HooksConfig = { [E in HookEvent]?: Hook[] };
 
 /** Whether a hook is for this name (a tool's, or a compaction's trigger, a session's source). */
 export function matches(hook: Hook, name: string): boolean {
@@ -41,12 +42,12 @@ export function matches(hook: Hook, name: string): boolean {
   return new RegExp(`^(?:${pattern})$`).test(name);
 }
 
-/** The user's hooks, then the project's, event by event: both run. */
-export function mergeHooks(first: HooksConfig | undefined, second: HooksConfig | undefined): HooksConfig | undefined {
-  if (!first || !second) return first ?? second;
+/** The user's hooks, then the (trusted) project's, marked as the project's, event by event: both run. */
+export function mergeHooks(user: HooksConfig | undefined, project: HooksConfig | undefined): HooksConfig | undefined {
+  if (!user && !project) return undefined;
   const merged: HooksConfig = {};
   for (const event of HOOK_EVENTS) {
-    const both = [...(first[event] ?? []), ...(second[event] ?? [])];
+    const both = [...(user?.[event] ?? []), ...(project?.[event] ?? []).map((hook): Hook => ({ ...hook, inProject: true }))];
     if (both.length > 0) merged[event] = both;
   }
   return merged;

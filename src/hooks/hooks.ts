@@ -67,7 +67,7 @@ function createHooks(deps: HookDeps, agent: HookAgent | null): Hooks {
     for (const hook of chosen) {
       if (signal.aborted) break;
       const payload = { session_id: deps.sessionId(), cwd: deps.projectDir, hook_event_name: event, ...(agent ? { agent } : {}), ...fields };
-      const run = await runHook(hook.command, hook.timeout_s, payload, deps, signal);
+      const run = await runHook(hook, payload, deps, signal);
       // The command is shown and recorded: a key written into it is masked there too.
       deps.report({ event, command: redactSecrets(hook.command, deps.secrets), agent, exitCode: run.exitCode, timedOut: run.timedOut, stderr: run.stderr });
       if (run.exitCode === 2) return { context: context.join("\n"), blocked: run.stderr || "(the hook gave no reason)" };

@@ -1,11 +1,18 @@
-// One hook command run: `sh -c` in the project directory, outside the sandbox (it is the user's own
-// program), in a process group of its own, with the environment a command gets (no API key, no
-// credential), the event's JSON on stdin, and a timeout that ends the whole group. What it prints is
-// bounded, cleaned of terminal escape sequences and masked of secrets before anyone reads it.
+// One hook command run: `sh -c` outside the sandbox (it is the user's own program), in a process group
+// and, where one can be made, a PID namespace of its own, so that its timeout or hel's exit ends all it
+// started, `setsid` included; with the environment a command gets (no API key, no credential) and a
+// PATH no project file can shadow, the event's JSON on stdin. A trusted project's hook runs in the
+// project; the user's own in hel's own empty folder, where `npx` finds nothing the project planted
+// (tools/program-place.ts): HEL_PROJECT_DIR and the payload's `cwd` name the project. What it prints
+// is bounded, cleaned of terminal escape sequences and masked of secrets before anyone reads it.
 import { commandEnvironment } from "../tools/command/environment.js";
 import { TextCleaner } from "../tools/command/clean-text.js";
+import { pidNamespacePrefix } from "../tools/command/pid-namespace.js";
 import { runProcess } from "../tools/command/run-process.js";
+import { findSandboxProgram } from "../tools/command/sandbox.js";
+import { outsideDir, pathOutside } from "../tools/program-place.js";
 import { redactSecrets, redactSecretTail } from "../redact.js";
+import type { Hook } from "./hook-config.js";
 
 /** Of each stream, what is kept: a hook says a line or a few, not a log. */
 const MAX_OUTPUT_CHARS = 8000;
@@ -25,12 +32,17 @@ export interface HookPlace {
   secrets: readonly string[];
 }
 
-export async function runHook(command: string, timeoutS: number | undefined, payload: object, place: HookPlace, signal: AbortSignal): Promise<HookRun> {
+export async function runHook(hook: Pick<Hook, "command" | "timeout_s" | "inProject">, payload: object, place: HookPlace, signal: AbortSignal): Promise<HookRun> {
   const streams = [new Bounded(place.secrets), new Bounded(place.secrets)] as const;
+  const { projectDir, env } = place;
+  const cwd = hook.inProject ? projectDir : await outsideDir(env, projectDir);
+  const program = findSandboxProgram(projectDir, env);
+  const namespace = program?.kind === "bwrap" ? pidNamespacePrefix(program.path) : null;
+  const [file, ...args] = [...(namespace ?? []), "/bin/sh", "-c", hook.command];
   const { ending } = await runProcess(
-    { file: "/bin/sh", args: ["-c", command], cwd: place.projectDir, env: commandEnvironment(place.env, { HEL_PROJECT_DIR: place.projectDir }), stdin: Buffer.from(JSON.stringify(payload)) },
+    { file: file!, args, cwd, env: commandEnvironment(env, { HEL_PROJECT_DIR: projectDir, PATH: pathOutside(env.PATH, projectDir) }), stdin: Buffer.from(JSON.stringify(payload)) },
     {
-      timeoutMs: (timeoutS ?? DEFAULT_TIMEOUT_S) * 1000,
+      timeoutMs: (hook.timeout_s ?? DEFAULT_TIMEOUT_S) * 1000,
       signal,
       output: { write: (chunk, stream) => (streams[stream].push(chunk), true), drained: () => Promise.resolve() },
     },

@@ -22,7 +22,8 @@ const HttpServerSchema = z.object({
 });
 
 export const ServerEntrySchema = z.union([HttpServerSchema, StdioServerSchema]);
-export type ServerEntry = z.infer<typeof ServerEntrySchema>;
+/** `inProject`: a trusted project's server, started in the project; the user's own start in hel's own folder (servers.ts). No file can say it: it is set where the maps are merged. */
+export type ServerEntry = z.infer<typeof ServerEntrySchema> & { inProject?: true };
 export type ServerMap = Record<string, ServerEntry>;
 
 const FileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown(), "mcpServers must map server names to servers") });
@@ -41,10 +42,24 @@ export function checkedServers(map: Readonly<Record<string, unknown>> | undefine
   return servers;
 }
 
-/** "github (npx -y server-github), docs (https://…)": each server with what it starts or reaches, for a question of trust. */
-export function serverSummary(map: ServerMap): string {
+/**
+ * "github (npx -y server-github, with GITHUB_TOKEN=${GITHUB_TOKEN}), docs (https://…, with the header
+ * Authorization: Bearer ${DOCS_TOKEN})": each server with what it starts or reaches and every value that
+ * takes one of the user's variables, so a question of trust shows which secret goes where. `clean`
+ * makes each piece fit for a terminal, so none cuts off another.
+ */
+export function serverSummary(map: ServerMap, clean: (text: string) => string): string {
+  const taking = (values: Readonly<Record<string, string>> | undefined, how: (name: string, value: string) => string) =>
+    Object.entries(values ?? {})
+      .filter(([, value]) => /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value))
+      .map(([name, value]) => `, with ${how(clean(name), clean(value))}`)
+      .join("");
   return Object.entries(map)
-    .map(([name, s]) => `${name} (${s.type === "http" ? s.url : [s.command, ...(s.args ?? [])].join(" ")})`)
+    .map(([name, s]) =>
+      s.type === "http"
+        ? `${clean(name)} (${clean(s.url)}${taking(s.headers, (header, value) => `the header ${header}: ${value}`)})`
+        : `${clean(name)} (${clean([s.command, ...(s.args ?? [])].join(" "))}${taking(s.env, (variable, value) => `${variable}=${value}`)})`,
+    )
     .join(", ");
 }
 

@@ -1,23 +1,32 @@
-// One running MCP server, through the official SDK: started over stdio (its command, in the
-// project, with the environment hel gives commands plus its own `env`, its stderr into its log) or
-// reached over streamable HTTP; its tool list, its calls, and whether it is still there. This is the
-// only module that loads the SDK, and it is imported only once a run has a server to start.
+// One running MCP server, through the official SDK: started over stdio (its command, where and as
+// servers.ts says, with the environment hel gives commands plus its own `env` and a PATH no project file
+// shadows, its stderr into its log) or reached over streamable HTTP; its tool list, its calls, and
+// whether it is still there. This is the only module that loads the SDK, and it is imported only once a
+// run has a server to start.
 import { createRequire } from "node:module";
-import type { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { commandEnvironment } from "../tools/command/environment.js";
+import { pathOutside } from "../tools/program-place.js";
 import type { ServerEntry } from "./config.js";
+import { BoundedReadBuffer, TOO_LARGE } from "./read-buffer.js";
 import type { ServerTool } from "./offered.js";
 
 export interface ConnectDeps {
   projectDir: string;
   /** hel's environment: what `${NAME}` in a server's env and headers takes its value from. */
   env: NodeJS.ProcessEnv;
+  /** Where a stdio server starts (servers.ts: the project, or hel's own folder for the user's own servers). */
+  cwd: string;
+  /** Put before a stdio server's command: a PID namespace's. */
+  prefix: readonly string[];
+  /** How long the server may take to answer `initialize`. */
+  startLimitMs: number;
   /** Where a stdio server's stderr goes. */
-  log: Writable | null;
+  log: { write(chunk: Buffer): void } | null;
   /** The server says its tool list changed. */
   onListChanged(): void;
 }
@@ -43,6 +52,9 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** The most of one answer of a stdio server that is read (the SDK's own limit). */
+const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
 /** `${NAME}` in a value: hel's environment variable NAME (empty when unset). */
 const expand = (values: Readonly<Record<string, string>> | undefined, env: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => env[name] ?? "")]));
@@ -60,24 +72,24 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => deps.onListChanged());
   if (entry.type === "http") {
-    await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: expand(entry.headers, deps.env) } }));
+    await started(client, new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: expand(entry.headers, deps.env) } }), deps.startLimitMs);
   } else {
-    // The API key and every other credential stay out, unless the server's own env names them.
+    // The API key and every other credential stay out, unless the server's own env names them; PATH
+    // keeps no entry a project file could shadow the server's program through.
+    const env = { ...commandEnvironment(deps.env), ...expand(entry.env, deps.env) };
+    const [command, ...args] = [...deps.prefix, entry.command, ...(entry.args ?? [])];
     const transport = new StdioClientTransport({
-      command: entry.command,
-      args: entry.args ?? [],
-      env: { ...commandEnvironment(deps.env), ...expand(entry.env, deps.env) },
-      cwd: deps.projectDir,
+      command: command!,
+      args,
+      env: { ...env, PATH: pathOutside(env.PATH, deps.projectDir) },
+      cwd: deps.cwd,
       stderr: "pipe",
     });
+    // The SDK's reader would end the server over one answer past its limit; this one fails that call only.
+    (transport as unknown as { _readBuffer: BoundedReadBuffer })._readBuffer = new BoundedReadBuffer(MAX_ANSWER_BYTES);
     const log = deps.log;
     transport.stderr?.on("data", (chunk: Buffer) => log?.write(chunk));
-    try {
-      await client.connect(transport);
-    } catch (error) {
-      await transport.close().catch(() => undefined);
-      throw error;
-    }
+    await started(client, transport, deps.startLimitMs);
   }
   return {
     get closed() {
@@ -105,6 +117,19 @@ export async function connect(entry: ServerEntry, deps: ConnectDeps): Promise<Co
   };
 }
 
+/**
+ * Connects and says `initialize`; a server that has not answered within `limitMs` (or fails) is given up
+ * and its transport closed — the process ended, the request dropped — so nothing of it keeps hel running.
+ */
+async function started(client: Client, transport: Transport, limitMs: number): Promise<void> {
+  try {
+    await client.connect(transport, { timeout: limitMs });
+  } catch (error) {
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
+}
+
 export class CallFailed extends Error {
   constructor(readonly failure: CallFailure) {
     super(failure.kind);
@@ -113,6 +138,8 @@ export class CallFailed extends Error {
 
 function failureOf(error: unknown, closed: boolean, lastError: string | null): CallFailure {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: "timeout" };
+  // A server's own words would come with the SDK's "MCP error <code>:" prefix; hel's come without.
+  if (error instanceof McpError && typeof error.data === "object" && error.data !== null && TOO_LARGE in error.data) return { kind: "refused", message: error.message.replace(/^MCP error -?\d+: /, "") };
   if (closed || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) return { kind: "closed", why: lastError };
   return { kind: "refused", message: error instanceof Error ? error.message : String(error) };
 }

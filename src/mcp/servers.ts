@@ -6,7 +6,6 @@
 // `mcp-timeout`, or whose server died, is an error result; a dead server is started again at its
 // tools' next call. Results are cleaned of terminal codes here; the registry redacts and spills them
 // like any tool's.
-import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import { z } from "../zod.js";
 import { oneLine } from "../errors.js";
@@ -14,6 +13,10 @@ import { ensureHelDir, helDir } from "../fs/hel-dir.js";
 import { ownDir } from "../fs/own-dir.js";
 import { createOwnFileSync } from "../fs/own-file.js";
 import { TextCleaner } from "../tools/command/clean-text.js";
+import { pidNamespacePrefix } from "../tools/command/pid-namespace.js";
+import { findSandboxProgram } from "../tools/command/sandbox.js";
+import { outsideDir } from "../tools/program-place.js";
+import { ServerLog } from "./server-log.js";
 import { ToolError, type Tool } from "../tools/types.js";
 import type { ServerEntry, ServerMap } from "./config.js";
 import type { CallFailure, Connection } from "./connection.js";
@@ -47,7 +50,7 @@ interface Server {
   /** Its tools as last listed; null once it is left out of the run. */
   listed: ServerTool[] | null;
   stale: boolean;
-  log: WriteStream | null;
+  log: ServerLog | null;
 }
 
 /** The servers of `map`, or null when there are none, so that a run without any loads nothing of this. */
@@ -64,7 +67,9 @@ export function mcpServers(map: ServerMap, deps: ServersDeps): McpServers | null
     if (server.entry.type !== "http") server.log ??= await openLog(deps.projectDir, server.name, deps.warn);
     const connecting = connect(server.entry, {
       projectDir: deps.projectDir,
+      ...(server.entry.type === "http" ? { cwd: deps.projectDir, prefix: [] } : await stdioPlace(server.entry, deps)),
       env: deps.env,
+      startLimitMs: limit,
       log: server.log,
       onListChanged: () => {
         server.stale = true;
@@ -171,15 +176,28 @@ function logPath(projectDir: string, server: string): string {
   return join(helDir(projectDir), "logs", `mcp-${server.replace(/[^A-Za-z0-9_.-]/g, "_")}.log`);
 }
 
-/** The server's log, a new file each run; no log (and one warning) where hel cannot write it. */
-async function openLog(projectDir: string, server: string, warn: (line: string) => void): Promise<WriteStream | null> {
+/**
+ * Where a stdio server starts: a trusted project's in the project (the programs it names are hashed into
+ * the trust), the user's own in hel's own empty folder, where `npx` resolves nothing the project planted;
+ * each in a PID namespace of its own where one can be made, so that whatever it starts, `setsid`
+ * included, ends with it, and it with hel, even a hel killed: bubblewrap is started by hel itself with
+ * --die-with-parent (pid-namespace.ts puts a shell before it, for commands that must outlive a killed
+ * hel, which a server must not).
+ */
+async function stdioPlace(entry: ServerEntry, deps: ServersDeps): Promise<{ cwd: string; prefix: readonly string[] }> {
+  const cwd = entry.inProject ? deps.projectDir : await outsideDir(deps.env, deps.projectDir);
+  const program = findSandboxProgram(deps.projectDir, deps.env);
+  const namespace = program?.kind === "bwrap" ? pidNamespacePrefix(program.path) : null;
+  return { cwd, prefix: namespace === null ? [] : namespace.slice(namespace.indexOf(program!.path)) };
+}
+
+/** The server's log, a new file each run, bounded (server-log.ts); no log (and one warning) where hel cannot write it. */
+async function openLog(projectDir: string, server: string, warn: (line: string) => void): Promise<ServerLog | null> {
   const path = logPath(projectDir, server);
   try {
     await ensureHelDir(projectDir);
     await ownDir(projectDir, join(helDir(projectDir), "logs"), true);
-    const stream = createWriteStream("", { fd: createOwnFileSync(path) });
-    stream.on("error", () => undefined);
-    return stream;
+    return new ServerLog(createOwnFileSync(path));
   } catch (error) {
     warn(`the MCP server ${JSON.stringify(server)}'s stderr goes nowhere: ${path} could not be written (${problem(error)})`);
     return null;

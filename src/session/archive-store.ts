@@ -28,6 +28,12 @@ export interface ArchiveStore {
   read(entry: Pick<ArchiveEntry, "handle" | "sha256">): Promise<ArchiveRead>;
   /** The handles of the index whose files are missing or no longer match their hash. */
   changed(entries: readonly ArchiveEntry[]): Promise<string[]>;
+  /** The entries, each without a hash given that of its file as it is now (a session the user adopts); a missing file's stays without. */
+  withHashes(entries: readonly ArchiveEntry[]): Promise<ArchiveEntry[]>;
+  /** A file's bytes exactly, as `read` would find them (a fork copies them); null when it is missing. */
+  bytes(handle: string): Promise<Buffer | null>;
+  /** Writes `bytes` as the file of `handle` (another session's, copied by a fork). */
+  copy(handle: string, bytes: Uint8Array): Promise<void>;
 }
 
 const sha256Of = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
@@ -50,11 +56,14 @@ export function archiveStore(projectDir: string, id: string): ArchiveStore {
       await handleOpen.close();
     }
   };
+  const put = async (handle: string, bytes: Uint8Array, commit?: AtomicWriteOptions["commit"]): Promise<void> => {
+    await ownDir(projectDir, dir, true);
+    await writeFileAtomic(fileOf(handle), bytes, commit ? { commit } : {});
+  };
   return {
     async write(file, commit) {
-      await ownDir(projectDir, dir, true);
       const bytes = jsonWithMessages(file, new ByteWriter());
-      await writeFileAtomic(fileOf(file.handle), bytes, commit ? { commit } : {});
+      await put(file.handle, bytes, commit);
       return sha256Of(bytes);
     },
     async read(entry) {
@@ -68,7 +77,9 @@ export function archiveStore(projectDir: string, id: string): ArchiveStore {
         return { ok: false, error: `its archive file ${path} ${oneLine(readProblem(e))}` };
       }
       if (bytes === null) return { ok: false, error: `its archive file ${path} is missing (deleted?)` };
-      if (entry.sha256 !== undefined && sha256Of(bytes) !== entry.sha256) {
+      // A signed index keeps every file's hash; one without was missing when the session was adopted.
+      if (entry.sha256 === undefined) return { ok: false, error: `its archive file ${path} has no SHA-256 in the session (it was missing when the session was adopted), so it cannot be served as the exact span` };
+      if (sha256Of(bytes) !== entry.sha256) {
         return { ok: false, error: `its archive file ${path} was changed outside hel (it no longer matches the SHA-256 the session keeps), so it cannot be served as the exact span` };
       }
       let raw: unknown;
@@ -90,5 +101,15 @@ export function archiveStore(projectDir: string, id: string): ArchiveStore {
       }
       return changed;
     },
+    async withHashes(entries) {
+      const out: ArchiveEntry[] = [];
+      for (const entry of entries) {
+        const bytes = entry.sha256 === undefined ? await bytesOf(entry.handle).catch(() => null) : null;
+        out.push(bytes === null ? entry : { ...entry, sha256: sha256Of(bytes) });
+      }
+      return out;
+    },
+    bytes: bytesOf,
+    copy: (handle, bytes) => put(handle, bytes),
   };
 }

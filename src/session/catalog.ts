@@ -1,20 +1,28 @@
 // The sessions of one project, as a person names and sees them: an id or a unique prefix resolved,
-// the list newest first, the latest one for `hel -c`, and whole sessions deleted. Listing checks each
-// snapshot as a load would (snapshot-file.ts) and keeps nothing of it. Deleting touches nothing but
-// the named session directories, and only while no process holds their lease.
+// the list newest first, the latest one hel wrote for `hel -c`, and whole sessions deleted. Listing
+// checks each snapshot as a load would (snapshot-file.ts) and keeps nothing of it; a session hel did
+// not write here (signature.ts) is listed and marked, never chosen by `-c`. Deleting touches nothing
+// but the named session directories, and only while no process holds their lease. `.hel/sessions`
+// must be a real directory: a link there is refused, not followed.
 import { readdir, rm } from "node:fs/promises";
+import { NotOwnDirError, ownDir } from "../fs/own-dir.js";
 import { unstamped } from "../agent/stamps.js";
 import { SessionError, systemProblem } from "./errors.js";
 import { acquireLease, isLeased, withStoreLock, type Lease } from "./lease.js";
 import { isValidSessionId, sessionPaths, sessionsDir } from "./paths.js";
-import { lookAtSnapshot, updatedAtOnFirstLine } from "./snapshot-file.js";
+import { lookAtSnapshot, updatedAtOnFirstLine, writtenByHel } from "./snapshot-file.js";
 
-/** The ids of the session directories of this project, unsorted; none when .hel does not exist. */
+/**
+ * The ids of the session directories of this project, unsorted; none when .hel does not exist. A
+ * link in a session's place is listed, so that what is wrong with it is said where it is used.
+ */
 async function sessionIds(projectDir: string): Promise<string[]> {
   try {
+    if (!(await ownDir(projectDir, sessionsDir(projectDir), false))) return [];
     const entries = await readdir(sessionsDir(projectDir), { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && isValidSessionId(e.name)).map((e) => e.name);
+    return entries.filter((e) => (e.isDirectory() || e.isSymbolicLink()) && isValidSessionId(e.name)).map((e) => e.name);
   } catch (e) {
+    if (e instanceof NotOwnDirError) throw new SessionError(`could not list sessions: ${e.message}`, 2);
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new SessionError(`could not list sessions: ${systemProblem(e)} — check the permissions of ${sessionsDir(projectDir)}`, 1);
   }
@@ -43,6 +51,8 @@ export interface SessionSummary {
   tokens: number | null;
   model: string | null;
   in_use: boolean;
+  /** false: not written by this user's hel in this project (cloned, copied, or older); resumed only with --trust. */
+  written_by_hel: boolean;
   /** Why this session cannot be resumed (the same line resume would print), or null. */
   error: string | null;
 }
@@ -64,11 +74,12 @@ async function summarize(projectDir: string, id: string): Promise<ListedSession>
       model: s.request_config.model,
     };
   });
-  if (look.ok) return { id, ...look.value, in_use, error: null, sortTime: Date.parse(look.value.updated_at) };
+  const written_by_hel = look.signed;
+  if (look.ok) return { id, ...look.value, in_use, written_by_hel, error: null, sortTime: Date.parse(look.value.updated_at) };
   const { error, updatedAt } = look;
   // A broken snapshot may still say when it was written; that keeps `ls` and `-c` in a sensible order.
   const sortTime = updatedAt !== null ? Date.parse(updatedAt) : look.mtimeMs;
-  return { id, updated_at: updatedAt, turns: null, first_instruction: null, tokens: null, model: null, in_use, error, sortTime };
+  return { id, updated_at: updatedAt, turns: null, first_instruction: null, tokens: null, model: null, in_use, written_by_hel, error, sortTime };
 }
 
 /** This project's sessions, newest first; broken ones carry an error note instead of failing the list. */
@@ -81,19 +92,31 @@ export async function listSessions(projectDir: string): Promise<SessionSummary[]
 }
 
 /**
- * The most recently updated session, for `hel -c`; null when there is none. In the order `hel
- * sessions ls` shows, but from each snapshot's first line (its header, with updated_at) rather than
- * a load of every session: choosing must not cost as much as resuming them all. A newest session
- * whose snapshot is broken is still chosen, so resuming it fails loudly instead of silently
- * continuing an older one. Sessions never saved (no readable snapshot.json) are not candidates.
+ * The most recently updated session that this user's hel wrote here, for `hel -c`; null when there is
+ * none. In the order `hel sessions ls` shows, but from each snapshot's first line (its header, with
+ * updated_at) rather than a load of every session: choosing must not cost as much as resuming them
+ * all. Only the newest is read whole, to check its signature; one that hel did not write (a clone's,
+ * with an updated_at in the future, say) is passed over, and `passedOver` is told which were.
+ * Sessions never saved (no readable snapshot.json) are not candidates.
  */
-export async function latestSessionId(projectDir: string): Promise<string | null> {
-  let latest: { id: string; time: number } | null = null;
+export async function latestSessionId(projectDir: string, passedOver?: (ids: string[]) => void): Promise<string | null> {
+  const candidates: { id: string; time: number }[] = [];
   for (const id of await sessionIds(projectDir)) {
     const time = await lastWritten(projectDir, id);
-    if (time !== null && (!latest || time > latest.time || (time === latest.time && id < latest.id))) latest = { id, time };
+    if (time !== null) candidates.push({ id, time });
   }
-  return latest?.id ?? null;
+  candidates.sort((a, b) => b.time - a.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const skipped: string[] = [];
+  let latest: string | null = null;
+  for (const { id } of candidates) {
+    if (await writtenByHel(projectDir, id)) {
+      latest = id;
+      break;
+    }
+    skipped.push(id);
+  }
+  if (skipped.length > 0) passedOver?.(skipped);
+  return latest;
 }
 
 /** A saved session's place in the `ls` order (see summarize), or null when it has no readable snapshot. */

@@ -2,9 +2,11 @@
 // the first call of a turn that may change files (an edit, or a command under edit or full access),
 // at the end of such a turn, and before a rewind. The store (changes/checkpoints.ts, which runs git)
 // is loaded on the first checkpoint, so a run that changes nothing never starts git. Without git,
-// checkpoints are off with one warning; a failed checkpoint warns and never stops a tool.
+// checkpoints are off with one warning; a failed checkpoint warns and never stops a tool, but a call
+// interrupted (Ctrl-C) while its checkpoint is made does not run. A rewind is refused when the files
+// before it cannot be checkpointed (it could not be undone); one that a kill cut short is finished the
+// next time the session's checkpoints are opened, and its undo is listed.
 import type { CheckpointStore, FileChange } from "../changes/checkpoints.js";
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ProjectChanges } from "../changes/unified-diff.js";
@@ -23,6 +25,8 @@ export interface CheckpointingOptions {
   warn: (line: string) => void;
   /** Past this size the oldest checkpoints are pruned (config `checkpoint-max-mb`). */
   maxBytes: number;
+  /** Values no checkpoint may hold (the API key): a file containing one is left out. */
+  secrets?: readonly string[];
 }
 
 /**
@@ -51,27 +55,53 @@ export class Checkpointing {
   }
 
   private open(): Promise<CheckpointStore | null> {
-    return (this.store ??= import("../changes/checkpoints.js").then(
-      ({ openCheckpoints }) => openCheckpoints(this.options.projectDir),
-      () => null,
-    ).catch((error: Error) => {
-      this.options.warn(/ENOENT/.test(error.message) ? "git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them" : `file checkpoints are off: ${error.message}`);
-      return null;
-    }));
+    return (this.store ??= import("../changes/checkpoints.js")
+      .then(
+        async ({ openCheckpoints }) => this.recover(await openCheckpoints(this.options.projectDir, { secrets: this.options.secrets ?? [] })),
+        () => null,
+      )
+      .catch((error: Error) => {
+        this.options.warn(/ENOENT/.test(error.message) ? "git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them" : `file checkpoints are off: ${error.message}`);
+        return null;
+      }));
   }
 
-  /** Records the working tree as `kind` for `turn`; null when checkpoints are off or it failed. */
-  async record(kind: CheckpointEntry["kind"], turn: number): Promise<CheckpointEntry | null> {
+  /**
+   * Finishes the session's rewind that a kill left half done, and lists its undo when no snapshot
+   * saved it (no checkpoint listed is newer than the rewind).
+   */
+  private async recover(store: CheckpointStore): Promise<CheckpointStore> {
+    const prefix = `${this.options.sessionId()}/`;
+    const journal = await store.journal(prefix);
+    if (!journal) return store;
+    if (!journal.done) {
+      this.options.warn("finishing a rewind of files that a stopped hel left half done");
+      // A failure is said, and checkpoints go on: the rewind's undo is listed all the same.
+      await store.restore(journal.target, { prefix, before: journal.before }).catch((error: Error) => this.options.warn(`could not finish it: ${error.message}`));
+    }
+    if (journal.before && !this.entries.some((e) => e.commit === journal.before) && this.entries.every((e) => e.at <= journal.at)) {
+      this.entries.push({ turn: this.entries.at(-1)?.turn ?? 0, kind: "rewind", commit: journal.before, at: journal.at, left_out: [] });
+    }
+    return store;
+  }
+
+  /** Opens the store, finishing a rewind a kill cut short: before a rewind chooses what to put back. */
+  async recovered(): Promise<void> {
+    await this.open();
+  }
+
+  /** Records the working tree as `kind` for `turn`; null when checkpoints are off, it failed, or `signal` ended it. */
+  async record(kind: CheckpointEntry["kind"], turn: number, signal?: AbortSignal): Promise<CheckpointEntry | null> {
     const store = await this.open();
     if (!store) return null;
     try {
       const id = this.options.sessionId();
-      const { commit, leftOut } = await store.record(`${id}/`, `hel ${kind} checkpoint of session ${id}, turn ${turn}`);
+      const { commit, leftOut } = await store.record(`${id}/`, `hel ${kind} checkpoint of session ${id}, turn ${turn}`, signal);
       const entry: CheckpointEntry = { turn, kind, commit, at: new Date().toISOString(), left_out: leftOut };
       this.entries.push(entry);
       return entry;
     } catch (error) {
-      this.options.warn(`could not checkpoint the project's files: ${(error as Error).message}`);
+      if (!signal?.aborted) this.options.warn(`could not checkpoint the project's files: ${(error as Error).message}`);
       return null;
     }
   }
@@ -81,11 +111,20 @@ export class Checkpointing {
     this.changedThisTurn = false;
   }
 
-  /** For ToolContext.beforeChange: the first file-changing call of a turn waits for its checkpoint. */
-  beforeChange = (): Promise<void> => {
-    if (this.changedThisTurn) return this.pending ?? Promise.resolve();
-    this.changedThisTurn = true;
-    return (this.pending = this.record("turn", this.turn).then(() => undefined));
+  /**
+   * For ToolContext.beforeChange: the first file-changing call of a turn waits for its checkpoint.
+   * Interrupted (`signal`), the checkpoint stops and the call must not run: this rejects.
+   */
+  beforeChange = async (signal?: AbortSignal): Promise<void> => {
+    if (!this.changedThisTurn) {
+      this.changedThisTurn = true;
+      this.pending = this.record("turn", this.turn, signal).then(() => undefined);
+    }
+    await this.pending;
+    if (signal?.aborted) {
+      this.changedThisTurn = false;
+      throw new Error("interrupted while the project's files were checkpointed; nothing was run");
+    }
   };
 
   /** At the end of a turn that may have changed files: its end state, then pruning. */
@@ -105,7 +144,7 @@ export class Checkpointing {
   async gap(lastTurn: number): Promise<FileChange[]> {
     // No checkpoint was ever made for this project (none listed, no store on disk): nothing to compare,
     // and no git to start on the way to the first request.
-    const made = this.entries.length > 0 || (lastTurn > 0 && existsSync(join(this.options.projectDir, ".hel", "checkpoints", "HEAD")));
+    const made = this.entries.length > 0 || (lastTurn > 0 && (await (await import("../changes/checkpoints.js")).findCheckpoints(this.options.projectDir).catch(() => null)) !== null);
     const store = made ? await this.open() : null;
     if (!store) return [];
     try {
@@ -115,7 +154,7 @@ export class Checkpointing {
       const unsaved = (await store.kept(`${this.options.sessionId()}/`)).filter((c) => !listed.has(c.commit));
       const commit = (unsaved.find((c) => c.subject.startsWith("hel turn checkpoint")) ?? unsaved[0])?.commit ?? this.entries.at(-1)?.commit;
       if (!commit) return [];
-      const changes = await store.differences(commit);
+      const changes = (await store.differences(commit)).filter((c) => c.action !== "keep");
       if (changes.length > 0 && this.entries.at(-1)?.commit !== commit) {
         this.entries.push({ turn: lastTurn, kind: "end", commit, at: new Date().toISOString(), left_out: [] });
       }
@@ -129,8 +168,9 @@ export class Checkpointing {
   async restore(entry: CheckpointEntry, turnNow: number): Promise<FileChange[]> {
     const store = await this.open();
     if (!store) throw new Error("file checkpoints are off (git is missing), so files cannot be put back");
-    await this.record("rewind", turnNow);
-    return store.restore(entry.commit);
+    const before = await this.record("rewind", turnNow);
+    if (!before) throw new Error("the files could not be checkpointed before the rewind, so it could not be undone; nothing was changed");
+    return store.restore(entry.commit, { prefix: `${this.options.sessionId()}/`, before: before.commit });
   }
 
   /** The files turn `n` changed, from its checkpoints; null when it changed none (or they are gone). */
@@ -151,7 +191,7 @@ export class Checkpointing {
     const store = first ? await this.open() : null;
     if (!first || !store) return null;
     const files = await Promise.all(
-      (await store.differences(first.commit)).map(async ({ path }) => {
+      (await store.differences(first.commit)).filter((c) => c.action !== "keep").map(async ({ path }) => {
         const after = await readFile(join(this.options.projectDir, path), "utf8").catch(() => null);
         const before = await store.fileAt(first.commit, path);
         if ((before?.length ?? 0) > MAX_DIFF_FILE_BYTES || (after?.length ?? 0) > MAX_DIFF_FILE_BYTES) return { path, summary: "changed (too large to show as a diff)" };

@@ -2,8 +2,9 @@
 // commands/ directory. A command can outlive the hel that started it (under `full` access nothing ties
 // it to hel), and while it runs the session counts as in use: it may still be changing the project
 // that session is working on. A record whose group is gone is just history, removed by the next holder.
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ownDir } from "../fs/own-dir.js";
 import { z } from "../zod.js";
 import { recordedGroupAlive } from "../tools/command/process-group.js";
 import type { ProcessGroup } from "../tools/types.js";
@@ -20,7 +21,8 @@ const recordsDir = (sessionDir: string): string => join(sessionDir, "commands");
 /** Writes the group's record; resolves to the function that removes it once the group is gone. */
 export async function recordCommand(sessionDir: string, group: ProcessGroup): Promise<() => Promise<void>> {
   const dir = recordsDir(sessionDir);
-  await mkdir(dir, { recursive: true });
+  // A real folder only: a link planted in its place (a clone's, to `~`) is refused, never written through.
+  await ownDir(sessionDir, dir, true);
   const file = join(dir, `${group.pgid}.json`);
   const record: CommandRecord = { pgid: group.pgid, leader_start: group.leaderStart, started_at: new Date().toISOString() };
   // Renamed into place whole: a hel killed halfway must not leave an empty record, which counts for nothing.
@@ -50,6 +52,9 @@ export async function removeFinishedCommands(sessionDir: string): Promise<void> 
 
 async function readRecords(sessionDir: string): Promise<{ file: string; group: ProcessGroup | null }[]> {
   const dir = recordsDir(sessionDir);
+  // Records are removed as they are read: through a link planted in the folder's place, that would
+  // delete files elsewhere. Such a folder holds no record of hel's.
+  if (!(await ownDir(sessionDir, dir, false).catch(() => false))) return [];
   const names = await readdir(dir).catch(() => [] as string[]);
   const records = [];
   for (const name of names) {

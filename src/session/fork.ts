@@ -4,14 +4,13 @@
 // under the session's lease (refused while another process holds it, exit 3); the turns it takes out
 // of the conversation become a fork first, and the files are checkpointed first, so nothing is lost
 // and the rewind itself can be undone.
-import { copyFile, mkdir, readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { FileChange } from "../changes/checkpoints.js";
 import { toolCallsOf } from "../wire/stored-message.js";
 import type { Message } from "../wire/messages.js";
 import { Checkpointing, checkpointBefore } from "./checkpointing.js";
+import { archiveStore } from "./archive-store.js";
 import { acquireLease } from "./lease.js";
-import { newSessionId, sessionPaths } from "./paths.js";
+import { newSessionId } from "./paths.js";
 import type { Snapshot, Turn } from "./snapshot.js";
 import { loadSnapshotFile, saveSnapshot } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
@@ -51,14 +50,18 @@ function keepTurns(snapshot: Snapshot, n: number): Snapshot {
   };
 }
 
-/** Copies the archive files a forked snapshot names, so its recall and ask still find them. */
+/**
+ * Copies the archive files a forked snapshot names, so its recall and ask still find them: read and
+ * written as the archive store reads and writes, never through a link.
+ */
 async function copyArchives(projectDir: string, from: string, to: string, snapshot: Snapshot): Promise<void> {
   if (snapshot.archive.length === 0) return;
-  const source = sessionPaths(projectDir, from).archive;
-  const target = sessionPaths(projectDir, to).archive;
-  await mkdir(target, { recursive: true });
-  const present = new Set(await readdir(source).catch(() => [] as string[]));
-  for (const { handle } of snapshot.archive) if (present.has(`${handle}.json`)) await copyFile(join(source, `${handle}.json`), join(target, `${handle}.json`));
+  const source = archiveStore(projectDir, from);
+  const target = archiveStore(projectDir, to);
+  for (const { handle } of snapshot.archive) {
+    const bytes = await source.bytes(handle).catch(() => null);
+    if (bytes !== null) await target.copy(handle, bytes);
+  }
 }
 
 /** Makes the fork of session `id` keeping its first `at` turns (all by default); returns the new id. */
@@ -72,8 +75,10 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
   const kept = keepTurns(snapshot, n);
   const forkId = newSessionId();
   const now = new Date().toISOString();
+  // The fork starts with no subagent transcripts of its own.
+  const { child_transcripts: _, ...withoutTranscripts } = kept;
   const fork: Snapshot = {
-    ...kept,
+    ...withoutTranscripts,
     session_id: forkId,
     created_at: now,
     updated_at: now,
@@ -86,8 +91,8 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
     await copyArchives(projectDir, id, forkId, fork);
     // The fork's checkpoints are kept by refs of its own, so pruning the original keeps them.
     if (fork.checkpoints?.length) {
-      const { openCheckpoints } = await import("../changes/checkpoints.js");
-      await (await openCheckpoints(projectDir)).keep(`${forkId}/`, fork.checkpoints.map((c) => c.commit)).catch(() => undefined);
+      const { findCheckpoints } = await import("../changes/checkpoints.js");
+      await (await findCheckpoints(projectDir).catch(() => null))?.keep(`${forkId}/`, fork.checkpoints.map((c) => c.commit)).catch(() => undefined);
     }
     await saveSnapshot(projectDir, fork, { lease, expected: null });
   } finally {
@@ -115,7 +120,9 @@ export async function rewindSession(projectDir: string, id: string, request: Rew
   try {
     const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
     const turns = turnsOf(snapshot);
-    const checkpointing = new Checkpointing({ projectDir, sessionId: () => id, warn, maxBytes: Infinity }, snapshot.checkpoints ?? []);
+    const checkpointing = new Checkpointing({ projectDir, sessionId: () => id, warn, maxBytes: Infinity, secrets: [process.env.DEEPSEEK_API_KEY ?? ""] }, snapshot.checkpoints ?? []);
+    // A rewind of this session that a kill cut short is finished, and its undo listed, before choosing.
+    if (request.files) await checkpointing.recovered();
     const target = request.to === "rewind" ? (checkpointing.entries.findLast((e) => e.kind === "rewind") ?? null) : checkpointBefore(checkpointing.entries, request.to);
     if (request.to === "rewind" && !target) throw new SessionError(`session ${id} has no rewind to undo`, 2);
     const to = request.to === "rewind" ? turns.length + 1 : request.to;

@@ -8,12 +8,12 @@
 // or not: under `full` access it can outlive a killed holder.
 // The store lock (.hel/.sessions.lock) is separate and short: it makes "resolve, take the lease" and
 // "check the token, rename" atomic, and lets `sessions rm` delete only sessions nobody holds.
-import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import type ProperLockfile from "proper-lockfile";
 import { removeFinishedCommands, runningCommands } from "./command-records.js";
 import { SessionError, systemProblem } from "./errors.js";
 import { ensureHelDir, helDir } from "../fs/hel-dir.js";
+import { NotOwnDirError, ownDir } from "../fs/own-dir.js";
 import { sessionPaths, storeLockPath } from "./paths.js";
 
 // Loaded on first use: a new session takes its lease only at its first save, so the library stays
@@ -102,10 +102,9 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
 
   let unlock: () => Promise<void>;
   try {
-    if (options.create) {
-      await ensureHelDir(projectDir);
-      await mkdir(dir, { recursive: true });
-    }
+    // Every folder on the way is a real one: a link could take the lease's files out of the project.
+    if (options.create) await ensureHelDir(projectDir);
+    await ownDir(projectDir, dir, options.create === true);
     // A command the session started may outlive the process that held the lease (see command-records).
     const running = await runningCommands(dir);
     if (running.length > 0) throw commandsRunning(id, running[0]!);
@@ -179,6 +178,7 @@ async function writeHolder(path: string, token: string): Promise<void> {
 }
 
 function leaseError(e: unknown, id: string): SessionError {
+  if (e instanceof NotOwnDirError) return new SessionError(`could not take the lease of session ${id}: ${e.message}`, 2);
   const code = (e as NodeJS.ErrnoException).code;
   if (code === "ELOCKED") {
     return new SessionError(
@@ -220,7 +220,11 @@ export async function isLeased(projectDir: string, id: string, timing: LeaseTimi
  */
 export async function withStoreLock<T>(projectDir: string, fn: () => Promise<T>): Promise<T> {
   const dir = helDir(projectDir);
-  if (!existsSync(dir)) return fn();
+  // The lock is a folder made inside .hel: never through a link planted in its place.
+  const present = await ownDir(projectDir, dir, false).catch((e: unknown) => {
+    throw e instanceof NotOwnDirError ? new SessionError(e.message, 2) : e;
+  });
+  if (!present) return fn();
   let unlock: () => Promise<void>;
   try {
     unlock = await (await loadLockfile()).lock(dir, {

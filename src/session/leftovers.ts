@@ -6,6 +6,7 @@
 // session never removes what the process that took it over wrote.
 import { readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { ownDir } from "../fs/own-dir.js";
 import type { ArchiveEntry } from "../agent/archive.js";
 import { whileLeased, type Lease } from "./lease.js";
 import type { SessionPaths } from "./paths.js";
@@ -16,6 +17,8 @@ export async function removeLeftovers(projectDir: string, paths: SessionPaths, l
   const handles = new Set(named.map((e) => `${e.handle}.json`));
   const found: string[] = [];
   for (const dir of [paths.dir, paths.children, paths.archive, paths.spill]) {
+    // Only real folders of the project: through a link, the files removed would be someone else's.
+    if (!(await ownDir(projectDir, dir, false).catch(() => false))) continue;
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const unnamedArchive = dir === paths.archive && name.endsWith(".json") && !handles.has(name);
       if (unnamedArchive || (name.endsWith(".tmp") && Number(TMP_OF_PID.exec(name)?.[1]) !== process.pid)) found.push(join(dir, name));

@@ -4,6 +4,7 @@
 // A new session writes nothing until a turn ends with an answer of the model's in the conversation:
 // the lease is taken then, just before the first save; a resumed session takes it at once, without
 // waiting, and a held one ends the run (exit 3).
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { ArchiveIndex } from "../agent/context/archive-index.js";
 import type { ChildTranscript } from "../agent/children/child-transcript.js";
@@ -37,6 +38,11 @@ export interface StartOptions {
   projectDir: string;
   resume: string | null;
   continueLatest: boolean;
+  /**
+   * The user adopts the session named by `resume` even if this user's hel did not write it here
+   * (`--resume <id> --trust`, signature.ts); its next save signs it. `-c` never takes such a session.
+   */
+  adopt?: boolean;
   systemPrompt: string;
   /** This run's request settings, given the resumed session's (null for a new session). */
   requestConfig(stored: RequestConfig | null): RunRequestConfig;
@@ -45,6 +51,8 @@ export interface StartOptions {
   usage(): UsageTotals;
   /** Past this size on disk, the oldest file checkpoints are pruned. */
   checkpointMaxBytes?: number;
+  /** Values no file checkpoint may hold (the API key). */
+  checkpointSecrets?: readonly string[];
 }
 
 export interface ActiveSession {
@@ -101,12 +109,19 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
   // Only resolving and leasing hold the store lock, so sessions resumed at once never wait on each
   // other's loads; the lease is held before the snapshot is read, so what is read is the latest.
   const { id, lease } = await withStoreLock(projectDir, async () => {
-    const id = options.resume ? await resolveSessionId(projectDir, options.resume) : await latestSessionId(projectDir);
+    const id = options.resume ? await resolveSessionId(projectDir, options.resume) : await latestSessionId(projectDir, (ids) => options.warn(passedOver(ids)));
     if (!id) throw new SessionError("this project has no saved session to continue — run hel without -c to start one", 2);
     return { id, lease: await acquireLease(projectDir, id) };
   });
   try {
-    const { snapshot, identity } = await loadSnapshotFile(projectDir, id);
+    const loaded = await loadSnapshotFile(projectDir, id, { unsigned: options.adopt === true && options.resume !== null });
+    const { identity, signed } = loaded;
+    let { snapshot } = loaded;
+    if (!signed) {
+      // What the user adopts is what is on disk now: archive files the index names without a hash get one.
+      snapshot = { ...snapshot, archive: await archiveStore(projectDir, id).withHashes(snapshot.archive) };
+      options.warn(`adopting session ${id}, which hel did not write here (--trust): its next save signs it as hel's own`);
+    }
     const changed = await archiveStore(projectDir, id).changed(snapshot.archive);
     if (changed.length > 0) {
       options.warn(`session ${id}: the archive of ${changed.join(", ")} was changed outside hel (or deleted); recall and ask will not serve ${changed.length === 1 ? "it" : "them"}`);
@@ -116,6 +131,12 @@ export async function startSession(options: StartOptions): Promise<ActiveSession
     await lease.release();
     throw error;
   }
+}
+
+function passedOver(ids: readonly string[]): string {
+  const shown = ids.slice(0, 3).join(", ") + (ids.length > 3 ? `, and ${ids.length - 3} more` : "");
+  const sessions = ids.length === 1 ? "a newer session" : `${ids.length} newer sessions`;
+  return `-c passed over ${sessions} that hel did not write here (${shown}) — \`hel sessions ls\` marks them; \`hel --resume <id> --trust\` adopts one`;
 }
 
 /** The stored system message is replaced by this process's: rules and environment may have changed. */
@@ -143,6 +164,8 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
+  /** The hash of each transcript written, by its number: the snapshot keeps them (snapshot.ts). */
+  private readonly childHashes: Map<number, string>;
   readonly edits: StoredEdit[];
   private lostWarned = false;
   readonly turns: Turn[];
@@ -175,6 +198,7 @@ class Session implements ActiveSession {
     this.archive = new ArchiveIndex([...(stored?.archive ?? [])], (entry) => archiveStore(this.options.projectDir, this.id).read(entry));
     this.compaction = stored?.compaction ?? { failures: 0, stopped: false };
     this.childCount = stored?.children ?? 0;
+    this.childHashes = new Map((stored?.child_transcripts ?? []).map((c) => [c.number, c.sha256]));
     this.edits = stored?.edits ?? [];
     this.saved = stored !== null;
     this.meter = stored?.meter ?? { message_count: 0, input_tokens: 0 };
@@ -182,7 +206,7 @@ class Session implements ActiveSession {
     this.createdAt = stored?.created_at ?? new Date().toISOString();
     this.turns = [...(stored?.turns ?? [])];
     this.checkpointing = new Checkpointing(
-      { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024 },
+      { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024, secrets: options.checkpointSecrets ?? [] },
       stored?.checkpoints ?? [],
     );
     lease?.onLost(() => this.warnLost());
@@ -303,7 +327,9 @@ class Session implements ActiveSession {
     while (this.pendingChildren.length > 0) {
       const child = this.pendingChildren[0]!;
       // Exactly JSON.stringify(child); a resumed parent's messages in it are written from their bytes.
-      await writeFileAtomic(join(dir, `${child.number}.json`), jsonWithMessages(child, new ByteWriter()), { commit });
+      const bytes = jsonWithMessages(child, new ByteWriter());
+      await writeFileAtomic(join(dir, `${child.number}.json`), bytes, { commit });
+      this.childHashes.set(child.number, createHash("sha256").update(bytes).digest("hex"));
       this.pendingChildren.shift();
     }
   }
@@ -341,6 +367,7 @@ class Session implements ActiveSession {
       ...(this.turns.length > 0 ? { turns: this.turns } : {}),
       ...(this.checkpointing.entries.length > 0 ? { checkpoints: this.checkpointing.entries } : {}),
       ...(this.stored?.forked_from ? { forked_from: this.stored.forked_from } : {}),
+      ...(this.childHashes.size > 0 ? { child_transcripts: [...this.childHashes].map(([number, sha256]) => ({ number, sha256 })) } : {}),
       messages: this.messages,
     };
   }

@@ -5,7 +5,7 @@
 // snapshots through the same checks, so `ls` shows the line resume would print.
 import { isUtf8 } from "node:buffer";
 import { constants, realpathSync } from "node:fs";
-import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
+import { lstat, open, stat, type FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
@@ -13,10 +13,12 @@ import { storedMessage } from "../wire/stored-message.js";
 import { findToolPairingError } from "../wire/tool-pairing.js";
 import { writeFileAtomic, type WriteData } from "../fs/atomic-write.js";
 import { ensureHelDir } from "../fs/hel-dir.js";
+import { NotOwnDirError, ownDir } from "../fs/own-dir.js";
 import { ByteWriter } from "../wire/byte-writer.js";
 import { oneLine, SessionError, systemProblem } from "./errors.js";
 import { withStoreLock, type Lease } from "./lease.js";
 import { sessionPaths } from "./paths.js";
+import { notWrittenByHel, signedByHel, signSnapshot } from "./signature.js";
 import {
   encodeSnapshot,
   headerOfFirstLine,
@@ -116,8 +118,9 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   const previous = saving.get(paths.snapshot) ?? Promise.resolve();
   const run = previous.then(async () => {
     try {
+      await signSnapshot(projectDir, id, data);
       await ensureHelDir(projectDir);
-      await mkdir(paths.dir, { recursive: true });
+      await ownDir(projectDir, paths.dir, true);
       await writeFileAtomic(paths.snapshot, data, { ...(options.writeData ? { writeData: options.writeData } : {}), ...(lease ? { commit: fenced } : {}) });
       if (!lease) written = await identityOf(paths.snapshot);
     } catch (e) {
@@ -166,28 +169,49 @@ const SAVE_REASONS: Record<string, string> = {
 
 function saveError(e: unknown, id: string, dir: string): SessionError {
   if (e instanceof SessionError) return e;
+  if (e instanceof NotOwnDirError) return new SessionError(`could not save session ${id}: ${e.message}; ${KEPT}`, 1);
   const code = (e as NodeJS.ErrnoException).code ?? "";
   const reason = SAVE_REASONS[code] ?? `${oneLine((e as Error).message)} (${dir}) — check the disk and .hel/`;
   return new SessionError(`could not save session ${id}: ${reason}; ${KEPT}`, 1);
 }
 
-/** Reads and checks a session's snapshot; never writes. Every refusal is a SessionError with exit 2. */
-export async function loadSnapshot(projectDir: string, id: string): Promise<Snapshot> {
-  return (await loadSnapshotFile(projectDir, id)).snapshot;
+export interface LoadOptions {
+  /**
+   * Read a snapshot that this user's hel did not write here (signature.ts) too: for the user who
+   * adopts it (`--resume <id> --trust`) or looks at it (`sessions show`). Without it such a one is refused.
+   */
+  unsigned?: boolean;
 }
 
-/** loadSnapshot, and which file it read: a later save checks that the file is still that one. */
-export async function loadSnapshotFile(projectDir: string, id: string): Promise<{ snapshot: Snapshot; identity: SnapshotIdentity }> {
+export interface LoadedSnapshot {
+  snapshot: Snapshot;
+  /** Which file was read: a later save checks that the file is still that one. */
+  identity: SnapshotIdentity;
+  /** Whether this user's hel wrote it for this session of this project. */
+  signed: boolean;
+}
+
+/** Reads and checks a session's snapshot; never writes. Every refusal is a SessionError with exit 2. */
+export async function loadSnapshot(projectDir: string, id: string, options: LoadOptions = {}): Promise<Snapshot> {
+  return (await loadSnapshotFile(projectDir, id, options)).snapshot;
+}
+
+/** loadSnapshot, which file it read, and whether hel wrote it. */
+export async function loadSnapshotFile(projectDir: string, id: string, options: LoadOptions = {}): Promise<LoadedSnapshot> {
   const paths = sessionPaths(projectDir, id);
   let read: SnapshotBytes;
   try {
-    read = await readSnapshotBytes(paths.snapshot);
+    read = await readSnapshotBytes(projectDir, paths.dir, paths.snapshot);
   } catch (e) {
     throw await readError(e, id, paths.dir, paths.snapshot);
   }
   let snapshot: Snapshot;
+  let signed: boolean;
   try {
-    snapshot = parseSnapshot(read.bytes, projectDir, id, paths.snapshot);
+    signed = await signedByHel(projectDir, id, read.bytes);
+    // What is wrong with a file is said first, whoever wrote it: a damaged one is no use adopted either.
+    snapshot = parseSnapshot(read.bytes, projectDir, id, paths.snapshot, signed);
+    if (!signed && !options.unsigned) throw notWrittenByHel(id);
   } catch (e) {
     keepSpare(read.buffer);
     throw e;
@@ -195,7 +219,26 @@ export async function loadSnapshotFile(projectDir: string, id: string): Promise<
   // Messages kept as the bytes they were read as hold `read.bytes`, and so does anything written from
   // those bytes uncopied (wire/serialize.ts); the buffer returns to the store once nothing does.
   heldBuffers.register(read.bytes, read.buffer);
-  return { snapshot, identity: read.identity };
+  return { snapshot, identity: read.identity, signed };
+}
+
+/**
+ * Whether session `id` has a snapshot this user's hel wrote here; false when it has none, or one that
+ * cannot be read. Reads the whole file, but only that one: for `hel -c`, which takes the newest.
+ */
+export async function writtenByHel(projectDir: string, id: string): Promise<boolean> {
+  const paths = sessionPaths(projectDir, id);
+  let read: SnapshotBytes;
+  try {
+    read = await readSnapshotBytes(projectDir, paths.dir, paths.snapshot);
+  } catch {
+    return false;
+  }
+  try {
+    return await signedByHel(projectDir, id, read.bytes);
+  } finally {
+    keepSpare(read.buffer);
+  }
 }
 
 const heldBuffers = new FinalizationRegistry<Buffer>(keepSpare);
@@ -211,7 +254,9 @@ interface SnapshotBytes {
 // The file is read into the store's one buffer, the one saves encode into: memory a process touches
 // for the first time is slow to fault in. A loaded session's messages then stay in it as bytes (see
 // wire/stored-message.ts) until they are gone.
-async function readSnapshotBytes(file: string): Promise<SnapshotBytes> {
+async function readSnapshotBytes(projectDir: string, dir: string, file: string): Promise<SnapshotBytes> {
+  // Every folder on the way is a real one: a link there could lead the read out of the project.
+  await ownDir(projectDir, dir, false);
   const handle = await openRegularFile(file);
   try {
     const info = await handle.stat({ bigint: true });
@@ -255,6 +300,7 @@ async function openRegularFile(file: string): Promise<FileHandle> {
 }
 
 async function readError(e: unknown, id: string, dir: string, file: string): Promise<SessionError> {
+  if (e instanceof NotOwnDirError) return new SessionError(`session ${id}: ${e.message}`, 2);
   const code = (e as NodeJS.ErrnoException).code;
   if (code === "ENOTREG") {
     return new SessionError(`session ${id}: snapshot.json is not a regular file (${file}) — delete the session with \`hel sessions rm ${id}\``, 2);
@@ -278,7 +324,7 @@ async function readError(e: unknown, id: string, dir: string, file: string): Pro
  * The checks of loadSnapshot, on bytes already read. The layout hel writes is read a message at a
  * time; any other layout (a file edited by hand) whole.
  */
-function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: string, layout = splitSnapshot(bytes)): Snapshot {
+function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: string, signed: boolean, layout = splitSnapshot(bytes)): Snapshot {
   const broken = (what: string): SessionError =>
     new SessionError(`session ${id}: ${what} (${file}) — fix the file or delete the session with \`hel sessions rm ${id}\``, 2);
   const { header, messages: wholeMessages } = layout ? { header: layout.header, messages: undefined } : parseWhole(bytes, broken);
@@ -299,14 +345,15 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
     throw broken(`snapshot.json ${whole.success ? "has an invalid messages (expected an array)" : describeIssues(whole.error, { ...header, messages: wholeMessages })}`);
   }
   const count = layout ? layout.messages.length / 2 : (wholeMessages as unknown[]).length;
-  // A file as hel wrote it (its index's checksum matches) holds messages that were checked when they
-  // were saved: they are kept as their bytes without being parsed again.
-  const index = layout && verifiedIndex(layout, bytes);
+  // A file as hel wrote it (signed, and its index's checksum matches) holds messages that were checked
+  // when they were saved: they are kept as their bytes without being parsed again. Any other file's
+  // index may say anything, so its messages are each parsed and checked.
+  const index = signed && layout ? verifiedIndex(layout, bytes) : null;
   // Bytes that are not UTF-8 decode with replacement characters; such a file's messages are rebuilt
   // from what they decode to rather than kept as bytes no request may carry.
   const keepBytes = layout !== null && (index !== null || isUtf8(bytes));
   const checked: Message[] = new Array<Message>(count);
-  for (let i = 0; i < count && index; i++) {
+  for (let i = 0; i < count && index && layout; i++) {
     const message = storedMessage(bytes, layout.messages[2 * i]!, layout.messages[2 * i + 1]!, indexedShape(index.entries[i]!));
     validMessages.add(message);
     checked[i] = message;
@@ -319,7 +366,7 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
         raw = JSON.parse(bytes.toString("utf8", layout.messages[2 * i], layout.messages[2 * i + 1]));
       } catch {
         // Not a message per line after all: read whole, which also names where the JSON goes wrong.
-        return parseSnapshot(bytes, projectDir, id, file, null);
+        return parseSnapshot(bytes, projectDir, id, file, signed, null);
       }
     } else {
       raw = (wholeMessages as unknown[])[i];
@@ -424,7 +471,7 @@ function sameKeys(raw: unknown, message: Message): boolean {
 }
 
 /** What a look at a snapshot found (see lookAtSnapshot). */
-export type SnapshotLook<T> =
+export type SnapshotLook<T> = { /** Whether this user's hel wrote it here (signature.ts). */ signed: boolean } & (
   | { ok: true; value: T }
   | {
       ok: false;
@@ -434,7 +481,8 @@ export type SnapshotLook<T> =
       updatedAt: string | null;
       /** The file's mtime, or its directory's when the file cannot be read (0 when neither can). */
       mtimeMs: number;
-    };
+    }
+);
 
 /**
  * Reads and checks a session's snapshot as loadSnapshot does, for a look rather than a resume (`hel
@@ -443,19 +491,20 @@ export type SnapshotLook<T> =
  */
 export async function lookAtSnapshot<T>(projectDir: string, id: string, look: (snapshot: Snapshot) => T): Promise<SnapshotLook<T>> {
   const paths = sessionPaths(projectDir, id);
-  let mtimeMs: number;
   let read: SnapshotBytes;
   try {
-    mtimeMs = (await stat(paths.snapshot)).mtimeMs;
-    read = await readSnapshotBytes(paths.snapshot);
+    read = await readSnapshotBytes(projectDir, paths.dir, paths.snapshot);
   } catch (e) {
     const error = (await readError(e, id, paths.dir, paths.snapshot)).message;
-    return { ok: false, error, updatedAt: null, mtimeMs: await stat(paths.dir).then((s) => s.mtimeMs, () => 0) };
+    return { ok: false, signed: false, error, updatedAt: null, mtimeMs: await lstat(paths.dir).then((s) => s.mtimeMs, () => 0) };
   }
+  const mtimeMs = Number(read.identity.mtimeNs / 1_000_000n);
+  let signed = false;
   try {
-    return { ok: true, value: look(parseSnapshot(read.bytes, projectDir, id, paths.snapshot)) };
+    signed = await signedByHel(projectDir, id, read.bytes);
+    return { ok: true, signed, value: look(parseSnapshot(read.bytes, projectDir, id, paths.snapshot, signed)) };
   } catch (e) {
-    return { ok: false, error: (e as Error).message, updatedAt: rawUpdatedAt(read.bytes), mtimeMs };
+    return { ok: false, signed, error: (e as Error).message, updatedAt: rawUpdatedAt(read.bytes), mtimeMs };
   } finally {
     keepSpare(read.buffer);
   }
@@ -467,7 +516,9 @@ export async function lookAtSnapshot<T>(projectDir: string, id: string, look: (s
  * file cannot be read.
  */
 export async function updatedAtOnFirstLine(projectDir: string, id: string): Promise<string | null> {
-  return updatedAtOf(headerOfFirstLine(await firstLine(sessionPaths(projectDir, id).snapshot)));
+  const paths = sessionPaths(projectDir, id);
+  await ownDir(projectDir, paths.dir, false);
+  return updatedAtOf(headerOfFirstLine(await firstLine(paths.snapshot)));
 }
 
 /** A raw header's updated_at, when it is a date. */

@@ -89,7 +89,7 @@ const TurnSchema = z.object({
 export type Turn = z.infer<typeof TurnSchema>;
 
 /**
- * The project's files recorded in .hel/checkpoints: before the first call of turn `turn` that may
+ * The project's files recorded in hel's checkpoint store: before the first call of turn `turn` that may
  * change files, at the end of such a turn (`end`), or before a rewind (`rewind`, so it can be undone).
  */
 const CheckpointEntrySchema = z.object({
@@ -127,6 +127,11 @@ export const SnapshotSchema = z.object({
   turns: z.array(TurnSchema).optional(),
   checkpoints: z.array(CheckpointEntrySchema).optional(),
   forked_from: z.object({ session_id: z.string(), turn: z.number().int().nonnegative() }).optional(),
+  /**
+   * The SHA-256 of each subagent transcript (children/<number>.json) as hel wrote it: the signed
+   * snapshot vouches for them, as for the archive. Absent in snapshots written before it was kept.
+   */
+  child_transcripts: z.array(z.object({ number: z.number().int().positive(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;
@@ -164,7 +169,7 @@ export const SnapshotHeaderV1Schema = SnapshotHeaderSchema.omit({ stamps: true, 
 export function encodeSnapshot(header: SnapshotHeader, messages: readonly Message[], into: ByteWriter = new ByteWriter()): Buffer[] {
   const body = messagePieces(into, "", messages, ",\n", "");
   const index: MessagesIndex = { crc32: messagesChecksum(messages, body), entries: messages.map(indexEntry) };
-  const headJson = JSON.stringify({ ...header, [INDEX_KEY]: index });
+  const headJson = JSON.stringify({ ...header, [INDEX_KEY]: index, [MAC_KEY]: UNSIGNED });
   const head = `${headJson.slice(0, -1)},${MESSAGES_OPEN}\n`;
   return [Buffer.from(head), ...body, Buffer.from(messages.length > 0 ? `\n${MESSAGES_CLOSE}\n` : `${MESSAGES_CLOSE}\n`)];
 }
@@ -244,6 +249,18 @@ export function indexedShape(entry: IndexEntry): Message {
 }
 
 const MESSAGES_OPEN = '"messages":[';
+/**
+ * The MAC that shows this user's hel wrote the file for this session of this project (signature.ts),
+ * last in the first line, before the messages. Like the index, not part of the Snapshot: a save
+ * writes it, a load checks it. Snapshots written before it was kept have none, and are not hel's own
+ * until the user adopts them (`--resume <id> --trust`).
+ */
+const MAC_KEY = "mac";
+/** The MAC's place before it is signed: as many digits as an HMAC-SHA-256 in hex. */
+export const UNSIGNED = "0".repeat(64);
+/** How a first line as encodeSnapshot writes it ends: the MAC, then the messages' opening. */
+export const MAC_TAIL = `"${MAC_KEY}":"`;
+export const AFTER_MAC = `",${MESSAGES_OPEN}`;
 const MESSAGES_CLOSE = "]}";
 const NL = 0x0a;
 const COMMA = 0x2c;

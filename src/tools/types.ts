@@ -84,7 +84,7 @@ export interface ToolContext {
    */
   beforeWrite?: (path: string, content: string | null) => void;
   /** Awaited before a call that may change the project's files (an edit, a command that may write): the turn's checkpoint. */
-  beforeChange?: () => Promise<void>;
+  beforeChange?: (signal?: AbortSignal) => Promise<void>;
   /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
   recordEdit?(edit: FileEdit): void;
   /**

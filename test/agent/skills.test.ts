@@ -2,6 +2,7 @@ import { mkdir, readFile, realpath, rename, stat, symlink, utimes, writeFile } f
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSkills, MAX_SKILL_LISTING, skillsSection } from "../../src/agent/skills.js";
+import { memoFile, memoSaves } from "../../src/fs/file-memo.js";
 import { buildSystemPrompt } from "../../src/agent/system-prompt.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -82,13 +83,14 @@ describe("loadSkills in a later start", () => {
     await writeSkill(join(project, ".agents", "skills"), "lint", skillFile("lint", "Run the linter."));
     const load = (secrets: string[], warnings: string[] = []) => loadSkills({ projectDir: project, userDir: none, secrets, warn: (l) => warnings.push(l), now: later() });
     const first = await load(["tok-0123456789"]);
-    const memo = await readFile(join(project, ".hel", "cache", "skills.json"), "utf8");
+    await memoSaves();
+    const memo = await readFile(memoFile(project, "skills"), "utf8");
     expect(memo).toContain("Run the linter.");
     expect(memo).not.toContain("tok-0123456789");
     expect(await load(["tok-0123456789"])).toEqual(first);
     // What a later start lists comes from the memo while the file is unchanged: shown by a memo
     // changed behind hel's back, its seal put back.
-    await resealed(join(project, ".hel", "cache", "skills.json"), (text) => text.replace("Run the linter.", "Kept: the linter."));
+    await resealed(memoFile(project, "skills"), (text) => text.replace("Run the linter.", "Kept: the linter."));
     expect((await load([])).map((s) => s.description)).toEqual(["Ship to staging with [REDACTED].", "Kept: the linter."]);
     // Edited in place, to the same size: read again.
     await writeFile(join(project, ".agents", "skills", "lint", "SKILL.md"), skillFile("lint", "Run the checker."));
@@ -108,7 +110,8 @@ describe("loadSkills in a later start", () => {
     const first = await load();
     expect(first).toEqual({ names: ["deploy"], warnings: ['the skill .hel/skills/misnamed/SKILL.md is named "other" in its front matter, not "misnamed" as its folder is, so it is skipped — fix it or remove the folder'] });
     expect(await load()).toEqual(first);
-    await resealed(join(project, ".hel", "cache", "skills.json"), (text) => text.replace('is named \\"other\\"', 'is named \\"kept\\"'));
+    await memoSaves();
+    await resealed(memoFile(project, "skills"), (text) => text.replace('is named \\"other\\"', 'is named \\"kept\\"'));
     expect((await load()).warnings).toEqual([expect.stringContaining('is named "kept" in its front matter')]);
   });
 

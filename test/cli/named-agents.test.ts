@@ -6,6 +6,7 @@ import { mkdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promi
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { loadNamedAgents } from "../../src/cli/named-agents.js";
+import { memoFile, memoSaves } from "../../src/fs/file-memo.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 async function files(dir: string, entries: Record<string, string>): Promise<void> {
@@ -75,22 +76,24 @@ it("a later start takes unchanged agents from the memo, reads them all again whe
   const later = Date.now() + 60_000;
   const load = (secrets: string[]) => loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets, warn: () => undefined, now: later });
   const first = load(["sk-secret-1"]);
-  const memoFile = join(project, ".hel", "cache", "agents.json");
-  const memo = await readFile(memoFile, "utf8");
+  await memoSaves();
+  const stored = memoFile(project, "agents");
+  const memo = await readFile(stored, "utf8");
   expect(memo).toContain("Plain words.");
   expect(memo).not.toContain("sk-secret-1");
   expect(load(["sk-secret-1"])).toEqual(first);
   // From the memo, not the file, while the file is unchanged (shown by a memo changed behind hel's
   // back, its seal put back).
-  const { mtime } = await stat(memoFile);
-  await writeFile(memoFile, memo.replace("Plain words.", "Kept words."));
-  await utimes(memoFile, mtime, mtime);
+  const { mtime } = await stat(stored);
+  await writeFile(stored, memo.replace("Plain words.", "Kept words."));
+  await utimes(stored, mtime, mtime);
   expect(load(["sk-secret-1"]).map((a) => a.instructions)).toEqual(["Kept words.", "Use the token tok-abcdefgh12 and [REDACTED] sparingly."]);
   // A start with a secret the memo holds reads every file again, and keeps them masked.
   const masked = load(["sk-secret-1", "tok-abcdefgh12"]);
   expect(masked.map((a) => a.instructions)).toEqual(["Plain words.", "Use the token [REDACTED] and [REDACTED] sparingly."]);
   expect(masked[1]).toEqual({ ...first[1], instructions: "Use the token [REDACTED] and [REDACTED] sparingly." });
-  expect(await readFile(memoFile, "utf8")).not.toContain("tok-abcdefgh12");
+  await memoSaves();
+  expect(await readFile(stored, "utf8")).not.toContain("tok-abcdefgh12");
   // Edited in place, to the same size: read again.
   await writeFile(join(agents, "docs.md"), "---\ndescription: Writes the docs\nmode: no-tools\n---\nPlain verbs.\n");
   expect(load(["sk-secret-1", "tok-abcdefgh12"]).map((a) => a.instructions)).toEqual(["Plain verbs.", "Use the token [REDACTED] and [REDACTED] sparingly."]);
@@ -108,10 +111,11 @@ it("a later start warns of a bad file as the first did, with the warning kept in
   expect(first.loaded).toEqual([]);
   expect(first.warnings).toEqual([expect.stringContaining("the key colour is unknown")]);
   expect(load()).toEqual(first);
-  const memoFile = join(project, ".hel", "cache", "agents.json");
-  const { mtime } = await stat(memoFile);
-  await writeFile(memoFile, (await readFile(memoFile, "utf8")).replace("the key colour", "the key kept"));
-  await utimes(memoFile, mtime, mtime);
+  await memoSaves();
+  const stored = memoFile(project, "agents");
+  const { mtime } = await stat(stored);
+  await writeFile(stored, (await readFile(stored, "utf8")).replace("the key colour", "the key kept"));
+  await utimes(stored, mtime, mtime);
   expect(load().warnings).toEqual([expect.stringContaining("the key kept is unknown")]);
 });
 

@@ -189,6 +189,28 @@ describe("hel acp", () => {
     expect((await editor.close()).code).toBe(0);
   });
 
+  it("session/load of a session this connection already holds (made or loaded here) says so, and the session goes on", async () => {
+    const project = await tempProject();
+    sim.push({ content: "first answer" });
+    const made = await runHel({ args: ["-C", project, "hello"], baseUrl: sim.url });
+    const plain = sessionIdOf(made.stderr)!;
+    const editor = await startEditor();
+    const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    sim.push({ content: "second answer" });
+    expect(await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] })).toEqual({ stopReason: "end_turn" });
+    expect(await editor.agent.request(methods.agent.session.load, { sessionId: plain, cwd: project, mcpServers: [] })).toEqual({});
+    for (const id of [sessionId, plain]) {
+      await expect(editor.agent.request(methods.agent.session.load, { sessionId: id, cwd: project, mcpServers: [] })).rejects.toThrow(
+        `hel: session ${id} is already open in this editor connection — send its prompts to it as it is, or start another with session/new`,
+      );
+    }
+    sim.requests.splice(0);
+    sim.push({ content: "still here" });
+    expect(await editor.agent.request(methods.agent.session.prompt, { sessionId: plain, prompt: [{ type: "text", text: "again" }] })).toEqual({ stopReason: "end_turn" });
+    expect(sim.requests).toHaveLength(1);
+    expect((await editor.close()).code).toBe(0);
+  });
+
   it("loads a session plain hel made, replaying its conversation, and goes on from it", async () => {
     const project = await tempProject();
     await writeFile(join(project, "notes.txt"), "code word: PLUM\n");

@@ -2,7 +2,8 @@
 // back with recall and ask while the file is as hel wrote it. Once the file is changed outside hel
 // (a value in it edited, the JSON still valid), the resume warns on one stderr line and recall and ask
 // say the span was changed instead of serving it as exact. A version-2 snapshot whose index has no
-// hashes (written before archives were checked) still loads and serves its archive.
+// hashes (written before archives were checked, and so before snapshots were signed) is refused until
+// the user adopts it; adopted, its archive files are hashed as they are, served, and kept checked.
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { archiveStore } from "../../src/session/archive-store.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
 import type { ChatRequest, Message } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
+import { unsign } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 let sim: Simulator;
@@ -72,7 +74,7 @@ it("recall and ask serve an archive as hel wrote it, and refuse one changed outs
   expect(recall).not.toContain("the number is 42");
 });
 
-it("a version-2 snapshot whose archive index has no hashes still loads and serves its archive", { timeout: 60_000 }, async () => {
+it("a version-2 snapshot whose archive index has no hashes is adopted with --trust, and its archive is served and hashed from then on", { timeout: 60_000 }, async () => {
   sim = await startSimulator({ policy });
   const project = await tempProject();
   await writeFile(join(project, "a.txt"), "the number is 41\n");
@@ -81,10 +83,18 @@ it("a version-2 snapshot whose archive index has no hashes still loads and serve
   const snapshot = await loadSnapshot(project, id);
   const { sha256: _, ...unhashed } = snapshot.archive[0]!;
   await saveSnapshot(project, { ...snapshot, archive: [unhashed] });
-  expect((await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8")).includes("sha256")).toBe(false);
-  expect((await archiveStore(project, id).read(unhashed)).ok).toBe(true);
-  const resumed = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
+  await unsign(project, id);
+  const file = join(project, ".hel", "sessions", id, "snapshot.json");
+  expect((await readFile(file, "utf8")).includes("sha256")).toBe(false);
+  // An index entry without a hash is nothing hel can vouch for: not served from a session, even a signed one.
+  expect((await archiveStore(project, id).read(unhashed)).ok).toBe(false);
+  const refused = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toBe(`hel: session ${id} was not written by hel here (no valid signature of this user's hel: a session cloned with the project, copied from elsewhere, or saved by an older hel) — if you trust its contents, adopt it with \`hel --resume ${id} --trust\`\n`);
+  const resumed = await runHel({ args: ["-C", project, "--resume", id, "--trust", ...ARGS, "recall it"], baseUrl: sim.url });
   expect(resumed.code).toBe(0);
-  expect(warnings(resumed.stderr)).toEqual([]);
+  expect(warnings(resumed.stderr)).toEqual([`hel: adopting session ${id}, which hel did not write here (--trust): its next save signs it as hel's own`]);
   expect(JSON.parse(resumed.stdout).answer).toContain("the number is 41");
+  // Signed now, with the archive's hash: a plain resume takes it.
+  expect((await loadSnapshot(project, id)).archive[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
 });

@@ -181,16 +181,35 @@ describe("servers that fail", () => {
     expect(picture).toBe("[image: image/png, 2.9 KB]\nred");
   });
 
-  it("an answer of 100 MB ends the call with an error that says why, without holding it all", async () => {
+  it("an answer of 100 MB fails that call saying why, without holding it all, and the same server answers the next", async () => {
     const project = await tempProject();
     const given = join(project, "faults.json");
     await writeJson(given, { mcpServers: { faults: { command: process.execPath, args: [FAULTS] } } });
-    sim = await startSimulator({ script: [{ tool_calls: [call("mcp__faults__huge")] }, { content: "done" }] });
+    sim = await startSimulator({
+      script: [{ tool_calls: [call("mcp__faults__pid")] }, { tool_calls: [call("mcp__faults__huge")] }, { tool_calls: [call("mcp__faults__pid"), call("mcp__faults__echo", { text: "still here" })] }, { content: "done" }],
+    });
     const run = await runHel({ args: ["-C", project, "--mcp-config", given, "go"], baseUrl: sim.url });
     expect(run.code).toBe(0);
-    expect(toolMessages(bodies(sim)[1]!)).toEqual([
-      "Error: the MCP server faults stopped during the call of huge (ReadBuffer exceeded maximum size of 10485760 bytes); it is started again at the next call of its tools",
+    const [before, huge, after, echoed] = toolMessages(bodies(sim)[3]!);
+    expect(huge).toBe("Error: huge (MCP server faults): its answer was 100.0 MB, more than the 10 MB hel takes from an MCP server, so it was dropped (the server still runs) — ask for less at a time");
+    // Not started again: the same process answers.
+    expect(before).toMatch(/^\d+$/);
+    expect(after).toBe(before);
+    expect(echoed).toBe("echo: still here");
+  });
+
+  it("a server that never answers initialize is left out with one line, and a one-shot run still exits after its answer", async () => {
+    const project = await tempProject();
+    const given = join(project, "silent.json");
+    await writeJson(given, { mcpServers: { silent: { command: process.execPath, args: [FAULTS, "silent"] } } });
+    sim = await startSimulator({ script: [{ content: "answered" }] });
+    const run = await runHel({ args: ["-C", project, "--mcp-config", given, "go"], baseUrl: sim.url });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("answered\n");
+    expect(run.stderr.split("\n").filter((l) => l.startsWith("hel: "))).toEqual([
+      `hel: left out the MCP server "silent": it did not start within 10 s — see ${join(project, ".hel", "logs", "mcp-silent.log")} for what it said`,
     ]);
+    expect(names(bodies(sim)[0]!).filter((n) => n.startsWith("mcp__"))).toEqual([]);
   });
 
   it("a tool list that changes is offered from the next instruction, never inside a turn", async () => {
@@ -247,8 +266,8 @@ describe("configuration", () => {
     const run = await runHel({ args: ["-C", project, "mcp", "ls", "--mcp-config", given] });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^faults \(.*mcp-faults-server\.mjs\): 9 tools, \d+ tokens in every request$/);
-    expect(lines.slice(1).map((l) => l.trim().split(/\s+/)[0])).toEqual(["big", "clash__tool", "crash", "echo", "grow", "hang", "huge", "picture", "tool"].map((t) => `mcp__faults__${t}`));
+    expect(lines[0]).toMatch(/^faults \(.*mcp-faults-server\.mjs\): 10 tools, \d+ tokens in every request$/);
+    expect(lines.slice(1).map((l) => l.trim().split(/\s+/)[0])).toEqual(["big", "clash__tool", "crash", "echo", "grow", "hang", "huge", "picture", "pid", "tool"].map((t) => `mcp__faults__${t}`));
     expect(lines[4]).toMatch(/^ {2}mcp__faults__echo {2}\d+ tokens$/);
   });
 });

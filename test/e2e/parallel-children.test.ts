@@ -177,3 +177,39 @@ it("Ctrl-C while three children wait on the model stops all three, and every cal
     [3, "aborted"],
   ]);
 });
+
+describe("--max-cost with eight children at once", () => {
+  // A dollar per million tokens of any kind: a request's cost is its tokens, in millionths.
+  const prices = { models: { "deepseek-flash": { cache_hit: 1, cache_miss: 1, output: 1 } } };
+  const letters = "ABCDEFGH".split("");
+  const tasks = letters.map((x) => ({ task: `Task ${x}: report ok.` }));
+  // Each child's one request is still unanswered when its siblings' are sent, and answers at length.
+  const slow = (x: string) => (): SimStep => ({ faults: [{ kind: "delay", ms: FIRST_DELAY_MS }], reply: { content: `${x} ok. ${"word ".repeat(100)}` } });
+  const policy = () => parallelPolicy(tasks, Object.fromEntries(letters.map((x) => [x, slow(x)])));
+
+  it("counts the requests in flight: the whole run spends no more than the limit", async () => {
+    const project = await tempProject();
+    const table = join(project, ".hel-prices.json");
+    await writeFile(table, JSON.stringify(prices));
+    const args = ["-C", project, "--delegate", "task-only", "--max-output-tokens", "4000", "--json"];
+    // A run without a limit measures the parent's first request and a child's.
+    sim = await startSimulator({ policy: policy() });
+    const free = await runHel({ args: [...args, "Do the eight tasks at once."], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    expect(free.code, free.stderr).toBe(0);
+    const cost = (r: Simulator["requests"][number]) => (r.usage!.prompt_tokens + r.usage!.completion_tokens) / 1e6;
+    const parentFirst = cost(sim.requests[0]!);
+    const childRequests = sim.requests.filter((r) => childOf(r.body as ChatRequest) !== null);
+    expect(childRequests).toHaveLength(8);
+    const child = Math.max(...childRequests.map(cost));
+    await sim.close();
+    // Room for the parent's first request and about two children's, each reserved with its max_tokens.
+    const limit = parentFirst + 2.5 * (child + 4000 / 1e6);
+    sim = await startSimulator({ policy: policy() });
+    const result = await runHel({ args: [...args, "--max-cost", limit.toFixed(6), "Do the eight tasks at once."], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const json = JSON.parse(result.stdout);
+    expect(json.usage.cost_usd).toBeGreaterThan(parentFirst);
+    expect(json.usage.cost_usd).toBeLessThanOrEqual(Number(limit.toFixed(6)));
+    // The children the limit left no room for said why.
+    expect(result.stderr).toContain("the subagent did not finish (budget: stopped before a request");
+  });
+});

@@ -2,13 +2,16 @@
 // `.hel/` or `.git`, reads the rules of every folder from there down, names the current folder in the
 // system prompt, and keeps one `.hel/`. Tools' paths stay relative to the root. The built CLI, run
 // from real folders, against the simulator.
+import { spawn } from "node:child_process";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { findProjectRoot } from "../../src/cli/project-root.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { HEL, helEnv, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 let sim: Simulator;
@@ -79,5 +82,71 @@ describe("findProjectRoot", () => {
     // A home folder above is not a project root, even with a .git or .hel/ of its own; started in, it is.
     expect(await findProjectRoot(join(top, "a"), top)).toEqual({ root: join(top, "a"), here: "" });
     expect(await findProjectRoot(top, top)).toEqual({ root: top, here: "" });
+  });
+});
+
+// The sandbox may write the whole project: a project that is the home folder, `/` or a folder holding
+// the user's hel config would let a command write the user's config (a hook for every later run) or
+// ~/.bashrc. Real hel processes, HOME a temp folder.
+describe("never home or /", () => {
+  const refusal = /^hel: .* which hel does not take as a project: .* name one with -C\n$/;
+
+  it("refuses the home folder, /, and a folder holding or inside the hel config: exit 2, one line naming -C, nothing written", async () => {
+    const home = await tempProject();
+    const env = { HOME: home, XDG_CONFIG_HOME: undefined };
+    const inHome = await runHel({ args: ["hi"], cwd: home, env });
+    expect(inHome.code).toBe(2);
+    expect(inHome.stderr).toMatch(refusal);
+    expect(inHome.stderr).toContain(`${home} is your home folder`);
+    const root = await runHel({ args: ["-C", "/", "hi"], env });
+    expect(root.code).toBe(2);
+    expect(root.stderr).toMatch(refusal);
+    // A folder holding the home folder holds its shell start-up files, wherever the config is.
+    const above = await runHel({ args: ["-C", join(home, ".."), "hi"], env: { HOME: home, XDG_CONFIG_HOME: join(await tempProject(), "cfg") } });
+    expect(above.code).toBe(2);
+    expect(above.stderr).toMatch(refusal);
+    expect(above.stderr).toContain("a folder holding your home folder");
+    // ~/.config holds ~/.config/hel; the config folder itself is no project either.
+    await mkdir(join(home, ".config", "hel"), { recursive: true });
+    for (const dir of [join(home, ".config"), join(home, ".config", "hel")]) {
+      const run = await runHel({ args: ["-C", dir, "hi"], env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(refusal);
+    }
+    // XDG_CONFIG_HOME inside a folder makes that folder the config's: refused there too.
+    const other = await tempProject();
+    const xdg = await runHel({ args: ["hi"], cwd: other, env: { HOME: home, XDG_CONFIG_HOME: join(other, "cfg") } });
+    expect(xdg.code).toBe(2);
+    expect(xdg.stderr).toMatch(refusal);
+    // No .hel/ made anywhere (hel's compile cache in ~/.cache is its own).
+    expect((await readdir(home)).filter((f) => f !== ".cache")).toEqual([".config"]);
+    expect(await readdir(other)).toEqual([]);
+  });
+
+  it("a folder under home is a project as before", async () => {
+    const home = await tempProject();
+    await mkdir(join(home, "work"));
+    sim = await startSimulator({ policy: "echo" });
+    const run = await runHel({ args: ["hi"], cwd: join(home, "work"), baseUrl: sim.url, env: { HOME: home, XDG_CONFIG_HOME: undefined } });
+    expect(run.code).toBe(0);
+  });
+
+  it("hel acp refuses the home folder as a session's cwd, in session/new and session/load", async () => {
+    const home = await tempProject();
+    sim = await startSimulator({ policy: "echo" });
+    const child = spawn(process.execPath, [HEL, "acp"], { cwd: home, env: helEnv(sim.url, { HOME: home, XDG_CONFIG_HOME: undefined }), stdio: ["pipe", "pipe", "pipe"] });
+    const connection = client({ name: "test-editor" }).connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+    try {
+      await connection.agent.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+      await expect(connection.agent.request(methods.agent.session.new, { cwd: home, mcpServers: [] })).rejects.toThrow(/which hel does not take as a project/);
+      await expect(connection.agent.request(methods.agent.session.load, { cwd: "/", sessionId: "s1", mcpServers: [] })).rejects.toThrow(/which hel does not take as a project/);
+      const { sessionId } = await connection.agent.request(methods.agent.session.new, { cwd: await tempProject(), mcpServers: [] });
+      expect(sessionId).toBeTruthy();
+    } finally {
+      connection.close();
+      child.stdin.end();
+      await new Promise((done) => child.on("close", done));
+    }
+    expect((await readdir(home)).filter((f) => f !== ".cache")).toEqual([]);
   });
 });

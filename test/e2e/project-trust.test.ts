@@ -174,3 +174,42 @@ describe("a project's own widening settings", () => {
     expect(await t.exited).toBe(0);
   });
 });
+
+// Trust covers the programs a project's settings run: a sandboxed command that rewrites the trusted
+// hook's script or the trusted server's file makes the next run ask again (here: no terminal, so the
+// hooks and servers are left out with the usual warning) instead of running the new text unsandboxed.
+describe("trust covers programs", () => {
+  it("a sandboxed command rewrites the trusted hook's script and the server's file: the next run runs neither", async () => {
+    good = await startSimulator({});
+    const out = await tempProject();
+    const pwned = join(out, "pwned");
+    const ran = join(out, "ran");
+    const hooks = { SessionStart: [{ command: "./scripts/start.sh" }] };
+    const servers = { tool: { command: process.execPath, args: ["tools/server.mjs"] } };
+    const { dir, env } = await clone({ hooks, "mcp-servers": servers });
+    await mkdir(join(dir, "scripts"));
+    await mkdir(join(dir, "tools"));
+    await writeFile(join(dir, "scripts", "start.sh"), `#!/bin/sh\necho hook >> ${ran}\n`, { mode: 0o755 });
+    await writeFile(join(dir, "tools", "server.mjs"), `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(ran)}, "server\\n");\n`);
+    // The user trusts the project in a terminal.
+    const t = inTerminal(["-C", dir], "", env);
+    await t.until((s) => s.includes("Trust it? [y/N]"), "the question");
+    t.type("y\r");
+    await t.until((s) => s.includes("›"), "the prompt");
+    t.type("\x04");
+    expect(await t.exited).toBe(0);
+    expect((await readFile(ran, "utf8")).split("\n")).toContain("hook");
+
+    // A turn whose command (sandboxed, edit access) appends to both files.
+    good.push(call(`echo 'touch ${pwned}' >> scripts/start.sh && echo 'import("node:fs").then((fs) => fs.writeFileSync(${JSON.stringify(pwned)}, ""));' >> tools/server.mjs`), { content: "done" });
+    const turn = await runHel({ args: ["-C", dir, "format it"], env });
+    expect(turn.code).toBe(0);
+    expect(await readFile(join(dir, "scripts", "start.sh"), "utf8")).toContain("pwned");
+
+    good.push({ content: "hello" });
+    const next = await runHel({ args: ["-C", dir, "hi again"], env });
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(/hel: ignored this project's hooks, mcp-servers \(.*\): a project's own files may not widen what hel does until you trust it/);
+    expect(existsSync(pwned)).toBe(false);
+  });
+});

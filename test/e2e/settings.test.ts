@@ -87,6 +87,58 @@ describe("config files", () => {
   });
 });
 
+describe("a project's budgets and step limits", () => {
+  // $5,000 per million input tokens: any first request costs several dollars, and output is free, so
+  // whether it is sent tells which --max-cost the run kept.
+  const prices = { models: { "deepseek-flash": { cache_hit: 5000, cache_miss: 5000, output: 0 } } };
+  async function withPrices(user: unknown, project: unknown) {
+    const set = await setUp(user, project);
+    const table = join(set.configHome, "prices.json");
+    await writeFile(table, JSON.stringify(prices));
+    return { ...set, run: (args: string[]) => set.run(["--json", ...args], { HEL_PRICES: table }) };
+  }
+
+  it("an untrusted project's higher max-cost does not raise the user's: ignored, with one line naming it", async () => {
+    sim = await startSimulator({ policy: "echo" });
+    const { dir, run } = await withPrices({ "max-cost": 1 }, { "max-cost": 1000, "child-max-steps": 1000, "compact-at": 500 });
+    const result = await run(["hi"]);
+    expect(sim.requests).toHaveLength(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "budget" });
+    const lines = result.stderr.split("\n").filter((l) => l.includes("ignored this project"));
+    expect(lines).toEqual([
+      `hel: ignored this project's max-cost 1000, child-max-steps 1000 (${join(dir, ".hel", "config.json")}): a project may lower a budget or step limit, not raise yours (max-cost 1, child-max-steps 30) — set it in your own config or pass the flag`,
+    ]);
+  });
+
+  it("a lower one applies, and so does one where the user set no limit; a flag wins over the project", async () => {
+    sim = await startSimulator({ policy: "echo" });
+    const lower = await withPrices({ "max-cost": 1000 }, { "max-cost": 1 });
+    const lowered = await lower.run(["hi"]);
+    expect(JSON.parse(lowered.stdout)).toMatchObject({ exit_reason: "budget" });
+    expect(lowered.stderr).not.toContain("ignored this project");
+    const none = await withPrices(undefined, { "max-cost": 1 });
+    expect(JSON.parse((await none.run(["hi"])).stdout)).toMatchObject({ exit_reason: "budget" });
+    expect(sim.requests).toHaveLength(0);
+    const flagged = await withPrices({ "max-cost": 1 }, { "max-cost": 1 });
+    const result = await flagged.run(["--max-cost", "1000", "hi"]);
+    expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "completed" });
+    expect(result.stderr).not.toContain("ignored this project");
+    expect(sim.requests).toHaveLength(1);
+  });
+
+  it("a project's higher child-max-steps leaves the child at the user's", async () => {
+    const delegate = { tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "Read a.txt." }) }] };
+    const read = { tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }] };
+    sim = await startSimulator({ script: [delegate, read, { content: "done" }] });
+    const { dir, run } = await setUp({ "child-max-steps": 1 }, { "child-max-steps": 50 });
+    await writeFile(join(dir, "a.txt"), "hello\n");
+    const result = await run(["--delegate", "task-only", "read a.txt with a subagent"]);
+    expect(result.code).toBe(0);
+    const last = sim.requests.at(-1)!.body as ChatRequest;
+    expect(last.messages.at(-1)!.content).toContain("stopped by its step budget of 1 model request");
+  });
+});
+
 describe("a resumed session", () => {
   it("keeps its model and effort over the config file's; a flag changes them", async () => {
     sim = await startSimulator({ policy: "echo" });

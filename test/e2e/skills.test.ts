@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
+import { memoFile } from "../../src/fs/file-memo.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 const KEY = "sk-skills-test-secret-0123456789";
@@ -59,9 +60,9 @@ describe("skills", () => {
     expect((sim.requests[0]!.body as ChatRequest).messages[0]!.content).toBe(system);
   });
 
-  it("a later start lists them from .hel/cache/ byte for byte as a start that read them did, and reads an edited one again", async () => {
+  it("a later start lists them from its memo byte for byte as a start that read them did, and reads an edited one again", async () => {
     const project = await tempProject();
-    const env = { XDG_CONFIG_HOME: join(project, "no-config"), DEEPSEEK_API_KEY: KEY };
+    const env = { XDG_CONFIG_HOME: join(await tempProject(), "no-config"), DEEPSEEK_API_KEY: KEY };
     for (let i = 0; i < 30; i++) await skill(join(project, ".hel", "skills"), `task-${String(i).padStart(2, "0")}`, `---\nname: task-${String(i).padStart(2, "0")}\ndescription: How to do task ${i}.\n---\n`);
     // A file changed within the last moments is read again by every start (fs/file-memo.ts): these are let settle first.
     await sleep(2100);
@@ -73,7 +74,7 @@ describe("skills", () => {
     };
     const read = await systemOf("one");
     expect(read).toContain("- task-00: How to do task 0. (.hel/skills/task-00/SKILL.md)");
-    const memo = join(project, ".hel", "cache", "skills.json");
+    const memo = memoFile(project, "skills");
     expect(await readFile(memo, "utf8")).toContain("How to do task 29.");
     const kept = await stat(memo);
     expect(await systemOf("two")).toBe(read);

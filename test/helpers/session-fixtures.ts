@@ -1,5 +1,7 @@
 // Builders for session tests: a valid snapshot with a tool call and its result, and the SessionError a call throws.
+import { readFile, writeFile } from "node:fs/promises";
 import { expect } from "vitest";
+import { sessionPaths } from "../../src/session/paths.js";
 import { SessionError } from "../../src/session/errors.js";
 import type { Snapshot } from "../../src/session/snapshot.js";
 
@@ -65,4 +67,16 @@ export async function sessionError(fn: () => Promise<unknown>): Promise<SessionE
     return e as SessionError;
   }
   throw new Error("expected a SessionError");
+}
+
+/**
+ * Takes hel's signature out of a saved session's snapshot.json, leaving the file as a hel that did not
+ * sign wrote it (or a clone carried it): the session is then not hel's own here until adopted.
+ */
+export async function unsign(projectDir: string, id: string): Promise<void> {
+  const file = sessionPaths(projectDir, id).snapshot;
+  const text = await readFile(file, "utf8");
+  const unsigned = text.replace(/,"mac":"[0-9a-f]{64}"(?=,"messages":\[\n)/, "");
+  expect(unsigned).not.toBe(text);
+  await writeFile(file, unsigned);
 }

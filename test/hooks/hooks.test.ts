@@ -10,6 +10,7 @@ import { expect, it } from "vitest";
 import type { Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { openTestConversation, runInProcess } from "../helpers/conversation.js";
+import { running } from "../helpers/processes.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { simulators } from "../helpers/simulators.js";
 
@@ -106,8 +107,7 @@ it("a Stop hook that exits 2 makes the agent go on with its reason, three times 
 });
 
 it("a hook past its timeout is ended with its whole group, says so once, and the turn goes on", async () => {
-  const pids = join(await tempProject(), "pids");
-  const dir = await projectWith({ PreToolUse: [{ command: `echo $$ > ${pids}; sleep 30 & echo $! >> ${pids}; wait`, timeout_s: 0.5 }] });
+  const dir = await projectWith({ PreToolUse: [{ command: "sleep 30.0713 & wait", timeout_s: 0.5 }] });
   await writeFile(join(dir, "a.txt"), "alpha\n");
   const s = await sim({ script: [{ tool_calls: [call("read_file", { path: "a.txt" })] }, { content: "read it" }] });
   const run = await runInProcess({ args: ["-C", dir, "--trust", "--effort", "none", "read a.txt"], baseUrl: s.url });
@@ -116,7 +116,7 @@ it("a hook past its timeout is ended with its whole group, says so once, and the
   expect(run.stderr.match(/ran past its timeout/g)).toHaveLength(1);
   expect(run.stderr).toMatch(/hel: the PreToolUse hook ".*" ran past its timeout and was ended — the run goes on\n/);
   // Gone, or a zombie no init reaped: either way it runs nothing.
-  for (const pid of (await readFile(pids, "utf8")).trim().split("\n")) expect(await readFile(`/proc/${pid}/stat`, "utf8").then((stat) => stat.split(") ")[1]![0], () => "gone")).toMatch(/gone|Z/);
+  expect(running("sleep 30.0713")).toEqual([]);
 });
 
 it("UserPromptSubmit and SessionStart: what they print opens the instruction's message, cleaned of escape sequences; the system prompt is untouched", async () => {
@@ -207,4 +207,19 @@ it("a matcher that is not a regular expression is a config error naming the key"
   await expect(runInProcess({ args: ["-C", dir, "hello"], baseUrl: "http://127.0.0.1:9" })).rejects.toThrow(
     /the config file .*config\.json has a bad value for "hooks\.PreToolUse\.0\.matcher": must be a regular expression over tool names \(.*\) — fix it or remove the key/,
   );
+});
+
+it("the README's kind of hook, `npx prettier` from the user's config, runs no prettier the project planted in node_modules/.bin", async () => {
+  const dir = await tempProject();
+  const marker = join(await tempProject(), "marker");
+  await mkdir(join(dir, "node_modules", ".bin"), { recursive: true });
+  await writeFile(join(dir, "node_modules", ".bin", "prettier"), `#!/bin/sh\necho planted >> ${JSON.stringify(marker)}\n`, { mode: 0o755 });
+  const home = await tempProject();
+  await mkdir(join(home, "hel"));
+  await writeFile(join(home, "hel", "config.json"), JSON.stringify({ hooks: { SessionStart: [{ command: "npx prettier --version", timeout_s: 60 }] } }));
+  const s = await sim({ script: [{ content: "done" }] });
+  // Offline, npx cannot fetch prettier either: the hook fails, a warning, and the run goes on.
+  const run = await runInProcess({ args: ["-C", dir, "--effort", "none", "hi"], baseUrl: s.url, env: { XDG_CONFIG_HOME: home, npm_config_offline: "true" } });
+  expect(run.code).toBe(0);
+  await expect(readFile(marker, "utf8")).rejects.toThrow(/ENOENT/);
 });

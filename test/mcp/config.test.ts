@@ -29,7 +29,17 @@ describe("checkedServers", () => {
       'left out the MCP server "badArgs" of /home/u/.config/hel/config.json: args must be a list of strings — fix its entry',
       'left out the MCP server "notObject" of /home/u/.config/hel/config.json: an entry must be {"command", "args", "env"} or {"type": "http", "url", "headers"} — fix its entry',
     ]);
-    expect(serverSummary(servers)).toBe("cmd (node s.js), web (https://example.com/mcp)");
+    const same = (text: string) => text;
+    expect(serverSummary(servers, same)).toBe("cmd (node s.js), web (https://example.com/mcp)");
+    // Every value that takes one of the user's variables is named with where it goes; each piece cleaned alone.
+    const secretive = {
+      gh: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_TOKEN: "${GITHUB_TOKEN}", PLAIN: "1" } },
+      web: { type: "http" as const, url: "https://repo.example/mcp", headers: { Authorization: "Bearer ${DEEPSEEK_API_KEY}", Accept: "x" } },
+    };
+    expect(serverSummary(secretive, same)).toBe(
+      "gh (npx -y @modelcontextprotocol/server-github, with GITHUB_TOKEN=${GITHUB_TOKEN}), web (https://repo.example/mcp, with the header Authorization: Bearer ${DEEPSEEK_API_KEY})",
+    );
+    expect(serverSummary(secretive, (text) => text.slice(0, 4))).toBe("gh (npx , with GITH=${GI), web (http, with the header Auth: Bear)");
   });
 });
 

@@ -28,11 +28,15 @@ beforeEach(async () => {
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
 
 /** A fixture session saved as ID_A, and the text of its snapshot.json. */
-/** The file's JSON without the messages' index, which the header carries next to the snapshot's fields. */
+/** The file's JSON without the messages' index and the MAC, which the header carries next to the snapshot's fields. */
 function withoutIndex(text: string): string {
-  const { messages_index: _, ...rest } = JSON.parse(text) as Record<string, unknown>;
+  const { messages_index: _, mac: __, ...rest } = JSON.parse(text) as Record<string, unknown>;
   return JSON.stringify(rest);
 }
+
+/** A file changed by hand is no longer signed: it loads only as a session the user adopts. */
+const adopted = { unsigned: true };
+const UNSIGNED_MAC = `"mac":"${"0".repeat(64)}"`;
 
 async function savedSnapshot(): Promise<{ snapshot: Snapshot; text: string }> {
   const snapshot = makeSnapshot(project, ID_A);
@@ -87,13 +91,14 @@ describe("save and load", () => {
     const [first, ...rest] = text.split("\n");
     const lines = messages.map((m, i) => JSON.stringify(m) + (i < messages.length - 1 ? "," : ""));
     expect(rest).toEqual([...lines, "]}", ""]);
-    // The header's last field is the index: each message's role and call ids, and the message lines' checksum.
-    expect(first).toBe(
+    // Then the index: each message's role and call ids, and the message lines' checksum; last the MAC (signature.ts).
+    expect(first!.replace(/"mac":"[0-9a-f]{64}"/, UNSIGNED_MAC)).toBe(
       `${JSON.stringify(header).slice(0, -1)},"messages_index":${JSON.stringify({
         crc32: crc32(lines.join("\n")),
         entries: ["s", "u", ["a", [["call_1", "read_file"]]], ["t", "call_1"], "a"],
-      })},"messages":[`,
+      })},${UNSIGNED_MAC},"messages":[`,
     );
+    expect(first).not.toContain(UNSIGNED_MAC);
     expect(withoutIndex(text.replaceAll("\n", ""))).toBe(JSON.stringify(valid));
   });
 
@@ -108,8 +113,8 @@ describe("save and load", () => {
     const { messages, ...header } = snapshot;
     expect(Buffer.concat(encodeSnapshot(header, messages, new ByteWriter(Buffer.alloc(8)))).toString("utf8")).toBe(encode(snapshot));
     const empty = makeSnapshot(project, ID_A, { messages: [] });
-    expect(encode(empty)).toBe(`${JSON.stringify({ ...empty, messages: undefined }).slice(0, -1)},"messages_index":{"crc32":0,"entries":[]},"messages":[\n]}\n`);
-    expect(layoutOf(Buffer.from(encode(empty)))).toEqual({ header: { ...JSON.parse(JSON.stringify(empty)), messages_index: { crc32: 0, entries: [] }, messages: [] }, messages: [] });
+    expect(encode(empty)).toBe(`${JSON.stringify({ ...empty, messages: undefined }).slice(0, -1)},"messages_index":{"crc32":0,"entries":[]},${UNSIGNED_MAC},"messages":[\n]}\n`);
+    expect(layoutOf(Buffer.from(encode(empty)))).toEqual({ header: { ...JSON.parse(JSON.stringify(empty)), messages_index: { crc32: 0, entries: [] }, mac: "0".repeat(64), messages: [] }, messages: [] });
   });
 
   it("reads hel's layout a line at a time, and any other layout of the same JSON whole", async () => {
@@ -126,14 +131,14 @@ describe("save and load", () => {
     for (const other of [JSON.stringify(JSON.parse(text), null, 2), JSON.stringify(JSON.parse(text))]) {
       expect(splitSnapshot(Buffer.from(other))).toBeNull();
       writeFileSync(snapshotFile(ID_A), other);
-      expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+      expect(await loadSnapshot(project, ID_A, adopted)).toEqual(snapshot);
     }
     // Two messages on one line: each line is no longer a message, but the file is still JSON.
     const lines0 = text.split("\n");
     const joined = [lines0[0], `${lines0[1]} ${lines0[2]}`, ...lines0.slice(3)].join("\n");
     expect(splitSnapshot(Buffer.from(joined))).not.toBeNull();
     writeFileSync(snapshotFile(ID_A), joined);
-    expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+    expect(await loadSnapshot(project, ID_A, adopted)).toEqual(snapshot);
     // Not JSON at all when read whole either: a trailing comma, text after the end, a line cut short
     // (its comma kept). The first two are not the layout; the cut line is, and its message does not parse.
     const lines = text.split("\n");
@@ -152,7 +157,7 @@ describe("save and load", () => {
     await saveSnapshot(project, snapshot);
     expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
     writeFileSync(snapshotFile(ID_A), "\ufeff" + readFileSync(snapshotFile(ID_A), "utf8"));
-    expect(await loadSnapshot(project, ID_A)).toEqual(snapshot);
+    expect(await loadSnapshot(project, ID_A, adopted)).toEqual(snapshot);
   });
 
   it("keeps loaded messages as the bytes it read, and the next save writes them from there unserialized", async () => {
@@ -165,7 +170,7 @@ describe("save and load", () => {
     const pieces = encodeSnapshot(header, messages);
     expect(pieces).toHaveLength(3);
     expect(pieces[1]!.buffer).toBe(storedJson(messages[0]!)!.source.buffer);
-    expect(Buffer.concat(pieces).equals(file)).toBe(true);
+    expect(Buffer.concat(pieces).toString()).toBe(file.toString().replace(/"mac":"[0-9a-f]{64}"/, UNSIGNED_MAC));
     // A new turn: the file is still exactly JSON.stringify of the snapshot, a message per line.
     const next = { ...loaded, messages: [...loaded.messages, { role: "user", content: "next" } as const, { role: "assistant", content: "ok" } as const] };
     await saveSnapshot(project, next);
@@ -177,20 +182,23 @@ describe("save and load", () => {
   it("loads a file as hel wrote it from its index, unparsed; a file changed since is parsed and checked message by message", async () => {
     const { snapshot, text } = await savedSnapshot();
     const lines = text.split("\n");
-    // A message turned invalid (a role no message has), the checksum made to match: the index is trusted.
+    const asWritten = await loadSnapshot(project, ID_A);
+    expect(asWritten.messages.every((m) => storedJson(m) !== undefined)).toBe(true);
+    expect(asWritten).toEqual(snapshot);
+    // A message turned invalid (a role no message has), the checksum made to match: without hel's
+    // signature the index is not trusted, even by a user who adopts the file, and the message is refused.
     const forged = lines.map((line) => line.replace('{"role":"user","content":"What', '{"role":"nobody","content":"What'));
     const body = forged.slice(1, -2).join("\n");
     forged[0] = forged[0]!.replace(/"crc32":\d+/, `"crc32":${crc32(body)}`);
     writeFileSync(snapshotFile(ID_A), forged.join("\n"));
-    const trusted = await loadSnapshot(project, ID_A);
-    expect(trusted.messages.every((m) => storedJson(m) !== undefined)).toBe(true);
-    expect(trusted.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
+    expect((await sessionError(() => loadSnapshot(project, ID_A, adopted))).message).toMatch(/messages\[1\]/);
     // The same change without the checksum: the file is read message by message, and refused.
     writeFileSync(snapshotFile(ID_A), lines.map((line) => line.replace('{"role":"user","content":"What', '{"role":"nobody","content":"What')).join("\n"));
-    expect((await sessionError(() => loadSnapshot(project, ID_A))).message).toMatch(/messages\[1\]/);
-    // An edit of the same length: the checksum tells, and the edit is what loads.
+    expect((await sessionError(() => loadSnapshot(project, ID_A, adopted))).message).toMatch(/messages\[1\]/);
+    // An edit of the same length: not hel's any more, so refused unless adopted; adopted, the edit is what loads.
     writeFileSync(snapshotFile(ID_A), text.replace("What does a.ts export?", "What does b.ts export?"));
-    const edited = await loadSnapshot(project, ID_A);
+    expect((await sessionError(() => loadSnapshot(project, ID_A))).message).toContain("was not written by hel here");
+    const edited = await loadSnapshot(project, ID_A, adopted);
     expect(edited.messages[1]).toEqual({ role: "user", content: "What does b.ts export?" });
     expect(edited.messages.slice(2)).toEqual(snapshot.messages.slice(2));
   });
@@ -223,7 +231,7 @@ describe("save and load", () => {
     const { snapshot, text } = await savedSnapshot();
     // A key the schema drops, added by hand: requests must not carry it.
     writeFileSync(snapshotFile(ID_A), text.replace('{"role":"user",', '{"role":"user","name":"mallory",'));
-    const extra = await loadSnapshot(project, ID_A);
+    const extra = await loadSnapshot(project, ID_A, adopted);
     expect(extra).toEqual(snapshot);
     const user = extra.messages.findIndex((m) => m.role === "user");
     expect(storedJson(extra.messages[user]!)).toBeUndefined();
@@ -234,7 +242,7 @@ describe("save and load", () => {
     const bytes = Buffer.from(text.replace('"content":"', '"content":"\u0001'));
     bytes[bytes.indexOf(0x01)] = 0xff;
     writeFileSync(snapshotFile(ID_A), bytes);
-    const mangled = await loadSnapshot(project, ID_A);
+    const mangled = await loadSnapshot(project, ID_A, adopted);
     expect(mangled.messages.some((m) => storedJson(m) !== undefined)).toBe(false);
     expect(mangled.messages[0]!.content).toBe(`\ufffd${snapshot.messages[0]!.content}`);
     await saveSnapshot(project, mangled);
@@ -244,7 +252,7 @@ describe("save and load", () => {
   it("saves a snapshot loaded with an editor's CRLF line ends in hel's own layout", async () => {
     const { text } = await savedSnapshot();
     writeFileSync(snapshotFile(ID_A), text.replaceAll("\n", "\r\n"));
-    const loaded = await loadSnapshot(project, ID_A);
+    const loaded = await loadSnapshot(project, ID_A, adopted);
     expect(loaded.messages.every((m) => storedJson(m) !== undefined)).toBe(true);
     await saveSnapshot(project, loaded);
     expect(readFileSync(snapshotFile(ID_A), "utf8")).toBe(text);
@@ -369,7 +377,7 @@ describe("a failed save never damages the previous snapshot", () => {
     writeFileSync(join(project, ".hel/sessions", ID_A), "not a directory");
     const err = await sessionError(() => saveSnapshot(project, makeSnapshot(project, ID_A)));
     expect(err.exitCode).toBe(1);
-    expect(err.message).toMatch(new RegExp(`^could not save session ${ID_A}: .*EEXIST.* — check the disk and \\.hel/; the conversation is kept in memory`));
+    expect(err.message).toMatch(new RegExp(`^could not save session ${ID_A}: .*${ID_A} is not a directory; remove it; the conversation is kept in memory`));
     expect(err.message).not.toContain("\n");
   });
 
@@ -594,9 +602,11 @@ describe("listing", () => {
         tokens: 52_000,
         model: "deepseek-pro",
         in_use: false,
+        written_by_hel: true,
         error: null,
       });
-      expect(list[1]).toMatchObject({ id: ID_C, turns: null, in_use: false, error: expect.stringContaining("schema_version 7") });
+      // Written by hand, and marked so: hel's own sessions carry its signature.
+      expect(list[1]).toMatchObject({ id: ID_C, turns: null, in_use: false, written_by_hel: false, error: expect.stringContaining("schema_version 7") });
       expect(list[2]).toMatchObject({ id: ID_A, turns: 1, tokens: 2150, in_use: true, error: null });
       expect(list[3]).toMatchObject({ id: unsaved, updated_at: null, error: expect.stringContaining("has no saved snapshot") });
       // -c picks the newest session even when it is broken, so resuming it fails loudly.

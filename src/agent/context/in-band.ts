@@ -6,8 +6,9 @@ import type { ModelClient, ModelTurn } from "../../model/client.js";
 import { ModelError } from "../../model/errors.js";
 import type { Message, ToolDefinition } from "../../wire/messages.js";
 import type { AgentRef, EventSink } from "../events.js";
-import { estimateInputTokens } from "../meter.js";
+import { estimateRequestTokens } from "../meter.js";
 import { buildRequest, type RequestSettings } from "../request.js";
+import type { SpendLimit } from "../spend-limit.js";
 
 /** What an in-band request needs of the agent's run. */
 export interface InBandRun {
@@ -17,7 +18,7 @@ export interface InBandRun {
   toolDefinitions: readonly ToolDefinition[];
   request: RequestSettings;
   /** --max-cost, asked before the request as before any other (loop.ts's AgentRun). */
-  spendLimit?: (promptTokens: number, model: string) => string | null;
+  spendLimit?: SpendLimit;
 }
 
 export type InBandAnswer = { ok: true; turn: ModelTurn } | { ok: false; error: unknown; message: string };
@@ -25,8 +26,9 @@ export type InBandAnswer = { ok: true; turn: ModelTurn } | { ok: false; error: u
 export async function askInBand(run: InBandRun, messages: readonly Message[], signal: AbortSignal, step: number): Promise<InBandAnswer> {
   const { ref, emit } = run;
   const body = buildRequest(messages, run.toolDefinitions, run.request);
-  const refused = run.spendLimit?.(estimateInputTokens(null, messages), body.model);
-  if (refused) return { ok: false, error: new Error(refused), message: refused };
+  const allowed = run.spendLimit?.({ agent: ref, promptTokens: estimateRequestTokens(null, messages, run.toolDefinitions), model: body.model, maxTokens: body.max_tokens! });
+  if (allowed && "refused" in allowed) return { ok: false, error: new Error(allowed.refused), message: allowed.refused };
+  if (allowed) body.max_tokens = allowed.maxTokens;
   try {
     const turn = await run.client.complete(body, signal, {
       onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),

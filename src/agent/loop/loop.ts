@@ -20,7 +20,7 @@ import type { Message, ToolCall, ToolDefinition } from "../../wire/messages.js";
 import type { ArchiveIndex } from "../context/archive-index.js";
 import type { AgentRef, EventSink, ExitReason, RepairKind } from "../events.js";
 import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned } from "../context/fold.js";
-import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
+import { estimateInputTokens, estimateRequestTokens, meterBefore, type Meter } from "../meter.js";
 import { buildRequest, MAX_OUTPUT_TOKENS, type RequestSettings } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
 import { windowOf } from "../context/compaction.js";
@@ -31,6 +31,7 @@ import { callsFromMarkup } from "./repair-markup.js";
 import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
 import type { Hooks } from "../../hooks/hooks.js";
+import type { SpendLimit } from "../spend-limit.js";
 
 export interface AgentRun {
   ref: AgentRef;
@@ -52,11 +53,8 @@ export interface AgentRun {
   archive?: ArchiveIndex;
   /** When to compact; without it, or without an archive, the conversation is never compacted. */
   compaction?: CompactionSettings;
-  /**
-   * The spend limit (--max-cost), asked before each request with the input tokens it would carry and
-   * its model: the line that says why it may not be sent, or null.
-   */
-  spendLimit?: (promptTokens: number, model: string) => string | null;
+  /** The spend limit (--max-cost), asked before each request: spend-limit.ts's answer for it. */
+  spendLimit?: SpendLimit;
   /** Fold a command episode that failed, then passed, without waiting for the model (needs an archive). */
   autoFold?: boolean;
   /** The user's hooks, for this agent; absent when none is configured, and then nothing is started. */
@@ -140,8 +138,9 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     if (wantsCompaction(run, meter, messages)) await compact(step);
     const body = buildRequest(messages, run.toolDefinitions, maxTokens === run.request.maxTokens ? run.request : { ...run.request, maxTokens });
     maxTokens = run.request.maxTokens;
-    const refused = run.spendLimit?.(estimateInputTokens(meter, messages), body.model);
-    if (refused) return end("budget", null, refused);
+    const allowed = run.spendLimit?.({ agent: ref, promptTokens: estimateRequestTokens(meter, messages, run.toolDefinitions), model: body.model, maxTokens: body.max_tokens! });
+    if (allowed && "refused" in allowed) return end("budget", null, allowed.refused);
+    if (allowed) body.max_tokens = allowed.maxTokens;
     let turn;
     try {
       turn = await run.client.complete(body, signal, {

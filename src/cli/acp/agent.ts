@@ -85,6 +85,8 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       try {
+        // Its lease is this process's own: opening it again would say another process holds it.
+        if (sessions.has(params.sessionId)) throw new Error(`session ${params.sessionId} is already open in this editor connection — send its prompts to it as it is, or start another with session/new`);
         await open(params.cwd, params.sessionId, client, params.mcpServers ?? []);
         return {};
       } catch (error) {

@@ -187,7 +187,7 @@ export function formatSessionList(summaries: readonly SessionSummary[], options:
     updated: s.updated_at ? relativeTime(new Date(s.updated_at), now) : "-",
     turns: s.turns === null ? "-" : String(s.turns),
     tokens: s.tokens === null ? "-" : formatTokens(s.tokens),
-    text: (s.in_use ? "[in use] " : "") + (s.error ? `(${s.error})` : oneLineText(s.first_instruction ?? "")),
+    text: (s.in_use ? "[in use] " : "") + (s.written_by_hel || s.error ? "" : "[not written by hel here] ") + (s.error ? `(${s.error})` : oneLineText(s.first_instruction ?? "")),
   }));
   const head = { id: "ID", updated: "UPDATED", turns: "TURNS", tokens: "TOKENS", text: "FIRST INSTRUCTION" };
   const w = {
@@ -250,6 +250,8 @@ export function formatRewind(id: string, to: number | "rewind", report: RewindRe
     if (restored.length === 0 && removed.length === 0) lines.push("  files: none had changed since then");
     if (restored.length > 0) lines.push(`  files put back: ${restored.join(", ")}`);
     if (removed.length > 0) lines.push(`  files removed (made since): ${removed.join(", ")}`);
+    const kept = report.files.filter((f) => f.action === "keep").map((f) => f.path);
+    if (kept.length > 0) lines.push(`  files left as they are (not checkpointed: over 10 MB, or holding the API key): ${kept.join(", ")}`);
     lines.push(`  undo with: hel rewind ${id.slice(0, 8)} --to rewind --files`);
   }
   if (report.fork) lines.push(`  conversation: ${report.turnsKept} turn${report.turnsKept === 1 ? "" : "s"} kept; the whole conversation before the rewind is session ${report.fork} (hel --resume ${report.fork})`);

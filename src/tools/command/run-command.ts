@@ -100,7 +100,7 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   // and its .hel/ directory must exist to be protected.
   await ctx.claimSessionDir?.();
   // A command under edit or full access may write anywhere in the project: the turn's checkpoint first.
-  if (access !== "read-only") await ctx.beforeChange?.();
+  if (access !== "read-only") await ctx.beforeChange?.(ctx.signal);
 
   const argv = shellArgv(shellFor(process.env), args.command);
   const network = (ctx.network ?? false) || grant?.network === true;

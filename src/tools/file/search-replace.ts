@@ -47,7 +47,7 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
   const display = projectRelative(ctx, args.path);
   // The turn's checkpoint records the file before any edit of the turn, outside the lock: every
   // agent's first edit of the turn waits for the same one.
-  await ctx.beforeChange?.();
+  await ctx.beforeChange?.(ctx.signal);
   // An empty old_text may create the file, parent directories included; otherwise a missing directory
   // is a missing file. Another agent's edit of the same file waits until this one has written.
   const edited = withProjectEntry(ctx, args.path, "write", oldText === "", ({ dir, name, real }) =>

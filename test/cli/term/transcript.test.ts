@@ -201,6 +201,7 @@ describe("formatSessionList", () => {
     tokens: 48_213,
     model: "deepseek-flash",
     in_use: false,
+    written_by_hel: true,
     error: null,
     ...over,
   });
