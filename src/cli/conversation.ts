@@ -35,7 +35,7 @@ import { assembleTools, withServerTools } from "../agent/children/assemble-tools
 import { mcpServers, type McpServers } from "../mcp/servers.js";
 import { traitsOf } from "../agent/toolbox.js";
 import type { Tool } from "../tools/types.js";
-import { requestConfigFor, userConfigDir } from "./config.js";
+import { requestConfigFor } from "./config.js";
 import { EditLog } from "../tools/edit-log.js";
 import { keepLostEdits } from "../tools/file/lost-edits.js";
 import { conversationControls, type ConversationControls } from "./conversation-controls.js";
@@ -231,8 +231,7 @@ export async function openConversation(project: Project, settings: ConversationS
         archiveHint: hints.hint,
         secrets: project.secrets,
         network: options.network,
-        // A command must not plant a hook in the user's config, even with it inside the project.
-        readOnlyPaths: [userConfigDir(io.env)],
+        readOnlyPaths: project.readOnly,
         approvals,
         claimSessionDir: () => active.claim(),
         trackCommand: (group: ProcessGroup) => active.trackCommand(group),

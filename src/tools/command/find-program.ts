@@ -5,6 +5,7 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../paths.js";
+import { pathOutside } from "../program-place.js";
 
 /** Where a distribution installs its programs (NixOS and Guix keep theirs in the system profile). */
 const SYSTEM_DIRS: ReadonlySet<string> = new Set([
@@ -59,19 +60,16 @@ export function realOrNull(p: string): string | null {
 /**
  * The PATH a command runs with: its absolute entries only (bash looks an empty or relative one up from
  * the command's folder, in the project, where anything may have been planted). For a command given a
- * grant (an allow rule, the user's yes) also only entries that exist outside the project: the `npm` a
- * rule or a question names is then never a file the project holds, even through a symlink, and a
- * sandboxed command that runs with nothing granted may still use the project's own tools (a venv).
+ * grant (an allow rule, the user's yes) also only entries outside the project, as for the user's own
+ * programs: the `npm` a rule or a question names is then never a file the project holds, even through
+ * a symlink, and a sandboxed command that runs with nothing granted may still use the project's own
+ * tools (a venv).
  */
 export function commandPath(value: string, projectDir: string, granted: boolean): string {
+  if (granted) return pathOutside(value, projectDir);
   return value
     .split(path.delimiter)
-    .filter((dir) => {
-      if (!path.isAbsolute(dir)) return false;
-      if (!granted) return true;
-      const real = realOrNull(dir);
-      return real !== null && !isInside(projectDir, real);
-    })
+    .filter((dir) => path.isAbsolute(dir))
     .join(path.delimiter);
 }
 
