@@ -37,7 +37,7 @@ export async function measureCommandOverhead(options: { runs: number; log: (line
   try {
     const ctx = (access: ToolContext["access"]): ToolContext => ({ projectDir: project, access, sessionDir: join(project, ".hel", "sessions", "bench"), cursors: new CursorStore(), signal: new AbortController().signal });
     const bwrap = findSandboxProgram(project);
-    const bwrapArgv = bwrap ? bwrapArgs(sandboxPolicy(project, "edit", false), project, ["/bin/bash", "-c", "true"], bwrapFeatures(bwrap.path)) : [];
+    const bwrapArgv = bwrap ? bwrapArgs(sandboxPolicy(project, "edit"), project, ["/bin/bash", "-c", "true"], bwrapFeatures(bwrap.path)) : [];
     const steps: [number[], () => Promise<unknown>][] = [
       [result.bashMs, () => runChild("bash", ["-c", "true"])],
       [result.fullMs, () => runCommandTool.run({ command: "true" }, ctx("full"))],

@@ -40,7 +40,7 @@ const ConfigFileSchema = z.strictObject({
   "mcp-timeout": count(1),
   approval: z.enum(APPROVAL_MODES),
   allow: z
-    .array(z.string("must hold command prefixes, such as \"npm publish --dry-run\"").trim().min(1, "must hold command prefixes, not empty strings").max(1000, "must hold command prefixes of at most 1000 characters"), 'must be a list of command prefixes, such as ["npm publish --dry-run"]')
+    .array(z.string("must hold command prefixes, such as \"git fetch\"").trim().min(1, "must hold command prefixes, not empty strings").max(1000, "must hold command prefixes of at most 1000 characters"), 'must be a list of command prefixes, such as ["git fetch"]')
     .max(1000, "must hold at most 1000 prefixes"),
   // A config key only: the user's programs to run at fixed points (hooks/), never a flag.
   hooks: HooksSchema,

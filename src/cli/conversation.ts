@@ -231,6 +231,7 @@ export async function openConversation(project: Project, settings: ConversationS
         archiveHint: hints.hint,
         secrets: project.secrets,
         network: options.network,
+        readOnlyPaths: project.readOnly,
         approvals,
         claimSessionDir: () => active.claim(),
         trackCommand: (group: ProcessGroup) => active.trackCommand(group),

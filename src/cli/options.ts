@@ -48,7 +48,7 @@ const RunOptionsSchema = z.object({
   network: z.boolean(),
   /** null: on-request in the interactive prompt, never elsewhere. */
   approval: z.enum(APPROVAL_MODES, { error: `--approval takes ${APPROVAL_MODES.join(" or ")}` }).nullable(),
-  /** Command prefixes run outside the sandbox unasked (config `allow`; no flag). */
+  /** Command prefixes given the network unasked, in the sandbox still (config `allow`; no flag). */
   allow: z.array(z.string()),
   tools: z.array(z.enum(SELECTABLE_TOOLS, { error: `--tools takes names from: ${SELECTABLE_TOOLS.join(", ")}, or none` })),
   effort: z.enum(EFFORTS),
@@ -113,7 +113,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .addOption(
-      new Option("--approval <mode>", "on-request: the model may ask you to run a command the sandbox stopped outside it (default in the interactive prompt); never: it may not (default elsewhere)").choices(APPROVAL_MODES),
+      new Option("--approval <mode>", "on-request: the model may ask you to give a command the sandbox stopped what it denied (default in the interactive prompt); never: it may not (default elsewhere)").choices(APPROVAL_MODES),
     )
     .option("--tools <names>", `comma-separated tools to offer, from ${SELECTABLE_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
@@ -138,8 +138,8 @@ Environment:
 Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
   child-max-tokens, child-model, max-cost, base-url, approval, checkpoint-max-mb: the disk the file
-  checkpoints may use, default 1024; allow: command prefixes run outside the sandbox unasked, such as
-  ["npm publish --dry-run"], matched on whole words of a simple command line; mcp-servers: MCP servers
+  checkpoints may use, default 1024; allow: command prefixes given the network unasked, such as
+  ["git fetch"], matched on whole words of a simple command line; mcp-servers: MCP servers
   as in .mcp.json's mcpServers; mcp-timeout: seconds an MCP tool call may take, default 60) and hooks
   (commands run at SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop with the
   event's JSON on stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL win over the project's file,

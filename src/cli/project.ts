@@ -18,6 +18,7 @@ import type { SkillFolder } from "../tools/types.js";
 import { applyConfig, userConfigDir } from "./config.js";
 import { readGivenServers } from "../mcp/config.js";
 import { trustedConfig } from "./trust.js";
+import { readOnlyProgramPaths } from "./trust-programs.js";
 import type { RunOptions } from "./options.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
 import { findProjectRoot, refusedRoot } from "./project-root.js";
@@ -48,6 +49,11 @@ export interface Project {
   systemPrompt: string;
   /** The hooks of the user's config and of a trusted project's; absent: none. */
   hooks?: HooksConfig;
+  /**
+   * What the sandbox keeps read-only wherever it is: the user's config folder (a command must not plant
+   * a hook there, even with it inside the project) and the files the hooks and MCP servers run.
+   */
+  readOnly: string[];
   /** The named agents delegate_task offers (named-agents.ts). */
   agents: readonly NamedAgent[];
   /** The skill folders the system prompt lists, which read_file may read. */
@@ -72,6 +78,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   const config = await trustedConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
   const configured = applyConfig(flags, config);
   const options = { ...configured, mcpServers: { ...configured.mcpServers, ...given } };
+  const programs = config.hooks || Object.keys(options.mcpServers).length > 0 ? await readOnlyProgramPaths(dir, { hooks: config.hooks, "mcp-servers": options.mcpServers }) : [];
   // Only once trust has settled the base URL: an untrusted project's own must not be reached.
   const connections = connectEarly ? apiConnections(options.baseUrl) : null;
   connections?.open();
@@ -88,7 +95,8 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   // Agents are written to be handed work: with some, delegate_task is offered without --delegate too,
   // a plain delegation seeing only its task, as an agent does unless its file says otherwise.
   const delegating = agents.length > 0 && options.delegate === null ? { ...options, delegate: "task-only" as const } : options;
-  return { dir, here, options: delegating, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, ...(config.hooks ? { hooks: config.hooks } : {}), ...(connections ? { connections } : {}) };
+  const readOnly = [userConfigDir(io.env), ...programs];
+  return { dir, here, options: delegating, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, readOnly, ...(config.hooks ? { hooks: config.hooks } : {}), ...(connections ? { connections } : {}) };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

@@ -41,8 +41,8 @@ const MAX_HASHED_BYTES = 256 * 1024 * 1024;
 const PACKAGE_MANAGERS = new Set(["npm", "npx", "yarn", "pnpm"]);
 
 /** What the settings' hooks and servers run inside the project. */
-export async function programFiles(projectDir: string, settings: ProgramSettings): Promise<Programs> {
-  const found = new Found(projectDir);
+export async function programFiles(projectDir: string, settings: ProgramSettings, hashed = true): Promise<Programs> {
+  const found = new Found(projectDir, hashed);
   for (const { words, inProject } of entriesOf(settings)) {
     for (const word of words.flatMap((w) => [w, ...(w.startsWith("-") && w.includes("=") ? [w.slice(w.indexOf("=") + 1)] : [])])) {
       if (word === "" || word.startsWith("-")) continue;
@@ -67,9 +67,9 @@ export async function programFiles(projectDir: string, settings: ProgramSettings
   return { files: [...found.files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), paths: paths.sort() };
 }
 
-/** For the sandbox: the project-relative paths (files and package folders) of what the config's hooks and MCP servers run, to keep read-only. */
+/** For the sandbox: the paths (files and package folders) of what the config's hooks and MCP servers run, to keep read-only; nothing is hashed. */
 export async function readOnlyProgramPaths(projectDir: string, config: ProgramSettings): Promise<string[]> {
-  return (await programFiles(projectDir, config)).paths;
+  return (await programFiles(projectDir, config, false)).paths.map((path) => resolve(projectDir, path));
 }
 
 /** Each hook's and stdio server's words, and whether it runs in the project. */
@@ -100,7 +100,11 @@ class Found {
   readonly packages = new Set<string>();
   private bytesLeft = MAX_HASHED_BYTES;
 
-  constructor(private readonly projectDir: string) {}
+  /** `hashed` false: the files are found and listed, not read. */
+  constructor(
+    private readonly projectDir: string,
+    private readonly hashed: boolean,
+  ) {}
 
   /** A regular file at `abs` inside the project (itself or through a link), hashed; anything else, nothing. */
   async file(abs: string): Promise<string | null> {
@@ -110,7 +114,7 @@ class Found {
     if (real === null || !info?.isFile()) return null;
     const path = this.shown(abs);
     if (!this.files.has(path)) {
-      const hashed = info.size <= this.bytesLeft;
+      const hashed = this.hashed && info.size <= this.bytesLeft;
       this.bytesLeft -= hashed ? info.size : 0;
       const sha256 = hashed ? await sha256Of(real) : `not hashed, ${info.size} bytes`;
       this.files.set(path, { path, real: this.shown(real), sha256 });

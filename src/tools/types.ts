@@ -8,20 +8,31 @@ import type { EditLog } from "./edit-log.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
-/** --approval: whether the model may ask to run a command outside the sandbox. */
+/** --approval: whether the model may ask for a command to be given what the sandbox denied it. */
 export const APPROVAL_MODES = ["on-request", "never"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
-/** How a command came to run outside the sandbox: allow rules, the user's answer, or an earlier "always". */
+/** How a command came to be given more than the sandbox gives (what it denied, never a run without it): allow rules, the user's answer, or an earlier "always". */
 export type OutsideBy = "rule" | "once" | "always" | "remembered";
+
+/** What an allow rule or an approved escalation gives a command beyond the sandbox (command/sandbox-grant.ts), in the sandbox still. */
+export interface SandboxGrant {
+  network: boolean;
+  /** Real paths outside the project it may write. */
+  writable: string[];
+}
 
 /** One conversation's approvals (command/approvals.ts); its children share them. */
 export interface CommandApprovals {
   readonly mode: ApprovalMode;
   /** The allow rules the whole command line matches, with the files it redirects into; null: none. */
   allowed(command: string): { rules: string[]; writes: string[] } | null;
-  /** The user's decision on running the command outside the sandbox; a front end that cannot ask says no. */
-  decide(request: { command: string; justification: string; agent: string | null }, signal: AbortSignal): Promise<Exclude<OutsideBy, "rule"> | "no">;
+  /** Told what the sandbox denied a command (joined to what was denied it before), for an escalation of it to grant. */
+  denied(command: string, grant: SandboxGrant): void;
+  /** What the sandbox denied the command in this conversation; null: nothing yet. */
+  deniedFor(command: string): SandboxGrant | null;
+  /** The user's decision on granting the command what the sandbox denied it; a front end that cannot ask says no. */
+  decide(request: { command: string; justification: string; agent: string | null; grant: SandboxGrant }, signal: AbortSignal): Promise<Exclude<OutsideBy, "rule"> | "no">;
 }
 
 /** The identity of a command's process group: its id and when its leader started (Linux clock ticks since boot; null elsewhere). */
@@ -83,6 +94,11 @@ export interface ToolContext {
   editLog?: EditLog;
   /** Told how the call ended, for readers of its result (the terminal, --json-events); the model gets the text. */
   recordDetails?(details: ToolDetails): void;
+  /**
+   * Kept read-only to sandboxed commands wherever they are, given by the front end: the files the
+   * trusted hooks and MCP servers run, the user's config folder. The shell's start-up files always are.
+   */
+  readOnlyPaths?: readonly string[];
   /** Allow rules and escalation; absent: every command runs as `access` says. */
   approvals?: CommandApprovals;
   /** The agent whose call this is, as a question to the user names it: absent for the parent, else the child's label. */
@@ -100,7 +116,7 @@ export interface CommandDetails {
   timeoutS: number;
   timedOut: boolean;
   interrupted: boolean;
-  /** Present when it ran outside the sandbox that `access` gives: why. */
+  /** Present when it was given more than the sandbox that `access` gives (still in the sandbox): why. */
   outside?: { by: OutsideBy; rules?: string[]; justification?: string };
 }
 

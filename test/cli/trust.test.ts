@@ -2,7 +2,7 @@
 // and each server, a yes is kept with a hash that covers them (a change asks again), the user's own
 // hooks run first beside a trusted project's, and the servers stay out until trusted.
 import { mkdir, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { expect, it } from "vitest";
 import { parseArgs } from "../../src/cli/options.js";
 import { trustedConfig } from "../../src/cli/trust.js";
@@ -106,7 +106,7 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
   expect(questions).toHaveLength(1);
   // What the sandbox keeps read-only: the named files, the .bin entry, the folder of the package it leads to.
   const paths = await readOnlyProgramPaths(project, await config(false));
-  expect(paths).toEqual([
+  expect(paths.map((p) => relative(project, p))).toEqual([
     "node_modules/.bin/prettier",
     "node_modules/.pnpm/gh@1/node_modules/@modelcontextprotocol/server-github",
     "node_modules/@modelcontextprotocol/server-github",

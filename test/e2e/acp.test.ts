@@ -3,7 +3,7 @@
 // test scripts the requests it makes.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionUpdate } from "@agentclientprotocol/sdk";
@@ -259,40 +259,47 @@ describe("hel acp", () => {
     expect((await editor.close()).code).toBe(0);
   });
 
-  it("with --approval on-request, an escalated command is asked about through session/request_permission, and runs outside the sandbox only once allowed", async () => {
+  it("with --approval on-request, an escalated command is asked about through session/request_permission, and given what the sandbox denied it only once allowed", async () => {
     const project = await tempProject();
-    const outside = join(await tempProject(), "written-outside");
-    const escalated = (id: string) => call(id, "run_command", { command: `touch ${outside}`, escalate: true, justification: "the test writes outside the project" });
-    for (const [pick, ran] of [["no", false], ["once", true]] as const) {
-      const permissions: Permissions = { pick, asked: [] };
-      const editor = await startEditor({}, ["--approval", "on-request"], permissions);
-      const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
-      sim.push({ tool_calls: [escalated(`call_${pick}`)] }, { content: "ok" });
-      expect(await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write it" }] })).toEqual({ stopReason: "end_turn" });
-      expect(permissions.asked).toEqual([
-        {
-          sessionId,
-          toolCall: {
-            toolCallId: `call_${pick}`,
-            title: `run outside the sandbox: touch ${outside}`,
-            kind: "execute",
-            status: "pending",
-            content: [{ type: "content", content: { type: "text", text: "the test writes outside the project" } }],
-            rawInput: { command: `touch ${outside}`, justification: "the test writes outside the project" },
+    // Outside the project and outside /tmp, which the sandbox replaces with a private one.
+    const place = await mkdtemp("/var/tmp/hel-acp-");
+    const outside = join(place, "written-outside");
+    try {
+      const plain = (id: string) => call(id, "run_command", { command: `touch ${outside}` });
+      const escalated = (id: string) => call(id, "run_command", { command: `touch ${outside}`, escalate: true, justification: "the test writes outside the project" });
+      for (const [pick, ran] of [["no", false], ["once", true]] as const) {
+        const permissions: Permissions = { pick, asked: [] };
+        const editor = await startEditor({}, ["--approval", "on-request"], permissions);
+        const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+        sim.push({ tool_calls: [plain(`plain_${pick}`)] }, { tool_calls: [escalated(`call_${pick}`)] }, { content: "ok" });
+        expect(await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write it" }] })).toEqual({ stopReason: "end_turn" });
+        expect(permissions.asked).toEqual([
+          {
+            sessionId,
+            toolCall: {
+              toolCallId: `call_${pick}`,
+              title: `give writes to ${place} to: touch ${outside}`,
+              kind: "execute",
+              status: "pending",
+              content: [{ type: "content", content: { type: "text", text: "the test writes outside the project" } }],
+              rawInput: { command: `touch ${outside}`, justification: "the test writes outside the project", grant: { network: false, writable: [place] } },
+            },
+            options: [
+              { optionId: "once", name: "Give it this once", kind: "allow_once" },
+              { optionId: "always", name: "Always give this command as much in this session", kind: "allow_always" },
+              { optionId: "no", name: "No", kind: "reject_once" },
+            ],
           },
-          options: [
-            { optionId: "once", name: "Run it outside the sandbox once", kind: "allow_once" },
-            { optionId: "always", name: "Always run this command unsandboxed in this session", kind: "allow_always" },
-            { optionId: "no", name: "No", kind: "reject_once" },
-          ],
-        },
-      ]);
-      expect(await readFile(outside).then(() => true, () => false)).toBe(ran);
-      // The model is told what happened.
-      const result = (sim.requests.at(-1)!.body as ChatRequest).messages.at(-1)!;
-      expect(String(result.content)).toMatch(ran ? /ran outside the sandbox/i : /refused/i);
-      sim.requests.splice(0);
-      await editor.close();
+        ]);
+        expect(await readFile(outside).then(() => true, () => false)).toBe(ran);
+        // The model is told what happened.
+        const result = (sim.requests.at(-1)!.body as ChatRequest).messages.at(-1)!;
+        expect(String(result.content)).toMatch(ran ? /It ran in the sandbox, given writes to/ : /refused/i);
+        sim.requests.splice(0);
+        await editor.close();
+      }
+    } finally {
+      await rm(place, { recursive: true, force: true });
     }
   });
 

@@ -1,9 +1,10 @@
-// Approvals in a real pseudo-terminal, as a person answers them: the model asks to run a command the
-// sandbox stopped outside it, hel shows the command and the reason and takes one key — y (once),
-// a (always: the same command runs unasked next time), n (refused, not run) — and a subagent's question
-// names it. What was decided shows on the terminal line that ends each call and in --record.
+// Approvals in a real pseudo-terminal, as a person answers them: the model asks for a command the
+// sandbox stopped to be given what it denied, hel shows that, the command and the reason and takes one
+// key — y (once), a (always: the same command is given as much unasked next time), n (refused, not
+// run) — pressed after the question is shown (what was typed ahead is not an answer), and a subagent's
+// question names it. What was decided shows on the terminal line that ends each call and in --record.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
@@ -19,6 +20,7 @@ afterEach(async () => {
   if (outside) await rm(outside, { recursive: true, force: true });
 });
 
+const run = (command: string) => ({ tool_calls: [{ name: "run_command", arguments: JSON.stringify({ command }) }] });
 const escalate = (command: string, justification: string) => ({ tool_calls: [{ name: "run_command", arguments: JSON.stringify({ command, escalate: true, justification }) }] });
 const QUESTION = "[y] once · [a] always for this command in this session · [n] no";
 
@@ -31,14 +33,18 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
   const child = `touch ${join(outside, "child")}`;
   sim = await startSimulator({
     script: [
+      run(once),
       escalate(once, "the release notes live beside the project"),
       { content: "did once" },
+      run(always),
       escalate(always, "it caches downloads there"),
       escalate(always, "again"),
       { content: "did always" },
+      run(refused),
       escalate(refused, "it wants to"),
       { content: "did refused" },
       { tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "touch the child marker" }) }] },
+      run(child),
       escalate(child, "the task says so"),
       { content: "child done" },
       { content: "did child" },
@@ -59,29 +65,29 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
   };
 
   await instruct("first", QUESTION);
-  expect(t.screen()).toContain("The model asks to run a command outside the sandbox:");
+  expect(t.screen()).toContain(`The model asks to give a command writes to ${outside}, in the sandbox otherwise:`);
   expect(t.screen()).toContain(`$ ${once}`);
   expect(t.screen()).toContain("why: the release notes live beside the project");
   await answer("y", 1);
   await t.until((s) => s.includes("did once"), "the first answer");
   expect(existsSync(join(outside, "once"))).toBe(true);
-  expect(t.screen()).toMatch(/✓ exit code 0 · [\d.]+ s · outside the sandbox, approved once by the user/);
+  expect(t.screen()).toMatch(/✓ exit code 0 · [\d.]+ s · given what the sandbox denied, approved once by the user/);
 
   await instruct("second", QUESTION);
   await answer("a", 2);
   await t.until((s) => s.includes("did always"), "the second answer");
   // The same command again was not asked about.
   expect(count(t.screen(), QUESTION)).toBe(2);
-  expect(t.screen()).toContain("outside the sandbox, approved earlier in this session");
+  expect(t.screen()).toContain("given what the sandbox denied, approved earlier in this session");
 
   await instruct("third", QUESTION);
   await answer("n", 3);
   await t.until((s) => s.includes("did refused"), "the third answer");
   expect(existsSync(join(outside, "refused"))).toBe(false);
-  expect(t.screen()).toContain("✗ not run: you refused to let it run outside the sandbox");
+  expect(t.screen()).toContain("✗ not run: you refused to give it what the sandbox denied");
 
   await instruct("fourth", QUESTION);
-  await t.until((s) => s.includes("subagent 1 (task-only) asks to run a command outside the sandbox:"), "the subagent's question");
+  await t.until((s) => s.includes(`subagent 1 (task-only) asks to give a command writes to ${outside}, in the sandbox otherwise:`), "the subagent's question");
   await answer("y", 4);
   await t.until((s) => s.includes("did child"), "the fourth answer");
   expect(existsSync(join(outside, "child"))).toBe(true);
@@ -93,25 +99,29 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
   const runCommand = first.tools!.find((tool) => tool.function.name === "run_command")!;
   expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir", "escalate", "justification"]);
   const results = sim.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
-  expect(results[0]).toMatch(/^\[#\d+\] exit code 0 · [\d.]+ s\nIt ran outside the sandbox: approved once by the user\.\n/);
-  expect(results[3]).toMatch(/^\[#\d+\] Error: the user refused to run this command outside the sandbox, so it was not run\./);
+  expect(results[1]).toMatch(new RegExp(`^\\[#\\d+\\] exit code 0 · [\\d.]+ s\\nIt ran in the sandbox, given writes to ${outside}: approved once by the user\\.`));
+  expect(results[6]).toMatch(/^\[#\d+\] Error: the user refused to give this command writes to .*, so it was not run\./);
 
   const calls = JSON.parse(await readFile(join(record, "record.json"), "utf8")).tool_calls as { name: string; agent: string; approval?: unknown }[];
   expect(calls.map((c) => c.approval)).toEqual([
+    undefined,
     { by: "once", justification: "the release notes live beside the project" },
+    undefined,
     { by: "always", justification: "it caches downloads there" },
     { by: "remembered", justification: "again" },
+    undefined,
     { by: "no", justification: "it wants to" },
+    undefined,
     { by: "once", justification: "the task says so" },
     undefined,
   ]);
-  expect(calls[4]).toMatchObject({ agent: "child", name: "run_command" });
+  expect(calls[8]).toMatchObject({ agent: "child", name: "run_command" });
 });
 
 it("a one-shot run in a terminal asks when --approval on-request says so, and --json-events says what was decided; piped, it cannot ask and says escalation is off", async () => {
   outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
   const marker = join(outside, "one-shot");
-  sim = await startSimulator({ script: [escalate(`touch ${marker}`, "needs it"), { content: "done" }, { content: "piped done" }] });
+  sim = await startSimulator({ script: [run(`touch ${marker}`), escalate(`touch ${marker}`, "needs it"), { content: "done" }, { content: "piped done" }] });
   const project = await tempProject();
   const t = inTerminal(["-C", project, "--approval", "on-request", "--json-events", "do it"], sim.url);
   await t.until((s) => s.includes(QUESTION), "the question");
@@ -120,7 +130,7 @@ it("a one-shot run in a terminal asks when --approval on-request says so, and --
   expect(existsSync(marker)).toBe(true);
   // The event stream carries the decision as typed details.
   const ends = t.bytes().split(/\r?\n/).filter((line) => line.startsWith('{"type":"tool_end"')).map((line) => JSON.parse(line) as { details?: unknown });
-  expect(ends.map((e) => e.details)).toEqual([expect.objectContaining({ kind: "command", exit_code: 0, outside: { by: "once", justification: "needs it" } })]);
+  expect(ends.at(-1)!.details).toEqual(expect.objectContaining({ kind: "command", exit_code: 0, outside: { by: "once", justification: "needs it" } }));
 
   const piped = await runHel({ args: ["-C", project, "--approval", "on-request"], input: "hi\n", baseUrl: sim.url });
   expect(piped.code).toBe(0);
@@ -128,4 +138,51 @@ it("a one-shot run in a terminal asks when --approval on-request says so, and --
   const body = sim.requests.at(-1)!.body as ChatRequest;
   const runCommand = body.tools!.find((tool) => tool.function.name === "run_command")!;
   expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir"]);
+});
+
+/**
+ * A model whose command waits until the test has typed ahead (the file `go` in the project), is then
+ * stopped by the sandbox, and is escalated; `answer` is the model's last word.
+ */
+async function typedAheadRun(answer: string) {
+  outside = await mkdtemp("/var/tmp/hel-approvals-e2e-");
+  const marker = join(outside, "typed-ahead");
+  const command = `until [ -e go ]; do sleep 0.05; done; touch ${marker}`;
+  sim = await startSimulator({ script: [run(command), escalate(command, "needs it"), { content: answer }] });
+  return { marker, project: await tempProject(), running: (s: string) => s.includes("until [ -e go ]") };
+}
+
+it("takes only a key pressed after the question is shown: what was typed ahead while the model worked is no answer", async () => {
+  const { marker, project, running } = await typedAheadRun("done");
+  const t = inTerminal(["-C", project, "--approval", "on-request", "do it"], sim!.url);
+  await t.until(running, "the command running");
+  // "say hi" holds an a, which would answer "always".
+  t.type("say hi");
+  await t.until((s) => s.includes("say hi"), "the typed-ahead text echoed");
+  await writeFile(join(project, "go"), "");
+  await t.until((s) => s.includes(QUESTION), "the question");
+  t.type("n");
+  await t.until((s) => s.includes(`${QUESTION} › n`), "the answer");
+  expect(await t.exited).toBe(0);
+  expect(existsSync(marker)).toBe(false);
+  const results = sim!.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
+  expect(results[1]).toMatch(/^\[#\d+\] Error: the user refused to give this command writes to /);
+});
+
+it("in the interactive prompt, keys typed while the model works go on the prompt's line and do not answer the question", async () => {
+  const { marker, project, running } = await typedAheadRun("finished");
+  const t = inTerminal(["-C", project], sim!.url, {}, 160);
+  await t.until((s) => count(s, "› ") >= 1, "the prompt");
+  t.type("do it\r");
+  await t.until(running, "the command running");
+  t.type("say hi");
+  await writeFile(join(project, "go"), "");
+  await t.until((s) => s.includes(QUESTION), "the question");
+  t.type("n");
+  await t.until((s) => s.includes("finished"), "the answer");
+  expect(t.screen()).toContain(`${QUESTION} › n`);
+  expect(existsSync(marker)).toBe(false);
+  await t.until((s) => s.trimEnd().endsWith("› say hi"), "the typed-ahead text on the prompt's line");
+  t.type("\x15\x04");
+  expect(await t.exited).toBe(0);
 });

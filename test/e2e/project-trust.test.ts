@@ -93,19 +93,17 @@ describe("a project's own widening settings", () => {
     listener.close();
   });
 
-  it("allow rules and approval are ignored until trusted; a trusted rule runs its command outside the sandbox unasked", async () => {
-    const outside = await tempProject();
-    const marker = join(outside, "allowed");
-    good = await startSimulator({ script: [call(`touch ${marker}`), { content: "done" }, call(`touch ${marker}`), { content: "done" }] });
+  it("allow rules and approval are ignored until trusted; a trusted rule gives its command the network unasked", async () => {
+    const probe = `touch allowed-probe`;
+    good = await startSimulator({ script: [call(probe), { content: "done" }, call(probe), { content: "done" }] });
     const { run } = await clone({ allow: ["touch"], approval: "on-request" });
 
     const untrusted = await run(["hi"]);
     expect(untrusted.stderr).toMatch(/^hel: ignored this project's allow, approval \(.*\)/m);
-    expect(existsSync(marker)).toBe(false);
+    expect(toolResult(good)).not.toContain("given the network");
     const trusted = await run(["--trust", "hi"]);
     expect(trusted.code).toBe(0);
-    expect(existsSync(marker)).toBe(true);
-    expect(toolResult(good).split("\n")[1]).toBe('It ran outside the sandbox: allowed by the rule "touch".');
+    expect(toolResult(good).split("\n")[1]).toBe('It ran in the sandbox, given the network: allowed by the rule "touch".');
   });
 
   it("a planted sub/.hel/config.json is the project of a hel started in sub/, and is not trusted either", async () => {
@@ -181,7 +179,7 @@ describe("a project's own widening settings", () => {
 // hook's script or the trusted server's file makes the next run ask again (here: no terminal, so the
 // hooks and servers are left out with the usual warning) instead of running the new text unsandboxed.
 describe("trust covers programs", () => {
-  it("a sandboxed command rewrites the trusted hook's script and the server's file: the next run runs neither", async () => {
+  it("a sandboxed command cannot rewrite the trusted hook's script nor the server's file; rewritten otherwise, the next run runs neither", async () => {
     good = await startSimulator({});
     const out = await tempProject();
     const pwned = join(out, "pwned");
@@ -202,11 +200,19 @@ describe("trust covers programs", () => {
     expect(await t.exited).toBe(0);
     expect((await readFile(ran, "utf8")).split("\n")).toContain("hook");
 
-    // A turn whose command (sandboxed, edit access) appends to both files.
-    good.push(call(`echo 'touch ${pwned}' >> scripts/start.sh && echo 'import("node:fs").then((fs) => fs.writeFileSync(${JSON.stringify(pwned)}, ""));' >> tools/server.mjs`), { content: "done" });
+    // A turn whose command (sandboxed, edit access) appends to both files: the sandbox keeps them read-only.
+    const script = await readFile(join(dir, "scripts", "start.sh"), "utf8");
+    const server = await readFile(join(dir, "tools", "server.mjs"), "utf8");
+    const rewrite = `echo 'touch ${pwned}' >> scripts/start.sh; echo 'import("node:fs").then((fs) => fs.writeFileSync(${JSON.stringify(pwned)}, ""));' >> tools/server.mjs`;
+    good.push(call(rewrite), { content: "done" });
     const turn = await runHel({ args: ["-C", dir, "format it"], env });
     expect(turn.code).toBe(0);
-    expect(await readFile(join(dir, "scripts", "start.sh"), "utf8")).toContain("pwned");
+    expect(await readFile(join(dir, "scripts", "start.sh"), "utf8")).toBe(script);
+    expect(await readFile(join(dir, "tools", "server.mjs"), "utf8")).toBe(server);
+    expect(JSON.stringify((good.requests.at(-1)!.body as ChatRequest).messages.at(-1))).toMatch(/Read-only file system/);
+
+    // Rewritten by anything else (a command under --access full, say): trust no longer covers them.
+    execFileSync("sh", ["-c", rewrite], { cwd: dir });
 
     good.push({ content: "hello" });
     const next = await runHel({ args: ["-C", dir, "hi again"], env });

@@ -1,12 +1,14 @@
 // An approval (tools/command/approval.ts) asked of an editor through session/request_permission: the
-// command and its justification, on the tool call that wants it, with the three answers a terminal
+// command, what it would be given (it stays in the sandbox otherwise) and its justification, on the
+// tool call that wants it, with the three answers a terminal
 // offers. Anything but a chosen answer (the prompt cancelled, an option hel did not offer) is "no".
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/approval.js";
+import { describeGrant } from "../../tools/command/sandbox-grant.js";
 
 const OPTIONS: readonly (PermissionOption & { optionId: ApprovalAnswer })[] = [
-  { optionId: "once", name: "Run it outside the sandbox once", kind: "allow_once" },
-  { optionId: "always", name: "Always run this command unsandboxed in this session", kind: "allow_always" },
+  { optionId: "once", name: "Give it this once", kind: "allow_once" },
+  { optionId: "always", name: "Always give this command as much in this session", kind: "allow_always" },
   { optionId: "no", name: "No", kind: "reject_once" },
 ];
 
@@ -34,11 +36,11 @@ function permissionRequest(sessionId: string, request: ApprovalRequest, toolCall
     sessionId,
     toolCall: {
       toolCallId: toolCallId ?? `approval-${request.command}`,
-      title: `${who}run outside the sandbox: ${request.command}`,
+      title: `${who}give ${describeGrant(request.grant)} to: ${request.command}`,
       kind: "execute",
       status: "pending",
       content: [{ type: "content", content: { type: "text", text: request.justification } }],
-      rawInput: { command: request.command, justification: request.justification },
+      rawInput: { command: request.command, justification: request.justification, grant: request.grant },
     },
     options: [...OPTIONS],
   };

@@ -1,10 +1,14 @@
-// The approval question as the terminal shows it: who asks, the command and the model's reason, each
-// cleaned of control sequences (they came from the model), then the one-key choice. The interactive
-// prompt asks it through its own key reader; a one-shot run in a terminal, which has no prompt, with
-// the terminal put in raw mode just for the one key.
+// The approval question as the terminal shows it: who asks, what the command would be given (it stays
+// in the sandbox otherwise), the command and the model's reason, each cleaned of control sequences
+// (they came from the model), then the one-key choice. The interactive prompt asks it through its own
+// key reader; a one-shot run in a terminal, which has no prompt, with the terminal put in raw mode just
+// for the one key. Either way only a key pressed after the question is shown answers it: what was
+// typed ahead is taken out first (typed-ahead.ts).
 import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/approval.js";
+import { describeGrant } from "../../tools/command/sandbox-grant.js";
 import type { Output } from "./output.js";
 import { terminalSafe, type Style } from "./style.js";
+import { takeTypedAhead } from "./typed-ahead.js";
 
 /** The keys that answer it, and what each means. */
 export const APPROVAL_KEYS: Readonly<Record<string, ApprovalAnswer>> = { y: "once", a: "always", n: "no" };
@@ -15,7 +19,7 @@ export function approvalQuestion(request: ApprovalRequest, style: Style): { line
   return {
     lines: [
       "",
-      style.bold(`${who} asks to run a command outside the sandbox:`),
+      style.bold(`${who} asks to give a command ${describeGrant(request.grant)}, in the sandbox otherwise:`),
       `  $ ${indent(request.command)}`,
       `  why: ${indent(request.justification)}`,
     ],
@@ -27,7 +31,6 @@ export function approvalQuestion(request: ApprovalRequest, style: Style): { line
 export function askOnRawTerminal(input: NodeJS.ReadStream, output: Pick<Output, "write">, style: Style): AskApproval {
   return (request, signal) => {
     const { lines, keys } = approvalQuestion(request, style);
-    output.write(`${lines.join("\n")}\n${keys}`);
     return new Promise((resolve) => {
       const done = (key: string | null) => {
         input.off("data", typed);
@@ -44,9 +47,13 @@ export function askOnRawTerminal(input: NodeJS.ReadStream, output: Pick<Output, 
         if (key !== undefined) done(key);
       };
       const aborted = () => done(null);
+      // Raw mode first: a line half typed ahead is only readable once the terminal stops keeping lines.
+      // What was typed ahead goes before the question shows: any key pressed once it shows answers it.
+      input.setRawMode(true);
+      takeTypedAhead(input);
+      output.write(`${lines.join("\n")}\n${keys}`);
       if (signal.aborted) return aborted();
       signal.addEventListener("abort", aborted);
-      input.setRawMode(true);
       input.on("data", typed);
       input.resume();
     });

@@ -1,8 +1,8 @@
 // How a running command looks on the terminal (stderr): its command line when it starts; while it
 // runs, when stderr is a terminal, the last few lines of its output redrawn in place; when it ends,
 // the last lines of its output stay (more of them when it failed, so the reason is on screen), with
-// how many came before them, and one line saying how it ended and how long it took, and why it ran
-// outside the sandbox or was refused that, made from the result's details (the words the model's result
+// how many came before them, and one line saying how it ended and how long it took, and why it was
+// given what the sandbox denied it or was refused that, made from the result's details (the words the model's result
 // starts with). The output is the one the live view was sent as it came (tool_output), never the result's text.
 import type { AgentEvent } from "../../agent/events.js";
 import { count } from "../../format.js";
@@ -86,8 +86,8 @@ export function createCommandView(out: Output): LiveView {
       const details = event.details?.kind === "command" ? event.details : null;
       // A call that failed before the command ran says why in its first clause.
       let status = details ? commandHeadline(details) : event.result.split("\n", 1)[0]!.split("; ")[0]!;
-      if (details?.outside) status += ` · outside the sandbox, ${outsideReason(details.outside)}`;
-      if (event.details?.kind === "refusal") status = "not run: you refused to let it run outside the sandbox";
+      if (details?.outside) status += ` · given what the sandbox denied, ${outsideReason(details.outside)}`;
+      if (event.details?.kind === "refusal") status = "not run: you refused to give it what the sandbox denied";
       const failed = event.isError || details?.exitCode !== 0;
       const lines = tail(run);
       const kept = lines.slice(-(failed ? KEPT_AFTER_FAILURE : KEPT_AFTER_SUCCESS));

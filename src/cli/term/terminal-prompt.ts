@@ -7,6 +7,7 @@ import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { createInterface, emitKeypressEvents, type Interface, type Key } from "node:readline";
 import { InputBlocks } from "./input-blocks.js";
+import { takeTypedAhead } from "./typed-ahead.js";
 
 const PASTE_MODE_ON = "\x1b[?2004h";
 const PASTE_MODE_OFF = "\x1b[?2004l";
@@ -40,8 +41,9 @@ export interface TerminalPrompt {
   /** Asks one question on the prompt line; the next line answers it instead of being an instruction. */
   ask(question: string): Promise<string>;
   /**
-   * Asks a question answered by one key, even while hel works: the first of `keys` typed answers it
-   * (other keys are ignored); Ctrl-C, Ctrl-D, or `signal`, answer it with null.
+   * Asks a question answered by one key, even while hel works: the first of `keys` typed after it is
+   * shown answers it (other keys are ignored; what was typed before goes on the line being typed);
+   * Ctrl-C, Ctrl-D, or `signal`, answer it with null.
    */
   askKey(question: string, keys: readonly string[], signal: AbortSignal): Promise<string | null>;
   /** Puts text on the line being typed, as if pasted. */
@@ -198,6 +200,11 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
           resolve(answer);
         };
         const aborted = () => done(null);
+        // Keys typed before the question, not read yet (hel was busy), are typing, not its answer; they
+        // are taken before the question shows, so that any key pressed once it shows answers it.
+        const ahead = takeTypedAhead(input);
+        if (ahead.length > 0) input.emit("data", ahead);
+        output.write(text);
         if (signal.aborted) return done(null);
         signal.addEventListener("abort", aborted);
         keyQuestion = (key, s) => {
@@ -205,7 +212,6 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
           const typed = (s ?? key.name ?? "").toLowerCase();
           if (answers.includes(typed)) done(typed);
         };
-        output.write(text);
       });
     },
     insert,

@@ -1,8 +1,16 @@
-// Config `allow` rules: command prefixes (`"npm publish --dry-run"`) whose commands run outside the
-// sandbox without asking. A rule matches whole words of a simple command line only: the line is read
+// Config `allow` rules: command prefixes (`"git fetch"`) whose commands get the network without asking
+// (still in the sandbox). A rule matches whole words of a simple command line only: the line is read
 // the way bash would split it, and anything whose meaning bash decides while it runs (substitutions,
 // `eval`, a shell given a script with -c, a subshell, a here-document, a variable before the command)
-// makes the whole line match nothing. Every command of a chain or pipeline must match a rule. Pure: the
+// makes the whole line match nothing. Every command of a chain or pipeline must match a rule.
+// What follows the rule's words must not make the program run something else than what the rule
+// names: a word that is an option whose value is a program, code or a configuration to read
+// (`--upload-pack`, `--receive-pack`, `--exec`, `-c`, `--config-env`, `--script-shell`, …: CODE_OPTIONS
+// for every program, in every spelling git and npm take: `--name=value`, `--name value` and any
+// abbreviation of the name; SHORT_CODE_OPTIONS by program, alone or in a cluster such as `-qu`), or a
+// git address through a transport program (`ext::…`, `fd::…`, any `name::…`), makes the line match
+// nothing. The list names what git, npm and its kin, curl, wget, ssh, rsync, tar and find run; an
+// option it misses of another program runs code that still has the sandbox around it. Pure: the
 // files its redirections write are returned for the caller to check (they must be inside the project).
 
 interface SimpleCommand {
@@ -17,6 +25,19 @@ class Unmatchable extends Error {}
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+/** Long options whose value is something to run or a configuration that may name one, for any program. */
+const CODE_OPTIONS = [
+  "upload-pack", "receive-pack", "exec", "exec-path", "execute", "config", "config-env", "open-files-in-pager", "output", "extcmd", "tool",
+  "template", "git-dir", "work-tree", "separate-git-dir", "script-shell", "node-options", "userconfig", "globalconfig", "shell", "editor",
+  "pager", "call", "init-module", "eval", "require", "import", "loader", "rcfile", "init-file", "rsh", "rsh-command", "to-command",
+  "use-compress-program", "checkpoint-action", "info-script", "new-volume-script", "proxy-command",
+];
+/** Short options of the same kind, by program. */
+const SHORT_CODE_OPTIONS: Readonly<Record<string, string>> = { git: "cuxO", npm: "c", npx: "c", pnpm: "c", curl: "K", wget: "e", ssh: "oF", scp: "oFS", rsync: "e", tar: "IF" };
+/** Options spelt with one dash that run a program, by program. */
+const SINGLE_DASH: Readonly<Record<string, readonly string[]>> = { find: ["-exec", "-execdir", "-ok", "-okdir"] };
+/** A git address through a transport program: `ext::sh -c …`, `fd::3`. */
+const TRANSPORT = /^[A-Za-z][A-Za-z0-9+.-]*::/;
 /** Places a redirection may always write: they are not files. */
 const STREAMS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
@@ -45,10 +66,24 @@ export function allowMatch(command: string, rules: readonly string[]): AllowMatc
     if (hidesACommand(words.map((w) => w.text))) return null;
     files.push(...writes.filter((target) => !STREAMS.has(target) && !/^\/dev\/fd\/\d+$/.test(target)));
     const rule = wanted.find((r) => r.words.length <= words.length && r.words.every((w, i) => words[i]!.literal && words[i]!.text === w));
-    if (rule === undefined) return null;
+    if (rule === undefined || runsCode(words[0]!.text, words.slice(rule.words.length).map((w) => w.text))) return null;
     if (!matched.includes(rule.rule)) matched.push(rule.rule);
   }
   return { rules: matched, writes: files };
+}
+
+/** Whether one of `args`, given to `program` after the rule's words, makes it run something the rule does not name. */
+function runsCode(program: string, args: readonly string[]): boolean {
+  const name = program.slice(program.lastIndexOf("/") + 1);
+  const short = SHORT_CODE_OPTIONS[name] ?? "";
+  return args.some((arg) => {
+    if (TRANSPORT.test(arg)) return true;
+    if (arg.startsWith("--")) {
+      const option = arg.slice(2).split("=")[0]!.toLowerCase();
+      return option !== "" && CODE_OPTIONS.some((o) => o.startsWith(option));
+    }
+    return arg.length > 1 && arg.startsWith("-") && ((SINGLE_DASH[name] ?? []).includes(arg) || [...arg.slice(1)].some((c) => short.includes(c)));
+  });
 }
 
 /** `eval …`, or a shell handed a script on its command line (`sh -c`, `bash -lc`): what runs is not what the rule names. */

@@ -1,5 +1,5 @@
 // The bubblewrap command line for a sandbox policy (Linux). Everything is mounted read-only, then the
-// writable places are bound over it, then the protected places are bound read-only over those; a path
+// writable places (the project, what a grant adds) are bound over it, then the protected places are bound read-only over those; a path
 // that is a mount point cannot be renamed or removed, which is what keeps `.git/hooks` protected against
 // `mv .git x`. The host's Unix sockets are covered and their runtime directories hidden.
 // Nothing the kernel exposes can be changed from inside, even when hel runs as root: the fresh /proc
@@ -27,6 +27,7 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, argv: readonly str
   // Bound even when read-only: a project under /tmp would otherwise vanish under the private /tmp.
   args.push(policy.writable ? "--bind" : "--ro-bind", project, project);
   if (policy.writable) {
+    for (const p of policy.granted) args.push("--bind", p, p);
     for (const p of policy.protected) {
       if (p.kind === "anchor") args.push("--bind", p.path, p.path);
       else if (p.kind === "missing") args.push("--tmpfs", p.path, "--remount-ro", p.path);

@@ -4,12 +4,12 @@
 // (of lines alike, the first few and a count of the rest).
 import { count, formatSize, groupDigits } from "../../format.js";
 import { readOnCall } from "../spill.js";
-import type { CommandDetails } from "../types.js";
+import type { CommandDetails, SandboxGrant } from "../types.js";
 import type { CapturedOutput } from "./output.js";
 import type { Ending } from "./run-process.js";
-import type { SandboxDenial } from "./sandbox-denial.js";
+import { describeGrant } from "./sandbox-grant.js";
 
-/** Why a command ran outside the sandbox its access gives. */
+/** Why a command was given more than the sandbox its access gives. */
 export type CommandOutside = NonNullable<CommandDetails["outside"]>;
 
 export interface CommandOutcome {
@@ -23,10 +23,12 @@ export interface CommandOutcome {
   sandbox: string | null;
   /** What the command changed in the project's git settings and hooks, and was put back. */
   gitPutBack: readonly string[];
-  /** Why it ran outside the sandbox, when it did. */
-  outside?: CommandOutside | null;
-  /** What the sandbox seems to have stopped, when the model may ask for the command to run outside it. */
-  escalation?: SandboxDenial | null;
+  /** What the command made or changed of the places kept read-only to it, and was undone (kept-guard.ts). */
+  keptPutBack?: readonly string[];
+  /** What it was given beyond the sandbox its access gives, and why, when it was. */
+  outside?: (CommandOutside & { grant: SandboxGrant }) | null;
+  /** What the sandbox seems to have stopped now, and what an escalation would give (with what it was given), when the model may ask. */
+  escalation?: { denied: SandboxGrant; asked: SandboxGrant } | null;
 }
 
 export function commandDetails(outcome: Pick<CommandOutcome, "ending" | "wallMs" | "timeoutS">): CommandDetails {
@@ -49,13 +51,14 @@ export function formatCommandResult(outcome: CommandOutcome): string {
   if (failed && outcome.sandbox) header.push(`sandbox: ${outcome.sandbox}`);
   if (output.nonText > 0) header.push(`${count(output.nonText, "non-text character")} in the output (binary data, control codes) replaced by \uFFFD or dropped`);
   const lines = [header.join("; ")];
-  if (outside) lines.push(`It ran outside the sandbox: ${outsideReason(outside)}.`);
+  if (outside) lines.push(`It ran in the sandbox, given ${describeGrant(outside.grant)}: ${outsideReason(outside)}.`);
   if (outcome.escalation) lines.push(escalationHint(outcome.escalation));
   if (ending.kind === "timeout") lines.push(`If it needs longer and is not waiting for input, run it again with a larger timeout_s (at most 600).`);
   if (ending.kind === "interrupted") lines.push("The user stopped it (Ctrl-C). Ask before running it again.");
   if (outcome.gitPutBack.length > 0) {
     lines.push(`Git settings and hooks are the user's, so what the command changed there was put back: ${outcome.gitPutBack.join("; ")}.`);
   }
+  if ((outcome.keptPutBack ?? []).length > 0) lines.push(`Some places are read-only to commands, so what the command made there was undone: ${outcome.keptPutBack!.join("; ")}.`);
   if (output.bytes === 0) return [...lines, "(no output)"].join("\n");
   if (output.omitted === null) return [...lines, trimFinalNewline(output.head)].join("\n");
 
@@ -79,7 +82,7 @@ export function formatCommandResult(outcome: CommandOutcome): string {
   ].join("\n");
 }
 
-/** Why it ran outside the sandbox, in words for the model and for people: "approved once by the user". */
+/** Why it was given more than the sandbox gives, in words for the model and for people: "approved once by the user". */
 export function outsideReason(outside: CommandOutside): string {
   switch (outside.by) {
     case "rule":
@@ -93,9 +96,9 @@ export function outsideReason(outside: CommandOutside): string {
   }
 }
 
-function escalationHint(denial: SandboxDenial): string {
-  const what = denial === "network" ? "The sandbox has no network" : "The sandbox lets a command write only in the project and /tmp";
-  return `${what}, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether it may run outside the sandbox.`;
+function escalationHint({ denied, asked }: { denied: SandboxGrant; asked: SandboxGrant }): string {
+  const what = [...(denied.network ? ["has no network"] : []), ...(denied.writable.length > 0 ? ["lets a command write only in the project and /tmp"] : [])].join(" and ");
+  return `The sandbox ${what}, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it ${describeGrant(asked)} (in the sandbox still).`;
 }
 
 /** How the command ended and how long it took: "exit code 0 · 0.01 s". */

@@ -4,28 +4,33 @@
 // one, in a PID namespace of its own where one can be made. Under `edit` the project's git settings and
 // hooks are put back after the command, and its result says what was. The result is bounded by the
 // output capture (the whole output goes to a spill file), so the registry never spills it again.
-// Edits other agents made while it ran are kept (edit-log.ts). Under `edit` a command also runs outside
-// the sandbox, as under `full`, when the config's allow rules match its whole line, or when the model
-// escalates it (offered under --approval on-request) and the user says yes (approvals.ts); the
-// environment rules hold either way. A sandboxed command that failed for want of network or of a write
-// outside the project says, under on-request, that it may be escalated.
+// Edits other agents made while it ran are kept (edit-log.ts). Under `edit` a command is given more than
+// the sandbox gives when the config's allow rules match its whole line (the network), or when the model
+// escalates it (offered under --approval on-request) and the user says yes (approvals.ts): then what
+// the sandbox denied that same command line before (the network, writes to the places it named outside
+// the project), and still in the sandbox, with everything else it keeps (sandbox-grant.ts); a command
+// given a grant runs with a PATH that reaches no program in the project. The environment rules hold
+// either way. A sandboxed command that failed for want of network or of a write outside the project
+// says, under on-request, that it may be escalated, and what that would give.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "../../zod.js";
 import { commandEnvironment } from "./environment.js";
-import { shellFor } from "./find-program.js";
+import { commandPath, shellFor } from "./find-program.js";
 import { guardGit } from "./git-guard.js";
+import { guardKeptPlaces } from "./kept-guard.js";
 import { OutputCapture, type CapturedOutput } from "./output.js";
 import { commandDetails, formatCommandResult, type CommandOutside } from "./result.js";
 import { sandboxDenial } from "./sandbox-denial.js";
 import { pidNamespacePrefix } from "./pid-namespace.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
+import { describeGrant, grantFor, joinGrants, NETWORK_GRANT } from "./sandbox-grant.js";
 import { sandboxPolicy } from "./sandbox-policy.js";
 import { shellArgv } from "./shell-line.js";
 import { projectRelative, resolveToolPath } from "../paths.js";
 import { newSpillFile } from "../spill.js";
-import { ToolError, type Tool, type ToolContext } from "../types.js";
+import { ToolError, type SandboxGrant, type Tool, type ToolContext } from "../types.js";
 
 const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 600;
@@ -39,7 +44,7 @@ const ARGS = {
   workdir: z.string().optional().describe("Relative to the project."),
 };
 const ESCALATION_ARGS = {
-  escalate: z.boolean().optional().describe("Only after the sandbox stopped this command (no network, or a write outside the project): true asks the user to run it outside the sandbox."),
+  escalate: z.boolean().optional().describe("Only after the sandbox stopped this command (no network, or a write outside the project): true asks the user to give it what was denied."),
   justification: z.string().optional().describe("With escalate: why the task needs it, in one sentence the user reads before answering."),
 };
 
@@ -80,7 +85,7 @@ export const runCommandTool: Tool<RunCommandArgs> = {
 /** run_command under --approval on-request (and edit access): the model may ask for a command to leave the sandbox. */
 export const escalatingRunCommandTool: Tool<RunCommandArgs> = {
   ...runCommandTool,
-  description: [...DESCRIPTION, "If the sandbox stopped it, call again with escalate and justification to ask the user."].join(" "),
+  description: [...DESCRIPTION, "If the sandbox stopped it, call again with escalate and justification to ask the user for what it denied."].join(" "),
   schema: EscalatingArgsSchema,
 };
 
@@ -88,9 +93,9 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   const cwd = args.workdir === undefined ? ctx.projectDir : await workdir(ctx, args.workdir);
   const timeoutS = args.timeout_s ?? DEFAULT_TIMEOUT_S;
   const access = ctx.access;
-  const outside = access === "full" ? null : await outsideSandbox(args, ctx, cwd);
-  const sandboxed = access !== "full" && outside === null;
-  const program = sandboxed ? sandboxProgram(ctx.projectDir, access) : findSandboxProgram(ctx.projectDir);
+  const widened = access === "full" ? null : await widening(args, ctx, cwd);
+  const grant = widened?.grant ?? null;
+  const program = access === "full" ? findSandboxProgram(ctx.projectDir) : sandboxProgram(ctx.projectDir, access);
   // The session must exist and be leased before the command starts: the command is recorded in it,
   // and its .hel/ directory must exist to be protected.
   await ctx.claimSessionDir?.();
@@ -98,37 +103,52 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   if (access !== "read-only") await ctx.beforeChange?.(ctx.signal);
 
   const argv = shellArgv(shellFor(process.env), args.command);
+  const network = (ctx.network ?? false) || grant?.network === true;
   let launch: Launch;
-  if (!sandboxed || program === null) {
+  let putBackKept: (() => string[]) | null = null;
+  if (access === "full" || program === null) {
     const namespace = program?.kind === "bwrap" ? pidNamespacePrefix(program.path) : null;
     const [file, ...rest] = [...(namespace ?? []), ...argv];
     launch = { file: file!, args: rest, env: {}, cleanup: async () => undefined };
-  } else launch = await sandboxedLaunch(program, sandboxPolicy(ctx.projectDir, access as "read-only" | "edit", ctx.network ?? false), cwd, argv);
+  } else {
+    const policy = sandboxPolicy(ctx.projectDir, access, { network, granted: grant?.writable ?? [], readOnly: ctx.readOnlyPaths ?? [] });
+    if (access === "edit") putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept, policy.nestedHel);
+    launch = await sandboxedLaunch(program, policy, cwd, argv);
+  }
   const putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
   const capture = new OutputCapture({ secrets: ctx.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.onOutput });
+  const commandPATH: Record<string, string> = process.env.PATH === undefined ? {} : { PATH: commandPath(process.env.PATH, ctx.projectDir, grant !== null) };
   try {
     let run;
     try {
       run = await runProcess(
-        { file: launch.file, args: launch.args, cwd, env: commandEnvironment(process.env, launch.env) },
+        { file: launch.file, args: launch.args, cwd, env: commandEnvironment(process.env, { ...launch.env, ...commandPATH }) },
         { timeoutMs: timeoutS * 1000, signal: ctx.signal, output: capture, onStart: ctx.trackCommand },
       );
     } catch (e) {
       throw new ToolError(`the command could not be started: ${(e as Error).message}`);
     }
     const gitPutBack = putBackGit?.() ?? [];
+    const keptPutBack = putBackKept?.() ?? [];
     const output = await capture.finish();
+    const outside = widened?.outside ?? null;
     ctx.recordDetails?.({ ...commandDetails({ ...run, timeoutS }), ...(outside ? { outside } : {}) });
     const failed = run.ending.kind === "exit" && run.ending.code !== 0;
+    // What the sandbox denied this line now is remembered with what it was given, for an escalation.
+    const denial = access === "edit" && failed && ctx.approvals ? sandboxDenial(outputText(output), ctx.projectDir, cwd, network) : null;
+    const denied = denial === null ? null : grantFor(denial, ctx.projectDir, ctx.readOnlyPaths ?? []);
+    const asked = denied === null ? null : joinGrants(grant, denied);
+    if (asked !== null) ctx.approvals!.denied(args.command, asked);
     return formatCommandResult({
       ...run,
       timeoutS,
       output,
       gitPutBack,
+      keptPutBack,
       spillPath: output.spillPath === null ? null : projectRelative(ctx, output.spillPath),
-      sandbox: sandboxed ? sandboxSummary(access as "read-only" | "edit", ctx.network ?? false) : null,
-      outside,
-      escalation: sandboxed && failed && access === "edit" && ctx.approvals?.mode === "on-request" ? sandboxDenial(outputText(output), ctx.projectDir, cwd, ctx.network ?? false) : null,
+      sandbox: access === "full" ? null : sandboxSummary(access, network, grant),
+      outside: outside === null ? null : { ...outside, grant: grant! },
+      escalation: ctx.approvals?.mode === "on-request" && denied !== null ? { denied, asked: asked! } : null,
     });
   } finally {
     await launch.cleanup();
@@ -136,28 +156,35 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
 }
 
 /**
- * Whether this call runs outside the sandbox its access gives, and why: allow rules that match the
- * whole line, or the user's yes to an escalation. Throws the result the model gets when it may not.
+ * What this call is given beyond what its access gives, and why: the network for allow rules that
+ * match the whole line, or what the sandbox denied the line before for the user's yes to an
+ * escalation. Throws the result the model gets when it may not be given anything.
  */
-async function outsideSandbox(args: RunCommandArgs, ctx: ToolContext, cwd: string): Promise<CommandOutside | null> {
+async function widening(args: RunCommandArgs, ctx: ToolContext, cwd: string): Promise<{ outside: CommandOutside; grant: SandboxGrant } | null> {
   const { approvals } = ctx;
   // Under read-only access nothing is to change, allowed or asked for (a reviewer reads).
-  if (ctx.access === "edit" && approvals) {
+  if (ctx.access === "edit" && approvals && args.escalate !== true) {
     const match = approvals.allowed(args.command);
-    if (match && (await Promise.all(match.writes.map((target) => writesInProject(ctx, cwd, target)))).every(Boolean)) return { by: "rule", rules: match.rules };
+    if (match && (await Promise.all(match.writes.map((target) => writesInProject(ctx, cwd, target)))).every(Boolean)) return { outside: { by: "rule", rules: match.rules }, grant: NETWORK_GRANT };
   }
   if (args.escalate !== true) return null;
   if (approvals?.mode !== "on-request") throw new ToolError(ESCALATION_OFF);
   if (ctx.access !== "edit") throw new ToolError("escalation is not available to an agent with read-only access: this agent only reads, so do without the command");
+  const grant = approvals.deniedFor(args.command);
+  if (grant === null) {
+    throw new ToolError(
+      "escalation gives a command only what the sandbox denied that same command line, and nothing has stopped it in the sandbox yet: run it without escalate first; if the sandbox stops it, its result says so",
+    );
+  }
   const justification = args.justification!.trim();
-  const decision = await approvals.decide({ command: args.command, justification, agent: ctx.agentLabel ?? null }, ctx.signal);
+  const decision = await approvals.decide({ command: args.command, justification, agent: ctx.agentLabel ?? null, grant }, ctx.signal);
   if (decision === "no") {
     ctx.recordDetails?.({ kind: "refusal", justification });
     throw new ToolError(
-      "the user refused to run this command outside the sandbox, so it was not run. Do not ask again for it: do the task within the sandbox, or say in your answer what the user must run themselves",
+      `the user refused to give this command ${describeGrant(grant)}, so it was not run. Do not ask again for it: do the task within the sandbox, or say in your answer what the user must run themselves`,
     );
   }
-  return { by: decision, justification };
+  return { outside: { by: decision, justification }, grant };
 }
 
 /** A redirection's file is the project's to write: inside it, neither in .hel/ nor in .git/. */
@@ -184,9 +211,10 @@ function sandboxProgram(projectDir: string, access: "read-only" | "edit"): Sandb
 }
 
 /** What the sandbox allows, told with a failed command's result, since the failure may come from it. */
-function sandboxSummary(access: "read-only" | "edit", network: boolean): string {
+function sandboxSummary(access: "read-only" | "edit", network: boolean, grant: SandboxGrant | null): string {
   if (access === "read-only") return "nothing is writable but a private /tmp; no network";
-  return `only the project and a private /tmp are writable (not .hel/, nor .git hooks and config)${network ? "" : "; no network"}`;
+  const granted = grant === null || grant.writable.length === 0 ? "" : ` and ${grant.writable.join(", ")}`;
+  return `only the project${granted} and a private /tmp are writable (not .hel/, nor .git hooks and config)${network ? "" : "; no network"}`;
 }
 
 async function workdir(ctx: ToolContext, given: string): Promise<string> {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { approvalsThrough } from "../../../src/cli/acp/permission.js";
 
 describe("an approval asked through session/request_permission", () => {
-  const request = { command: "npm install", justification: "it needs the network", agent: null };
+  const request = { command: "npm install", justification: "it needs the network", agent: null, grant: { network: true, writable: [] } };
   const signal = new AbortController().signal;
   /** An editor that answers `response` (or fails with it) and keeps what it was asked. */
   const editor = (response: RequestPermissionResponse | Error) => {
@@ -26,15 +26,15 @@ describe("an approval asked through session/request_permission", () => {
           sessionId: "s1",
           toolCall: {
             toolCallId: "call_7",
-            title: "run outside the sandbox: npm install",
+            title: "give the network to: npm install",
             kind: "execute",
             status: "pending",
             content: [{ type: "content", content: { type: "text", text: "it needs the network" } }],
-            rawInput: { command: "npm install", justification: "it needs the network" },
+            rawInput: { command: "npm install", justification: "it needs the network", grant: { network: true, writable: [] } },
           },
           options: [
-            { optionId: "once", name: "Run it outside the sandbox once", kind: "allow_once" },
-            { optionId: "always", name: "Always run this command unsandboxed in this session", kind: "allow_always" },
+            { optionId: "once", name: "Give it this once", kind: "allow_once" },
+            { optionId: "always", name: "Always give this command as much in this session", kind: "allow_always" },
             { optionId: "no", name: "No", kind: "reject_once" },
           ],
         },
@@ -45,7 +45,7 @@ describe("an approval asked through session/request_permission", () => {
   it("names the child that asks, whose call the parent's view does not hold", async () => {
     const { asked, approvals } = editor({ outcome: { outcome: "selected", optionId: "always" } });
     expect(await approvals({ ...request, agent: "#2 delegate" }, signal)).toBe("always");
-    expect(asked[0]!.request.toolCall).toMatchObject({ toolCallId: "approval-npm install", title: "#2 delegate asks: run outside the sandbox: npm install" });
+    expect(asked[0]!.request.toolCall).toMatchObject({ toolCallId: "approval-npm install", title: "#2 delegate asks: give the network to: npm install" });
   });
 
   it("is no when the question is cancelled, answered with an option hel did not offer, or fails", async () => {

@@ -67,4 +67,69 @@ describe("allow rules", () => {
     expect(allowMatch("npm test 2>../outside.txt >>/tmp/x", RULES)?.writes).toEqual(["../outside.txt", "/tmp/x"]);
     expect(allowMatch("npm test < input.txt > /dev/null 2>&1 >&-", RULES)?.writes).toEqual([]);
   });
+
+  describe("options that run a program", () => {
+    // The README's rules, and the ways a program after them runs something else than what they name.
+    const README = ["git fetch", "git ls-remote", "npm view", "npm outdated"];
+    it.each([
+      "git fetch --upload-pack='touch /tmp/pwned' origin",
+      "git fetch --upload-pack 'touch /tmp/pwned' origin",
+      "git fetch --upload-p=x origin",
+      "git fetch --UPLOAD-PACK=x origin",
+      "git fetch --receive-pack=x origin",
+      "git fetch --exec=x origin",
+      "git fetch -c core.sshCommand=x origin",
+      "git fetch -qu x origin",
+      "git fetch --config-env=core.sshCommand=X origin",
+      "git fetch --config=x origin",
+      "git fetch 'ext::sh -c touch% /tmp/pwned' main",
+      "git fetch fd::3 main",
+      "git fetch evil::x main",
+      "git ls-remote --upload-pack=x origin",
+      "git ls-remote -u x origin",
+      "git fetch --output=/etc/x",
+      "npm view x --script-shell=./evil",
+      "npm view x --node-options=--require=./evil.js",
+      "npm view x --userconfig ./npmrc",
+      "npm outdated --globalconfig=./npmrc",
+      "npm view x -c ./evil",
+      "npm view x --call=./evil",
+    ])("%s matches nothing", (line) => {
+      expect(allowMatch(line, README)).toBeNull();
+    });
+
+    it.each([
+      ["git", "git -c core.pager=sh log"],
+      ["git", "git --exec-path=./bin fetch"],
+      ["git", "git grep -O./evil x"],
+      ["git", "git grep --open-files-in-pager=./evil x"],
+      ["git", "git rebase -x ./evil main"],
+      ["git", "git difftool --extcmd=./evil"],
+      ["git clone", "git clone --template=./hooks x y"],
+      ["git clone", "git clone -u ./evil x y"],
+      ["git push", "git push --receive-pack=./evil origin"],
+      ["git archive", "git archive --remote=x --exec=./evil HEAD"],
+      ["curl", "curl -K ./config https://x"],
+      ["curl", "curl --config ./config https://x"],
+      ["wget", "wget -e use_proxy=on https://x"],
+      ["ssh", "ssh -oProxyCommand=./evil host"],
+      ["rsync", "rsync -e ./evil a b:"],
+      ["rsync", "rsync --rsh=./evil a b:"],
+      ["tar", "tar -xf a.tar --to-command=./evil"],
+      ["tar", "tar -I ./evil -xf a.tar"],
+      ["find", "find . -exec ./evil {} +"],
+      ["find", "find . -execdir ./evil {} +"],
+    ])("with the rule %s, %s matches nothing", (rule, line) => {
+      expect(allowMatch(line, [rule])).toBeNull();
+    });
+
+    it("leave the options that run nothing alone", () => {
+      expect(allowMatch("git fetch --prune --tags --depth=1 -q origin main", README)?.rules).toEqual(["git fetch"]);
+      expect(allowMatch("git fetch --recurse-submodules=no origin", README)?.rules).toEqual(["git fetch"]);
+      expect(allowMatch("git ls-remote --heads origin", README)?.rules).toEqual(["git ls-remote"]);
+      expect(allowMatch("npm view react version --json", README)?.rules).toEqual(["npm view"]);
+      expect(allowMatch("git log --oneline -5", ["git log"])?.rules).toEqual(["git log"]);
+      expect(allowMatch("find . -name '*.ts' -print", ["find"])?.rules).toEqual(["find"]);
+    });
+  });
 });

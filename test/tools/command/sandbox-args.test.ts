@@ -16,7 +16,7 @@ describe("sandboxPolicy", () => {
     await mkdir(path.join(dir, ".hel"));
     await mkdir(path.join(dir, ".git", "hooks"), { recursive: true });
     await writeFile(path.join(dir, ".git", "config"), "[core]\n");
-    expect(sandboxPolicy(dir, "edit", false)).toMatchObject({
+    expect(sandboxPolicy(dir, "edit", { env: {} })).toMatchObject({
       projectDir: dir,
       writable: true,
       network: false,
@@ -32,22 +32,43 @@ describe("sandboxPolicy", () => {
   it("keeps .hel/ and .git/hooks from being created where they do not exist yet", async () => {
     const { dir } = await toolProject();
     await mkdir(path.join(dir, ".git"));
-    expect(sandboxPolicy(dir, "edit", true).protected).toEqual([
+    expect(sandboxPolicy(dir, "edit", { network: true, env: {} }).protected).toEqual([
       { path: path.join(dir, ".hel"), kind: "missing" },
       { path: path.join(dir, ".git"), kind: "anchor" },
       { path: path.join(dir, ".git", "hooks"), kind: "missing" },
     ]);
   });
 
+  it("keeps every nested .hel read-only, and the read-only paths it is given over the anchors; what may not be made is kept to be checked after", async () => {
+    const { dir, outside } = await toolProject();
+    await mkdir(path.join(dir, ".git"));
+    await mkdir(path.join(dir, "sub", ".hel"), { recursive: true });
+    await mkdir(path.join(dir, "node_modules", "a", "b", ".hel"), { recursive: true });
+    await writeFile(path.join(dir, "hook.sh"), "");
+    const policy = sandboxPolicy(dir, "edit", { readOnly: [path.join(dir, "hook.sh"), path.join(dir, "gone.sh"), path.join(outside, "elsewhere.sh")], granted: [outside], env: {} });
+    expect(policy.protected).toEqual([
+      { path: path.join(dir, ".hel"), kind: "missing" },
+      { path: path.join(dir, ".git"), kind: "anchor" },
+      { path: path.join(dir, ".git", "hooks"), kind: "missing" },
+      { path: path.join(dir, "sub", ".hel"), kind: "dir" },
+      { path: path.join(dir, "node_modules", "a", "b", ".hel"), kind: "dir" },
+      { path: path.join(dir, "hook.sh"), kind: "file" },
+    ]);
+    expect(policy.kept).toEqual([path.join(dir, "hook.sh"), path.join(dir, "gone.sh"), path.join(outside, "elsewhere.sh")]);
+    expect(policy.granted).toEqual([outside]);
+    // With nothing granted, what lies outside the project is read-only anyway.
+    expect(sandboxPolicy(dir, "edit", { readOnly: [path.join(outside, "elsewhere.sh")], env: {} }).kept).toEqual([]);
+  });
+
   it("gives read-only access nothing writable and no network, --network or not", async () => {
     const { dir } = await toolProject();
-    expect(sandboxPolicy(dir, "read-only", true)).toMatchObject({ projectDir: dir, writable: false, network: false, protected: [] });
+    expect(sandboxPolicy(dir, "read-only", { network: true })).toMatchObject({ projectDir: dir, writable: false, network: false, protected: [] });
   });
 
   it("keeps a .git file read-only (the project is a linked worktree or a submodule), and what a symlinked hooks or config points to", async () => {
     const { dir } = await toolProject();
     await writeFile(path.join(dir, ".git"), "gitdir: /elsewhere/.git/worktrees/p\n");
-    expect(sandboxPolicy(dir, "edit", false).protected).toEqual([
+    expect(sandboxPolicy(dir, "edit", { env: {} }).protected).toEqual([
       { path: path.join(dir, ".hel"), kind: "missing" },
       { path: path.join(dir, ".git"), kind: "file" },
     ]);
@@ -57,7 +78,7 @@ describe("sandboxPolicy", () => {
     await writeFile(path.join(other.dir, "shared-config"), "[core]\n");
     await symlink("../shared-hooks", path.join(other.dir, ".git", "hooks"));
     await symlink("../shared-config", path.join(other.dir, ".git", "config"));
-    expect(sandboxPolicy(other.dir, "edit", false).protected).toEqual([
+    expect(sandboxPolicy(other.dir, "edit", { env: {} }).protected).toEqual([
       { path: path.join(other.dir, ".hel"), kind: "missing" },
       { path: path.join(other.dir, ".git"), kind: "anchor" },
       { path: path.join(other.dir, "shared-hooks"), kind: "dir" },
@@ -75,7 +96,7 @@ describe("sandboxPolicy", () => {
     onTestFinished(async () => void (await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))));
     const runtime = path.join(outside, "runtime");
     await mkdir(runtime);
-    const policy = sandboxPolicy(dir, "read-only", false, { XDG_RUNTIME_DIR: runtime });
+    const policy = sandboxPolicy(dir, "read-only", { env: { XDG_RUNTIME_DIR: runtime } });
     expect(policy.sockets.dirs).toContain(runtime);
     expect(policy.sockets.files).toContain(sockets[0]);
     expect(policy.sockets.files).not.toContain(sockets[1]);
@@ -87,6 +108,9 @@ const POLICY = {
   projectDir: "/p",
   writable: true,
   network: false,
+  granted: [] as string[],
+  kept: [] as string[],
+  nestedHel: [] as string[],
   sockets: { dirs: ["/run/user"], files: ["/run/docker.sock"] },
   protected: [
     { path: "/p/.hel", kind: "missing" as const },
@@ -120,6 +144,13 @@ describe("bwrapArgs", () => {
     ]);
   });
 
+  it("binds what a grant adds after the project and before the protected paths", () => {
+    const args = bwrapArgs({ ...POLICY, granted: ["/var/cache/x"] }, "/p", ["sh"], FEATURES);
+    const at = (...what: string[]) => args.findIndex((_, i) => what.every((w, j) => args[i + j] === w));
+    expect(at("--bind", "/var/cache/x", "/var/cache/x")).toBeGreaterThan(at("--bind", "/p", "/p"));
+    expect(at("--bind", "/var/cache/x", "/var/cache/x")).toBeLessThan(at("--tmpfs", "/p/.hel"));
+  });
+
   it("binds a read-only project read-only and keeps the network only when allowed", () => {
     const policy = { ...POLICY, writable: false, sockets: { dirs: [], files: [] } };
     expect(bwrapArgs(policy, "/p", ["sh"], FEATURES)).toEqual(
@@ -144,7 +175,7 @@ describe("seatbeltProfile", () => {
         "(deny file-write*)",
         '(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/dtracehelper") (regex #"^/dev/tty") (regex #"^/dev/fd/") (subpath "/private/tmp/hel-command-1"))',
         '(allow file-write* (subpath "/Users/a \\"b\\""))',
-        '(deny file-write* (literal "/Users/a \\"b\\"") (subpath "/p/.hel") (literal "/p/.git") (subpath "/p/.git/hooks") (literal "/p/.git/config"))',
+        '(deny file-write* (literal "/Users/a \\"b\\"") (subpath "/p/.hel") (literal "/p/.git") (subpath "/p/.git/hooks") (literal "/p/.git/config") (regex "^/Users/a \\"b\\"/(.*/)?\\\\.hel(/|$)"))',
         "(deny network*)",
         "",
       ].join("\n"),
