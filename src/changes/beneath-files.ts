@@ -59,6 +59,25 @@ export async function removeBeneath(root: string, path: string): Promise<void> {
 /** How a file being written starts its temporary name; one a kill left behind is never checkpointed. */
 export const REWIND_TEMPORARY = ".hel-rewind-";
 
+/**
+ * Removes the temporary files a rewind killed mid-write left in the folders of `paths`: the file it was
+ * writing is among what the next rewind puts back, so its folder is one of these.
+ */
+export async function removeLeftTemporaries(root: string, paths: readonly string[]): Promise<void> {
+  const folders = new Set(paths.map((path) => path.split("/").slice(0, -1).join("/")));
+  for (const folder of folders) {
+    const dir = await openBeneath(root, folder === "" ? [] : folder.split("/")).catch(() => null);
+    if (!dir) continue;
+    try {
+      for (const name of await readdir(dir.entry("."))) {
+        if (name.startsWith(REWIND_TEMPORARY) && name.endsWith(".tmp")) await unlink(dir.entry(name)).catch(() => undefined);
+      }
+    } finally {
+      await dir.close();
+    }
+  }
+}
+
 export type Content = { kind: "file"; data: Buffer; executable: boolean } | { kind: "symlink"; target: string };
 
 /** Writes `content` at `path`, making its folders; whatever stood there (a folder included) is replaced. */

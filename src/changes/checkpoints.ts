@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { userStateDir } from "../fs/state-dir.js";
-import { REWIND_TEMPORARY, removeBeneath, writeBeneath } from "./beneath-files.js";
+import { REWIND_TEMPORARY, removeBeneath, removeLeftTemporaries, writeBeneath } from "./beneath-files.js";
 import { CheckpointError, gitFor, openStoreDir, withStoreLock, type GitCall } from "./checkpoint-git.js";
 
 export { CheckpointError, checkpointDir } from "./checkpoint-git.js";
@@ -255,6 +255,7 @@ function storeAt(projectDir: string, gitDir: string, options: CheckpointOptions)
             entry.mode === "120000" ? { kind: "symlink" as const, target: entry.data.toString() } : { kind: "file" as const, data: entry.data, executable: entry.mode === "100755" };
           await writeBeneath(projectDir, entry.path, content).catch(() => failed.push(entry.path));
         }
+        await removeLeftTemporaries(projectDir, changes.map((c) => c.path));
         if (journal) await writeJournal(journal.prefix, { ...started, done: true });
         if (failed.length > 0) throw new CheckpointError(`could not put back ${failed.join(", ")}: a folder on the way changed meanwhile (or is not writable) — rewind again`);
         return changes;

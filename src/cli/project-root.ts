@@ -45,7 +45,7 @@ export function refusedRoot(root: string, home: string, configDir: string): stri
   else if (isInside(root, home)) what = `a folder holding your home folder (${home})`;
   else if (isInside(root, config) || isInside(config, root)) what = `where your hel config is (${config})`;
   if (what === null) return null;
-  return `${root} is ${what}, which hel does not take as a project: its commands may write the whole project — start hel in a project's folder, or name one with -C`;
+  return `${root} is ${what}, which hel does not take as a project: its commands may write the whole project — open a project's folder instead (on the command line, -C names one)`;
 }
 
 /** The real path of `path`, or of its nearest existing folder with the rest joined on. */

@@ -131,6 +131,20 @@ describe("hel's git obeys hel only", () => {
     expect(tree).toBe("a.txt\n");
   });
 
+  it("a rewind removes the half-written files a killed rewind left in the folders it puts back", async () => {
+    const project = await tempProject();
+    await mkdir(join(project, "src"));
+    await writeFile(join(project, "src", "a.txt"), "one\n");
+    const store = await openCheckpoints(project);
+    const { commit } = await store.record("s1/", "t1");
+    await writeFile(join(project, "src", "a.txt"), "two\n");
+    // What a rewind killed between writing a file's new content and renaming it over the old one leaves.
+    await writeFile(join(project, "src", ".hel-rewind-0123456789ab.tmp"), "one\n");
+    await store.restore(commit);
+    expect(await readdir(join(project, "src"))).toEqual(["a.txt"]);
+    expect(await readFile(join(project, "src", "a.txt"), "utf8")).toBe("one\n");
+  });
+
   it("a project's .gitattributes changes no byte and runs no filter, whatever git's environment names", async () => {
     const project = await tempProject();
     const marker = join(project, "..", `filter-ran-${Date.now()}`);

@@ -89,7 +89,7 @@ describe("findProjectRoot", () => {
 // the user's hel config would let a command write the user's config (a hook for every later run) or
 // ~/.bashrc. Real hel processes, HOME a temp folder.
 describe("never home or /", () => {
-  const refusal = /^hel: .* which hel does not take as a project: .* name one with -C\n$/;
+  const refusal = /^hel: .* which hel does not take as a project: .* -C names one\)\n$/;
 
   it("refuses the home folder, /, and a folder holding or inside the hel config: exit 2, one line naming -C, nothing written", async () => {
     const home = await tempProject();
