@@ -1,7 +1,8 @@
 // The formats other people's tools read — `--json-events` lines, `--record` files, snapshots, child
-// transcripts, archives, what a hook reads on stdin — and the command line's flags are a contract: fields are added, never removed
-// or renamed. Each format's JSON schema (from its one zod definition) is flattened to the list of its
-// field paths with their types, kept in test/contracts/<name>.txt; a path that disappears fails here.
+// transcripts, archives, what a hook reads on stdin — and the command line's flags are a contract:
+// fields are added, never removed or renamed. Each format's JSON schema (from its one zod definition)
+// is flattened to the list of its field paths with their types, kept in test/contracts/<name>.txt; a
+// path that disappears fails here.
 // A path that is new fails too until it is recorded, so that the next removal of it is caught:
 // `HEL_RECORD_CONTRACTS=1 npx vitest run test/contracts.test.ts` records additions (never removals).
 import { execFileSync } from "node:child_process";

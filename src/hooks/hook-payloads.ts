@@ -26,6 +26,7 @@ const ofAgent = { agent: HookAgentSchema.optional() };
 const toolCall = { tool_name: z.string(), /** The call's arguments: the object, or the text when it is not JSON. */ tool_input: z.unknown() };
 
 export const HOOK_PAYLOAD_SCHEMAS = {
+  // A session's start and the user's instructions are the conversation's, never a child's: no `agent`.
   SessionStart: z.strictObject({ ...opening("SessionStart"), source: z.enum(["startup", "resume"]) }),
   UserPromptSubmit: z.strictObject({ ...opening("UserPromptSubmit"), prompt: z.string() }),
   PreToolUse: z.strictObject({ ...opening("PreToolUse"), ...ofAgent, ...toolCall }),
