@@ -1,7 +1,8 @@
 // The formats other people's tools read — `--json-events` lines, `--record` files, snapshots, child
-// transcripts, archives — and the command line's flags are a contract: fields are added, never removed
-// or renamed. Each format's JSON schema (from its one zod definition) is flattened to the list of its
-// field paths with their types, kept in test/contracts/<name>.txt; a path that disappears fails here.
+// transcripts, archives, what a hook reads on stdin — and the command line's flags are a contract:
+// fields are added, never removed or renamed. Each format's JSON schema (from its one zod definition)
+// is flattened to the list of its field paths with their types, kept in test/contracts/<name>.txt; a
+// path that disappears fails here.
 // A path that is new fails too until it is recorded, so that the next removal of it is caught:
 // `HEL_RECORD_CONTRACTS=1 npx vitest run test/contracts.test.ts` records additions (never removals).
 import { execFileSync } from "node:child_process";
@@ -12,6 +13,7 @@ import { z } from "zod";
 import { ArchiveFileSchema } from "../src/agent/archive.js";
 import { ChildTranscriptSchema } from "../src/agent/children/child-transcript.js";
 import { JsonEventSchema } from "../src/cli/json/json-events.js";
+import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
 import { SnapshotSchema } from "../src/session/snapshot.js";
 import { HEL_BIN } from "../scripts/hel-bin.js";
@@ -64,7 +66,8 @@ function fieldPaths(schema: JsonSchema, path = ""): string[] {
   return lines;
 }
 
-const schemaPaths = (schema: z.ZodType): string[] => fieldPaths(z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema);
+/** `path` names the schema where one file pins several, as hooks.txt does one per event. */
+const schemaPaths = (schema: z.ZodType, path = ""): string[] => fieldPaths(z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema, path);
 
 /** The long flags of `hel --help` and of each command's help, as `hel <command> --flag`, and the commands. */
 function flagPaths(): string[] {
@@ -91,6 +94,7 @@ const CONTRACTS: Record<string, () => string[]> = {
   snapshot: () => schemaPaths(SnapshotSchema),
   "child-transcript": () => schemaPaths(ChildTranscriptSchema),
   archive: () => schemaPaths(ArchiveFileSchema),
+  hooks: () => Object.entries(HOOK_PAYLOAD_SCHEMAS).flatMap(([event, schema]) => schemaPaths(schema, event)),
   flags: flagPaths,
 };
 

@@ -3,18 +3,11 @@
 // the config's order, with what JSON, and what their exits mean to the caller: exit 0 goes on (its
 // stdout is context where the event has context), exit 2 blocks (its stderr is the reason, and the
 // hooks after it are not run), anything else, a timeout included, is a warning. Every run is reported.
-// With no hook for an event nothing is started.
+// With no hook for an event nothing is started. What each event's JSON holds is hook-payloads.ts's.
 import { matches, type HookEvent, type HooksConfig } from "./hook-config.js";
+import type { HookAgent, HookFields, HookOpening, HookPayload } from "./hook-payloads.js";
 import { runHook, type HookPlace } from "./run-hook.js";
 import { redactSecrets } from "../redact.js";
-
-/** The child an agent's hooks run for, named in their payload. */
-export interface HookAgent {
-  number: number;
-  kind: string;
-  /** The named agent (.hel/agents/<name>.md) the child is, if it is one. */
-  name?: string;
-}
 
 export interface HookReport {
   event: HookEvent;
@@ -41,14 +34,14 @@ interface Said {
 
 export interface Hooks {
   /** What the SessionStart hooks printed, to add to the model's context ("" for nothing). */
-  sessionStart(source: "startup" | "resume", signal: AbortSignal): Promise<string>;
+  sessionStart(source: HookPayload<"SessionStart">["source"], signal: AbortSignal): Promise<string>;
   /** blocked: the instruction is not sent. */
   userPromptSubmit(prompt: string, signal: AbortSignal): Promise<Said>;
   /** The reason a hook blocked the call, or null to run it. */
   preToolUse(name: string, input: unknown, signal: AbortSignal): Promise<string | null>;
   /** What a hook that exited 2 said of the call that ran and succeeded, for the model; null for nothing. */
   postToolUse(name: string, input: unknown, response: string, signal: AbortSignal): Promise<string | null>;
-  preCompact(trigger: "manual" | "auto", focus: string, signal: AbortSignal): Promise<void>;
+  preCompact(trigger: HookPayload<"PreCompact">["trigger"], focus: string, signal: AbortSignal): Promise<void>;
   /** The reason to go on instead of stopping, or null to stop (always, for a child). `active`: the turn already went on for one. */
   stop(active: boolean, signal: AbortSignal): Promise<string | null>;
   /** The same hooks, run for a child and naming it. */
@@ -61,13 +54,13 @@ export function openHooks(deps: HookDeps): Hooks | null {
 }
 
 function createHooks(deps: HookDeps, agent: HookAgent | null): Hooks {
-  const fire = async (event: HookEvent, subject: string | null, fields: object, signal: AbortSignal): Promise<Said> => {
+  const fire = async <E extends HookEvent>(event: E, subject: string | null, fields: HookFields<E>, signal: AbortSignal): Promise<Said> => {
     const chosen = (deps.hooks[event] ?? []).filter((hook) => subject === null || matches(hook, subject));
     const context: string[] = [];
     for (const hook of chosen) {
       if (signal.aborted) break;
-      const payload = { session_id: deps.sessionId(), cwd: deps.projectDir, hook_event_name: event, ...(agent ? { agent } : {}), ...fields };
-      const run = await runHook(hook, payload, deps, signal);
+      const opening: HookOpening = { session_id: deps.sessionId(), cwd: deps.projectDir, hook_event_name: event, ...(agent ? { agent } : {}) };
+      const run = await runHook(hook, { ...opening, ...fields }, deps, signal);
       // The command is shown and recorded: a key written into it is masked there too.
       deps.report({ event, command: redactSecrets(hook.command, deps.secrets), agent, exitCode: run.exitCode, timedOut: run.timedOut, stderr: run.stderr });
       if (run.exitCode === 2) return { context: context.join("\n"), blocked: run.stderr || "(the hook gave no reason)" };
