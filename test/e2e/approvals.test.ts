@@ -12,6 +12,7 @@ import type { ChatRequest } from "../../src/wire/messages.js";
 import { runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { count, inTerminal } from "../helpers/terminal.js";
+import { waitFor } from "../helpers/wait.js";
 
 let sim: Simulator | undefined;
 let outside: string | undefined;
@@ -158,7 +159,8 @@ it("takes only a key pressed after the question is shown: what was typed ahead w
   await t.until(running, "the command running");
   // "say hi" holds an a, which would answer "always".
   t.type("say hi");
-  await t.until((s) => s.includes("say hi"), "the typed-ahead text echoed");
+  // Echoed by the terminal, though the spinner's redraw may wipe it from the screen at once.
+  await waitFor(() => t.bytes().includes("say hi"), "the typed-ahead text echoed");
   await writeFile(join(project, "go"), "");
   await t.until((s) => s.includes(QUESTION), "the question");
   t.type("n");
