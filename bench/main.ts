@@ -12,7 +12,7 @@ import { SECTIONS, type BenchContext } from "./sections/index.js";
 import { fmt, renderTable, toJson, type Section } from "./stats.js";
 
 const NAMES = SECTIONS.map((s) => s.name);
-/** The names as the usage line has always listed them: mcp, the section added last, at the end. */
+/** The names in the order the usage line has always listed them: mcp last, though it runs right after startup. */
 const LISTED = [...NAMES.filter((n) => n !== "mcp"), "mcp"];
 
 function parseFlags(argv: string[]): { json: boolean; only: Set<string> } {

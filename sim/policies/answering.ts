@@ -56,8 +56,8 @@ function autoFoldNote(req: ChatRequest): SimReply {
   return { reasoning: "Write the note about the finished episode.", content: JSON.stringify(note) };
 }
 
-export /** Every policy answers hel's compaction and auto-fold requests instead of making its own move. */
-function answeringCompaction(policy: Policy): Policy {
+/** Every policy answers hel's compaction and auto-fold requests instead of making its own move. */
+export function answeringCompaction(policy: Policy): Policy {
   return (req, ctx) => {
     const text = lastUserText(req);
     if (text.startsWith(COMPACTION_MARK)) return compactionSummary(req);
