@@ -12,12 +12,13 @@ export interface Action {
   result: string;
 }
 
-
+/** What marks an instruction as a subagent's task: h11 and fold then play the child's part. */
 export const SUBAGENT_MARK = "You are a subagent";
 
 /** hel's note of a fold it made itself: a user message, but not the user's. */
 export const isAutoFoldNote = (m: Message): boolean => m.role === "user" && m.content.startsWith(FOLDED_PREFIX);
 
+/** Where the last user message is; hel's own fold notes are not the user's and are passed over. */
 export function lastUserIndex(messages: readonly Message[]): number {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user" && !isAutoFoldNote(messages[i]!)) return i;
   return -1;
