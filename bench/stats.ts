@@ -15,6 +15,12 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** A figure for a note: fixed digits, "n/a" for what could not be measured. */
+export const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+
+/** A size for a label or note: MB from a million bytes up, KB below. */
+export const mb = (bytes: number): string => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.round(bytes / 1e3)} KB`);
+
 export type Unit = "ms" | "s" | "MB" | "x" | "ms/MB" | "%" | "tokens";
 
 /**
