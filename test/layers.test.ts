@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { doorViolations, importCycles, importGraph, layerViolations, readSources, roomGraph } from "./helpers/import-graph.js";
+import { doorViolations, importCycles, importGraph, layerViolations, reachViolations, readSources, roomGraph } from "./helpers/import-graph.js";
 
 // src/ from the bottom up. The files at the top of src/ (zod.ts, errors.ts, clock.ts) are beneath
 // everything; bin/ is the launcher, which no module imports.
@@ -17,7 +17,13 @@ const ROOMS: Record<string, string[][]> = {
   // The input modes drive the conversation the root's files assemble; run.ts only chooses a mode.
   // acp/ is the editor's mode, beside them: main.ts starts it for `hel acp`.
   cli: [["term", "json"], ["."], ["modes", "acp"], ["run.ts"], ["main.ts"]],
+  // kit/ is the terminal's toolkit (style, the live region, markdown, the prompt and its history, the
+  // diff view); the root's files are the views of hel's events, tools and sessions, made with it.
+  "cli/term": [["kit"], ["."]],
 };
+// The terminal toolkit knows no agent, tool or session, not even through a file it imports.
+const KIT = "cli/term/kit";
+const UNKNOWN_TO_KIT = ["agent", "tools", "session"];
 // The search engine and its libraries load on a search's first call: only the tools' faces are its door.
 const SEARCH_DOORS = ["tools/search/tools.ts", "tools/search/args.ts", "tools/search/format.ts"];
 const searchEngine = (file: string) => file.startsWith("tools/search/") && !SEARCH_DOORS.includes(file);
@@ -42,6 +48,10 @@ describe("the import graph of src/", () => {
 
   it.each(Object.entries(ROOMS))("points only down inside %s/", (room, layers) => {
     expect(layerViolations(roomGraph(graph, room), layers)).toEqual([]);
+  });
+
+  it("keeps the terminal kit free of agent, tools and session", () => {
+    expect(reachViolations(graph, KIT, UNKNOWN_TO_KIT)).toEqual([]);
   });
 
   it("reaches the search engine only through the tools' faces, and only on first use", () => {
@@ -121,6 +131,11 @@ describe("the import graph reader", () => {
     expect(layerViolations(graph, [["other"], ["high"], ["low"], ["f.cts"]])).toEqual([
       "high/b.ts:1 imports f.cts: high/ may not import f.cts, which is not below it",
     ]);
+  });
+
+  it("reports each file of a room that reaches a forbidden folder, by the shortest path of imports", () => {
+    expect(reachViolations(graph, "low", ["other"])).toEqual(["low/a.ts → high/b.ts → other/g.ts", "low/d.ts → low/a.ts → high/b.ts → other/g.ts"]);
+    expect(reachViolations(graph, "low", ["missing"])).toEqual([]);
   });
 
   it("reports each cycle between files as a path back to its first file", () => {

@@ -11,7 +11,7 @@ import { z } from "../zod.js";
 import { parseFrontMatter } from "../fs/front-matter.js";
 import { readProjectText, whySkipped } from "../tools/project-text.js";
 import { isBuiltInCommand, type SlashCommand } from "./slash-commands.js";
-import { terminalSafe } from "./term/style.js";
+import { terminalSafe } from "./term/kit/style.js";
 
 /** A command is a prompt typed often, not a document. */
 const MAX_COMMAND_BYTES = 64 * 1024;

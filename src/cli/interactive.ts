@@ -9,12 +9,12 @@
 // (modes/interactive.ts) opens the next one on the same prompt.
 import type { TurnOutcome } from "../agent/loop/loop.js";
 import type { ConversationControls } from "./conversation-controls.js";
-import { loadPromptHistory } from "./term/prompt-history.js";
+import { loadPromptHistory } from "./term/kit/prompt-history.js";
 import { formatRecentExchanges } from "./term/recent-exchanges.js";
 import { pickSession } from "./term/session-picker.js";
 import { completeSlash, parseSlash, slashCommands, type SlashCommand } from "./slash-commands.js";
-import { fitWidth, rowWidth, styleFor, terminalSafe, visibleWidth, wrapLine } from "./term/style.js";
-import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/terminal-prompt.js";
+import { fitWidth, rowWidth, styleFor, terminalSafe, visibleWidth, wrapLine } from "./term/kit/style.js";
+import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/kit/terminal-prompt.js";
 import type { SessionSummary } from "../session/catalog.js";
 import type { AskApproval } from "../tools/command/approval.js";
 import { approvalQuestion, APPROVAL_KEYS } from "./term/approval-question.js";

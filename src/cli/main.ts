@@ -49,7 +49,7 @@ main().then(
     const message = error instanceof Error ? error.message : String(error);
     process.exitCode = hasExitCode(error) ? error.exitCode : 1;
     // Loaded only on the way out: `hel --version` and a run's start load no more than they need.
-    const { errorText } = await import("./term/style.js");
+    const { errorText } = await import("./term/kit/style.js");
     process.stderr.write(`hel: ${errorText(message)}\n`);
   },
 );

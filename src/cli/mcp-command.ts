@@ -7,7 +7,7 @@ import { toolDefinitions } from "../tools/registry.js";
 import type { RunOptions } from "./options.js";
 import { openProject, type Io } from "./project.js";
 import { count } from "../format.js";
-import { terminalSafe } from "./term/style.js";
+import { terminalSafe } from "./term/kit/style.js";
 
 export async function runMcpList(flags: RunOptions): Promise<number> {
   const io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };

@@ -11,7 +11,7 @@ import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-pro
 import { helDirProblem } from "../fs/hel-dir.js";
 import { redactSecrets } from "../redact.js";
 import { HelError } from "../errors.js";
-import { errorText } from "./term/style.js";
+import { errorText } from "./term/kit/style.js";
 import { credentialValues } from "../tools/command/environment.js";
 import { loadSkills } from "../agent/skills.js";
 import type { SkillFolder } from "../tools/types.js";
@@ -24,7 +24,7 @@ import type { HooksConfig } from "../hooks/hook-config.js";
 import { findProjectRoot, refusedRoot } from "./project-root.js";
 import { loadNamedAgents } from "./named-agents.js";
 import type { NamedAgent } from "../agent/children/named-agent.js";
-import type { Output } from "./term/output.js";
+import type { Output } from "./term/kit/output.js";
 import { apiConnections, type ApiConnections } from "../model/early-connection.js";
 
 /** Where a run reads and writes, besides its files: the process's streams and environment, or a test's. */

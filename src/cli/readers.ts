@@ -10,7 +10,7 @@ import { Recorder } from "../record/recorder.js";
 import type { ActiveSession } from "../session/session.js";
 import { createJsonOutput } from "./json/json-output.js";
 import type { RunOptions } from "./options.js";
-import type { Output } from "./term/output.js";
+import type { Output } from "./term/kit/output.js";
 import type { Renderer } from "./term/render.js";
 
 export interface ConversationReaders {

@@ -11,7 +11,7 @@ import { forkSession, rewindSession } from "../session/fork.js";
 import { loadSnapshotFile } from "../session/snapshot-file.js";
 import { ownDir } from "../fs/own-dir.js";
 import { readRegularFile } from "../fs/regular-file.js";
-import { styleFor, terminalSafe } from "./term/style.js";
+import { styleFor, terminalSafe } from "./term/kit/style.js";
 import { editsOf, formatChildTranscript, formatDelegations, formatRewind, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
 import { findProjectRoot } from "./project-root.js";

@@ -6,11 +6,11 @@ import { foldInstruction } from "../agent/context/fold.js";
 import { foldChoices } from "../agent/context/episodes.js";
 import { groupDigits } from "../format.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
-import { formatChanges } from "./term/changes-view.js";
+import { formatChanges } from "./term/kit/changes-view.js";
 import type { ConversationControls } from "./conversation-controls.js";
 import { formatCost } from "./term/cost-view.js";
 import { pickSession } from "./term/session-picker.js";
-import type { Style } from "./term/style.js";
+import type { Style } from "./term/kit/style.js";
 import { formatSessionList } from "./term/transcript.js";
 
 export interface SlashContext {

@@ -107,6 +107,36 @@ export function doorViolations(graph: ImportGraph, room: string, doors: readonly
   return problems;
 }
 
+/**
+ * Files of `room` that reach a file of one of `forbidden`'s folders, directly or through the files
+ * they import, each as the path of imports that gets there ("a → b → c"): a room that must not know
+ * those folders may not lean on a file that does either.
+ */
+export function reachViolations(graph: ImportGraph, room: string, forbidden: readonly string[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of graph.edges) next.set(from, [...(next.get(from) ?? []), to]);
+  const banned = (file: string) => forbidden.some((folder) => file.startsWith(`${folder}/`));
+  const problems: string[] = [];
+  for (const start of [...next.keys()].filter((file) => file.startsWith(`${room}/`)).sort()) {
+    const cameFrom = new Map<string, string>([[start, start]]);
+    const queue = [start];
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      if (banned(file)) {
+        const path = [file];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        problems.push(path.join(" → "));
+        break;
+      }
+      for (const to of next.get(file) ?? []) {
+        if (cameFrom.has(to)) continue;
+        cameFrom.set(to, file);
+        queue.push(to);
+      }
+    }
+  }
+  return problems;
+}
+
 /** Every cycle between files, each as "a → b → … → a" from its alphabetically first file; none when empty. */
 export function importCycles(graph: ImportGraph): string[] {
   const next = new Map<string, string[]>();

@@ -6,7 +6,7 @@ import type { Io, Project } from "../project.js";
 import { openPrompt, resumeTarget } from "./pick.js";
 import { withSignals } from "./signals.js";
 import { askOnRawTerminal } from "../term/approval-question.js";
-import { styleFor } from "../term/style.js";
+import { styleFor } from "../term/kit/style.js";
 
 export async function runOneShot(project: Project, instruction: string, io: Io): Promise<Ended> {
   const picker: { prompt?: Interactive } = {};

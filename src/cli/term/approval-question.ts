@@ -6,9 +6,9 @@
 // typed ahead is taken out first (typed-ahead.ts).
 import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/approval.js";
 import { describeGrant } from "../../tools/command/sandbox-grant.js";
-import type { Output } from "./output.js";
-import { terminalSafe, type Style } from "./style.js";
-import { takeTypedAhead } from "./typed-ahead.js";
+import type { Output } from "./kit/output.js";
+import { terminalSafe, type Style } from "./kit/style.js";
+import { takeTypedAhead } from "./kit/typed-ahead.js";
 
 /** The keys that answer it, and what each means. */
 export const APPROVAL_KEYS: Readonly<Record<string, ApprovalAnswer>> = { y: "once", a: "always", n: "no" };

@@ -3,7 +3,7 @@
 // Pure.
 import { unstamped } from "../../agent/stamps.js";
 import type { Message } from "../../wire/messages.js";
-import { terminalSafe, visibleWidth, type Style } from "./style.js";
+import { terminalSafe, visibleWidth, type Style } from "./kit/style.js";
 
 const EXCHANGES = 3;
 const ANSWER_LINES = 4;

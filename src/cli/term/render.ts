@@ -14,14 +14,14 @@ import { hitRatio, type UsageTotals } from "../../agent/usage.js";
 import { monotonicMs } from "../../clock.js";
 import { formatUsd } from "../../model/prices.js";
 import { groupDigits, plural } from "../../format.js";
-import { splitCompleteBlocks } from "./answer-blocks.js";
-import { ChangedFiles } from "./changed-files.js";
+import { splitCompleteBlocks } from "./kit/answer-blocks.js";
+import { ChangedFiles } from "./kit/changed-files.js";
 import type { LiveView } from "./command-view.js";
-import { LiveRegion } from "./live-region.js";
+import { LiveRegion } from "./kit/live-region.js";
 import { stampOf } from "../../agent/stamps.js";
-import type { Output } from "./output.js";
+import type { Output } from "./kit/output.js";
 import { Progress } from "./progress.js";
-import { errorText, fitWidth, rowWidth, styleFor, terminalSafe, truncate, wrapLine } from "./style.js";
+import { errorText, fitWidth, rowWidth, styleFor, terminalSafe, truncate, wrapLine } from "./kit/style.js";
 import { callArgs, firstLine, lookOf, toolCallLabel, toolEndLines, type CallArgs, type ToolLook } from "./tool-views.js";
 
 export type { Output };
@@ -59,7 +59,7 @@ const MAX_SUMMARY_CHARS = 160;
 /** Reasoning lines shown while it streams, without --show-reasoning. */
 const FOLDED_REASONING_LINES = 3;
 
-type Markdown = typeof import("./markdown.js");
+type Markdown = typeof import("./kit/markdown.js");
 
 export function createRenderer(options: RendererOptions): Renderer {
   const { stdout, stderr } = options;
@@ -293,7 +293,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   function observe(event: AgentEvent): void {
     if (!markdown && !pending && needsMarkdown(event)) {
       // Until it is loaded, events wait their turn, so what is printed keeps its order.
-      pending = import("./markdown.js").then((module) => {
+      pending = import("./kit/markdown.js").then((module) => {
         markdown = module;
       });
     }

@@ -11,9 +11,9 @@ import { searchReplaceTool } from "../../tools/file/search-replace.js";
 import { findFilesTool, grepTool } from "../../tools/search/tools.js";
 import type { SearchDetails } from "../../tools/types.js";
 import { createCommandView, type LiveView } from "./command-view.js";
-import { formatEdit } from "./diff-view.js";
-import type { Output } from "./output.js";
-import { terminalSafe, truncate, type Style } from "./style.js";
+import { formatEdit } from "./kit/diff-view.js";
+import type { Output } from "./kit/output.js";
+import { terminalSafe, truncate, type Style } from "./kit/style.js";
 
 type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;
 /** A call's arguments as the model sent them, parsed once; null when they are not a JSON object. */

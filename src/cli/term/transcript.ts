@@ -14,8 +14,8 @@ import type { FileEdit } from "../../changes/file-edit.js";
 import { formatUsd } from "../../model/prices.js";
 import { count, groupDigits, plural } from "../../format.js";
 import type { Message, ToolCall } from "../../wire/messages.js";
-import { formatEdit } from "./diff-view.js";
-import { PLAIN, type Style } from "./style.js";
+import { formatEdit } from "./kit/diff-view.js";
+import { PLAIN, type Style } from "./kit/style.js";
 import { toolCallLabel } from "./tool-views.js";
 import { runCommandTool } from "../../tools/command/run-command.js";
 

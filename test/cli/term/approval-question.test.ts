@@ -2,7 +2,7 @@
 // control sequences, and the keys say what they answer.
 import { expect, it } from "vitest";
 import { APPROVAL_KEYS, approvalQuestion } from "../../../src/cli/term/approval-question.js";
-import { styleFor } from "../../../src/cli/term/style.js";
+import { styleFor } from "../../../src/cli/term/kit/style.js";
 
 const network = { network: true, writable: [] };
 

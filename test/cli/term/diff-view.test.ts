@@ -1,9 +1,9 @@
 // How an edit looks to a person: the diff lines with their numbers in the file, the call's one-line
 // label, and the closing list of changed files.
 import { describe, expect, it } from "vitest";
-import { ChangedFiles } from "../../../src/cli/term/changed-files.js";
-import { formatEdit } from "../../../src/cli/term/diff-view.js";
-import { ANSI, PLAIN } from "../../../src/cli/term/style.js";
+import { ChangedFiles } from "../../../src/cli/term/kit/changed-files.js";
+import { formatEdit } from "../../../src/cli/term/kit/diff-view.js";
+import { ANSI, PLAIN } from "../../../src/cli/term/kit/style.js";
 import { toolCallLabel, toolEndLines } from "../../../src/cli/term/tool-views.js";
 import { describeEdit } from "../../../src/changes/edit-diff.js";
 

@@ -1,7 +1,7 @@
 // A file edit as people read it: the hunks of a unified diff, each line with its number in the file
 // (the old number for removed and unchanged lines, the new one for added lines), removed lines in
 // red, added in green. One view for the live terminal and `hel sessions show`.
-import type { FileEdit } from "../../changes/file-edit.js";
+import type { FileEdit } from "../../../changes/file-edit.js";
 import { terminalSafe, type Style } from "./style.js";
 
 export interface DiffViewOptions {

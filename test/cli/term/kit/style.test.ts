@@ -1,7 +1,7 @@
 // Lines within a terminal's width: a long plain line is wrapped between the parts of a " · " list,
 // else between words, and inside a word only when it alone is wider than a row; nothing is lost.
 import { describe, expect, it } from "vitest";
-import { rowWidth, wrapLine } from "../../../src/cli/term/style.js";
+import { rowWidth, wrapLine } from "../../../../src/cli/term/kit/style.js";
 
 describe("wrapLine", () => {
   it("breaks a figures line between its parts, a part too wide between its words, and a word too wide inside it", () => {

@@ -1,7 +1,7 @@
 // Colours and text attributes for the terminal, as plain functions: ANSI when the stream is a
 // terminal and NO_COLOR is not set, the identity otherwise, so every view is written once and
 // tested as plain text. Also what makes model and file text safe to print on a terminal.
-import { groupDigits } from "../../format.js";
+import { groupDigits } from "../../../format.js";
 export interface Style {
   readonly color: boolean;
   bold(text: string): string;

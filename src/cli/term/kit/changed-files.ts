@@ -1,6 +1,6 @@
 // The files a run changed, for the lines it ends with: each file once, in the order first changed,
 // with the lines added and removed by all of its edits (children's included).
-import type { FileEdit } from "../../changes/file-edit.js";
+import type { FileEdit } from "../../../changes/file-edit.js";
 import { changeCounts } from "./diff-view.js";
 import { terminalSafe, type Style } from "./style.js";
 

@@ -1,9 +1,9 @@
 // An answer's markdown as the terminal shows it, and where a streaming answer can be cut into blocks
 // that render on their own.
 import { describe, expect, it } from "vitest";
-import { splitCompleteBlocks } from "../../../src/cli/term/answer-blocks.js";
-import { renderMarkdown } from "../../../src/cli/term/markdown.js";
-import { ANSI, PLAIN } from "../../../src/cli/term/style.js";
+import { splitCompleteBlocks } from "../../../../src/cli/term/kit/answer-blocks.js";
+import { renderMarkdown } from "../../../../src/cli/term/kit/markdown.js";
+import { ANSI, PLAIN } from "../../../../src/cli/term/kit/style.js";
 
 const ANSWER = [
   "# Fixed",

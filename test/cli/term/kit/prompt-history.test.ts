@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadPromptHistory } from "../../../src/cli/term/prompt-history.js";
-import { tempProject } from "../../helpers/temp-project.js";
+import { loadPromptHistory } from "../../../../src/cli/term/kit/prompt-history.js";
+import { tempProject } from "../../../helpers/temp-project.js";
 
 describe("the prompt's history", () => {
   it("keeps instructions in the order they were sent, the first one making .hel/ included", async () => {

@@ -3,12 +3,12 @@
 // are sent. Secret values are blanked before a line is written. History is a convenience: a file
 // that cannot be read or written costs the history, never the run.
 import { join } from "node:path";
-import { z } from "../../zod.js";
-import { writeFileAtomic } from "../../fs/atomic-write.js";
-import { appendOwnFile } from "../../fs/own-file.js";
-import { readRegularFile } from "../../fs/regular-file.js";
-import { ensureHelDir, helDir } from "../../fs/hel-dir.js";
-import { redactSecrets } from "../../redact.js";
+import { z } from "../../../zod.js";
+import { writeFileAtomic } from "../../../fs/atomic-write.js";
+import { appendOwnFile } from "../../../fs/own-file.js";
+import { readRegularFile } from "../../../fs/regular-file.js";
+import { ensureHelDir, helDir } from "../../../fs/hel-dir.js";
+import { redactSecrets } from "../../../redact.js";
 
 const Entry = z.string();
 /** Far more than twice the entries kept, pastes included. */

@@ -1,7 +1,7 @@
 // What /diff prints: every file the session changed, as the terminal shows an edit (numbered,
 // coloured hunks), from its content before hel first touched it to its content now.
-import type { ProjectChanges } from "../../changes/unified-diff.js";
-import { describeChange } from "../../changes/edit-diff.js";
+import type { ProjectChanges } from "../../../changes/unified-diff.js";
+import { describeChange } from "../../../changes/edit-diff.js";
 import { changeCounts, formatEdit } from "./diff-view.js";
 import { terminalSafe, type Style } from "./style.js";
 
