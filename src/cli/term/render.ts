@@ -1,5 +1,6 @@
-// The terminal view of the event stream. Progress goes to stderr: a line per tool call (with an
-// edit's diff; each tool's look is a row of tool-views.ts, looked up once when the call starts),
+// The terminal view of the event stream: one view per kind of event, a row of the table `views`
+// (beside the state the rows share), as each tool's look is a row of tool-views.ts, looked up once
+// when the call starts. Progress goes to stderr: a line per tool call (with an edit's diff),
 // retries, token figures, and — when stderr is a terminal — a spinner saying what hel is doing (and
 // a line for each working subagent), with reasoning folded to its last lines while it streams; and,
 // outside the interactive mode, the model's text between its steps. The answer goes to stdout:
@@ -60,6 +61,9 @@ const MAX_SUMMARY_CHARS = 160;
 const FOLDED_REASONING_LINES = 3;
 
 type Markdown = typeof import("./kit/markdown.js");
+type EventOf<T extends AgentEvent["type"]> = AgentEvent & { type: T };
+/** One view per kind of event, as tool-views.ts has one look per tool: a kind without a row does not compile. */
+type EventViews = { [T in AgentEvent["type"]]: (event: EventOf<T>) => void };
 
 export function createRenderer(options: RendererOptions): Renderer {
   const { stdout, stderr } = options;
@@ -168,122 +172,121 @@ export function createRenderer(options: RendererOptions): Renderer {
     above(stdout, rendered(complete, answerBlocks++ === 0));
   };
 
+  /** A view of the parent's events only: a subagent's show in its delegation's lines and the spinner. */
+  const parentOnly =
+    <E extends AgentEvent>(view: (event: E) => void) =>
+    (event: E) => {
+      if (event.agent === "parent") view(event);
+    };
+  /** A span that left the view for the archive, folded or compacted. */
+  const archived = (event: EventOf<"fold" | "compaction">) => {
+    const { file } = event;
+    const stamps = file.first_stamp === null ? "" : ` #${file.first_stamp}–#${file.last_stamp}`;
+    const what = event.type === "fold" ? `${file.auto ? "auto-folded" : "folded"}${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
+    printErr(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens`);
+  };
+
+  /** The view of each kind of event: what it prints, and what it changes of the view's state. */
+  const views: EventViews = {
+    turn_start: parentOnly(() => {
+      streamedText = false;
+      printedInTurn = false;
+      startTicker();
+    }),
+    request: parentOnly(() => {
+      reasoning = "";
+      reasoningPrinted = 0;
+      answerBlocks = 0;
+    }),
+    retry: (event) => {
+      printErr(...wrapped(`${indent(event)}… ${errorText(event.reason)}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`));
+    },
+    reasoning_delta: parentOnly((event) => {
+      thinking = true;
+      reasoning += event.text;
+      if (options.showReasoning) printReasoning(false);
+    }),
+    text_delta: parentOnly((event) => {
+      endReasoning();
+      if (!options.live) return;
+      if (wantMarkdown) {
+        answer += event.text;
+        printAnswerBlocks(false);
+      } else {
+        stdout.write(event.text);
+        streamedText = true;
+      }
+    }),
+    response: parentOnly(() => {
+      endReasoning();
+      if (answer !== "") printAnswerBlocks(true);
+      if (streamedText) {
+        stdout.write("\n");
+        streamedText = false;
+      }
+    }),
+    tool_start: (event) => {
+      if (event.agent === "parent") endReasoning();
+      const look = lookOf(event.name);
+      const args = callArgs(event.arguments);
+      const live = look.live ? liveView(look.live) : null;
+      const taken = live?.start(event, args, indent(event)) === true;
+      calls.set(event.callId, { look, args, live: taken ? live : null });
+      // A call summed up when it ends shows nothing yet; a live view has drawn its own line.
+      if (!look.summary && !taken) printErr(`${indent(event)}→ ${toolCallLabel(event.name, event.arguments, args)}`);
+    },
+    tool_output: (event) => {
+      calls.get(event.callId)?.live?.output(event);
+    },
+    tool_end: (event) => {
+      const call = calls.get(event.callId);
+      calls.delete(event.callId);
+      if (call?.live?.end(event)) return;
+      if (call?.look.summary) printErr(`${indent(event)}→ ${terminalSafe(truncate(call.look.summary(call.args, event), MAX_SUMMARY_CHARS))}`);
+      printErr(...toolEndLines(event, errStyle, indent(event)));
+      if (event.edit) changed.add(event.edit);
+    },
+    message: (event) => {
+      const { message } = event;
+      // What the model says between its steps ("Running the tests.") streams live in the
+      // interactive prompt; otherwise stdout waits for the answer alone, so it goes to stderr.
+      if (!options.live && event.agent === "parent" && message.role === "assistant" && message.tool_calls && message.content?.trim()) printErr(terminalSafe(message.content.trim()));
+      // In the interactive terminal each result's stamp is shown, dim, so `/fold #N` can be typed.
+      const stamp = options.live && message.role === "tool" ? stampOf(message) : null;
+      if (stamp !== null) printErr(errStyle.dim(`${indent(event)}  #${stamp}`));
+    },
+    fold: archived,
+    compaction: archived,
+    repair: (event) => {
+      printErr(errStyle.dim(`${indent(event)}↻ repaired: ${terminalSafe(event.detail)}`));
+    },
+    compaction_failed: (event) => {
+      stderr.write(`hel: compaction failed: ${errorText(event.reason)}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
+    },
+    hook: (event) => {
+      const line = hookLine(event);
+      if (line) printErr(`${indent(event)}${line}`);
+    },
+    delegation_start: (event) => {
+      working.add(event.number);
+      printErr(`⇢ delegating (${childLabel(event)}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
+    },
+    delegation_end: (event) => {
+      working.delete(event.number);
+      printErr(...wrapped(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`));
+    },
+    turn_end: parentOnly((event) => {
+      stopTicker();
+      if (event.error) stderr.write(`hel: ${errorText(event.error)}\n`);
+      if (options.printAnswer && event.answer !== null && !options.live) stdout.write(wantMarkdown ? rendered(event.answer, true) : event.answer + "\n");
+      const usage = options.usage.instruction();
+      if (usage.total.requests > 0) stderr.write(wrapped(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens`).join("\n") + "\n");
+    }),
+  };
+
   function handle(event: AgentEvent): void {
     progress.observe(event, now());
-    const parent = event.agent === "parent";
-    switch (event.type) {
-      case "turn_start":
-        if (!parent) break;
-        streamedText = false;
-        printedInTurn = false;
-        startTicker();
-        break;
-      case "request":
-        if (!parent) break;
-        reasoning = "";
-        reasoningPrinted = 0;
-        answerBlocks = 0;
-        break;
-      case "retry":
-        printErr(...wrapped(`${indent(event)}… ${errorText(event.reason)}, retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt + 1})`));
-        break;
-      case "reasoning_delta":
-        if (!parent) break;
-        thinking = true;
-        reasoning += event.text;
-        if (options.showReasoning) printReasoning(false);
-        break;
-      case "text_delta":
-        if (!parent) break;
-        endReasoning();
-        if (!options.live) break;
-        if (wantMarkdown) {
-          answer += event.text;
-          printAnswerBlocks(false);
-        } else {
-          stdout.write(event.text);
-          streamedText = true;
-        }
-        break;
-      case "response":
-        if (!parent) break;
-        endReasoning();
-        if (answer !== "") printAnswerBlocks(true);
-        if (streamedText) {
-          stdout.write("\n");
-          streamedText = false;
-        }
-        break;
-      case "tool_start": {
-        if (parent) endReasoning();
-        const look = lookOf(event.name);
-        const args = callArgs(event.arguments);
-        const live = look.live ? liveView(look.live) : null;
-        const taken = live?.start(event, args, indent(event)) === true;
-        calls.set(event.callId, { look, args, live: taken ? live : null });
-        // A call summed up when it ends shows nothing yet; a live view has drawn its own line.
-        if (!look.summary && !taken) printErr(`${indent(event)}→ ${toolCallLabel(event.name, event.arguments, args)}`);
-        break;
-      }
-      case "tool_output":
-        calls.get(event.callId)?.live?.output(event);
-        break;
-      case "tool_end": {
-        const call = calls.get(event.callId);
-        calls.delete(event.callId);
-        if (call?.live?.end(event)) break;
-        if (call?.look.summary) printErr(`${indent(event)}→ ${terminalSafe(truncate(call.look.summary(call.args, event), MAX_SUMMARY_CHARS))}`);
-        printErr(...toolEndLines(event, errStyle, indent(event)));
-        if (event.edit) changed.add(event.edit);
-        break;
-      }
-      case "message": {
-        const { message } = event;
-        // What the model says between its steps ("Running the tests.") streams live in the
-        // interactive prompt; otherwise stdout waits for the answer alone, so it goes to stderr.
-        if (!options.live && parent && message.role === "assistant" && message.tool_calls && message.content?.trim()) printErr(terminalSafe(message.content.trim()));
-        // In the interactive terminal each result's stamp is shown, dim, so `/fold #N` can be typed.
-        const stamp = options.live && message.role === "tool" ? stampOf(message) : null;
-        if (stamp !== null) printErr(errStyle.dim(`${indent(event)}  #${stamp}`));
-        break;
-      }
-      case "fold":
-      case "compaction": {
-        const { file } = event;
-        const stamps = file.first_stamp === null ? "" : ` #${file.first_stamp}–#${file.last_stamp}`;
-        const what = event.type === "fold" ? `${file.auto ? "auto-folded" : "folded"}${stamps} into ${file.handle}` : `compacted${stamps} into ${file.handle}`;
-        printErr(`${indent(event)}⤓ ${what}: context ~${groupDigits(event.tokensBefore)} → ~${groupDigits(event.tokensAfter)} tokens`);
-        break;
-      }
-      case "repair":
-        printErr(errStyle.dim(`${indent(event)}↻ repaired: ${terminalSafe(event.detail)}`));
-        break;
-      case "compaction_failed":
-        stderr.write(`hel: compaction failed: ${errorText(event.reason)}${event.stopped ? " — hel stops compacting this session after 3 failures; /compact tries again, or start a new session" : ""}\n`);
-        break;
-      case "hook": {
-        const line = hookLine(event);
-        if (line) printErr(`${indent(event)}${line}`);
-        break;
-      }
-      case "delegation_start":
-        working.add(event.number);
-        printErr(`⇢ delegating (${childLabel(event)}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
-        break;
-      case "delegation_end":
-        working.delete(event.number);
-        printErr(...wrapped(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`));
-        break;
-      case "turn_end": {
-        if (!parent) break;
-        stopTicker();
-        if (event.error) stderr.write(`hel: ${errorText(event.error)}\n`);
-        if (options.printAnswer && event.answer !== null && !options.live) stdout.write(wantMarkdown ? rendered(event.answer, true) : event.answer + "\n");
-        const usage = options.usage.instruction();
-        if (usage.total.requests > 0) stderr.write(wrapped(`${formatSpend(usage)} · context ~${groupDigits(event.contextTokens)} tokens`).join("\n") + "\n");
-        break;
-      }
-    }
+    (views[event.type] as (event: AgentEvent) => void)(event);
   }
 
   /** Events that print the answer: the markdown renderer must be loaded before they are handled. */
