@@ -4,7 +4,7 @@
 // `problems`, so judges can fail a run with a reason instead of the evals crashing.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "../src/zod.js";
+import type { z } from "../src/zod.js";
 import { addUsage, emptyTotals, type UsageTotals } from "../src/agent/usage.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema, type DelegationLine, type RecordJson, type RequestLine } from "../src/record/schema.js";
 

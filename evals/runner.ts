@@ -18,7 +18,7 @@ import { startSimulator, type SimOptions } from "../sim/index.js";
 import { freshEquivalent, offPeakCost, peakPrompt } from "./costs.js";
 import { runJudges, type CheckOutcome } from "./judges.js";
 import type { KeyFigures, ProcessResult, RunResult } from "./results.js";
-import { readRecordDir, sumRequests, type RecordDir, type Totals } from "./records.js";
+import { readRecordDir, sumRequests, type RecordDir, } from "./records.js";
 import type { HelOffer, ProjectCheck, RunRequest, Suite } from "./suite.js";
 
 export const ROOT = PROJECT_ROOT;

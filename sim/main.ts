@@ -89,6 +89,7 @@ function parse(argv: string[]): SimOptions {
         break;
       }
       case "-h":
+      // biome-ignore lint/suspicious/noFallthroughSwitchClause: process.exit ends the case
       case "--help":
         process.stdout.write(HELP);
         process.exit(0);

@@ -34,7 +34,7 @@ function h11Child(req: ChatRequest, instruction: string): SimReply {
   const acts = actions(req);
   const edits = acts.filter((a) => a.name === "search_replace");
   const last = acts.at(-1);
-  if (!last || last.name !== "read_file" || !samePath(last, path))
+  if (last?.name !== "read_file" || !samePath(last, path))
     return { reasoning: `I need to see ${path} before editing it.`, tool_calls: [readCall(req, path)] };
   const current = yamlPort(last.result);
   if (current === undefined) {
@@ -90,7 +90,7 @@ function h11Parent(req: ChatRequest, instruction: string): SimReply {
   }
   const last = after.at(-1);
   const edits = after.filter((a) => a.name === "search_replace");
-  if (!last || last.name !== "read_file" || !samePath(last, yaml))
+  if (last?.name !== "read_file" || !samePath(last, yaml))
     return { reasoning: `Check ${yaml} now.`, tool_calls: [readCall(req, yaml)] };
   const current = yamlPort(last.result);
   if (current === port) return { reasoning: `${yaml} has port ${port}. Answer with the number only.`, content: String(port) };

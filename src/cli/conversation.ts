@@ -6,7 +6,7 @@
 // its text: the system prompt and every earlier message stay as the prompt cache holds them. The
 // input modes (modes/) only drive it: instruct, compact, the controls of the interactive prompt, and
 // its end and close.
-import { createChildren, type Children } from "../agent/children/child-run.js";
+import { createChildren } from "../agent/children/child-run.js";
 import { compactNow, MIN_SPAN_TOKENS } from "../agent/context/compact-run.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { createHints } from "../agent/context/hints.js";
@@ -40,7 +40,6 @@ import { EditLog } from "../tools/edit-log.js";
 import { keepLostEdits } from "../tools/file/lost-edits.js";
 import { conversationControls, type ConversationControls } from "./conversation-controls.js";
 import { openModelClient } from "./model-client.js";
-import type { RunOptions } from "./options.js";
 import { loadPriceTable } from "./price-table.js";
 import type { Io, Project } from "./project.js";
 import { subscribeReaders } from "./readers.js";

@@ -144,7 +144,6 @@ function describeAsked(settings: readonly (readonly [string, string | null])[]):
 
 /** A value from a file, shown in the terminal: no control characters, and not endless. */
 function shown(text: string): string {
-  // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
   return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
 }

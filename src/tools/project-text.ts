@@ -4,7 +4,6 @@
 // regular file (a FIFO would hang hel) of bounded size.
 import { constants, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
-import { formatSize } from "../format.js";
 import { FileRefused, readOpened } from "../fs/regular-file.js";
 import { isMissing, PathError, withProjectEntry, type PathScope } from "./paths.js";
 

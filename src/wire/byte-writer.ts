@@ -5,6 +5,7 @@ export class ByteWriter {
   // V8 forgets the shape of a class's instances once none is left, and with it the optimized code built
   // on that shape (put, and the serializers' loops around it). A writer lives for one request or one
   // save, so without this one, which lives as long as the class, that code would be rebuilt each time.
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held, never read, as the comment above says
   static readonly #resident = new ByteWriter(Buffer.alloc(0));
 
   private length = 0;

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type SimStep, type Simulator } from "../../sim/index.js";
+import type { SimStep, Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { collect, HEL, helEnv, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";

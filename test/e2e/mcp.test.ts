@@ -115,7 +115,7 @@ describe("the reference servers over stdio", () => {
 
 describe("an HTTP server built with the SDK", () => {
   let http: Server;
-  let seen: string[] = [];
+  const seen: string[] = [];
   afterAll(() => new Promise<void>((done) => http?.close(() => done())));
 
   it("is reached over streamable HTTP with its headers, and its tool called", async () => {

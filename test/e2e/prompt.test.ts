@@ -218,7 +218,7 @@ describe("slash commands", () => {
     await hel.until(() => sim.requests.length === 2, "the second answer");
     expect(users(bodies()[1]!)).toEqual(["[#1] in the second session"]);
     hel.type("/sessions\r");
-    await hel.until((s) => /\nID +UPDATED +TURNS +TOKENS +FIRST INSTRUCTION\n[0-9a-f]{8} .*  in the second session\n[0-9a-f]{8} .* in the first session\nthis session: /.test(s), "the list");
+    await hel.until((s) => /\nID +UPDATED +TURNS +TOKENS +FIRST INSTRUCTION\n[0-9a-f]{8} .* {2}in the second session\n[0-9a-f]{8} .* in the first session\nthis session: /.test(s), "the list");
     hel.type("/resume\r");
     await hel.until((s) => s.includes("session to resume (1-1"), "the picker");
     // The session in use is not offered.

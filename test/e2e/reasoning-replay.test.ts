@@ -5,7 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { type SimReply, type Simulator } from "../../sim/index.js";
+import type { SimReply, Simulator } from "../../sim/index.js";
 import { episode } from "../../sim/policies.js";
 import type { Policy } from "../../sim/types.js";
 import type { ChatRequest } from "../../src/wire/messages.js";

@@ -5,7 +5,7 @@
 // left as they are.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkpointDir, MAX_FILE_BYTES } from "../../src/changes/checkpoints.js";

@@ -29,7 +29,7 @@ describe("a finished command", () => {
     expect(screen).toContain(["$ seq 1 8", "  │ … 5 lines before these", "  │ 6", "  │ 7", "  │ 8", "  ✓ exit code 0 · "].join("\n"));
 
     const shown = await runHel({ args: ["-C", project, "sessions", "show", sessionIdOf(screen)!] });
-    expect(shown.stdout).toMatch(/  ← \[#2\] exit code 1 · \d+\.\d\d s; sandbox: [^\n]* \(31 lines, [^\n]*\)\n/);
+    expect(shown.stdout).toMatch(/ {2}← \[#2\] exit code 1 · \d+\.\d\d s; sandbox: [^\n]* \(31 lines, [^\n]*\)\n/);
     expect(shown.stdout).toContain(["    │ … 20 lines before these", ...numbered(21, 30, (n) => `    │ line ${n}`), ""].join("\n"));
   });
 

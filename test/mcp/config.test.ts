@@ -3,7 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HelError } from "../../src/errors.js";
+import type { HelError } from "../../src/errors.js";
 import { checkedServers, readFoundServers, readGivenServers, serverSummary } from "../../src/mcp/config.js";
 import { tempProject } from "../helpers/temp-project.js";
 

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, rmdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SessionError } from "../../src/session/errors.js";
 import { acquireLease, isLeased, LEASE_TIMING, withStoreLock, type Lease } from "../../src/session/lease.js";
 import { sessionPaths } from "../../src/session/paths.js";
 import { removeSessions } from "../../src/session/catalog.js";

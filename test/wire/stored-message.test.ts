@@ -39,7 +39,7 @@ describe("a message kept as the bytes it was stored as", () => {
       expect({ ...m }).toEqual(plain[i]);
       expect(Object.keys(m)).toEqual(Object.keys(plain[i]!));
       expect("content" in m).toBe(true);
-      expect(Object.prototype.hasOwnProperty.call(m, "tool_calls")).toBe(plain[i]!.role === "assistant" && "tool_calls" in plain[i]!);
+      expect(Object.hasOwn(m, "tool_calls")).toBe(plain[i]!.role === "assistant" && "tool_calls" in plain[i]!);
     });
   });
 

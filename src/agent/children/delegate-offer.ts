@@ -4,7 +4,7 @@
 // what fits are named only by the argument's values; past that (hundreds of agents), the argument
 // takes any name and the description names as many as fit. The agents come sorted by name, so the
 // definition is the same from run to run while the files are. Without agents the tool is as before.
-import { z } from "../../zod.js";
+import type { z } from "../../zod.js";
 import { toolDefinitions } from "../../tools/registry.js";
 import type { NamedAgent } from "./named-agent.js";
 

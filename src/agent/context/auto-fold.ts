@@ -3,7 +3,6 @@
 // extends the last one and is served from the cache) as JSON; the span is archived as a fold marked
 // automatic and replaced by one unstamped `[folded <handle>]` message. Pure: the instruction, reading
 // the answer, and the new view.
-import { z } from "../../zod.js";
 import type { Message } from "../../wire/messages.js";
 import { replaceSpan } from "../../wire/conversation.js";
 import type { ArchiveEntry, ArchiveFile } from "../archive.js";

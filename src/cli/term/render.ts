@@ -102,6 +102,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   const fit = (line: string) => (region ? fitWidth(line, width()) : line);
   const wrapped = (line: string) => (region ? wrapLine(line, width()) : [line]);
   const printErr = (...lines: string[]) => {
+    // biome-ignore lint/suspicious/noFocusedTests: fit is this file's line fitter, not a focused test
     if (lines.length > 0) above(stderr, lines.map((l) => fit(l) + "\n").join(""));
   };
   /** Subagents working now: while several do, each one's lines name it. */

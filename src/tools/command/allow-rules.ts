@@ -160,7 +160,7 @@ function simpleCommands(line: string): SimpleCommand[] {
       i += (c === "&" || c === "|" || c === ";") && (line[i + 1] === c || (c === "|" && line[i + 1] === "&")) ? 2 : 1;
     } else if (c === "<" || c === ">") {
       // A number right before it names the descriptor, not a word.
-      if (word !== null && word.literal && /^\d+$/.test(word.text) && !/\s/.test(line[i - 1] ?? " ")) word = null;
+      if (word?.literal && /^\d+$/.test(word.text) && !/\s/.test(line[i - 1] ?? " ")) word = null;
       else endWord();
       if (redirect !== null) throw new Unmatchable();
       const op = /^(?:<<<|<<|<>|<&|<\(|<|>>|>\||>&|>\(|>)/.exec(line.slice(i))![0];

@@ -8,7 +8,6 @@ import { ProjectWalk, resolveWalkRoot, type SearchScope } from "./project-walk.j
 import type { SharedProgress } from "./progress.js";
 import { count } from "../../format.js";
 import { PAGE_BYTES, PATHS_PER_PAGE, tally } from "./format.js";
-import type { ToolContext } from "../types.js";
 
 interface Found {
   rel: string;

@@ -11,7 +11,6 @@ import { estimateTokens } from "../../../src/agent/meter.js";
 import { StampCounter } from "../../../src/agent/stamps.js";
 import { createModelClient, type ModelClient } from "../../../src/model/client.js";
 import { ModelError } from "../../../src/model/errors.js";
-import { toolDefinitions } from "../../../src/tools/registry.js";
 import { ToolError, type Tool } from "../../../src/tools/types.js";
 import type { AssistantMessage, Message } from "../../../src/wire/messages.js";
 import { startSimulator, type Simulator } from "../../../sim/index.js";

@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runTurn } from "../../../src/agent/loop/loop.js";
 import { createModelClient, type ModelClient } from "../../../src/model/client.js";
-import { toolDefinitions } from "../../../src/tools/registry.js";
 import type { Tool } from "../../../src/tools/types.js";
 import { bareRun } from "../../helpers/agent-run.js";
 import type { ChatRequest, Effort, Message } from "../../../src/wire/messages.js";
@@ -66,7 +65,7 @@ const first = (definitions: unknown, maxTokens = 1000) => ({
   stream_options: { include_usage: true },
 });
 const CALL_ID = /^call_00_[A-Za-z0-9]{24}$/;
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("tool calls written as text", () => {
   const spellings: [string, SimMarkup][] = [
@@ -159,7 +158,7 @@ describe("arguments that are not JSON", () => {
         // Where it broke, in the words of Node's JSON parser (which vary a little between versions).
         content: expect.stringMatching(
           new RegExp(
-            `^\\[#1\\] Error: the arguments of note are not valid JSON \\(Expected property name or '\\}' in JSON at position 1[^)]*\\)+, so the call was not run\\. Resend the call with its arguments as one JSON object of this schema: ${escape(JSON.stringify(definitions[0]!.function.parameters))}$`,
+            `^\\[#1\\] Error: the arguments of note are not valid JSON \\(Expected property name or '\\}' in JSON at position 1[^)]*\\)+, so the call was not run\\. Resend the call with its arguments as one JSON object of this schema: ${escapeRegex(JSON.stringify(definitions[0]!.function.parameters))}$`,
           ),
         ),
       },

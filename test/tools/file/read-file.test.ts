@@ -205,7 +205,7 @@ describe("read_file on files", () => {
     // Page by page: a cursor goes on in the same bytes, and a UTF-8 page stays UTF-8.
     await writeFile(path.join(dir, "mixed.txt"), Buffer.concat([Buffer.from("na\u00efve\n"), Buffer.from("caf\xe9\n", "latin1")]));
     const first = await read(ctx, { path: "mixed.txt", limit: 1 });
-    expect(first).toMatch(/^     1\tnaïve\n\[line 1 of mixed\.txt shown/);
+    expect(first).toMatch(/^ {5}1\tnaïve\n\[line 1 of mixed\.txt shown/);
     const cursor = /cursor: (c_[0-9a-f]+)/.exec(first)![1]!;
     expect(await read(ctx, { cursor })).toBe("     2\tcafé\n[mixed.txt is not UTF-8 text: shown decoded as Windows-1252 (Latin-1); search_replace keeps that encoding]");
   });

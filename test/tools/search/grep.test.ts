@@ -7,7 +7,7 @@ import { MAX_SHOWN_CHARS, SCAN_BUFFER_BYTES } from "../../../src/tools/search/fi
 import { grepTool } from "../../../src/tools/search/tools.js";
 import type { GrepArgs } from "../../../src/tools/search/args.js";
 import { executeToolCall, type ToolResult } from "../../../src/tools/registry.js";
-import { GREP_PAGE_LINES, PATHS_PER_PAGE } from "../../../src/tools/search/format.js";
+import { PATHS_PER_PAGE } from "../../../src/tools/search/format.js";
 import type { Tool, ToolContext } from "../../../src/tools/types.js";
 import { FOUND, TREE, writeSearchTree } from "../../helpers/search-tree.js";
 import { toolProject } from "../../helpers/tools.js";
