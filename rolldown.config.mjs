@@ -112,28 +112,32 @@ const output = {
   minify: false,
 };
 
-export default defineConfig([{
-  input: { main: "dist/.tsc/cli/main.js" },
-  platform: "node",
-  plugins: [deferBuiltins, mcpApart],
-  resolve: { alias: { undici: undiciSlim } },
-  transform: {
-    inject: { Headers: [httpHeaders, "HttpHeaders"] },
-    // The SDK checks every request body for a web ReadableStream. hel sends bytes and reads answers
-    // as async iterables, so those paths are never taken, and looking up the global would load
-    // Node's web streams at every start-up.
-    define: { "globalThis.ReadableStream": "undefined" },
+export default defineConfig([
+  {
+    input: { main: "dist/.tsc/cli/main.js" },
+    platform: "node",
+    plugins: [deferBuiltins, mcpApart],
+    resolve: { alias: { undici: undiciSlim } },
+    transform: {
+      inject: { Headers: [httpHeaders, "HttpHeaders"] },
+      // The SDK checks every request body for a web ReadableStream. hel sends bytes and reads answers
+      // as async iterables, so those paths are never taken, and looking up the global would load
+      // Node's web streams at every start-up.
+      define: { "globalThis.ReadableStream": "undefined" },
+    },
+    output: { ...output, cleanDir: true },
   },
-  output: { ...output, cleanDir: true },
-}, {
-  // grep and find_files run in a worker thread, which loads its script as a file of its own: one file,
-  // built apart, so that hel's own chunks stay as they are (sharing chunks with it would make
-  // `hel --version` load more of them).
-  input: { "search-worker": "dist/.tsc/tools/search/search-worker.js" },
-  platform: "node",
-  output,
-}, {
-  input: { "mcp-connection": MCP_CONNECTION },
-  platform: "node",
-  output,
-}]);
+  {
+    // grep and find_files run in a worker thread, which loads its script as a file of its own: one file,
+    // built apart, so that hel's own chunks stay as they are (sharing chunks with it would make
+    // `hel --version` load more of them).
+    input: { "search-worker": "dist/.tsc/tools/search/search-worker.js" },
+    platform: "node",
+    output,
+  },
+  {
+    input: { "mcp-connection": MCP_CONNECTION },
+    platform: "node",
+    output,
+  },
+]);

@@ -69,8 +69,7 @@ export const BIG_OUTPUT_BYTES = 100_000_000;
 export async function measureBigOutput(options: { runs: number; log: (line: string) => void }): Promise<BigOutput> {
   const command = `yes 'a line of build output, about sixty bytes long, as a compiler writes' | head -c ${BIG_OUTPUT_BYTES}`;
   const sim = await startSimulator({
-    policy: (req: ChatRequest) =>
-      req.messages.at(-1)?.role === "tool" ? { content: "It printed a lot." } : { tool_calls: [{ name: "run_command", arguments: JSON.stringify({ command }) }] },
+    policy: (req: ChatRequest) => (req.messages.at(-1)?.role === "tool" ? { content: "It printed a lot." } : { tool_calls: [{ name: "run_command", arguments: JSON.stringify({ command }) }] }),
   });
   const sandboxed = findSandboxProgram("/") !== null;
   const result: BigOutput = { peakRssMb: [], wallMs: [], spillBytes: 0, sandboxed };

@@ -107,7 +107,10 @@ function gaps(marks: readonly Mark[]): Gap[] {
     }
     const sent = marks.find((m, k) => k > j && m.kind === "sent");
     const created = marks.find((m, k) => k > j && m.kind === "create");
-    const done = marks.slice(0, i).reverse().find((m) => m.kind === "done");
+    const done = marks
+      .slice(0, i)
+      .reverse()
+      .find((m) => m.kind === "done");
     const tResponse = marks[i]!.t;
     out.push({
       loop: marks[j]!.t - tResponse - tools,
@@ -121,12 +124,7 @@ function gaps(marks: readonly Mark[]): Gap[] {
   return out;
 }
 
-export async function measureHarness(options: {
-  sizes: readonly number[];
-  turns: (messages: number) => number;
-  steps: number;
-  log: (line: string) => void;
-}): Promise<HarnessSize[]> {
+export async function measureHarness(options: { sizes: readonly number[]; turns: (messages: number) => number; steps: number; log: (line: string) => void }): Promise<HarnessSize[]> {
   const projectDir = await mkdtemp(join(tmpdir(), "hel-bench-harness-"));
   const { url, child } = await startSimChild(options.steps);
   const client = createModelClient({ baseURL: url, apiKey: "bench-key" });

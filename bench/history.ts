@@ -78,9 +78,7 @@ export function exchange(r: Rng, steps: number, nextId: () => string): Message[]
     const id = nextId();
     const file = pickOne(r, FILES);
     const edit = r() < 0.3;
-    const args = edit
-      ? JSON.stringify({ path: file, old_string: prose(r, between(r, 30, 120)), new_string: prose(r, between(r, 30, 120)) })
-      : JSON.stringify({ path: file, offset: between(r, 1, 400) });
+    const args = edit ? JSON.stringify({ path: file, old_string: prose(r, between(r, 30, 120)), new_string: prose(r, between(r, 30, 120)) }) : JSON.stringify({ path: file, offset: between(r, 1, 400) });
     out.push({
       role: "assistant",
       content: r() < 0.5 ? null : prose(r, between(r, 40, 200)),

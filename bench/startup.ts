@@ -45,13 +45,10 @@ export async function arrivalProxy(target: string): Promise<ArrivalProxy> {
     proxy.arrivals.push(performance.now());
     proxy.onArrival?.();
     await proxy.hold;
-    const up = httpRequest(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
+    const up = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
     up.on("error", () => res.destroy());
     req.pipe(up);
   });
@@ -316,12 +313,19 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
        * `options.pairRuns` rounds of the pairs `names`, each side through each proxy in turn (so that
        * neither proxy's order of arrival favours one), with the sides' environments `envs`.
        */
-      const runPairs = async <N extends PairName>(names: readonly N[], envs: [NodeJS.ProcessEnv, NodeJS.ProcessEnv], into: { ratios: Record<N, number[]>; cpuRatios: Record<N, number[]>; plainMs: number[] }): Promise<void> => {
+      const runPairs = async <N extends PairName>(
+        names: readonly N[],
+        envs: [NodeJS.ProcessEnv, NodeJS.ProcessEnv],
+        into: { ratios: Record<N, number[]>; cpuRatios: Record<N, number[]>; plainMs: number[] },
+      ): Promise<void> => {
         for (let i = 0; i < options.pairRuns; i++) {
           for (const name of names) {
             const [a, b] = sides[name];
             const pair = gate(2);
-            const [ta, tb] = i % 2 === 0 ? await Promise.all([timedVia(proxy, envs[0], a, pair), timedVia(second, envs[1], b, pair)]) : (await Promise.all([timedVia(proxy, envs[0], b, pair), timedVia(second, envs[1], a, pair)])).reverse();
+            const [ta, tb] =
+              i % 2 === 0
+                ? await Promise.all([timedVia(proxy, envs[0], a, pair), timedVia(second, envs[1], b, pair)])
+                : (await Promise.all([timedVia(proxy, envs[0], b, pair), timedVia(second, envs[1], a, pair)])).reverse();
             into.ratios[name].push(tb!.ms / ta!.ms);
             if (Number.isFinite(ta!.cpuMs) && Number.isFinite(tb!.cpuMs)) into.cpuRatios[name].push(tb!.cpuMs / ta!.cpuMs);
             if (name === "noise") into.plainMs.push(ta!.ms, tb!.ms);
@@ -335,7 +339,14 @@ export async function measureStartup(options: { runs: number; resumeRuns: number
         const link = await linkProxy(proxy.url, LINK_RTT_MS);
         const secondLink = await linkProxy(second.url, LINK_RTT_MS);
         try {
-          await runPairs(LINK_PAIRS, [{ ...env, HEL_BASE_URL: link.url }, { ...env, HEL_BASE_URL: secondLink.url }], { ratios: result.linkPairRatios, cpuRatios: result.linkPairCpuRatios, plainMs: result.linkPlainMs });
+          await runPairs(
+            LINK_PAIRS,
+            [
+              { ...env, HEL_BASE_URL: link.url },
+              { ...env, HEL_BASE_URL: secondLink.url },
+            ],
+            { ratios: result.linkPairRatios, cpuRatios: result.linkPairCpuRatios, plainMs: result.linkPlainMs },
+          );
         } finally {
           await link.close();
           await secondLink.close();

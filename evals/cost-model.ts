@@ -87,10 +87,8 @@ export function costModel(p: CostParams, round = 1000): CostModel {
 /** The article's table, as Markdown: one row per line of the model, then totals and dollars. */
 export function costTable(model: CostModel, p: CostParams): string {
   // Thousands as the article prints them; whole tokens for a model rounded finer.
-  const k = (n: number): string =>
-    model.round >= 1000 ? `${Math.round(n / 1000).toLocaleString("en-US")}K` : Math.round(n).toLocaleString("en-US");
-  const row = (label: string, factor: string, pick: (c: CostColumn) => string) =>
-    `| ${label} | ${factor} | ${pick(model.fork)} | ${pick(model.fresh)} | ${pick(model.foldedFork)} |`;
+  const k = (n: number): string => (model.round >= 1000 ? `${Math.round(n / 1000).toLocaleString("en-US")}K` : Math.round(n).toLocaleString("en-US"));
+  const row = (label: string, factor: string, pick: (c: CostColumn) => string) => `| ${label} | ${factor} | ${pick(model.fork)} | ${pick(model.fresh)} | ${pick(model.foldedFork)} |`;
   return [
     `| line | factor | fork (prefix ${k(p.prefix)}) | fresh child (system ${k(p.system)}) | folded fork (prefix ${k(p.foldedPrefix)}) |`,
     "|---|---|---:|---:|---:|",

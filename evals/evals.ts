@@ -51,8 +51,7 @@ export async function runEvals(o: EvalsOptions): Promise<EvalsResult> {
   if (!Number.isInteger(repeat) || repeat < 1) throw new UsageError("--repeat takes a whole number ≥ 1");
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new UsageError("--timeout takes a positive number of seconds");
-  if (o.model !== undefined && !process.env.DEEPSEEK_API_KEY)
-    throw new UsageError(`--model ${o.model} runs online on DeepSeek and needs DEEPSEEK_API_KEY — export it, or leave out --model to run offline`);
+  if (o.model !== undefined && !process.env.DEEPSEEK_API_KEY) throw new UsageError(`--model ${o.model} runs online on DeepSeek and needs DEEPSEEK_API_KEY — export it, or leave out --model to run offline`);
 
   const base = o.out ? resolve(o.out) : await mkdtemp(join(tmpdir(), "hel-evals-"));
   const dir = join(base, suite.name);

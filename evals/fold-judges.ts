@@ -146,8 +146,7 @@ export function handOvers(records: readonly RecordDir[]): { kind: string; text: 
   const out: { kind: string; text: string }[] = [];
   for (const { agent, message } of sentMessages(records)) {
     if (agent !== "parent") continue;
-    if (message.role === "assistant")
-      for (const c of message.tool_calls ?? []) if (c.function.name === "fold") out.push({ kind: "fold note", text: JSON.stringify(parseArgs(c.function.arguments).note ?? "") });
+    if (message.role === "assistant") for (const c of message.tool_calls ?? []) if (c.function.name === "fold") out.push({ kind: "fold note", text: JSON.stringify(parseArgs(c.function.arguments).note ?? "") });
     if (message.role === "user" && unstamped(message.content).startsWith("[compacted ")) out.push({ kind: "compaction summary", text: message.content });
     if (message.role === "user" && message.content.startsWith("[folded ")) out.push({ kind: "auto-fold note", text: message.content });
   }

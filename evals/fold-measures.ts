@@ -21,9 +21,7 @@ export function measureChild(requests: readonly RunRequest[]): Record<string, nu
   if (!first || !last) return {};
   const c = requests.indexOf(first);
   const parentRead = new Set(
-    parents(requests.slice(0, c)).flatMap((r) =>
-      r.body.messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []).filter((t) => t.function.name === "read_file").map((t) => t.function.arguments) : [])),
-    ),
+    parents(requests.slice(0, c)).flatMap((r) => r.body.messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []).filter((t) => t.function.name === "read_file").map((t) => t.function.arguments) : []))),
   );
   let reread = 0;
   for (let i = 1; i < children.length; i++) {

@@ -139,9 +139,7 @@ export function delegationFlowJudge(path: string): Judge {
       const delegations = calls.filter((c) => c.agent === "parent" && c.name === "delegate_task");
       if (delegations.length !== 1) return fail(`the parent called delegate_task ${delegations.length} times, expected once`);
       const delegateAt = calls.indexOf(delegations[0]!);
-      const childEdit = calls
-        .slice(0, delegateAt)
-        .find((c) => c.agent === "child" && c.name === "search_replace" && !c.is_error && callTouches(c, path));
+      const childEdit = calls.slice(0, delegateAt).find((c) => c.agent === "child" && c.name === "search_replace" && !c.is_error && callTouches(c, path));
       if (!childEdit) {
         const tried = calls.filter((c) => c.agent === "child" && c.name === "search_replace").length;
         return fail(tried ? `the child's search_replace on ${path} failed or edited another file` : `the child made no search_replace on ${path}`);

@@ -76,7 +76,14 @@ Examples:
   .action(async (suite: string, opts: { conditions?: string; repeat: number; model?: string; out?: string; build?: boolean; timeout: number; keepProjects?: boolean }) => {
     const result = await runEvals({
       suite,
-      ...(opts.conditions ? { conditions: opts.conditions.split(",").map((c) => c.trim()).filter(Boolean) } : {}),
+      ...(opts.conditions
+        ? {
+            conditions: opts.conditions
+              .split(",")
+              .map((c) => c.trim())
+              .filter(Boolean),
+          }
+        : {}),
       repeat: opts.repeat,
       ...(opts.model !== undefined ? { model: opts.model } : {}),
       ...(opts.out !== undefined ? { out: opts.out } : {}),
@@ -129,9 +136,7 @@ const costFlags: [keyof CostParams, string, string][] = [
   ["foldedPrefix", "--folded-prefix <tokens>", "the parent's prefix after folding"],
   ["price", "--price <dollars>", "dollars per million fresh tokens"],
 ];
-const costCommand = program
-  .command("cost-model")
-  .description("print the seed article's table: a forked child against a fresh one, and a fork from the folded view");
+const costCommand = program.command("cost-model").description("print the seed article's table: a forked child against a fresh one, and a fork from the folded view");
 for (const [key, flag, description] of costFlags) costCommand.option(flag, `${description} (article: ${ARTICLE_PARAMS[key]})`, nonNegative(flag.split(" ")[0]!), ARTICLE_PARAMS[key]);
 costCommand.option("--from <summary.json>", "fill the sizes with what a fold suite run measured (its summary.json); the factors and price stay the flags'");
 costCommand.action(({ from, ...opts }: CostParams & { from?: string }) => {

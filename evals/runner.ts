@@ -18,7 +18,7 @@ import { startSimulator, type SimOptions } from "../sim/index.js";
 import { freshEquivalent, offPeakCost, peakPrompt } from "./costs.js";
 import { runJudges, type CheckOutcome } from "./judges.js";
 import type { KeyFigures, ProcessResult, RunResult } from "./results.js";
-import { readRecordDir, sumRequests, type RecordDir, } from "./records.js";
+import { readRecordDir, sumRequests, type RecordDir } from "./records.js";
 import type { HelOffer, ProjectCheck, RunRequest, Suite } from "./suite.js";
 
 export const ROOT = PROJECT_ROOT;
@@ -71,10 +71,7 @@ function progressLine(o: SuiteRunOptions, run: RunResult): string {
   const verdicts = o.suite.judges.map((j) => `${j.title} ${run.judges[j.id]?.pass ? "✓" : "✗"}`).join("  ");
   const t = run.totals;
   const state = run.timed_out ? " · TIMED OUT" : run.completed ? "" : " · hel failed";
-  return (
-    `${o.suite.name} · ${run.condition} · run ${run.repetition}/${o.repeat}  ${verdicts}  · ` +
-    `${t.all.requests} requests (${t.parent.requests}+${t.child.requests}) · ${(run.wall_ms / 1000).toFixed(1)} s${state}`
-  );
+  return `${o.suite.name} · ${run.condition} · run ${run.repetition}/${o.repeat}  ${verdicts}  · ` + `${t.all.requests} requests (${t.parent.requests}+${t.child.requests}) · ${(run.wall_ms / 1000).toFixed(1)} s${state}`;
 }
 
 async function runOne(o: SuiteRunOptions, condition: string, repetition: number, params: Record<string, string>): Promise<RunResult> {
@@ -113,8 +110,7 @@ async function runOne(o: SuiteRunOptions, condition: string, repetition: number,
         }
         args.push("--resume", previous);
       }
-      for (const instruction of plan.instructions)
-        if (/[\r\n]/.test(instruction)) throw new Error("an instruction must be one line (stdin feeds one instruction per line)");
+      for (const instruction of plan.instructions) if (/[\r\n]/.test(instruction)) throw new Error("an instruction must be one line (stdin feeds one instruction per line)");
       const input = plan.instructions.length > 1 ? plan.instructions.join("\n") + "\n" : "";
       if (plan.instructions.length === 1) args.push("--", plan.instructions[0]!);
 
@@ -189,8 +185,7 @@ async function runOne(o: SuiteRunOptions, condition: string, repetition: number,
     parent: sumRequests(requests.filter((r) => r.agent === "parent")),
     child: sumRequests(requests.filter((r) => r.agent === "child")),
   };
-  if (simulator && JSON.stringify(simulator) !== JSON.stringify(totals.all))
-    problems.push(`the records (${JSON.stringify(totals.all)}) differ from what the simulator served (${JSON.stringify(simulator)})`);
+  if (simulator && JSON.stringify(simulator) !== JSON.stringify(totals.all)) problems.push(`the records (${JSON.stringify(totals.all)}) differ from what the simulator served (${JSON.stringify(simulator)})`);
 
   const run: RunResult = {
     suite: suite.name,
@@ -279,7 +274,12 @@ export function readHelOffer(): HelOffer {
   const option = /--tools <names>(.*?)(?= --[a-z]|$)/.exec(flat)?.[1] ?? "";
   const list = /from ([\w, ]+?);/.exec(option)?.[1] ?? /default: "([\w,]+)"/.exec(option)?.[1] ?? "";
   return {
-    tools: new Set(list.split(",").map((t) => t.trim()).filter(Boolean)),
+    tools: new Set(
+      list
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
     flags: new Set([...flat.matchAll(/(?:^| )(--[a-z][a-z-]*)/g)].map((m) => m[1]!)),
   };
 }

@@ -130,7 +130,11 @@ export function conditionTable(s: Summary): string {
     mean(c.mean.completion_tokens),
     c.mean.wall_s.toFixed(2),
   ]);
-  return table(head, rows, head.map((_, i) => i >= 1));
+  return table(
+    head,
+    rows,
+    head.map((_, i) => i >= 1),
+  );
 }
 
 /** The key requests, one row each; a condition that made none of them gets a note instead of empty rows. */
@@ -141,7 +145,13 @@ export function keyRequestTable(s: Summary): string {
     .map((k) => [k.condition, k.label, String(k.runs), mean(k.mean!.prompt_tokens), mean(k.mean!.prompt_cache_hit_tokens), mean(k.mean!.prompt_cache_miss_tokens), pct(k.hit_ratio ?? 0)]);
   const none = s.conditions.map((c) => c.condition).filter((c) => !s.key_requests.some((k) => k.condition === c && k.mean));
   const note = none.length ? `\n\n${none.map((c) => `\`${c}\``).join(", ")}: none of these requests (${none.length === 1 ? "it made" : "they made"} no such request).` : "";
-  return table(head, rows, head.map((_, i) => i >= 2)) + note;
+  return (
+    table(
+      head,
+      rows,
+      head.map((_, i) => i >= 2),
+    ) + note
+  );
 }
 
 /** Per condition: the largest context, output, and the cost in dollars and in fresh-token equivalents. */
@@ -157,7 +167,11 @@ export function costSummaryTable(s: Summary): string {
     c.cost.usd === null ? "no price" : `$${c.cost.usd.toFixed(4)}`,
     int(c.cost.fresh_equivalent),
   ]);
-  return table(head, rows, head.map((_, i) => i >= 1));
+  return table(
+    head,
+    rows,
+    head.map((_, i) => i >= 1),
+  );
 }
 
 export function modeLine(s: Summary): string {
@@ -178,8 +192,7 @@ export function renderMarkdown(s: Summary, appendix?: string): string {
     "",
     conditionTable(s),
     "",
-    "Judge columns count the runs that passed. Requests, tokens and wall time are means over the repetitions; " +
-      "input = cache hit + cache miss; the hit ratio is Σ cache hit / Σ input.",
+    "Judge columns count the runs that passed. Requests, tokens and wall time are means over the repetitions; " + "input = cache hit + cache miss; the hit ratio is Σ cache hit / Σ input.",
     "",
     ...(s.skipped.length ? [`Not run: ${s.skipped.map((k) => `\`${k.condition}\` (${k.reason})`).join("; ")}.`, ""] : []),
     "## Cost",

@@ -65,7 +65,11 @@ function filesUnder(dir) {
 function inputDigest() {
   const hash = createHash("sha256");
   const inputs = [...filesUnder(TSC_OUT), ...filesUnder(join(ROOT, "build")), join(ROOT, "rolldown.config.mjs"), join(ROOT, "package-lock.json")];
-  for (const file of inputs) hash.update(`${relative(ROOT, file)}\0`).update(readFileSync(file)).update("\0");
+  for (const file of inputs)
+    hash
+      .update(`${relative(ROOT, file)}\0`)
+      .update(readFileSync(file))
+      .update("\0");
   return hash.digest("hex");
 }
 

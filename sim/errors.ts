@@ -41,14 +41,11 @@ export function defaultStatusError(status: number): ApiErrorInfo {
   return { status, message, type, code: "invalid_request_error" };
 }
 
-export const unauthorized = (key: string): ApiError =>
-  new ApiError(401, `Authentication Fails, Your api key: ****${key.slice(-4)} is invalid`, "authentication_error");
+export const unauthorized = (key: string): ApiError => new ApiError(401, `Authentication Fails, Your api key: ****${key.slice(-4)} is invalid`, "authentication_error");
 
-export const missingAuth = (): ApiError =>
-  new ApiError(401, "Authentication Fails (auth header format should be Bearer sk-...)", "authentication_error");
+export const missingAuth = (): ApiError => new ApiError(401, "Authentication Fails (auth header format should be Bearer sk-...)", "authentication_error");
 
-export const unknownModel = (model: string, supported: readonly string[]): ApiError =>
-  new ApiError(400, `The supported API model names are ${supported.join(", ")}, but you passed ${model}.`);
+export const unknownModel = (model: string, supported: readonly string[]): ApiError => new ApiError(400, `The supported API model names are ${supported.join(", ")}, but you passed ${model}.`);
 
 export const contextTooLong = (window: number, prompt: number, completion: number): ApiError =>
   new ApiError(
@@ -57,9 +54,7 @@ export const contextTooLong = (window: number, prompt: number, completion: numbe
       `(${prompt} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
   );
 
-export const missingReasoning = (): ApiError =>
-  new ApiError(400, "The `reasoning_content` in the thinking mode must be passed back to the API.");
+export const missingReasoning = (): ApiError => new ApiError(400, "The `reasoning_content` in the thinking mode must be passed back to the API.");
 
 /** serde-style 422, as DeepSeek's JSON extractor answers a body of the wrong shape. */
-export const badShape = (detail: string): ApiError =>
-  new ApiError(422, `Failed to deserialize the JSON body into the target type: ${detail}`);
+export const badShape = (detail: string): ApiError => new ApiError(422, `Failed to deserialize the JSON body into the target type: ${detail}`);

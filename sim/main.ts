@@ -10,9 +10,7 @@ import { POLICIES } from "./policies.js";
 import { startSimulator } from "./server.js";
 import type { PolicyName, SimOptions, SimStep } from "./types.js";
 
-const USAGE =
-  `usage: sim [--port N] [--policy ${Object.keys(POLICIES).join("|")}] [--block N] ` +
-  `[--api-key K] [--context-window N] [--no-enforce-reasoning] [--script file.json]`;
+const USAGE = `usage: sim [--port N] [--policy ${Object.keys(POLICIES).join("|")}] [--block N] ` + `[--api-key K] [--context-window N] [--no-enforce-reasoning] [--script file.json]`;
 
 function usage(message: string): never {
   process.stderr.write(`sim: ${message} — ${USAGE}\n`);

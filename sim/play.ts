@@ -39,9 +39,7 @@ export function callId(index: number): string {
 
 function generatedReasoning(reply: SimReply): string {
   const calls = reply.tool_calls ?? [];
-  return calls.length > 0
-    ? `Let me work out the next step. I will call ${calls.map((c) => c.name).join(", ")} and look at the result.`
-    : "Let me check what I have so far. I have enough to answer now.";
+  return calls.length > 0 ? `Let me work out the next step. I will call ${calls.map((c) => c.name).join(", ")} and look at the result.` : "Let me check what I have so far. I have enough to answer now.";
 }
 
 /** Tokens a tool call costs in the output: its markers, name and arguments, as the template serializes it. */
@@ -115,9 +113,7 @@ export function playReply(scripted: SimReply, opts: { thinking: boolean; maxToke
     toolCalls.push({ id: c.id ?? callId(i), name: c.name, arguments: c.arguments });
   }
 
-  const finishReason = truncated
-    ? "length"
-    : (reply.finish_reason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"));
+  const finishReason = truncated ? "length" : (reply.finish_reason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"));
   return {
     reasoning,
     content,

@@ -347,10 +347,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     });
     const deltas: object[] = [];
     deltas.push(v.thinking ? { role: "assistant", content: null, reasoning_content: "" } : { role: "assistant", content: "" });
-    if (v.thinking && turn.reasoning)
-      for (const piece of textDeltas(turn.reasoning)) deltas.push({ content: null, reasoning_content: piece });
-    for (const piece of textDeltas(turn.content))
-      deltas.push(v.thinking ? { content: piece, reasoning_content: null } : { content: piece });
+    if (v.thinking && turn.reasoning) for (const piece of textDeltas(turn.reasoning)) deltas.push({ content: null, reasoning_content: piece });
+    for (const piece of textDeltas(turn.content)) deltas.push(v.thinking ? { content: piece, reasoning_content: null } : { content: piece });
     turn.toolCalls.forEach((c, index) => {
       deltas.push({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] });
       for (const frag of argumentFragments(c.arguments)) deltas.push({ tool_calls: [{ index, function: { arguments: frag } }] });
@@ -424,10 +422,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     const ex = new Exchange(req, res, record, stop.signal);
     handle(ex).catch((e: unknown) => {
       if (!ex.alive) return;
-      const info: ApiErrorInfo =
-        e instanceof ApiError
-          ? e
-          : { status: 500, message: `simulator failure: ${(e as Error)?.message ?? String(e)}`, type: "server_error", code: "server_error" };
+      const info: ApiErrorInfo = e instanceof ApiError ? e : { status: 500, message: `simulator failure: ${(e as Error)?.message ?? String(e)}`, type: "server_error", code: "server_error" };
       if (ex.res.headersSent) ex.res.end();
       else ex.error(info);
     });

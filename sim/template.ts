@@ -44,8 +44,7 @@ export interface TokenSeq {
 const mark = (text: string): Segment => ({ text, special: true });
 const plain = (text: string): Segment => ({ text, special: false });
 
-const TOOLS_HEADER =
-  "\n\n## Tools\n\nYou may call the functions below. Each definition is a JSON object on its own line.\n\n";
+const TOOLS_HEADER = "\n\n## Tools\n\nYou may call the functions below. Each definition is a JSON object on its own line.\n\n";
 
 /** The shape of an assistant turn, whether it comes back as input or was just generated. */
 export interface AssistantTurn {

@@ -86,8 +86,7 @@ function message(v: unknown, i: number): Message {
   if (!isObject(v)) throw badShape(`${where}: invalid type: ${typeName(v)}, expected internally tagged enum Message`);
   const role = v["role"];
   if (role === undefined) throw badShape(`${where}: missing field \`role\``);
-  if (role === "developer")
-    throw new ApiError(400, `unsupported_developer_role: ${where} has role \`developer\`, which is not supported; use \`system\``);
+  if (role === "developer") throw new ApiError(400, `unsupported_developer_role: ${where} has role \`developer\`, which is not supported; use \`system\``);
   switch (role) {
     case "system":
     case "user":
@@ -96,8 +95,7 @@ function message(v: unknown, i: number): Message {
       const calls = toolCalls(v["tool_calls"], where);
       const content = contentText(v["content"], where, true);
       const reasoning = v["reasoning_content"];
-      if (typeof reasoning !== "string" && reasoning !== undefined && reasoning !== null)
-        throw badShape(`${where}.reasoning_content: invalid type: ${typeName(reasoning)}, expected a string`);
+      if (typeof reasoning !== "string" && reasoning !== undefined && reasoning !== null) throw badShape(`${where}.reasoning_content: invalid type: ${typeName(reasoning)}, expected a string`);
       return {
         role: "assistant",
         content,
@@ -110,9 +108,7 @@ function message(v: unknown, i: number): Message {
       return { role: "tool", tool_call_id: v["tool_call_id"], content: contentText(v["content"], where, false) ?? "" };
     }
     default:
-      throw badShape(
-        `${where}.role: unknown variant \`${String(role)}\`, expected one of \`system\`, \`user\`, \`assistant\`, \`tool\``,
-      );
+      throw badShape(`${where}.role: unknown variant \`${String(role)}\`, expected one of \`system\`, \`user\`, \`assistant\`, \`tool\``);
   }
 }
 
@@ -125,11 +121,7 @@ function tools(v: unknown): ToolDefinition[] | undefined {
     if (t["type"] !== "function") throw badShape(`tools[${j}].type: unknown variant \`${String(t["type"])}\`, expected \`function\``);
     const name = t["function"]["name"];
     if (typeof name !== "string") throw badShape(`tools[${j}].function: missing field \`name\``);
-    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
-      throw new ApiError(
-        400,
-        `Invalid function name: ${JSON.stringify(name)}. Function names must be a-z, A-Z, 0-9, underscores or dashes, at most 64 characters.`,
-      );
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new ApiError(400, `Invalid function name: ${JSON.stringify(name)}. Function names must be a-z, A-Z, 0-9, underscores or dashes, at most 64 characters.`);
     // Kept exactly as sent: the template serializes the definition as received.
     return t as unknown as ToolDefinition;
   });
@@ -158,18 +150,14 @@ function checkToolPairing(messages: Message[]): void {
     const m = messages[i]!;
     if (m.role === "tool") {
       if (!open || !pending.has(m.tool_call_id))
-        throw new ApiError(
-          400,
-          `Messages with role 'tool' must be a response to a preceding message with 'tool_calls' (messages[${i}], tool_call_id ${JSON.stringify(m.tool_call_id)}).`,
-        );
+        throw new ApiError(400, `Messages with role 'tool' must be a response to a preceding message with 'tool_calls' (messages[${i}], tool_call_id ${JSON.stringify(m.tool_call_id)}).`);
       pending.delete(m.tool_call_id);
       continue;
     }
     if (open && pending.size > 0)
       throw new ApiError(
         400,
-        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
-          `(insufficient tool messages following tool_calls message; missing ${[...pending].join(", ")})`,
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " + `(insufficient tool messages following tool_calls message; missing ${[...pending].join(", ")})`,
       );
     open = m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0;
     pending = new Set(open && m.role === "assistant" ? (m.tool_calls ?? []).map((c) => c.id) : []);
@@ -177,8 +165,7 @@ function checkToolPairing(messages: Message[]): void {
   if (open && pending.size > 0)
     throw new ApiError(
       400,
-      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
-        `(insufficient tool messages following tool_calls message; missing ${[...pending].join(", ")})`,
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " + `(insufficient tool messages following tool_calls message; missing ${[...pending].join(", ")})`,
     );
 }
 
@@ -193,19 +180,14 @@ export function validateRequest(body: unknown, opts: ValidateOptions): Validated
 
   const thinkingField = body["thinking"];
   if (thinkingField !== undefined && thinkingField !== null) {
-    if (!isObject(thinkingField))
-      throw badShape(`thinking: invalid type: ${typeName(thinkingField)}, expected struct ThinkingOptions`);
+    if (!isObject(thinkingField)) throw badShape(`thinking: invalid type: ${typeName(thinkingField)}, expected struct ThinkingOptions`);
     const t = thinkingField["type"];
-    if (t !== "enabled" && t !== "disabled")
-      throw badShape(`thinking.type: unknown variant \`${String(t)}\`, expected \`enabled\` or \`disabled\``);
+    if (t !== "enabled" && t !== "disabled") throw badShape(`thinking.type: unknown variant \`${String(t)}\`, expected \`enabled\` or \`disabled\``);
   }
   const effortField = body["reasoning_effort"];
   let effort: Validated["effort"] = "high";
   if (effortField !== undefined && effortField !== null) {
-    if (typeof effortField !== "string" || !(effortField in EFFORTS))
-      throw badShape(
-        `reasoning_effort: unknown variant \`${String(effortField)}\`, expected one of \`none\`, \`low\`, \`high\`, \`max\``,
-      );
+    if (typeof effortField !== "string" || !(effortField in EFFORTS)) throw badShape(`reasoning_effort: unknown variant \`${String(effortField)}\`, expected one of \`none\`, \`low\`, \`high\`, \`max\``);
     effort = EFFORTS[effortField]!;
   }
   for (const key of ["stream", "logprobs"] as const) {
@@ -214,10 +196,8 @@ export function validateRequest(body: unknown, opts: ValidateOptions): Validated
   }
   const maxTokensField = body["max_tokens"];
   if (maxTokensField !== undefined && maxTokensField !== null) {
-    if (typeof maxTokensField !== "number" || !Number.isInteger(maxTokensField))
-      throw badShape(`max_tokens: invalid type: ${typeName(maxTokensField)}, expected u32`);
-    if (maxTokensField < 1 || maxTokensField > MAX_OUTPUT_TOKENS)
-      throw new ApiError(400, `Invalid max_tokens value, the valid range of max_tokens is [1, ${MAX_OUTPUT_TOKENS}]`);
+    if (typeof maxTokensField !== "number" || !Number.isInteger(maxTokensField)) throw badShape(`max_tokens: invalid type: ${typeName(maxTokensField)}, expected u32`);
+    if (maxTokensField < 1 || maxTokensField > MAX_OUTPUT_TOKENS) throw new ApiError(400, `Invalid max_tokens value, the valid range of max_tokens is [1, ${MAX_OUTPUT_TOKENS}]`);
   }
   const messages = rawMessages.map(message);
   const toolList = tools(body["tools"]);
@@ -232,26 +212,19 @@ export function validateRequest(body: unknown, opts: ValidateOptions): Validated
   if (temperature !== undefined && temperature !== null && (typeof temperature !== "number" || temperature < 0 || temperature > 2))
     throw new ApiError(400, "Invalid temperature value, the valid range of temperature is [0, 2]");
   const topP = body["top_p"];
-  if (topP !== undefined && topP !== null && (typeof topP !== "number" || topP <= 0 || topP > 1))
-    throw new ApiError(400, "Invalid top_p value, the valid range of top_p is (0, 1.0]");
+  if (topP !== undefined && topP !== null && (typeof topP !== "number" || topP <= 0 || topP > 1)) throw new ApiError(400, "Invalid top_p value, the valid range of top_p is (0, 1.0]");
 
   const thinking = !(isObject(thinkingField) && thinkingField["type"] === "disabled") && effort !== "none";
   const choice = body["tool_choice"];
-  if (thinking && (choice === "required" || isObject(choice)))
-    throw new ApiError(
-      400,
-      "The tool_choice `required` and named tool choices are not supported in thinking mode. Disable thinking mode first to use them.",
-    );
+  if (thinking && (choice === "required" || isObject(choice))) throw new ApiError(400, "The tool_choice `required` and named tool choices are not supported in thinking mode. Disable thinking mode first to use them.");
 
   messages.forEach((m, i) => {
-    if (m.role === "assistant" && (m.content === null || m.content === undefined) && !m.tool_calls)
-      throw new ApiError(400, `Invalid assistant message at messages[${i}]: content or tool_calls must be set`);
+    if (m.role === "assistant" && (m.content === null || m.content === undefined) && !m.tool_calls) throw new ApiError(400, `Invalid assistant message at messages[${i}]: content or tool_calls must be set`);
   });
   checkToolPairing(messages);
   if (opts.enforceArgumentsJson) checkArgumentsJson(messages);
   if (thinking && opts.enforceReasoningContent) {
-    for (const m of messages)
-      if (m.role === "assistant" && m.tool_calls && typeof m.reasoning_content !== "string") throw missingReasoning();
+    for (const m of messages) if (m.role === "assistant" && m.tool_calls && typeof m.reasoning_content !== "string") throw missingReasoning();
   }
 
   const stream = body["stream"] === true;

@@ -90,7 +90,7 @@ describe("the import graph reader", () => {
       [
         'import type { B } from "../high/b.js";',
         '// import { c } from "./c.js";',
-        'const text = "import(\'./c.js\')";',
+        "const text = \"import('./c.js')\";",
         'export { d } from "./d.js";',
         "const e = await import('./e.js');",
         'import { gone } from "./missing.js";',
@@ -118,19 +118,14 @@ describe("the import graph reader", () => {
   });
 
   it("reports an import that does not point down, and a folder missing from the table", () => {
-    expect(layerViolations(graph, [["."], ["low"], ["high"]])).toEqual([
-      "low/a.ts:1 imports high/b.ts: low/ may not import high/, which is not below it",
-      "other/ has no place in the layer table",
-    ]);
+    expect(layerViolations(graph, [["."], ["low"], ["high"]])).toEqual(["low/a.ts:1 imports high/b.ts: low/ may not import high/, which is not below it", "other/ has no place in the layer table"]);
     expect(layerViolations(graph, [["."], ["low", "high", "other"]])).toEqual([
       "low/a.ts:1 imports high/b.ts: low/ may not import high/, which is not below it",
       "high/b.ts:2 imports other/g.ts: high/ may not import other/, which is not below it",
     ]);
     expect(layerViolations(graph, [["."], ["other"], ["high"], ["low"]])).toEqual([]);
     // A file at the top may be a layer of its own, above the folders beside it.
-    expect(layerViolations(graph, [["other"], ["high"], ["low"], ["f.cts"]])).toEqual([
-      "high/b.ts:1 imports f.cts: high/ may not import f.cts, which is not below it",
-    ]);
+    expect(layerViolations(graph, [["other"], ["high"], ["low"], ["f.cts"]])).toEqual(["high/b.ts:1 imports f.cts: high/ may not import f.cts, which is not below it"]);
   });
 
   it("reports each file of a room that reaches a forbidden folder, by the shortest path of imports", () => {

@@ -134,7 +134,14 @@ export const versionSection: BenchSection = {
       rows: [
         { key: "version.hel", label: "hel --version", value: hel, unit: "ms", note: `${versionMs.length} runs; CPU ${fmt(helCpu, 0)} ms`, extra: { cpu_ms: helCpu } },
         { key: "version.node_bare", label: "node -e 0", value: bare, unit: "ms", note: `${nodeBare.length} runs; CPU ${fmt(bareCpu, 0)} ms`, extra: { cpu_ms: bareCpu } },
-        { key: "version.ratio", label: "ratio hel --version / node -e 0", value: hel / bare, unit: "x", note: `hel's own ${fmt(hel - bare)} ms; CPU ratio ${fmt(helCpu / bareCpu, 2)}×`, extra: { cpu_ratio: helCpu / bareCpu } },
+        {
+          key: "version.ratio",
+          label: "ratio hel --version / node -e 0",
+          value: hel / bare,
+          unit: "x",
+          note: `hel's own ${fmt(hel - bare)} ms; CPU ratio ${fmt(helCpu / bareCpu, 2)}×`,
+          extra: { cpu_ratio: helCpu / bareCpu },
+        },
       ],
       footnotes: ["Both run through time(1) (for the CPU figure, %U+%S in 10 ms steps), so both pay its exec alike."],
     };

@@ -14,8 +14,7 @@ export function newIdentifier(): string {
 }
 
 export const h9FirstInstruction = (id: string): string => `Remember this identifier: ${id}. Reply with OK.`;
-export const H9_SECOND_INSTRUCTION =
-  "What identifier did I ask you to remember? Answer with the identifier only, or UNKNOWN if you do not know it.";
+export const H9_SECOND_INSTRUCTION = "What identifier did I ask you to remember? Answer with the identifier only, or UNKNOWN if you do not know it.";
 
 /** Every process: no tools (nothing to read the identifier from) and the seed's 8192-token output limit. */
 const COMMON = ["--tools", "none", "--max-output-tokens", "8192"];

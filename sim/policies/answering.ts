@@ -20,7 +20,11 @@ function compactionSummary(req: ChatRequest): SimReply {
     .flatMap((m) => {
       if (m.content.startsWith("[compacted ")) return m.content.split("\n").filter((l) => l.startsWith('- "'));
       // The instructions a summary request left out to fit, kept as one block: one per paragraph.
-      if (m.content.startsWith(INSTRUCTIONS_BLOCK)) return m.content.split("\n\n").slice(1).map((i) => `- "${unstamped(i)}"`);
+      if (m.content.startsWith(INSTRUCTIONS_BLOCK))
+        return m.content
+          .split("\n\n")
+          .slice(1)
+          .map((i) => `- "${unstamped(i)}"`);
       return [`- "${unstamped(m.content)}"`];
     });
   return {

@@ -5,8 +5,7 @@ import { actions, editCall, lastUserText, offered, readCall } from "./conversati
 export const demo: Policy = (req) => {
   const instruction = lastUserText(req);
   const path = /[\w./-]+\.(?:js|mjs|ts)\b/.exec(instruction)?.[0] ?? "src/greet.js";
-  if (!/typo|fix|helo/i.test(instruction))
-    return { content: `I can fix the typo in the greeting; ask me: "Fix the typo in the greeting in ${path}".` };
+  if (!/typo|fix|helo/i.test(instruction)) return { content: `I can fix the typo in the greeting; ask me: "Fix the typo in the greeting in ${path}".` };
   if (!offered(req, "read_file")) return { content: `I need the read_file tool to look at ${path}.` };
 
   const acts = actions(req);
@@ -20,10 +19,8 @@ export const demo: Policy = (req) => {
     };
   if (last.name === "read_file") {
     if (last.result.includes("Helo")) {
-      if (edits.length >= 2)
-        return { content: `I could not fix the typo in ${path}: the edit failed twice (${edits.at(-1)!.result.slice(0, 200)}).` };
-      if (!offered(req, "search_replace"))
-        return { content: `The greeting in ${path} says "Helo" instead of "Hello", but I have no tool to edit files.` };
+      if (edits.length >= 2) return { content: `I could not fix the typo in ${path}: the edit failed twice (${edits.at(-1)!.result.slice(0, 200)}).` };
+      if (!offered(req, "search_replace")) return { content: `The greeting in ${path} says "Helo" instead of "Hello", but I have no tool to edit files.` };
       return {
         reasoning: `The greeting says "Helo"; it should be "Hello". Replace that one word.`,
         tool_calls: [editCall(req, path, "Helo", "Hello")],

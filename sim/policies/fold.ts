@@ -7,23 +7,7 @@
 // archived span: an agent whose note lost the constraint has no other reason to look.
 import type { ChatRequest } from "../../src/wire/messages.js";
 import type { Policy, SimReply } from "../types.js";
-import {
-  actions,
-  argPath,
-  call,
-  commandCall,
-  editCall,
-  isAutoFoldNote,
-  lastUserIndex,
-  lastUserText,
-  offered,
-  pick,
-  props,
-  readCall,
-  samePath,
-  SUBAGENT_MARK,
-  type Action,
-} from "./conversation.js";
+import { actions, argPath, call, commandCall, editCall, isAutoFoldNote, lastUserIndex, lastUserText, offered, pick, props, readCall, samePath, SUBAGENT_MARK, type Action } from "./conversation.js";
 
 const STAMP_OPENING = /^\[#(\d+)\] /;
 const unstampedText = (text: string): string => text.replace(STAMP_OPENING, "");
@@ -73,7 +57,11 @@ const HELPER_ON_HANDLE = [
 ].join("\n");
 
 const isBuild = (a: Action): boolean => a.name === "run_command" && /build\.js/.test(String(Object.values(a.args)[0] ?? ""));
-const viewText = (req: ChatRequest, upTo = req.messages.length): string => req.messages.slice(0, upTo).map((m) => m.content ?? "").join("\n");
+const viewText = (req: ChatRequest, upTo = req.messages.length): string =>
+  req.messages
+    .slice(0, upTo)
+    .map((m) => m.content ?? "")
+    .join("\n");
 
 /** The first stamp of this turn's tool results: where an episode that began with this turn's first call starts. */
 function firstResultStamp(req: ChatRequest): string | undefined {
@@ -95,13 +83,17 @@ function buildEpisode(req: ChatRequest, acts: readonly Action[]): SimReply | { p
   const last = acts.at(-1);
   const lastBuild = builds.at(-1);
   const output = lastBuild ? unstampedText(lastBuild.result) : "";
-  const pin = /cannot resolve sqlish@([\w.-]+).*?vendor\/ holds only sqlish-([\w.-]+)/.exec(acts.filter(isBuild).map((a) => a.result).join("\n"));
+  const pin = /cannot resolve sqlish@([\w.-]+).*?vendor\/ holds only sqlish-([\w.-]+)/.exec(
+    acts
+      .filter(isBuild)
+      .map((a) => a.result)
+      .join("\n"),
+  );
   const rule = acts.map((a) => /The claim must select and claim in one transaction[^\n]*/.exec(a.result)?.[0]).find(Boolean);
   // What was just read decides the next step even when the build's output before it was compacted away.
   if (last?.name === "read_file" && samePath(last, CLAIM_JS) && !output.startsWith("exit code 0"))
     return { reasoning: "The claim itself is one transaction; the setting breaks it.", tool_calls: [readCall(req, "build.config.json")] };
-  if (last?.name === "read_file" && samePath(last, "build.config.json"))
-    return { reasoning: "Turn autocommit off.", tool_calls: [editCall(req, "build.config.json", '"autocommit": true', '"autocommit": false')] };
+  if (last?.name === "read_file" && samePath(last, "build.config.json")) return { reasoning: "Turn autocommit off.", tool_calls: [editCall(req, "build.config.json", '"autocommit": true', '"autocommit": false')] };
   if (!lastBuild) return { reasoning: "Run the build to see what fails.", tool_calls: [commandCall(req, "node build.js")] };
   if (output.startsWith("exit code 0")) {
     const changed = acts
@@ -131,7 +123,10 @@ function foldChild(req: ChatRequest, instruction: string): SimReply {
   const readme = acts.some((a) => a.name === "read_file" && samePath(a, "README.md"));
   if (!known && !readme) return { reasoning: "I know nothing of this project yet; read its README first.", tool_calls: [readCall(req, "README.md")] };
   if (!/build\.js/.test(instruction)) return { content: "I can only run this project's build." };
-  const step = buildEpisode(req, acts.filter((a) => !(a.name === "read_file" && samePath(a, "README.md"))));
+  const step = buildEpisode(
+    req,
+    acts.filter((a) => !(a.name === "read_file" && samePath(a, "README.md"))),
+  );
   if (!("passed" in step)) return step;
   return { content: `The build passes. Changed: ${BUILD_CHANGES}.${step.passed.rule ? ` Learned: ${step.passed.rule}` : ""}` };
 }
@@ -141,8 +136,7 @@ function foldExplore(req: ChatRequest, instruction: string): SimReply {
   const answer =
     "A worker (runWorker in queue/worker.js) calls claimNext(db, worker) until it returns null; claimNext (queue/claim.js) begins a transaction, " +
     "selects the next queued job with FOR UPDATE SKIP LOCKED, marks it claimed with an UPDATE and commits.";
-  if (acts.length === 0)
-    return { reasoning: "Read the three files.", tool_calls: ["README.md", CLAIM_JS, "queue/worker.js"].map((p) => readCall(req, p)) };
+  if (acts.length === 0) return { reasoning: "Read the three files.", tool_calls: ["README.md", CLAIM_JS, "queue/worker.js"].map((p) => readCall(req, p)) };
   if (/fold this exploration/i.test(instruction) && offered(req, "fold") && !folded(acts))
     return foldCall(req, {
       changed: "nothing",

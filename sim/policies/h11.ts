@@ -28,14 +28,12 @@ const yamlPort = (text: string): number | undefined => {
 function h11Child(req: ChatRequest, instruction: string): SimReply {
   const task = instruction.slice(instruction.indexOf(SUBAGENT_MARK));
   const path = /[\w./-]+\.ya?ml\b/.exec(task)?.[0] ?? "deploy/api.yaml";
-  const target =
-    /\bto\s+`?(?:port:?\s*)?(\d{2,5})\b/i.exec(task)?.[1] ?? [...task.matchAll(/\b(\d{2,5})\b/g)].at(-1)?.[1] ?? undefined;
+  const target = /\bto\s+`?(?:port:?\s*)?(\d{2,5})\b/i.exec(task)?.[1] ?? [...task.matchAll(/\b(\d{2,5})\b/g)].at(-1)?.[1] ?? undefined;
   if (!target) return { content: `The task does not say which port to set in ${path}.` };
   const acts = actions(req);
   const edits = acts.filter((a) => a.name === "search_replace");
   const last = acts.at(-1);
-  if (last?.name !== "read_file" || !samePath(last, path))
-    return { reasoning: `I need to see ${path} before editing it.`, tool_calls: [readCall(req, path)] };
+  if (last?.name !== "read_file" || !samePath(last, path)) return { reasoning: `I need to see ${path} before editing it.`, tool_calls: [readCall(req, path)] };
   const current = yamlPort(last.result);
   if (current === undefined) {
     if (acts.filter((a) => a.name === "read_file").length >= 2) return { content: `I could not find a port line in ${path}.` };
@@ -44,9 +42,7 @@ function h11Child(req: ChatRequest, instruction: string): SimReply {
   if (String(current) === target)
     return {
       content:
-        edits.length > 0
-          ? `Done: ${path} now has \`port: ${target}\` (was \`port: ${yamlPort(acts.find((a) => a.name === "read_file")!.result)}\`).`
-          : `${path} already has \`port: ${target}\`; nothing to change.`,
+        edits.length > 0 ? `Done: ${path} now has \`port: ${target}\` (was \`port: ${yamlPort(acts.find((a) => a.name === "read_file")!.result)}\`).` : `${path} already has \`port: ${target}\`; nothing to change.`,
     };
   if (edits.length >= 2) return { content: `I could not change the port in ${path}: ${edits.at(-1)!.result.slice(0, 200)}` };
   return {
@@ -61,8 +57,7 @@ function h11Parent(req: ChatRequest, instruction: string): SimReply {
   const acts = actions(req);
   const iniRead = acts.find((a) => a.name === "read_file" && samePath(a, iniPath) && iniPort(a.result, "api") !== undefined);
   if (!iniRead) {
-    if (acts.filter((a) => a.name === "read_file" && samePath(a, iniPath)).length >= 2)
-      return { content: `I could not find the api service's port in ${iniPath}.` };
+    if (acts.filter((a) => a.name === "read_file" && samePath(a, iniPath)).length >= 2) return { content: `I could not find the api service's port in ${iniPath}.` };
     return {
       reasoning: `First find the api service's port in ${iniPath}.`,
       content: `I'll read ${iniPath} first.`,
@@ -90,12 +85,10 @@ function h11Parent(req: ChatRequest, instruction: string): SimReply {
   }
   const last = after.at(-1);
   const edits = after.filter((a) => a.name === "search_replace");
-  if (last?.name !== "read_file" || !samePath(last, yaml))
-    return { reasoning: `Check ${yaml} now.`, tool_calls: [readCall(req, yaml)] };
+  if (last?.name !== "read_file" || !samePath(last, yaml)) return { reasoning: `Check ${yaml} now.`, tool_calls: [readCall(req, yaml)] };
   const current = yamlPort(last.result);
   if (current === port) return { reasoning: `${yaml} has port ${port}. Answer with the number only.`, content: String(port) };
-  if (current === undefined || edits.length >= 2 || !offered(req, "search_replace"))
-    return { content: `I could not set the port in ${yaml} to ${port}.` };
+  if (current === undefined || edits.length >= 2 || !offered(req, "search_replace")) return { content: `I could not set the port in ${yaml} to ${port}.` };
   return {
     reasoning: `${yaml} still has port ${current}; set it to ${port}.`,
     tool_calls: [editCall(req, yaml, `port: ${current}`, `port: ${port}`)],

@@ -26,7 +26,10 @@ export const ArchiveEntrySchema = z.object({
    * The SHA-256 of the archive file's bytes, hex, set once the file is written: a file that no longer
    * matches was changed outside hel. Absent in snapshots written before archives were checked.
    */
-  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 export type ArchiveEntry = z.infer<typeof ArchiveEntrySchema>;
 
@@ -39,6 +42,10 @@ export type ArchiveFile = WithMessages<z.infer<typeof ArchiveFileSchema>>;
 
 /** The note's first line, cut to a length a list or a hint can show. */
 export function noteHeadline(note: string, max = 80): string {
-  const line = note.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  const line =
+    note
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "";
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

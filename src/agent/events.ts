@@ -37,8 +37,8 @@ export interface AgentRef {
 }
 
 export type AgentEvent = AgentRef &
+  /** `again`: the instruction the conversation ends with, unanswered, sent again (it is not added twice). */
   (
-    /** `again`: the instruction the conversation ends with, unanswered, sent again (it is not added twice). */
     | { type: "turn_start"; instruction: string; again?: true }
     /** A message joined the agent's conversation: the instruction, an answer, a tool result. */
     | { type: "message"; message: Message }

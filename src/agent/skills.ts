@@ -189,7 +189,9 @@ async function readSkills(projectDir: string, unread: readonly Unread[], memo: F
         opened.set(source, await openBeneath(projectDir, source.walk));
       } catch (e) {
         opened.set(source, null);
-        warn(`the skills folder ${source.walk.join("/")} cannot be used (${e instanceof PathChangedError ? "it is reached through a symlink" : String((e as NodeJS.ErrnoException).code ?? e)}), so its skills are skipped — keep a project's skills in its own folders`);
+        warn(
+          `the skills folder ${source.walk.join("/")} cannot be used (${e instanceof PathChangedError ? "it is reached through a symlink" : String((e as NodeJS.ErrnoException).code ?? e)}), so its skills are skipped — keep a project's skills in its own folders`,
+        );
       }
     }
     // Read synchronously: nothing else waits at the start, and hundreds of skills must not hold it up.

@@ -49,5 +49,4 @@ export function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
   };
 }
 
-export const hitRatio = (u: { prompt_cache_hit_tokens: number; prompt_tokens: number }): number =>
-  u.prompt_tokens === 0 ? 0 : u.prompt_cache_hit_tokens / u.prompt_tokens;
+export const hitRatio = (u: { prompt_cache_hit_tokens: number; prompt_tokens: number }): number => (u.prompt_tokens === 0 ? 0 : u.prompt_cache_hit_tokens / u.prompt_tokens);

@@ -251,11 +251,13 @@ function storeAt(projectDir: string, gitDir: string, options: CheckpointOptions)
         for (const { path } of changes.filter((c) => c.action === "remove")) await removeBeneath(projectDir, path).catch(() => failed.push(path));
         const restore = changes.filter((c) => c.action === "restore").map((c) => c.path);
         for await (const entry of contents(commit, restore)) {
-          const content =
-            entry.mode === "120000" ? { kind: "symlink" as const, target: entry.data.toString() } : { kind: "file" as const, data: entry.data, executable: entry.mode === "100755" };
+          const content = entry.mode === "120000" ? { kind: "symlink" as const, target: entry.data.toString() } : { kind: "file" as const, data: entry.data, executable: entry.mode === "100755" };
           await writeBeneath(projectDir, entry.path, content).catch(() => failed.push(entry.path));
         }
-        await removeLeftTemporaries(projectDir, changes.map((c) => c.path));
+        await removeLeftTemporaries(
+          projectDir,
+          changes.map((c) => c.path),
+        );
         if (journal) await writeJournal(journal.prefix, { ...started, done: true });
         if (failed.length > 0) throw new CheckpointError(`could not put back ${failed.join(", ")}: a folder on the way changed meanwhile (or is not writable) — rewind again`);
         return changes;

@@ -64,7 +64,11 @@ async function changedSinceCommit(projectDir: string, commit: string, originals:
   return versions;
 }
 
-const names = (output: Buffer): string[] => output.toString("utf8").split("\0").filter((n) => n !== "");
+const names = (output: Buffer): string[] =>
+  output
+    .toString("utf8")
+    .split("\0")
+    .filter((n) => n !== "");
 
 /** `git cat-file --batch` output: for each name asked, its blob's content, or null (missing, or not a file). */
 function parseBatch(output: Buffer): Version[] {

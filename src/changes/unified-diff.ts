@@ -63,12 +63,7 @@ function wholeRegionPatch(oldName: string, newName: string, before: string, afte
   const oldEnd = a.length - end;
   const newEnd = b.length - end;
   const trailing = Math.min(end, CONTEXT_LINES);
-  const lines = [
-    ...marked(a.slice(from, start), " "),
-    ...marked(a.slice(start, oldEnd), "-"),
-    ...marked(b.slice(start, newEnd), "+"),
-    ...marked(a.slice(oldEnd, oldEnd + trailing), " "),
-  ];
+  const lines = [...marked(a.slice(from, start), " "), ...marked(a.slice(start, oldEnd), "-"), ...marked(b.slice(start, newEnd), "+"), ...marked(a.slice(oldEnd, oldEnd + trailing), " ")];
   const oldLines = oldEnd + trailing - from;
   const newLines = newEnd + trailing - from;
   const hunk = { oldStart: oldLines === 0 ? from : from + 1, oldLines, newStart: newLines === 0 ? from : from + 1, newLines, lines };

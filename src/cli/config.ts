@@ -21,30 +21,35 @@ import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys
 
 const count = (min: number) => z.int("must be a whole number").min(min, `must be at least ${min}`);
 
-const ConfigFileSchema = z.strictObject({
-  model: z.string().min(1, "must be a model name").max(MAX_MODEL_NAME, `must be a model name of at most ${MAX_MODEL_NAME} characters`),
-  effort: z.enum(EFFORTS),
-  access: z.enum(ACCESS_LEVELS),
-  network: z.boolean(),
-  "auto-fold": z.enum(["on", "off"]),
-  // Compaction's threshold in tokens, 0 = never: checked here, so a file written for it is valid.
-  "compact-at": count(0),
-  "child-max-steps": count(1),
-  "child-max-tokens": count(1),
-  "base-url": z.url("must be a URL such as https://api.deepseek.com"),
-  "child-model": z.string().min(1, "must be a model name"),
-  "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
-  "checkpoint-max-mb": count(1),
-  // Each server is checked on its own (mcp/config.ts): a bad one is left out with a warning.
-  "mcp-servers": z.record(z.string(), z.unknown(), "must be an object of MCP servers by name, as in .mcp.json's mcpServers"),
-  "mcp-timeout": count(1),
-  approval: z.enum(APPROVAL_MODES),
-  allow: z
-    .array(z.string("must hold command prefixes, such as \"git fetch\"").trim().min(1, "must hold command prefixes, not empty strings").max(1000, "must hold command prefixes of at most 1000 characters"), 'must be a list of command prefixes, such as ["git fetch"]')
-    .max(1000, "must hold at most 1000 prefixes"),
-  // A config key only: the user's programs to run at fixed points (hooks/), never a flag.
-  hooks: HooksSchema,
-}).partial();
+const ConfigFileSchema = z
+  .strictObject({
+    model: z.string().min(1, "must be a model name").max(MAX_MODEL_NAME, `must be a model name of at most ${MAX_MODEL_NAME} characters`),
+    effort: z.enum(EFFORTS),
+    access: z.enum(ACCESS_LEVELS),
+    network: z.boolean(),
+    "auto-fold": z.enum(["on", "off"]),
+    // Compaction's threshold in tokens, 0 = never: checked here, so a file written for it is valid.
+    "compact-at": count(0),
+    "child-max-steps": count(1),
+    "child-max-tokens": count(1),
+    "base-url": z.url("must be a URL such as https://api.deepseek.com"),
+    "child-model": z.string().min(1, "must be a model name"),
+    "max-cost": z.number("must be a number of US dollars").positive("must be more than 0"),
+    "checkpoint-max-mb": count(1),
+    // Each server is checked on its own (mcp/config.ts): a bad one is left out with a warning.
+    "mcp-servers": z.record(z.string(), z.unknown(), "must be an object of MCP servers by name, as in .mcp.json's mcpServers"),
+    "mcp-timeout": count(1),
+    approval: z.enum(APPROVAL_MODES),
+    allow: z
+      .array(
+        z.string('must hold command prefixes, such as "git fetch"').trim().min(1, "must hold command prefixes, not empty strings").max(1000, "must hold command prefixes of at most 1000 characters"),
+        'must be a list of command prefixes, such as ["git fetch"]',
+      )
+      .max(1000, "must hold at most 1000 prefixes"),
+    // A config key only: the user's programs to run at fixed points (hooks/), never a flag.
+    hooks: HooksSchema,
+  })
+  .partial();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
 /** A config file is a few lines: anything near this size is not one. */
@@ -116,7 +121,9 @@ export function projectBudgets(project: ConfigFile, user: ConfigFile, flags: Run
   const kept = { ...project };
   for (const key of raised) delete kept[key];
   const yours = raised.map((key) => `${key} ${user[key] ?? flags[SETTING_OPTIONS[key]]}`).join(", ");
-  warn(`ignored this project's ${raised.map((key) => `${key} ${project[key]}`).join(", ")} (${projectFile}): a project may lower a budget or step limit, not raise yours (${yours}) — set it in your own config or pass the flag`);
+  warn(
+    `ignored this project's ${raised.map((key) => `${key} ${project[key]}`).join(", ")} (${projectFile}): a project may lower a budget or step limit, not raise yours (${yours}) — set it in your own config or pass the flag`,
+  );
   return kept;
 }
 

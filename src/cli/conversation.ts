@@ -98,9 +98,7 @@ export async function openConversation(project: Project, settings: ConversationS
   const ledger = createUsageLedger({ table: prices, now: () => new Date() });
   // What the project looked like at the start, for review_changes and /diff.
   const baseline = options.delegate || settings.interactive ? startBaseline(dir) : null;
-  const bus = createEventBus((error) =>
-    io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`),
-  );
+  const bus = createEventBus((error) => io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`));
   const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connections);
   let listed: Promise<string[]> | null = null;
   if (options.tools.some((name) => traitsOf(name)?.runsCommands) && options.access !== "full" && findSandboxProgram(dir) === null) {
@@ -171,14 +169,17 @@ export async function openConversation(project: Project, settings: ConversationS
           }
         : null,
     });
-    const tools = assembleTools({ ...options, approval }, {
-      archive: active.archive,
-      parentMessages: () => active.messages,
-      children,
-      askBudgetTokens: askedCompactAt,
-      changes: baseline ? () => sessionChanges(baseline) : null,
-      agents: project.agents,
-    });
+    const tools = assembleTools(
+      { ...options, approval },
+      {
+        archive: active.archive,
+        parentMessages: () => active.messages,
+        children,
+        askBudgetTokens: askedCompactAt,
+        changes: baseline ? () => sessionChanges(baseline) : null,
+        agents: project.agents,
+      },
+    );
     // Started at the first instruction, and nothing of them loaded when none is configured.
     servers = mcpServers(options.mcpServers, { projectDir: dir, env: io.env, timeoutS: options.mcpTimeout, warn });
     const definitions = toolDefinitions(tools);
@@ -187,8 +188,7 @@ export async function openConversation(project: Project, settings: ConversationS
     const { maxCost } = options;
     // The session's earlier processes kept their tokens, not their dollars: priced now at its model.
     const before = active.storedUsage;
-    const spentBefore =
-      requestCost({ ...before, total_tokens: before.prompt_tokens + before.completion_tokens }, active.request.model, new Date(), prices) ?? 0;
+    const spentBefore = requestCost({ ...before, total_tokens: before.prompt_tokens + before.completion_tokens }, active.request.model, new Date(), prices) ?? 0;
     // Asked by every agent's loop before each request: children spend the same session's money, and
     // what one holds for its request in flight is not there for its siblings'.
     const spendLimit: SpendLimit | undefined =
@@ -346,7 +346,8 @@ export async function openConversation(project: Project, settings: ConversationS
         const hint = active.saved ? await resumeHint(active.id, dir, io.cwd, io.env) : null;
         if (interrupted) {
           // The last line after Ctrl-C says what was kept and how to go on from it.
-          const kept = hint === null ? "nothing was saved" : active.lastSaveFailed ? `the interrupted turn could not be saved; session ${active.id} keeps the turns before it` : `the turn so far is saved in session ${active.id}`;
+          const kept =
+            hint === null ? "nothing was saved" : active.lastSaveFailed ? `the interrupted turn could not be saved; session ${active.id} keeps the turns before it` : `the turn so far is saved in session ${active.id}`;
           io.stderr.write(`hel: interrupted — ${kept}${hint === null ? "" : `; resume with: ${hint}`}\n`);
         } else if (hint !== null) {
           const lost = active.lastSaveFailed ? " (without the last turn, which could not be saved)" : "";
@@ -381,12 +382,7 @@ function hookContext(event: HookEvent, said: string): string {
  * Opens a conversation, lets `drive` run it, prints its closing lines, and closes it however the
  * drive ended (a failure skips the closing lines, not the lease's release).
  */
-export async function withConversation<T extends Omit<Ended, "lastSaveFailed">>(
-  project: Project,
-  settings: ConversationSettings,
-  io: Io,
-  drive: (conversation: Conversation) => Promise<T>,
-): Promise<T & Ended> {
+export async function withConversation<T extends Omit<Ended, "lastSaveFailed">>(project: Project, settings: ConversationSettings, io: Io, drive: (conversation: Conversation) => Promise<T>): Promise<T & Ended> {
   const conversation = await openConversation(project, settings, io);
   try {
     const ended = await drive(conversation);

@@ -194,7 +194,13 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           interrupt() {
             if (running) {
               // What was queued goes back on the prompt, to send or change once the interruption is seen.
-              if (queue.length > 0) prompt.insert(queue.splice(0).map((q) => q.text).join("\n"));
+              if (queue.length > 0)
+                prompt.insert(
+                  queue
+                    .splice(0)
+                    .map((q) => q.text)
+                    .join("\n"),
+                );
               return running.controller.abort();
             }
             if (prompt.typing) return prompt.clearLine();
@@ -230,6 +236,9 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
 function fitLine(line: string, width: number): string {
   if (visibleWidth(line) <= width) return line;
   const styled = /^(\x1b\[[0-9;]*m)([^\x1b]*)(\x1b\[[0-9;]*m)$/.exec(line);
-  if (styled) return wrapLine(styled[2]!, width).map((row) => styled[1]! + row + styled[3]!).join("\n");
+  if (styled)
+    return wrapLine(styled[2]!, width)
+      .map((row) => styled[1]! + row + styled[3]!)
+      .join("\n");
   return line.includes("\x1b[") ? fitWidth(line, width) : wrapLine(line, width).join("\n");
 }

@@ -113,7 +113,9 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .addOption(new Option("--access <level>", "what tools may do; children inherit it").choices(ACCESS_LEVELS).default("edit"))
     .option("--network", "let commands reach the network (sandboxed commands have none by default)", false)
     .addOption(
-      new Option("--approval <mode>", "on-request: the model may ask you to give a command the sandbox stopped what it denied (default in the interactive prompt); never: it may not (default elsewhere)").choices(APPROVAL_MODES),
+      new Option("--approval <mode>", "on-request: the model may ask you to give a command the sandbox stopped what it denied (default in the interactive prompt); never: it may not (default elsewhere)").choices(
+        APPROVAL_MODES,
+      ),
     )
     .option("--tools <names>", `comma-separated tools to offer, from ${SELECTABLE_TOOLS.join(", ")}; none = no tools`, DEFAULT_TOOLS.join(","))
     .addOption(new Option("--effort <level>", "reasoning effort; none turns thinking off").choices(EFFORTS).default(DEFAULT_EFFORT))
@@ -184,9 +186,22 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       ...(opts.at !== undefined ? { at: turnNumber("--at", opts.at, 0) } : {}),
     };
   };
-  sessions.command("ls", { isDefault: true }).description("sessions of this project, newest first (the default)").option("--json", "as JSON").action((opts) => sessionCommand("ls")(undefined, opts));
-  sessions.command("show").description("a session's transcript").argument("<id>").option("--json", "as JSON").action((id, opts) => sessionCommand("show")(id, opts));
-  sessions.command("rm").description("delete sessions (refused while in use)").argument("<ids...>").action((ids) => sessionCommand("rm")(ids, {}));
+  sessions
+    .command("ls", { isDefault: true })
+    .description("sessions of this project, newest first (the default)")
+    .option("--json", "as JSON")
+    .action((opts) => sessionCommand("ls")(undefined, opts));
+  sessions
+    .command("show")
+    .description("a session's transcript")
+    .argument("<id>")
+    .option("--json", "as JSON")
+    .action((id, opts) => sessionCommand("show")(id, opts));
+  sessions
+    .command("rm")
+    .description("delete sessions (refused while in use)")
+    .argument("<ids...>")
+    .action((ids) => sessionCommand("rm")(ids, {}));
   sessions
     .command("fork")
     .description("a new session whose conversation is the first turns of another, byte for byte")

@@ -32,8 +32,16 @@ export async function findProjectRoot(start: string, home: string = homedir()): 
   return { root: start, here: "" };
 }
 
-const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
-const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false);
+const isDirectory = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Why `root` (a real path) may not be a project, or null when it may: one line naming -C. `configDir`: the user's hel config folder. */
 export function refusedRoot(root: string, home: string, configDir: string): string | null {

@@ -96,7 +96,20 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   // a plain delegation seeing only its task, as an agent does unless its file says otherwise.
   const delegating = agents.length > 0 && options.delegate === null ? { ...options, delegate: "task-only" as const } : options;
   const readOnly = [userConfigDir(io.env), ...programs];
-  return { dir, here, options: delegating, apiKey, secrets, systemPrompt, agents, skillDirs: found.map((s) => s.folder), warn, readOnly, ...(config.hooks ? { hooks: config.hooks } : {}), ...(connections ? { connections } : {}) };
+  return {
+    dir,
+    here,
+    options: delegating,
+    apiKey,
+    secrets,
+    systemPrompt,
+    agents,
+    skillDirs: found.map((s) => s.folder),
+    warn,
+    readOnly,
+    ...(config.hooks ? { hooks: config.hooks } : {}),
+    ...(connections ? { connections } : {}),
+  };
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */

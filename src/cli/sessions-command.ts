@@ -41,12 +41,16 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
     case "show": {
       const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
       const { snapshot: saved, signed } = await loadSnapshotFile(projectDir, id, { unsigned: true });
-      if (!signed) process.stderr.write(`hel: session ${id} was not written by hel here (cloned, copied from elsewhere, or saved by an older hel): shown as it is, not as hel's own — \`hel --resume ${id} --trust\` adopts it\n`);
+      if (!signed)
+        process.stderr.write(`hel: session ${id} was not written by hel here (cloned, copied from elsewhere, or saved by an older hel): shown as it is, not as hel's own — \`hel --resume ${id} --trust\` adopts it\n`);
       const savedChildren = await loadChildren(projectDir, id);
       // A transcript is hel's own when the signed snapshot holds its hash.
       const vouched = new Map(signed ? (saved.child_transcripts ?? []).map((c) => [c.number, c.sha256]) : []);
       const strangers = savedChildren.filter((c) => vouched.get(c.transcript.number) !== c.sha256).map((c) => c.transcript.number);
-      if (signed && strangers.length > 0) process.stderr.write(`hel: the subagent transcript${strangers.length === 1 ? "" : "s"} ${strangers.join(", ")} of session ${id} ${strangers.length === 1 ? "was" : "were"} not written by hel here: shown as ${strangers.length === 1 ? "it is" : "they are"}, not as hel's own\n`);
+      if (signed && strangers.length > 0)
+        process.stderr.write(
+          `hel: the subagent transcript${strangers.length === 1 ? "" : "s"} ${strangers.join(", ")} of session ${id} ${strangers.length === 1 ? "was" : "were"} not written by hel here: shown as ${strangers.length === 1 ? "it is" : "they are"}, not as hel's own\n`,
+        );
       if (invocation.json) {
         out(JSON.stringify({ ...saved, written_by_hel: signed, child_transcripts: savedChildren.map((c) => ({ ...c.transcript, written_by_hel: vouched.get(c.transcript.number) === c.sha256 })) }));
       } else {
@@ -95,9 +99,7 @@ async function loadChildren(projectDir: string, id: string): Promise<{ transcrip
     throw new HelError(`${e.message} to show the rest of the session`, 2);
   });
   const names = real ? await readdir(dir) : [];
-  const numbered = names
-    .filter((name) => /^\d+\.json$/.test(name))
-    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+  const numbered = names.filter((name) => /^\d+\.json$/.test(name)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
   return Promise.all(
     numbered.map(async (name) => {
       const file = join(dir, name);

@@ -218,7 +218,9 @@ async function modelChoice(name: string, controls: ConversationControls): Promis
     return priced ? {} : { note: "not in the price table, so its cost is not estimated" };
   }
   if (priced) return { note: `not checked against the API's list, which could not be fetched: ${listed.error}` };
-  return { refused: `the model stays ${controls.model}: the API's list of models could not be fetched (${listed.error}) and the price table does not know ${name} — try again, or use one of ${controls.pricedModels.join(", ")}` };
+  return {
+    refused: `the model stays ${controls.model}: the API's list of models could not be fetched (${listed.error}) and the price table does not know ${name} — try again, or use one of ${controls.pricedModels.join(", ")}`,
+  };
 }
 
 function rewoundFiles(changes: readonly { path: string; action: "restore" | "remove" | "keep" }[], turn: number): string[] {

@@ -140,7 +140,13 @@ class Found {
     // pnpm links node_modules/<name> to its store in node_modules/.pnpm/.
     const dir = await realpath(named).catch(() => null);
     if (dir === null || !isInside(this.projectDir, dir) || this.packages.has(this.shown(dir))) return;
-    if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) return;
+    if (
+      !(await stat(dir).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    )
+      return;
     for (const path of [this.shown(named), this.shown(dir)]) {
       this.paths.add(path);
       this.packages.add(path);

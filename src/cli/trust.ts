@@ -41,7 +41,14 @@ const WIDENING: readonly Widening[] = [
   { key: "access", widens: (value, user) => rank(value) > rank(user.access ?? "edit") },
   { key: "network", widens: (value) => value === true },
   // Programs that run outside the sandbox: each command is named in the question.
-  { key: "hooks", widens: () => true, shown: (value, clean) => Object.entries(value as HooksConfig).flatMap(([event, hooks]) => (hooks ?? []).map((h) => `${event} ${clean(h.command)}`)).join("; ") },
+  {
+    key: "hooks",
+    widens: () => true,
+    shown: (value, clean) =>
+      Object.entries(value as HooksConfig)
+        .flatMap(([event, hooks]) => (hooks ?? []).map((h) => `${event} ${clean(h.command)}`))
+        .join("; "),
+  },
   // Commands that would run outside the sandbox, unasked or once the model asks.
   { key: "allow", widens: (value) => Array.isArray(value) && value.length > 0 },
   { key: "approval", widens: (value, user) => value === "on-request" && user.approval !== "on-request" },
@@ -89,7 +96,9 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const runs = mergedConfig({}, Object.fromEntries(asked.filter(({ key }) => key === "hooks" || key === "mcp-servers").map(({ key }) => [key, project[key]])));
   const programs = (await programFiles(input.projectDir, runs)).files;
   // Settings that run no file of the project hash as they always did: their trust stays.
-  const hash = createHash("sha256").update(JSON.stringify(programs.length > 0 ? [settings, programs] : settings)).digest("hex");
+  const hash = createHash("sha256")
+    .update(JSON.stringify(programs.length > 0 ? [settings, programs] : settings))
+    .digest("hex");
   const shownSettings = asked.map(({ key, label, shown: words }) => {
     const value = project[key];
     return [label ?? key, words ? words(value, shown) : value === true ? null : shown(Array.isArray(value) ? JSON.stringify(value) : String(value))] as const;

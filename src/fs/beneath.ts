@@ -36,7 +36,10 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 let procFd: Promise<boolean> | undefined;
 /** Whether /proc/self/fd paths can address open directories here; asked once per process. */
 export function hasProcFd(): Promise<boolean> {
-  procFd ??= access("/proc/self/fd").then(() => process.platform === "linux", () => false);
+  procFd ??= access("/proc/self/fd").then(
+    () => process.platform === "linux",
+    () => false,
+  );
   return procFd;
 }
 

@@ -49,8 +49,7 @@ function pathHash(path: string): string {
 }
 
 /** Where the memo `name` of the project `projectDir` (a real path) is kept. */
-export const memoFile = (projectDir: string, name: string, env: NodeJS.ProcessEnv = process.env): string =>
-  join(userStateDir(env), "memo", `${name}-${pathHash(projectDir)}.json`);
+export const memoFile = (projectDir: string, name: string, env: NodeJS.ProcessEnv = process.env): string => join(userStateDir(env), "memo", `${name}-${pathHash(projectDir)}.json`);
 
 /** The body: each file's path, its identity in `ids` (ID_LENGTH numbers a file), and the value made of it. */
 interface Kept<T> {

@@ -116,6 +116,11 @@ function parseEntry(value: unknown): { ok: true; entry: ServerEntry } | { ok: fa
   if (parsed.success) return { ok: true, entry: parsed.data };
   const issue = parsed.error.issues[0]!;
   const key = issue.path.length > 0 ? String(issue.path[0]) : "";
-  const problem = issue.code === "invalid_type" && issue.path.length === 0 ? 'an entry must be {"command", "args", "env"} or {"type": "http", "url", "headers"}' : issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`;
+  const problem =
+    issue.code === "invalid_type" && issue.path.length === 0
+      ? 'an entry must be {"command", "args", "env"} or {"type": "http", "url", "headers"}'
+      : issue.message.startsWith(key)
+        ? issue.message
+        : `${key}: ${issue.message}`;
   return { ok: false, problem };
 }

@@ -36,7 +36,10 @@ export function offeredTools(servers: readonly { name: string; tools: readonly S
       seen.add(tool.name);
       const name = `${SERVER_TOOL_PREFIX}${server.name}__${tool.name}`;
       if (FUNCTION_NAME.test(name)) candidates.push({ name, server: server.name, tool });
-      else warn(`left out the tool ${JSON.stringify(tool.name)} of the MCP server ${JSON.stringify(server.name)}: DeepSeek takes only names of 1 to 64 letters, digits, _ and -, and ${JSON.stringify(name)} is not one — rename the server in its config if the server's name is the cause`);
+      else
+        warn(
+          `left out the tool ${JSON.stringify(tool.name)} of the MCP server ${JSON.stringify(server.name)}: DeepSeek takes only names of 1 to 64 letters, digits, _ and -, and ${JSON.stringify(name)} is not one — rename the server in its config if the server's name is the cause`,
+        );
     }
   }
   const counts = new Map<string, number>();

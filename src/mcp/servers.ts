@@ -80,7 +80,10 @@ export function mcpServers(map: ServerMap, deps: ServersDeps): McpServers | null
       return server.connection;
     } catch (error) {
       // A connection that comes after the limit is closed, not left running.
-      void connecting.then((c) => c.close(), () => undefined);
+      void connecting.then(
+        (c) => c.close(),
+        () => undefined,
+      );
       throw error;
     }
   };

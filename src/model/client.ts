@@ -103,9 +103,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     try {
       // The SDK sends the request and turns an error status into an APIError; the answer's events
       // are read here (sse-decoder.ts), in work linear in their size.
-      const response = (await sdk
-        .post("/chat/completions", { body, headers: { "content-type": "application/json" }, signal: attempt.signal })
-        .asResponse()) as unknown as FetchResponse;
+      const response = (await sdk.post("/chat/completions", { body, headers: { "content-type": "application/json" }, signal: attempt.signal }).asResponse()) as unknown as FetchResponse;
       let done = false;
       for await (const data of sseData(response.body)) {
         // What follows [DONE] is read, so the connection can serve the next request, but not used.
@@ -125,8 +123,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       if (signal.aborted) throw new ModelError("aborted", "the request was aborted");
       const result = acc.result();
       if (result.finishReason === null) return { failure: { kind: "dropped" } as Failure, acc };
-      if (result.finishReason === "insufficient_system_resource")
-        return { failure: { kind: "insufficient_system_resource", answerStarted: hasAnswer(result.message) } as Failure, acc };
+      if (result.finishReason === "insufficient_system_resource") return { failure: { kind: "insufficient_system_resource", answerStarted: hasAnswer(result.message) } as Failure, acc };
       return { result };
     } catch (error) {
       if (signal.aborted || error instanceof APIUserAbortError) throw new ModelError("aborted", "the request was aborted");
@@ -240,10 +237,7 @@ function describeFinal(failure: Failure, said: Said, baseURL: string, attempts: 
     case "dropped":
       return new ModelError("stream", `the answer stream from ${baseURL} broke off before it finished — try again; the conversation is kept`);
     case "insufficient_system_resource":
-      return new ModelError(
-        "server",
-        `DeepSeek ran out of capacity while answering (insufficient_system_resource${attempts > 1 ? `, ${attempts} tries` : ""}) — try again in a few minutes; the conversation is kept`,
-      );
+      return new ModelError("server", `DeepSeek ran out of capacity while answering (insufficient_system_resource${attempts > 1 ? `, ${attempts} tries` : ""}) — try again in a few minutes; the conversation is kept`);
   }
 }
 
@@ -302,4 +296,3 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
-

@@ -23,18 +23,18 @@ export type Settings = "flags" | "commands";
 export function statusError(status: number, apiMessage: string, baseURL: string, attempts: number, settings: Settings = "flags"): ModelError {
   const detail = apiMessage ? `: ${apiMessage}` : "";
   const tries = attempts > 1 ? ` after ${attempts} tries` : "";
-  if (status === 401)
-    return new ModelError("auth", `DeepSeek rejected the API key (401) — check DEEPSEEK_API_KEY and create a new key at platform.deepseek.com if needed`, status);
-  if (status === 402)
-    return new ModelError("balance", `the DeepSeek account is out of balance (402) — top up at platform.deepseek.com, then resume the session`, status);
+  if (status === 401) return new ModelError("auth", `DeepSeek rejected the API key (401) — check DEEPSEEK_API_KEY and create a new key at platform.deepseek.com if needed`, status);
+  if (status === 402) return new ModelError("balance", `the DeepSeek account is out of balance (402) — top up at platform.deepseek.com, then resume the session`, status);
   if (status === 400 && CONTEXT_TOO_LONG.test(apiMessage))
     return new ModelError("context", `the conversation is longer than the model's context window (400${detail}) — start a new session, or lower --max-output-tokens`, status);
   if (status === 400 || status === 422)
-    return new ModelError("bad_request", `DeepSeek refused the request (${status}${detail}) — ${settings === "commands" ? "check /model and /effort" : "check --model and the other flags"}; if it persists, rerun with HEL_DEBUG=1 and report it`, status);
-  if (status === 429)
-    return new ModelError("rate", `DeepSeek is rate-limiting this account (429)${tries} — wait a minute, then resume the session`, status);
-  if (status >= 500)
-    return new ModelError("server", `DeepSeek's server failed (${status}${detail})${tries} — try again in a few minutes, or resume the session later`, status);
+    return new ModelError(
+      "bad_request",
+      `DeepSeek refused the request (${status}${detail}) — ${settings === "commands" ? "check /model and /effort" : "check --model and the other flags"}; if it persists, rerun with HEL_DEBUG=1 and report it`,
+      status,
+    );
+  if (status === 429) return new ModelError("rate", `DeepSeek is rate-limiting this account (429)${tries} — wait a minute, then resume the session`, status);
+  if (status >= 500) return new ModelError("server", `DeepSeek's server failed (${status}${detail})${tries} — try again in a few minutes, or resume the session later`, status);
   return new ModelError("bad_request", `unexpected answer from ${baseURL} (${status}${detail}) — check --base-url / HEL_BASE_URL`, status);
 }
 

@@ -45,9 +45,7 @@ export const RecordJsonSchema = z.object({
        * Only for a command run outside the sandbox its access gives, or refused that: by allow rules
        * (`rules`), the user's answer (once, always, no) or an earlier always (remembered).
        */
-      approval: z
-        .object({ by: z.enum(["rule", "once", "always", "remembered", "no"]), rules: z.array(z.string()).optional(), justification: z.string().optional() })
-        .optional(),
+      approval: z.object({ by: z.enum(["rule", "once", "always", "remembered", "no"]), rules: z.array(z.string()).optional(), justification: z.string().optional() }).optional(),
     }),
   ),
   instructions: z.array(z.object({ instruction: z.string(), answer: z.string().nullable(), exit_reason: z.enum(EXIT_REASONS) })),

@@ -191,12 +191,14 @@ export class Checkpointing {
     const store = first ? await this.open() : null;
     if (!first || !store) return null;
     const files = await Promise.all(
-      (await store.differences(first.commit)).filter((c) => c.action !== "keep").map(async ({ path }) => {
-        const after = await readFile(join(this.options.projectDir, path), "utf8").catch(() => null);
-        const before = await store.fileAt(first.commit, path);
-        if ((before?.length ?? 0) > MAX_DIFF_FILE_BYTES || (after?.length ?? 0) > MAX_DIFF_FILE_BYTES) return { path, summary: "changed (too large to show as a diff)" };
-        return { path, before, after };
-      }),
+      (await store.differences(first.commit))
+        .filter((c) => c.action !== "keep")
+        .map(async ({ path }) => {
+          const after = await readFile(join(this.options.projectDir, path), "utf8").catch(() => null);
+          const before = await store.fileAt(first.commit, path);
+          if ((before?.length ?? 0) > MAX_DIFF_FILE_BYTES || (after?.length ?? 0) > MAX_DIFF_FILE_BYTES) return { path, summary: "changed (too large to show as a diff)" };
+          return { path, before, after };
+        }),
     );
     return { files, note: "from the session's first file checkpoint: what commands changed is included" };
   }

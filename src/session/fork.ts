@@ -92,7 +92,12 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
     // The fork's checkpoints are kept by refs of its own, so pruning the original keeps them.
     if (fork.checkpoints?.length) {
       const { findCheckpoints } = await import("../changes/checkpoints.js");
-      await (await findCheckpoints(projectDir).catch(() => null))?.keep(`${forkId}/`, fork.checkpoints.map((c) => c.commit)).catch(() => undefined);
+      await (await findCheckpoints(projectDir).catch(() => null))
+        ?.keep(
+          `${forkId}/`,
+          fork.checkpoints.map((c) => c.commit),
+        )
+        .catch(() => undefined);
     }
     await saveSnapshot(projectDir, fork, { lease, expected: null });
   } finally {

@@ -162,10 +162,7 @@ export async function acquireLease(projectDir: string, id: string, options: Leas
 }
 
 function commandsRunning(id: string, pgid: number): SessionError {
-  return new SessionError(
-    `session ${id} is in use: a command it started is still running (process group ${pgid}) — wait for it to end, or end it with \`kill -- -${pgid}\``,
-    3,
-  );
+  return new SessionError(`session ${id} is in use: a command it started is still running (process group ${pgid}) — wait for it to end, or end it with \`kill -- -${pgid}\``, 3);
 }
 
 /** Replaced whole (a temporary file renamed over it), so a reader never sees half a token. */
@@ -181,10 +178,7 @@ function leaseError(e: unknown, id: string): SessionError {
   if (e instanceof NotOwnDirError) return new SessionError(`could not take the lease of session ${id}: ${e.message}`, 2);
   const code = (e as NodeJS.ErrnoException).code;
   if (code === "ELOCKED") {
-    return new SessionError(
-      `session ${id} is in use by another hel process — wait for it to finish (a lease left by a killed process expires within ${LEASE_TIMING.stale / 1000} s)`,
-      3,
-    );
+    return new SessionError(`session ${id} is in use by another hel process — wait for it to finish (a lease left by a killed process expires within ${LEASE_TIMING.stale / 1000} s)`, 3);
   }
   if (code === "ENOENT") return new SessionError(`no session ${id} in this project — \`hel sessions ls\` lists them`, 2);
   return new SessionError(`could not take the lease of session ${id}: ${systemProblem(e)} — check that .hel/ is writable`, 1);

@@ -26,7 +26,11 @@ export async function removeLeftovers(projectDir: string, paths: SessionPaths, l
   }
   if (found.length === 0) return;
   // The fence that guards renames guards removals too: nothing is removed once the lease is lost.
-  await whileLeased(projectDir, lease, () => new Error("the session's lease was lost"))(async () => {
+  await whileLeased(
+    projectDir,
+    lease,
+    () => new Error("the session's lease was lost"),
+  )(async () => {
     for (const file of found) await unlink(file).catch(() => undefined);
   });
 }

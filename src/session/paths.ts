@@ -42,4 +42,3 @@ export function sessionPaths(projectDir: string, id: string): SessionPaths {
 }
 
 export const newSessionId = (): string => randomUUID();
-

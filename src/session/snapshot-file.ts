@@ -67,8 +67,7 @@ const saving = new Map<string, Promise<unknown>>();
 // largest single cost of a large save. A save running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
 
-const lostLease = (id: string): SessionError =>
-  new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);
+const lostLease = (id: string): SessionError => new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);
 
 /** Returns what is on disk now: the file this save wrote. */
 export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, options: SaveOptions = {}): Promise<SnapshotIdentity | null> {
@@ -82,9 +81,7 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
   const parsedHeader = SnapshotHeaderSchema.safeParse(header);
   const invalid = parsedHeader.success ? firstInvalidMessage(messages) : null;
   if (!parsedHeader.success || invalid) {
-    const issues = !parsedHeader.success
-      ? describeIssues(parsedHeader.error, header)
-      : describeIssues(invalid!.error, messages[invalid!.index], ["messages", invalid!.index]);
+    const issues = !parsedHeader.success ? describeIssues(parsedHeader.error, header) : describeIssues(invalid!.error, messages[invalid!.index], ["messages", invalid!.index]);
     throw new SessionError(`could not save session ${id}: the snapshot is invalid (${issues}) — this is a bug in hel; ${KEPT}`, 1);
   }
   const paths = sessionPaths(projectDir, id);
@@ -149,8 +146,7 @@ async function identityOf(file: string): Promise<SnapshotIdentity | null> {
   }
 }
 
-const sameIdentity = (a: SnapshotIdentity | null, b: SnapshotIdentity | null): boolean =>
-  a === b || (a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs);
+const sameIdentity = (a: SnapshotIdentity | null, b: SnapshotIdentity | null): boolean => a === b || (a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs);
 
 function keepSpare(buffer: Buffer): void {
   if (!spareBuffer || spareBuffer.length < buffer.length) spareBuffer = buffer;
@@ -325,8 +321,7 @@ async function readError(e: unknown, id: string, dir: string, file: string): Pro
  * time; any other layout (a file edited by hand) whole.
  */
 function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: string, signed: boolean, layout = splitSnapshot(bytes)): Snapshot {
-  const broken = (what: string): SessionError =>
-    new SessionError(`session ${id}: ${what} (${file}) — fix the file or delete the session with \`hel sessions rm ${id}\``, 2);
+  const broken = (what: string): SessionError => new SessionError(`session ${id}: ${what} (${file}) — fix the file or delete the session with \`hel sessions rm ${id}\``, 2);
   const { header, messages: wholeMessages } = layout ? { header: layout.header, messages: undefined } : parseWhole(bytes, broken);
   const version = header.schema_version;
   if (version === undefined) throw broken("snapshot.json has no schema_version, so it is not a hel snapshot");
@@ -496,7 +491,16 @@ export async function lookAtSnapshot<T>(projectDir: string, id: string, look: (s
     read = await readSnapshotBytes(projectDir, paths.dir, paths.snapshot);
   } catch (e) {
     const error = (await readError(e, id, paths.dir, paths.snapshot)).message;
-    return { ok: false, signed: false, error, updatedAt: null, mtimeMs: await lstat(paths.dir).then((s) => s.mtimeMs, () => 0) };
+    return {
+      ok: false,
+      signed: false,
+      error,
+      updatedAt: null,
+      mtimeMs: await lstat(paths.dir).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    };
   }
   const mtimeMs = Number(read.identity.mtimeNs / 1_000_000n);
   let signed = false;

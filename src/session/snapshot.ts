@@ -148,13 +148,15 @@ export const SnapshotHeaderV1Schema = SnapshotHeaderSchema.omit({ stamps: true, 
     schema_version: z.literal(SCHEMA_VERSION_1),
     compaction: z.null().or(z.record(z.string(), z.unknown())),
   })
-  .transform(({ compaction: _, ...header }): SnapshotHeader => ({
-    ...header,
-    schema_version: SCHEMA_VERSION,
-    stamps: 0,
-    compaction: { failures: 0, stopped: false },
-    archive: [],
-  }));
+  .transform(
+    ({ compaction: _, ...header }): SnapshotHeader => ({
+      ...header,
+      schema_version: SCHEMA_VERSION,
+      stamps: 0,
+      compaction: { failures: 0, stopped: false },
+      archive: [],
+    }),
+  );
 
 /**
  * The bytes of snapshot.json, in pieces to be written one after another: JSON.stringify(snapshot)
@@ -181,11 +183,7 @@ export function encodeSnapshot(header: SnapshotHeader, messages: readonly Messag
  * is parsed and checked message by message. Not part of the Snapshot: encodeSnapshot computes it.
  */
 const INDEX_KEY = "messages_index";
-const IndexEntrySchema = z.union([
-  z.enum(["s", "u", "a"]),
-  z.tuple([z.literal("t"), z.string()]),
-  z.tuple([z.literal("a"), z.array(z.tuple([z.string(), z.string()])).min(1)]),
-]);
+const IndexEntrySchema = z.union([z.enum(["s", "u", "a"]), z.tuple([z.literal("t"), z.string()]), z.tuple([z.literal("a"), z.array(z.tuple([z.string(), z.string()])).min(1)])]);
 const MessagesIndexSchema = z.object({ crc32: z.number().int().nonnegative(), entries: z.array(IndexEntrySchema) });
 type MessagesIndex = z.infer<typeof MessagesIndexSchema>;
 type IndexEntry = z.infer<typeof IndexEntrySchema>;

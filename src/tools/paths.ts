@@ -43,7 +43,7 @@ export async function resolveToolPath(ctx: PathScope, p: string, intent: PathInt
 
 /** The real path a tool may use for `p`, and the folder a walk to it starts from (the project, or a skill folder outside it). */
 async function locate(ctx: PathScope, p: string, intent: PathIntent): Promise<{ real: string; root: string }> {
-  if (p.trim() === "") throw new ToolError("the path is empty: give a path relative to the project directory, e.g. \"src/index.ts\" (\".\" lists the project root)");
+  if (p.trim() === "") throw new ToolError('the path is empty: give a path relative to the project directory, e.g. "src/index.ts" ("." lists the project root)');
   if (p.includes("\0")) throw new ToolError(`the path ${JSON.stringify(p)} contains a NUL character: give a plain path relative to the project directory`);
   const lexical = path.resolve(ctx.projectDir, p);
   const skill = intent === "read" ? ctx.skillDirs?.find((s) => isInside(s.dir, lexical)) : undefined;
@@ -76,8 +76,7 @@ async function locate(ctx: PathScope, p: string, intent: PathIntent): Promise<{ 
   return { real, root: ctx.projectDir };
 }
 
-const PATH_RULE =
-  "Paths must be inside the project directory and are written relative to it, e.g. \"src/index.ts\" (\".\" is the project root).";
+const PATH_RULE = 'Paths must be inside the project directory and are written relative to it, e.g. "src/index.ts" ("." is the project root).';
 
 /** Where `p` leads, reached without following links: the opened directory holding it, and its name there. */
 export interface ProjectEntry {
@@ -96,7 +95,10 @@ export interface ProjectEntry {
  */
 export async function withProjectEntry<T>(ctx: PathScope, p: string, intent: PathIntent, create: boolean, use: (entry: ProjectEntry) => Promise<T>): Promise<T> {
   const { real, root } = await locate(ctx, p, intent);
-  const names = path.relative(root, real).split(path.sep).filter((n) => n !== "");
+  const names = path
+    .relative(root, real)
+    .split(path.sep)
+    .filter((n) => n !== "");
   try {
     const dir = await openBeneath(root, names.slice(0, -1), create);
     try {
@@ -137,11 +139,13 @@ async function realLocation(abs: string, given: string): Promise<string> {
     } catch (e) {
       if (!isMissing(e)) throw e;
     }
-    if (await lstat(existing).then(() => true, () => false)) {
-      throw new PathError(
-        `${JSON.stringify(given)} goes through a symlink whose target does not exist (${existing})`,
-        "; use a path to a real file inside the project directory",
-      );
+    if (
+      await lstat(existing).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      throw new PathError(`${JSON.stringify(given)} goes through a symlink whose target does not exist (${existing})`, "; use a path to a real file inside the project directory");
     }
     const parent = path.dirname(existing);
     if (parent === existing) return abs;

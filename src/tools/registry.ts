@@ -110,10 +110,7 @@ async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<T
   try {
     return { content: await spillIfLong(content, ctx), isError: false, ...details };
   } catch (e) {
-    return failure(
-      `${name} ran, but its result (${formatSize(Buffer.byteLength(content))}) was too long for the conversation and could not be saved to the session's spill directory: ${oneLine(e)}`,
-      ctx,
-    );
+    return failure(`${name} ran, but its result (${formatSize(Buffer.byteLength(content))}) was too long for the conversation and could not be saved to the session's spill directory: ${oneLine(e)}`, ctx);
   }
 }
 

@@ -135,9 +135,7 @@ function windows1252Bytes(text: string, display: string): Buffer {
   const encoded = encodeWindows1252(text);
   if ("bytes" in encoded) return encoded.bytes;
   const code = encoded.unencodable.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
-  throw new ToolError(
-    `${display} is ${WINDOWS_1252} (Latin-1) text, which cannot hold ${JSON.stringify(encoded.unencodable)} (U+${code}); nothing was written. Make the edit with characters that encoding has`,
-  );
+  throw new ToolError(`${display} is ${WINDOWS_1252} (Latin-1) text, which cannot hold ${JSON.stringify(encoded.unencodable)} (U+${code}); nothing was written. Make the edit with characters that encoding has`);
 }
 
 async function checkUnchanged(dir: OpenDir, name: string, display: string, loaded: LoadedText): Promise<void> {
@@ -169,13 +167,9 @@ function isReadOnly(st: Stats): boolean {
 }
 
 function readOnly(display: string, st: Stats): ToolError {
-  return new ToolError(
-    `${display} is read-only (mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}: no write permission), so hel does not edit it; nothing was written. Report the change needed instead`,
-  );
+  return new ToolError(`${display} is read-only (mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}: no write permission), so hel does not edit it; nothing was written. Report the change needed instead`);
 }
 
 function vanished(display: string): ToolError {
-  return new ToolError(
-    `${display} was deleted or moved while it was being edited; nothing was written. Check with read_file ${JSON.stringify({ path: display })} and make the edit again`,
-  );
+  return new ToolError(`${display} was deleted or moved while it was being edited; nothing was written. Check with read_file ${JSON.stringify({ path: display })} and make the edit again`);
 }

@@ -40,12 +40,7 @@ const ToolMessageSchema = z.object({
   content: z.string(),
 });
 
-export const MessageSchema = z.discriminatedUnion("role", [
-  SystemMessageSchema,
-  UserMessageSchema,
-  AssistantMessageSchema,
-  ToolMessageSchema,
-]);
+export const MessageSchema = z.discriminatedUnion("role", [SystemMessageSchema, UserMessageSchema, AssistantMessageSchema, ToolMessageSchema]);
 export type Message = Immutable<z.infer<typeof MessageSchema>>;
 export type SystemMessage = Immutable<z.infer<typeof SystemMessageSchema>>;
 export type UserMessage = Immutable<z.infer<typeof UserMessageSchema>>;

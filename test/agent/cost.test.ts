@@ -122,17 +122,16 @@ describe("end to end", () => {
     completion_tokens: us.reduce((s, u) => s + u.completion_tokens, 0),
     prompt_cache_hit_tokens: us.reduce((s, u) => s + u.prompt_cache_hit_tokens, 0),
     prompt_cache_miss_tokens: us.reduce((s, u) => s + u.prompt_cache_miss_tokens, 0),
-    cost_usd: expect.closeTo(us.reduce((s, u) => s + dollars(u), 0), 9),
+    cost_usd: expect.closeTo(
+      us.reduce((s, u) => s + dollars(u), 0),
+      9,
+    ),
   });
   const comma = (n: number) => n.toLocaleString("en-US");
 
   it("--json's by_agent, stderr's split line, record.json and `hel sessions show` give each agent's tokens and dollars, from HEL_PRICES", async () => {
     sim = await startSimulator({
-      script: [
-        { tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "Say which files exist." }) }] },
-        { content: "Only README.md." },
-        { content: "There is only README.md." },
-      ],
+      script: [{ tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "Say which files exist." }) }] }, { content: "Only README.md." }, { content: "There is only README.md." }],
     });
     const project = await tempProject();
     const out = await tempProject();
@@ -169,9 +168,7 @@ describe("end to end", () => {
     expect(delegation).toMatchObject({ delegation: 1, kind: "delegate", mode: "task-only", cost_usd: expect.closeTo(childDollars, 9) });
 
     const show = await runHel({ args: ["-C", project, "sessions", "show", json.session_id] });
-    expect(show.stdout).toContain(
-      `subagents (costs are estimates)\n  #1  task-only  completed  1 request  ${tokens(child!)} tokens  $${childDollars.toFixed(4)}  Say which files exist.\n`,
-    );
+    expect(show.stdout).toContain(`subagents (costs are estimates)\n  #1  task-only  completed  1 request  ${tokens(child!)} tokens  $${childDollars.toFixed(4)}  Say which files exist.\n`);
     expect(show.stdout).toContain(`── subagent 1 (task-only) ── completed, 1 request, ${tokens(child!)} tokens, $${childDollars.toFixed(4)}`);
     const shown = JSON.parse((await runHel({ args: ["-C", project, "sessions", "show", "--json", json.session_id] })).stdout);
     expect(shown.child_transcripts[0]).toMatchObject({ kind: "delegate", mode: "task-only", cost_usd: expect.closeTo(childDollars, 9) });

@@ -59,9 +59,7 @@ describe("loadSkills", () => {
       "the skill .hel/skills/outer/SKILL.md is reached through a symlink; a project's skills are kept in its own folders, so it is skipped — fix it or remove the folder",
       "the skill .agents/skills/linked/SKILL.md is a symlink; keep SKILL.md a regular file in its folder, so it is skipped — fix it or remove the folder",
     ]);
-    expect(skills.map((s) => [s.path, s.folder])).toEqual([
-      [join(user, "skills", "shared", "SKILL.md"), { dir: join(user, "skills", "shared"), real: join(elsewhere, "shared") }],
-    ]);
+    expect(skills.map((s) => [s.path, s.folder])).toEqual([[join(user, "skills", "shared", "SKILL.md"), { dir: join(user, "skills", "shared"), real: join(elsewhere, "shared") }]]);
   });
 });
 
@@ -108,7 +106,10 @@ describe("loadSkills in a later start", () => {
       return { names: skills.map((s) => s.name), warnings };
     };
     const first = await load();
-    expect(first).toEqual({ names: ["deploy"], warnings: ['the skill .hel/skills/misnamed/SKILL.md is named "other" in its front matter, not "misnamed" as its folder is, so it is skipped — fix it or remove the folder'] });
+    expect(first).toEqual({
+      names: ["deploy"],
+      warnings: ['the skill .hel/skills/misnamed/SKILL.md is named "other" in its front matter, not "misnamed" as its folder is, so it is skipped — fix it or remove the folder'],
+    });
     expect(await load()).toEqual(first);
     await memoSaves();
     await resealed(memoFile(project, "skills"), (text) => text.replace('is named \\"other\\"', 'is named \\"kept\\"'));
@@ -166,7 +167,12 @@ describe("skillsSection", () => {
     const groups = rest.slice(1).map((l) => /^- (.*)\/: (.*)$/.exec(l)!);
     const folders = ["/home/u/.config/hel/skills", ".hel/skills"];
     expect(groups.map((g) => g[1])).toEqual(full.length % 2 === 0 ? folders : folders.reverse());
-    expect(groups.flatMap((g) => g[2]!.split(", ")).sort()).toEqual(skills.map((s) => s.name).sort().slice(full.length));
+    expect(groups.flatMap((g) => g[2]!.split(", ")).sort()).toEqual(
+      skills
+        .map((s) => s.name)
+        .sort()
+        .slice(full.length),
+    );
     // Every skill is named once, in one form or the other.
     for (const s of skills) expect(lines.filter((l) => l.includes(s.name)).length).toBe(1);
     // The input's order does not matter: the lines are the same bytes.

@@ -22,7 +22,8 @@ describe("spendAnswer", () => {
     expect(spendAnswer(check({ spent: 0.5, maxCost: 0.7 }))).toHaveProperty("maxTokens", 10_000);
     const answer = spendAnswer(check({ spent: 0.5, held: 0.2, maxCost: 0.7 }));
     expect(answer).toEqual({
-      refused: "stopped before a request whose ~1000 input tokens ($0.0010 uncached) and 4096 output tokens would take this session's spend of $0.7000 ($0.2000 of it held for requests still being answered) past --max-cost $0.7000 — raise --max-cost to go on",
+      refused:
+        "stopped before a request whose ~1000 input tokens ($0.0010 uncached) and 4096 output tokens would take this session's spend of $0.7000 ($0.2000 of it held for requests still being answered) past --max-cost $0.7000 — raise --max-cost to go on",
     });
   });
 
@@ -42,7 +43,15 @@ describe("spendAnswer", () => {
 });
 
 describe("the ledger's holds", () => {
-  const response = (ref: { agent: "parent" | "child"; delegation?: number }, u: ReturnType<typeof usage> | undefined): AgentEvent => ({ ...ref, type: "response", step: 1, status: 200, usage: u, finishReason: "stop", durationMs: 1 });
+  const response = (ref: { agent: "parent" | "child"; delegation?: number }, u: ReturnType<typeof usage> | undefined): AgentEvent => ({
+    ...ref,
+    type: "response",
+    step: 1,
+    status: 200,
+    usage: u,
+    finishReason: "stop",
+    durationMs: 1,
+  });
 
   it("one per agent, each dropped by that agent's response (answered or failed) as its cost is added", () => {
     const ledger = createUsageLedger({ table, now: () => new Date(0) });

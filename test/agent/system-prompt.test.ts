@@ -14,9 +14,7 @@ describe("system prompt", () => {
     expect(buildSystemPrompt({ ...env, rules: [] })).not.toContain("Project rules");
     // At the project's root the prompt names no folder; below it, the folder, and that paths stay the root's.
     expect(buildSystemPrompt({ ...env, here: "" })).toBe(prompt);
-    expect(buildSystemPrompt({ ...env, here: "pkg/api" })).toContain(
-      "Project directory: /work/app\nCurrent folder: pkg/api (where the user is working; paths stay relative to the project directory)\nPlatform",
-    );
+    expect(buildSystemPrompt({ ...env, here: "pkg/api" })).toContain("Project directory: /work/app\nCurrent folder: pkg/api (where the user is working; paths stay relative to the project directory)\nPlatform");
   });
 
   it("the date has day precision, so a resume later the same day sends the same prefix", () => {

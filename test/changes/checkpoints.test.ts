@@ -227,7 +227,13 @@ describe("hel's git obeys hel only", () => {
     const { commit } = await store.record("s1/", "t1");
     const tree = execFileSync("git", ["--git-dir", await checkpointDir(project), "ls-tree", "-r", commit], { encoding: "utf8" });
     expect(tree).not.toContain("commit ");
-    expect(tree.split("\n").filter(Boolean).map((l) => l.split("\t")[1]).sort()).toEqual(["pkg/a.txt", "top.txt", "vendor/lib/.gitignore", "vendor/lib/index.js"]);
+    expect(
+      tree
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("\t")[1])
+        .sort(),
+    ).toEqual(["pkg/a.txt", "top.txt", "vendor/lib/.gitignore", "vendor/lib/index.js"]);
 
     await rm(join(project, "vendor"), { recursive: true });
     await writeFile(join(project, "pkg/b.txt"), "new\n");

@@ -36,12 +36,8 @@ describe("describeEdit", () => {
 
   it("widens a change inside a line to the whole line, at the top and the end of a file without a final newline", () => {
     const text = "alpha beta\ngamma";
-    expect(describeEdit("b.txt", text, 6, "beta", "BETA").hunks).toEqual([
-      { old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: ["-alpha beta", "+alpha BETA", " gamma"] },
-    ]);
-    expect(describeEdit("b.txt", text, 11, "gamma", "delta").hunks).toEqual([
-      { old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [" alpha beta", "-gamma", "+delta"] },
-    ]);
+    expect(describeEdit("b.txt", text, 6, "beta", "BETA").hunks).toEqual([{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: ["-alpha beta", "+alpha BETA", " gamma"] }]);
+    expect(describeEdit("b.txt", text, 11, "gamma", "delta").hunks).toEqual([{ old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines: [" alpha beta", "-gamma", "+delta"] }]);
   });
 
   it("counts an empty first line as a line", () => {

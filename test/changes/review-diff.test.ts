@@ -149,16 +149,7 @@ describe("unifiedDiff", () => {
   ];
 
   // The first two files in path order: 66 and 91 characters.
-  const FIRST_TWO = [
-    "diff --git a/logo.png b/logo.png",
-    "a binary file changed: not shown",
-    "diff --git a/new.txt b/new.txt",
-    "new file",
-    "--- /dev/null",
-    "+++ b/new.txt",
-    "@@ -0,0 +1,1 @@",
-    "+hello",
-  ];
+  const FIRST_TWO = ["diff --git a/logo.png b/logo.png", "a binary file changed: not shown", "diff --git a/new.txt b/new.txt", "new file", "--- /dev/null", "+++ b/new.txt", "@@ -0,0 +1,1 @@", "+hello"];
 
   const signal = new AbortController().signal;
 
@@ -187,13 +178,7 @@ describe("unifiedDiff", () => {
 
   it("stops at its size limit (here after the first two) and names the files it leaves out", async () => {
     const text = await unifiedDiff(changed, 160, signal);
-    expect(text).toBe(
-      [
-        ...FIRST_TWO,
-        "(The diff stops here, at its size limit. Also changed, not shown: old.txt, src/z.ts. Read them with your tools.)",
-        "",
-      ].join("\n"),
-    );
+    expect(text).toBe([...FIRST_TWO, "(The diff stops here, at its size limit. Also changed, not shown: old.txt, src/z.ts. Read them with your tools.)", ""].join("\n"));
   });
 });
 
@@ -218,7 +203,9 @@ describe("unifiedDiff of large rewrites", () => {
     const before = lines(20_000, (i) => `line ${i}`);
     const after = before.replace("line 700\n", "LINE 700\n");
     const text = await unifiedDiff([{ path: "big.txt", before, after }], 1_000_000, signal);
-    expect(text).toBe(["diff --git a/big.txt b/big.txt", "--- a/big.txt", "+++ b/big.txt", "@@ -698,7 +698,7 @@", " line 697", " line 698", " line 699", "-line 700", "+LINE 700", " line 701", " line 702", " line 703", ""].join("\n"));
+    expect(text).toBe(
+      ["diff --git a/big.txt b/big.txt", "--- a/big.txt", "+++ b/big.txt", "@@ -698,7 +698,7 @@", " line 697", " line 698", " line 699", "-line 700", "+LINE 700", " line 701", " line 702", " line 703", ""].join("\n"),
+    );
   });
 
   it("stops when the call is cancelled", async () => {

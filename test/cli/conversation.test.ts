@@ -98,10 +98,7 @@ it("an instruction sent again after a connection error is stored once, and its r
   for (const body of bodies) expect(JSON.stringify(body)).toBe(JSON.stringify(bodies[0]));
   expect(bodies[4]!.messages.slice(1)).toEqual([{ role: "user", content: "[#1] fix the build" }]);
   const snapshot = await snapshotOf(dir, hel.conversation.session.id);
-  expect(snapshot.messages.slice(1)).toEqual([
-    { role: "user", content: "[#1] fix the build" },
-    expect.objectContaining({ role: "assistant", content: "fixed" }),
-  ]);
+  expect(snapshot.messages.slice(1)).toEqual([{ role: "user", content: "[#1] fix the build" }, expect.objectContaining({ role: "assistant", content: "fixed" })]);
   expect(snapshot.turns).toEqual([{ n: 1, stamp: 1, preview: "fix the build" }]);
   expect(snapshot.last_turn).toEqual({ exit_reason: "completed" });
 });

@@ -12,9 +12,7 @@ describe("hel acp on the command line", () => {
 
   it("refuses --json and --json-events, whose output would be mixed into the protocol on stdout", () => {
     for (const flag of ["--json", "--json-events"]) {
-      expect(() => parseArgs([flag, "acp"], {}, "test")).toThrow(
-        new HelError("hel acp keeps stdout for the protocol, so --json and --json-events cannot be used with it — leave them out", 2),
-      );
+      expect(() => parseArgs([flag, "acp"], {}, "test")).toThrow(new HelError("hel acp keeps stdout for the protocol, so --json and --json-events cannot be used with it — leave them out", 2));
     }
   });
 });

@@ -52,8 +52,12 @@ describe("/model", () => {
     const { controls } = open.conversation;
     const [refused, ...more] = await slash(controls, "/model mystery-model");
     expect(more).toEqual([]);
-    expect(refused).toMatch(/^the model stays deepseek-flash: the API's list of models could not be fetched \(cannot reach http:\/\/127\.0\.0\.1:\d+ \(.*\) — .*\) and the price table does not know mystery-model — try again, or use one of deepseek-flash, deepseek-v4-flash, deepseek-v4-flash-vision-exp, deepseek-v4-pro$/);
-    expect(await slash(controls, "/model deepseek-v4-pro")).toEqual([expect.stringMatching(/^model deepseek-v4-pro from the next request on \(not checked against the API's list, which could not be fetched: cannot reach /)]);
+    expect(refused).toMatch(
+      /^the model stays deepseek-flash: the API's list of models could not be fetched \(cannot reach http:\/\/127\.0\.0\.1:\d+ \(.*\) — .*\) and the price table does not know mystery-model — try again, or use one of deepseek-flash, deepseek-v4-flash, deepseek-v4-flash-vision-exp, deepseek-v4-pro$/,
+    );
+    expect(await slash(controls, "/model deepseek-v4-pro")).toEqual([
+      expect.stringMatching(/^model deepseek-v4-pro from the next request on \(not checked against the API's list, which could not be fetched: cannot reach /),
+    ]);
     expect(controls.model).toBe("deepseek-v4-pro");
   });
 });

@@ -33,7 +33,10 @@ it("asks about a project's hooks by their commands, keeps the yes, asks again wh
   await writeConfig(join(home, "hel"), { hooks: { Stop: [{ command: "mine" }] } });
   await writeConfig(join(dir, ".hel"), { hooks: { PostToolUse: [{ matcher: "search_replace", command: "npx prettier --write ." }], Stop: [{ command: "theirs" }] } });
 
-  expect((await trustedConfig(input)).hooks).toEqual({ PostToolUse: [{ matcher: "search_replace", command: "npx prettier --write .", inProject: true }], Stop: [{ command: "mine" }, { command: "theirs", inProject: true }] });
+  expect((await trustedConfig(input)).hooks).toEqual({
+    PostToolUse: [{ matcher: "search_replace", command: "npx prettier --write .", inProject: true }],
+    Stop: [{ command: "mine" }, { command: "theirs", inProject: true }],
+  });
   expect(questions).toEqual([`This project (${dir}) asks for: hooks PostToolUse npx prettier --write .; Stop theirs. Trust it? [y/N] `]);
   await trustedConfig(input);
   expect(questions).toHaveLength(1);
@@ -55,8 +58,7 @@ it("starts a project's servers only once trusted, and asks again when they chang
   const mcpJson = (command: string) => writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { theirs: { command, args: ["-x"] } } }));
   const questions: string[] = [];
   const warnings: string[] = [];
-  const config = (answer: boolean) =>
-    trustedConfig({ projectDir: project, flags: invocation.options, env, ask: async (q) => (questions.push(q), answer), warn: (w) => warnings.push(w) });
+  const config = (answer: boolean) => trustedConfig({ projectDir: project, flags: invocation.options, env, ask: async (q) => (questions.push(q), answer), warn: (w) => warnings.push(w) });
 
   await mcpJson("theirs");
   expect((await config(false))["mcp-servers"]).toEqual({ mine: { command: "mine" } });
@@ -99,7 +101,15 @@ it("hashes the files the project's hooks and servers run: a changed script, serv
   await symlink("../.pnpm/gh@1/node_modules/@modelcontextprotocol/server-github", join(project, "node_modules", "@modelcontextprotocol", "server-github"));
   const questions: string[] = [];
   const warnings: string[] = [];
-  const config = (answer: boolean) => trustedConfig(trustInput(project, home, (q) => (questions.push(q), answer), (w) => warnings.push(w)));
+  const config = (answer: boolean) =>
+    trustedConfig(
+      trustInput(
+        project,
+        home,
+        (q) => (questions.push(q), answer),
+        (w) => warnings.push(w),
+      ),
+    );
 
   expect((await config(true)).hooks).toBeDefined();
   expect(await config(false)).toMatchObject({ hooks: { PostToolUse: [{ inProject: true }] } });

@@ -140,7 +140,12 @@ describe("hel acp", () => {
     expect(JSON.stringify(bodies)).toBe(JSON.stringify(plainBodies));
     expect((bodies[1] as ChatRequest).messages.slice(1)).toEqual([
       { role: "user", content: "[#1] change the port" },
-      { role: "assistant", content: "", reasoning_content: "Change the port.", tool_calls: [{ id: "call_edit", type: "function", function: { name: "search_replace", arguments: JSON.stringify({ path: "app.txt", old_text: "port = 80", new_text: "port = 8143" }) } }] },
+      {
+        role: "assistant",
+        content: "",
+        reasoning_content: "Change the port.",
+        tool_calls: [{ id: "call_edit", type: "function", function: { name: "search_replace", arguments: JSON.stringify({ path: "app.txt", old_text: "port = 80", new_text: "port = 8143" }) } }],
+      },
       { role: "tool", tool_call_id: "call_edit", content: "[#2] Edited app.txt: replaced line 2; the new text is at line 2." },
     ]);
 
@@ -267,7 +272,10 @@ describe("hel acp", () => {
     try {
       const plain = (id: string) => call(id, "run_command", { command: `touch ${outside}` });
       const escalated = (id: string) => call(id, "run_command", { command: `touch ${outside}`, escalate: true, justification: "the test writes outside the project" });
-      for (const [pick, ran] of [["no", false], ["once", true]] as const) {
+      for (const [pick, ran] of [
+        ["no", false],
+        ["once", true],
+      ] as const) {
         const permissions: Permissions = { pick, asked: [] };
         const editor = await startEditor({}, ["--approval", "on-request"], permissions);
         const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
@@ -291,7 +299,12 @@ describe("hel acp", () => {
             ],
           },
         ]);
-        expect(await readFile(outside).then(() => true, () => false)).toBe(ran);
+        expect(
+          await readFile(outside).then(
+            () => true,
+            () => false,
+          ),
+        ).toBe(ran);
         // The model is told what happened.
         const result = (sim.requests.at(-1)!.body as ChatRequest).messages.at(-1)!;
         expect(String(result.content)).toMatch(ran ? /It ran in the sandbox, given writes to/ : /refused/i);

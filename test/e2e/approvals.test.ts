@@ -99,7 +99,10 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
   const first = sim.requests[0]!.body as ChatRequest;
   const runCommand = first.tools!.find((tool) => tool.function.name === "run_command")!;
   expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir", "escalate", "justification"]);
-  const results = sim.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
+  const results = sim.requests
+    .map((r) => (r.body as ChatRequest).messages.at(-1)!)
+    .filter((m) => m.role === "tool")
+    .map((m) => String(m.content));
   expect(results[1]).toMatch(new RegExp(`^\\[#\\d+\\] exit code 0 · [\\d.]+ s\\nIt ran in the sandbox, given writes to ${outside}: approved once by the user\\.`));
   expect(results[6]).toMatch(/^\[#\d+\] Error: the user refused to give this command writes to .*, so it was not run\./);
 
@@ -130,7 +133,11 @@ it("a one-shot run in a terminal asks when --approval on-request says so, and --
   expect(await t.exited).toBe(0);
   expect(existsSync(marker)).toBe(true);
   // The event stream carries the decision as typed details.
-  const ends = t.bytes().split(/\r?\n/).filter((line) => line.startsWith('{"type":"tool_end"')).map((line) => JSON.parse(line) as { details?: unknown });
+  const ends = t
+    .bytes()
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('{"type":"tool_end"'))
+    .map((line) => JSON.parse(line) as { details?: unknown });
   expect(ends.at(-1)!.details).toEqual(expect.objectContaining({ kind: "command", exit_code: 0, outside: { by: "once", justification: "needs it" } }));
 
   const piped = await runHel({ args: ["-C", project, "--approval", "on-request"], input: "hi\n", baseUrl: sim.url });
@@ -167,7 +174,10 @@ it("takes only a key pressed after the question is shown: what was typed ahead w
   await t.until((s) => s.includes(`${QUESTION} › n`), "the answer");
   expect(await t.exited).toBe(0);
   expect(existsSync(marker)).toBe(false);
-  const results = sim!.requests.map((r) => (r.body as ChatRequest).messages.at(-1)!).filter((m) => m.role === "tool").map((m) => String(m.content));
+  const results = sim!.requests
+    .map((r) => (r.body as ChatRequest).messages.at(-1)!)
+    .filter((m) => m.role === "tool")
+    .map((m) => String(m.content));
   expect(results[1]).toMatch(/^\[#\d+\] Error: the user refused to give this command writes to /);
 });
 

@@ -90,7 +90,9 @@ it("a version-2 snapshot whose archive index has no hashes is adopted with --tru
   expect((await archiveStore(project, id).read(unhashed)).ok).toBe(false);
   const refused = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
   expect(refused.code).toBe(2);
-  expect(refused.stderr).toBe(`hel: session ${id} was not written by hel here (no valid signature of this user's hel: a session cloned with the project, copied from elsewhere, or saved by an older hel) — if you trust its contents, adopt it with \`hel --resume ${id} --trust\`\n`);
+  expect(refused.stderr).toBe(
+    `hel: session ${id} was not written by hel here (no valid signature of this user's hel: a session cloned with the project, copied from elsewhere, or saved by an older hel) — if you trust its contents, adopt it with \`hel --resume ${id} --trust\`\n`,
+  );
   const resumed = await runHel({ args: ["-C", project, "--resume", id, "--trust", ...ARGS, "recall it"], baseUrl: sim.url });
   expect(resumed.code).toBe(0);
   expect(warnings(resumed.stderr)).toEqual([`hel: adopting session ${id}, which hel did not write here (--trust): its next save signs it as hel's own`]);

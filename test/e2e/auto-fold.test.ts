@@ -107,7 +107,11 @@ it("--auto-fold off and the config key auto-fold turn it off: no note request, t
     const run = await runHel({ args: ["-C", dir, ...ARGS, ...(setting === "flag" ? ["--auto-fold", "off"] : []), "make the build pass"], baseUrl: s.url });
     expect(run.code).toBe(0);
     expect(bodies(s).some(isNoteRequest)).toBe(false);
-    expect(bodies(s).at(-1)!.messages.filter((m) => m.role === "tool")).toHaveLength(7);
+    expect(
+      bodies(s)
+        .at(-1)!
+        .messages.filter((m) => m.role === "tool"),
+    ).toHaveLength(7);
   }
 });
 

@@ -94,8 +94,7 @@ describe("searches that would run away", () => {
 });
 
 describe("review_changes over large rewrites", () => {
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
+  const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
   const FILES = Array.from({ length: 8 }, (_, i) => `f${i}.txt`);
   const lines = (text: (i: number) => string) => Array.from({ length: 22_000 }, (_, i) => `${text(i)}\n`).join("");
   const REVIEW = { verdict: "correct", findings: [] };
@@ -103,14 +102,22 @@ describe("review_changes over large rewrites", () => {
   /** Eight committed 22k-line files, every line of which the model's first turn rewrites (as a command would). */
   async function rewrittenRepo(): Promise<string> {
     const dir = await tempProject();
-    for (const name of FILES) await writeFile(join(dir, name), lines((i) => `line ${i} of ${name}, as it was committed`));
+    for (const name of FILES)
+      await writeFile(
+        join(dir, name),
+        lines((i) => `line ${i} of ${name}, as it was committed`),
+      );
     git(dir, "init", "-q");
     git(dir, "add", "-A");
     git(dir, "commit", "-q", "-m", "start");
     return dir;
   }
   const rewrite = (dir: string) => {
-    for (const name of FILES) writeFileSync(join(dir, name), lines((i) => `row ${i} in the rewritten ${name}`));
+    for (const name of FILES)
+      writeFileSync(
+        join(dir, name),
+        lines((i) => `row ${i} in the rewritten ${name}`),
+      );
   };
 
   it("answers, the diff bounded and the files past its limit named", async () => {

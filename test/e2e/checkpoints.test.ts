@@ -26,7 +26,15 @@ async function gitFingerprint(dir: string): Promise<string[]> {
   const lines: string[] = [];
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath, entry.name);
-    lines.push(`${path} ${entry.isFile() ? createHash("sha256").update(await readFile(path)).digest("hex") : "dir"} ${(await stat(path)).mtimeMs}`);
+    lines.push(
+      `${path} ${
+        entry.isFile()
+          ? createHash("sha256")
+              .update(await readFile(path))
+              .digest("hex")
+          : "dir"
+      } ${(await stat(path)).mtimeMs}`,
+    );
   }
   return lines.sort();
 }
@@ -216,9 +224,7 @@ describe("without git", () => {
     // A PATH with no git on it: hel runs from its own path, and search_replace starts no process.
     const run = await runHel({ args: ["-C", project, "--tools", "search_replace", "change"], baseUrl: s.url, env: { PATH: "/nonexistent" } });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr.split("\n").filter((l) => l.includes("file checkpoints are off"))).toEqual([
-      "hel: git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them",
-    ]);
+    expect(run.stderr.split("\n").filter((l) => l.includes("file checkpoints are off"))).toEqual(["hel: git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them"]);
     expect(await read(project, "a.txt")).toBe("three\n");
   });
 });

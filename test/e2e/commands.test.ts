@@ -112,9 +112,7 @@ describe("a command outlives a killed hel", () => {
       expect(running(marker)).not.toEqual([]);
       const again = await runHel({ args: ["-C", project, "--resume", id, "again"], baseUrl: sim.url });
       expect(again.code).toBe(3);
-      expect(again.stderr).toBe(
-        `hel: session ${id} is in use: a command it started is still running (process group ${pgid}) — wait for it to end, or end it with \`kill -- -${pgid}\`\n`,
-      );
+      expect(again.stderr).toBe(`hel: session ${id} is in use: a command it started is still running (process group ${pgid}) — wait for it to end, or end it with \`kill -- -${pgid}\`\n`);
       const rm = await runHel({ args: ["-C", project, "sessions", "rm", id] });
       expect(rm.code).toBe(3);
       const ls = await runHel({ args: ["-C", project, "sessions", "ls", "--json"] });

@@ -65,7 +65,9 @@ describe("--max-cost", () => {
     const json = JSON.parse(result.stdout);
     expect(json).toMatchObject({ answer: null, exit_reason: "budget", usage: { requests: 1, cost_usd: spent } });
     expect(result.stderr).toMatch(
-      new RegExp(`\\nhel: stopped before a request whose ~\\d+ input tokens \\(\\$0\\.00\\d\\d uncached\\) and 4096 output tokens would take this session's spend of \\$${spent.toFixed(4).replace(".", "\\.")} past --max-cost \\$${Number(limit).toFixed(4).replace(".", "\\.")} — raise --max-cost to go on\\n`),
+      new RegExp(
+        `\\nhel: stopped before a request whose ~\\d+ input tokens \\(\\$0\\.00\\d\\d uncached\\) and 4096 output tokens would take this session's spend of \\$${spent.toFixed(4).replace(".", "\\.")} past --max-cost \\$${Number(limit).toFixed(4).replace(".", "\\.")} — raise --max-cost to go on\\n`,
+      ),
     );
   });
 

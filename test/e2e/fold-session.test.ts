@@ -127,7 +127,9 @@ it("recall of a handle that does not exist, or of an archive deleted or corrupte
     r.push(recall(args), { content: "ok" });
     const run = await runHel({ args: ["-C", dir, ...TOOLS, "--resume", id, "recall it"], baseUrl: r.url });
     expect(run.code).toBe(0);
-    return body(r, 1).messages.at(-1)!.content!.replace(/^\[#\d+\] /, "");
+    return body(r, 1)
+      .messages.at(-1)!
+      .content!.replace(/^\[#\d+\] /, "");
   };
   expect(await lastResult({ handle: "zzzz" })).toBe(`Error: cannot recall zzzz: no archived span has the handle "zzzz" (handles: ${handle}). The note in the conversation is all that is left of it.`);
   expect(await lastResult({ handle, query: "TS2304" })).toMatch(/1 matching line for "TS2304":\n2\t→ read_file[^]*4\t\[#2\] +1\terror TS2304/);
@@ -158,7 +160,10 @@ it("a read or edit of a file a folded span touched ends with a hint naming the h
   const r = await sim(() => ({ content: "ok" }));
   r.push(read("./a.log"), read("a.log"), { content: "read twice" }, edit, { content: "edited" });
   await runHel({ args: ["-C", dir, ...TOOLS, "--resume", id], input: "read a.log twice\nnow edit it\n", baseUrl: r.url });
-  const results = (i: number) => body(r, i).messages.filter((m) => m.role === "tool").map((m) => m.content);
+  const results = (i: number) =>
+    body(r, i)
+      .messages.filter((m) => m.role === "tool")
+      .map((m) => m.content);
   expect(results(1).at(-1)).toBe(`[#6]      1\terror TS2304: cannot find name 'x'\n${hint}`);
   expect(results(2).at(-1)).toBe(`[#7]      1\terror TS2304: cannot find name 'x'`);
   // A new turn: the edit gets the hint again.

@@ -32,7 +32,11 @@ function policy(sedScript: string) {
     if (child === "A") return done ? { content: "A done" } : { tool_calls: [call("run_command", { command: `sed -i -e '1e sleep 2' -e '${sedScript}' shared.txt` })] };
     if (child === "B") return done ? { content: "B done" } : { faults: [{ kind: "delay", ms: 700 }], reply: { tool_calls: [call("search_replace", { path: "shared.txt", old_text: "alpha: 1", new_text: "alpha: 2" })] } };
     if (!done) return { tool_calls: tasks.map((t) => call("delegate_task", t)) };
-    return { content: toolResults(req).map((r) => r.content).join("\n---\n") };
+    return {
+      content: toolResults(req)
+        .map((r) => r.content)
+        .join("\n---\n"),
+    };
   };
 }
 
@@ -74,11 +78,11 @@ it("an edit the command made impossible to apply again is reported to the parent
   expect(code).toBe(0);
   expect(await readFile(join(project, "shared.txt"), "utf8")).toBe("omega: 1\nbeta: 1\n");
   const commandResult = toolResults(requests.findLast((r) => childOf(r) === "A")!)[0]!.content;
-  expect(commandResult).toContain(
-    `This command undid subagent 2's edit of shared.txt (new_text "alpha: 2"), made while it ran; it could not be applied again (its old_text is no longer there), and subagent 2 was told.`,
-  );
+  expect(commandResult).toContain(`This command undid subagent 2's edit of shared.txt (new_text "alpha: 2"), made while it ran; it could not be applied again (its old_text is no longer there), and subagent 2 was told.`);
   // B had answered by the time A's command ended: the parent hears of it, with the result of A's delegation.
   const parentResults = toolResults(requests.findLast((r) => childOf(r) === null)!).map((m) => m.content);
-  expect(parentResults[0]).toMatch(/A done\n\[hel: subagent 2's edit of shared\.txt \(new_text "alpha: 2"\) was undone by a command subagent 1 ran at the same time, and could not be applied again: its old_text is no longer there\. Read shared\.txt and make the edit again if it is still needed\]$/);
+  expect(parentResults[0]).toMatch(
+    /A done\n\[hel: subagent 2's edit of shared\.txt \(new_text "alpha: 2"\) was undone by a command subagent 1 ran at the same time, and could not be applied again: its old_text is no longer there\. Read shared\.txt and make the edit again if it is still needed\]$/,
+  );
   expect(parentResults[1]).toMatch(/B done$/);
 });

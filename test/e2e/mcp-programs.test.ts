@@ -89,7 +89,10 @@ it("a child the server moved out of its group with setsid is gone once hel has e
   expect(run.code).toBe(0);
   expect(toolResults(sim)).toHaveLength(1);
   // The kernel ends the namespace as hel's exit closes it: a moment after, at most.
-  await waitFor(() => running(`sleep ${token}`).length === 0, () => `the setsid child to end: ${running(`sleep ${token}`).join("; ")}`);
+  await waitFor(
+    () => running(`sleep ${token}`).length === 0,
+    () => `the setsid child to end: ${running(`sleep ${token}`).join("; ")}`,
+  );
 });
 
 it("a server that outlives its stdin, and the child it moved out of its group with setsid, are gone once hel is killed with SIGKILL", async () => {
@@ -108,7 +111,10 @@ it("a server that outlives its stdin, and the child it moved out of its group wi
   hel.kill("SIGKILL");
   expect((await ended).signal).toBe("SIGKILL");
   // The server itself, which outlives its stdin, and its child: gone with hel.
-  await waitFor(() => running(token).length === 0, () => `the server and its setsid child to end: ${running(token).join("; ")}`);
+  await waitFor(
+    () => running(token).length === 0,
+    () => `the server and its setsid child to end: ${running(token).join("; ")}`,
+  );
 });
 
 it("a server that writes 50 MB to stderr leaves a log of bounded size that ends with its last line", async () => {

@@ -97,12 +97,7 @@ describe("the reference servers over stdio", () => {
     // A new session on the same servers: the same tools, byte for byte; a child is offered the same list.
     await sim.close();
     sim = await startSimulator({
-      script: [
-        { tool_calls: [call("delegate_task", { task: "echo hi" })] },
-        { tool_calls: [call("mcp__everything__echo", { message: "from the child" })] },
-        { content: "child done" },
-        { content: "done" },
-      ],
+      script: [{ tool_calls: [call("delegate_task", { task: "echo hi" })] }, { tool_calls: [call("mcp__everything__echo", { message: "from the child" })] }, { content: "child done" }, { content: "done" }],
     });
     const second = await runHel({ args: [...args, "use the servers"], baseUrl: sim.url, env: { DEEPSEEK_API_KEY: KEY } });
     expect(second.code).toBe(0);

@@ -52,7 +52,10 @@ const EDITS: Record<string, [string, string]> = { A: ["alpha: 1", "alpha: 2"], B
 
 /** A and B edit the same file, C reads it; A answers last, so finishing order differs from call order. */
 const threeChildren = parallelPolicy(TASKS, {
-  A: (n) => (n === 0 ? { faults: [{ kind: "delay", ms: FIRST_DELAY_MS }], reply: { tool_calls: [call("search_replace", { path: "shared.txt", old_text: EDITS.A![0], new_text: EDITS.A![1] })] } } : { faults: [{ kind: "delay", ms: 300 }], reply: { content: "A done" } }),
+  A: (n) =>
+    n === 0
+      ? { faults: [{ kind: "delay", ms: FIRST_DELAY_MS }], reply: { tool_calls: [call("search_replace", { path: "shared.txt", old_text: EDITS.A![0], new_text: EDITS.A![1] })] } }
+      : { faults: [{ kind: "delay", ms: 300 }], reply: { content: "A done" } },
   B: (n) => (n === 0 ? { faults: [{ kind: "delay", ms: FIRST_DELAY_MS }], reply: { tool_calls: [call("search_replace", { path: "shared.txt", old_text: EDITS.B![0], new_text: EDITS.B![1] })] } } : { content: "B done" }),
   C: (n) => (n === 0 ? { faults: [{ kind: "delay", ms: FIRST_DELAY_MS }], reply: { tool_calls: [call("read_file", { path: "shared.txt" })] } } : { content: "C done: gamma is 1" }),
 });
@@ -69,8 +72,14 @@ async function runParallel(mode: DelegateMode) {
   await writeFile(join(project, "shared.txt"), "alpha: 1\nbeta: 1\ngamma: 1\n");
   const out = await tempProject();
   const result = await runHel({ args: ["-C", project, "--delegate", mode, "--record", out, "--json", "Do the three tasks with three subagents at once."], baseUrl: sim.url });
-  const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as RequestLine);
-  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as RequestLine);
+  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   return { result, project, lines, delegations };
 }
 
@@ -114,7 +123,12 @@ describe.each(["full", "no-tools", "task-only"] as const)("three delegate_task c
     expect(await readFile(join(project, "shared.txt"), "utf8")).toBe("alpha: 2\nbeta: 2\ngamma: 1\n");
 
     // Each child has its own request lines, delegation line and transcript, numbered in call order.
-    expect(lines.filter((l) => l.agent === "child").map((l) => l.delegation).sort()).toEqual([1, 1, 2, 2, 3, 3]);
+    expect(
+      lines
+        .filter((l) => l.agent === "child")
+        .map((l) => l.delegation)
+        .sort(),
+    ).toEqual([1, 1, 2, 2, 3, 3]);
     for (const l of lines.filter((x) => x.agent === "child")) expect(lastUserText(l.body)).toContain(TASKS[l.delegation! - 1]!.task);
     expect(delegations.map((d) => [d.delegation, d.task, d.exit_reason]).sort()).toEqual(TASKS.map(({ task }, i) => [i + 1, task, "completed"]));
     const sessionId = JSON.parse(result.stdout).session_id as string;
@@ -159,7 +173,10 @@ it("Ctrl-C while three children wait on the model stops all three, and every cal
   child.kill("SIGINT");
   const result = await done;
   expect(result.code).toBe(130);
-  const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const events = result.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(events.at(-1)).toMatchObject({ type: "turn_end", agent: "parent", exit_reason: "aborted", answer: null });
   // The parent's conversation holds a result for each of its three calls, in call order.
   const parentMessages = events.filter((e) => e.type === "message" && e.agent === "parent").map((e) => e.message as Message);
@@ -170,7 +187,10 @@ it("Ctrl-C while three children wait on the model stops all three, and every cal
   );
   // No child asked again after the signal, and each ended as aborted.
   expect(sim.requests).toHaveLength(4);
-  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(delegations.map((d) => [d.delegation, d.exit_reason]).sort()).toEqual([
     [1, "aborted"],
     [2, "aborted"],

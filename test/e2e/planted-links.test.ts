@@ -69,7 +69,10 @@ it(".hel/sessions linked elsewhere: the answer is given but not saved there; -c 
   expect(run.stderr).toContain(`hel: could not take the lease of session `);
   expect(run.stderr).toContain(`: ${link} is a symbolic link, which hel does not follow; remove it`);
 
-  for (const args of [["-c", "hi"], ["sessions", "ls"]]) {
+  for (const args of [
+    ["-c", "hi"],
+    ["sessions", "ls"],
+  ]) {
     const refused = await runHel({ args: ["-C", project, ...args], baseUrl: sim.url });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe(`hel: could not list sessions: ${link} is a symbolic link, which hel does not follow; remove it\n`);

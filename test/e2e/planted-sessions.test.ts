@@ -51,9 +51,7 @@ it("a clone's session dated in the future is passed over by -c, which continues 
   const continued = await runHel({ args: ["-C", project, "--json", "-c", "and next"], baseUrl: sim.url });
   expect(continued.code).toBe(0);
   expect(JSON.parse(continued.stdout).session_id).toBe(ownId);
-  expect(helLines(continued.stderr)).toEqual([
-    `hel: -c passed over a newer session that hel did not write here (${PLANTED}) — \`hel sessions ls\` marks them; \`hel --resume <id> --trust\` adopts one`,
-  ]);
+  expect(helLines(continued.stderr)).toEqual([`hel: -c passed over a newer session that hel did not write here (${PLANTED}) — \`hel sessions ls\` marks them; \`hel --resume <id> --trust\` adopts one`]);
   expect(sent()).toContain("my first instruction");
   expect(sent()).not.toContain("the attacker's instruction");
 });

@@ -61,9 +61,7 @@ describe("a rules file that would bring in what is not the project's", () => {
     const result = await runIn(project);
     expect(result.code).toBe(0);
     expect(result.system).toBe(expectedSystem(project, result.system, { file: "AGENTS.md", text: "Rule from AGENTS.md\n" }));
-    expect(warnings(result.stderr)).toEqual([
-      `hel: "HEL.md" leads outside the project directory through a symlink (to ${credentials}), so ${NOT_USED}`,
-    ]);
+    expect(warnings(result.stderr)).toEqual([`hel: "HEL.md" leads outside the project directory through a symlink (to ${credentials}), so ${NOT_USED}`]);
   });
 
   it("a HEL.md symlinked to /dev/zero is skipped without being read", async () => {
@@ -93,10 +91,7 @@ describe("a rules file that would bring in what is not the project's", () => {
     const result = await runIn(project);
     expect(result.code).toBe(0);
     expect(result.system).toBe(expectedSystem(project, result.system, null));
-    expect(warnings(result.stderr)).toEqual([
-      `hel: "HEL.md" is in .hel/, hel's own state: it is off limits to tools, so ${NOT_USED}`,
-      `hel: AGENTS.md is a directory, not a regular file, so ${NOT_USED}`,
-    ]);
+    expect(warnings(result.stderr)).toEqual([`hel: "HEL.md" is in .hel/, hel's own state: it is off limits to tools, so ${NOT_USED}`, `hel: AGENTS.md is a directory, not a regular file, so ${NOT_USED}`]);
   });
 
   it("a HEL.md larger than the bound is skipped; one at the bound is used", async () => {

@@ -110,7 +110,12 @@ describe("typing and pasting", () => {
 
     const history = await readFile(join(project, ".hel", "history"), "utf8");
     expect(history).not.toContain(KEY);
-    expect(history.trim().split("\n").map((line) => JSON.parse(line))).toEqual(["the key is [REDACTED]", "two", "the key is [REDACTED]"]);
+    expect(
+      history
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+    ).toEqual(["the key is [REDACTED]", "two", "the key is [REDACTED]"]);
 
     const second = await prompt(project);
     second.type("\x1b[A\x1b[A\r");
@@ -262,9 +267,7 @@ describe("through pipes", () => {
   /** hel in a shell pipeline, as `echo "$log" | hel "why?"` runs it. */
   const shell = (script: string, project: string): Promise<{ code: number; stderr: string }> =>
     new Promise((resolve) =>
-      execFile("sh", ["-c", script], { env: { ...helEnv(sim.url), HEL, P: project, NODE: process.execPath } }, (error, _stdout, stderr) =>
-        resolve({ code: typeof error?.code === "number" ? error.code : 0, stderr }),
-      ),
+      execFile("sh", ["-c", script], { env: { ...helEnv(sim.url), HEL, P: project, NODE: process.execPath } }, (error, _stdout, stderr) => resolve({ code: typeof error?.code === "number" ? error.code : 0, stderr })),
     );
 
   it("piped text plus a prompt is one instruction: the prompt, then the text in a fence it cannot close", async () => {

@@ -105,7 +105,11 @@ it("through an ask: the child sees the span as it was, its calls with their reas
   const id = sessionIdOf(first.stderr)!;
   const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
   const r = await sim({ policy: () => ({ content: "ok" }) });
-  r.push({ reasoning: reasoningFor("call_q"), tool_calls: [{ id: "call_q", name: "ask", arguments: JSON.stringify({ handle, question: "what did a.log say?" }) }] }, { content: "cannot find name 'x'" }, { content: "answered" });
+  r.push(
+    { reasoning: reasoningFor("call_q"), tool_calls: [{ id: "call_q", name: "ask", arguments: JSON.stringify({ handle, question: "what did a.log say?" }) }] },
+    { content: "cannot find name 'x'" },
+    { content: "answered" },
+  );
   const run = await runHel({ args: ["-C", dir, ...tools, "--resume", id, "ask about the build"], baseUrl: r.url });
   expect(run.code).toBe(0);
   const turns = replayed(body(r, 1), 2);

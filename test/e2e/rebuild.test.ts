@@ -69,7 +69,10 @@ it("waits while another build holds the checkout, and takes over the lock of one
   const build = collect(child);
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  await waitFor(() => stderr.includes(`hel build: waiting for the build running here (process ${process.pid})\n`), () => `the waiting line, in ${JSON.stringify(stderr)}`);
+  await waitFor(
+    () => stderr.includes(`hel build: waiting for the build running here (process ${process.pid})\n`),
+    () => `the waiting line, in ${JSON.stringify(stderr)}`,
+  );
   expect(statSync(stamp).mtimeMs).toBe(builtBefore);
   // The holder dies without removing its lock: a process that has exited.
   const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout;

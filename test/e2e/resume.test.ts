@@ -119,7 +119,9 @@ describe("resume", () => {
   it("a spilled result stays readable after a resume", async () => {
     const project = await tempProject();
     await writeFile(join(project, "wide.txt"), Array.from({ length: 40 }, () => "x".repeat(1900)).join("\n") + "\n");
-    const s = await sim({ script: [{ tool_calls: [call("delegate_task", { task: "print" })] }, { tool_calls: [call("read_file", { path: "wide.txt", limit: 40 })] }, { content: "y".repeat(40_000) }, { content: "spilled" }] });
+    const s = await sim({
+      script: [{ tool_calls: [call("delegate_task", { task: "print" })] }, { tool_calls: [call("read_file", { path: "wide.txt", limit: 40 })] }, { content: "y".repeat(40_000) }, { content: "spilled" }],
+    });
     const a = await runHel({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: s.url });
     expect(a.code).toBe(0);
     const id = sessionIdOf(a.stderr)!;
@@ -134,11 +136,7 @@ describe("resume", () => {
 
 it("a spill before the first answer leases the session, so it cannot be deleted under the running hel", async () => {
   const s = await sim({
-    script: [
-      { tool_calls: [call("delegate_task", { task: "print" })] },
-      { content: "y".repeat(40_000) },
-      { faults: [{ kind: "delay", ms: 20_000 }], reply: { content: "late" } },
-    ],
+    script: [{ tool_calls: [call("delegate_task", { task: "print" })] }, { content: "y".repeat(40_000) }, { faults: [{ kind: "delay", ms: 20_000 }], reply: { content: "late" } }],
   });
   const project = await tempProject();
   const child = spawn(process.execPath, [HEL, "-C", project, "--delegate", "task-only", "go"], { env: helEnv(s.url), stdio: ["pipe", "pipe", "pipe"] });
@@ -179,10 +177,7 @@ describe("what is saved", () => {
 
   it("a first instruction cut short by max steps after an edit is saved, and -c continues it", async () => {
     const s = await sim({
-      script: [
-        { tool_calls: [call("search_replace", { path: "a.txt", old_text: "", new_text: "made\n" })] },
-        { tool_calls: [call("read_file", { path: "a.txt" })] },
-      ],
+      script: [{ tool_calls: [call("search_replace", { path: "a.txt", old_text: "", new_text: "made\n" })] }, { tool_calls: [call("read_file", { path: "a.txt" })] }],
     });
     const project = await tempProject();
     const first = await runHel({ args: ["-C", project, "--json", "--max-steps", "2", "make a.txt"], baseUrl: s.url });
@@ -233,7 +228,10 @@ describe("what is saved", () => {
     child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stdin!.write("one\n");
     await waitFor(() => stdout.includes("a1"), "the first answer");
-    await waitFor(() => /hel: could not .*session .* kept in memory and saved after the next turn/.test(stderr), () => `the warning that the save failed; stderr so far: ${stderr}`);
+    await waitFor(
+      () => /hel: could not .*session .* kept in memory and saved after the next turn/.test(stderr),
+      () => `the warning that the save failed; stderr so far: ${stderr}`,
+    );
     await rm(join(project, ".hel", "sessions"));
     child.stdin!.end("two\n");
     const code = await new Promise((r) => child.on("close", r));
@@ -279,9 +277,33 @@ describe("bad sessions exit 2 and leave the file untouched", () => {
   const corruptions: [string, (text: string, id: string) => string, RegExp][] = [
     ["invalid JSON", (t) => t.slice(0, t.length / 2), /not valid JSON|invalid JSON/i],
     ["another schema_version", (t) => t.replace('"schema_version":2', '"schema_version":3'), /schema_version 3/],
-    ["missing fields", (t) => { const o = JSON.parse(t); delete o.messages; return JSON.stringify(o); }, /messages/],
-    ["a tool call without its result", (t) => { const o = JSON.parse(t); o.messages.splice(3, 1); return JSON.stringify(o); }, /tool call|result/i],
-    ["another directory", (t) => { const o = JSON.parse(t); o.cwd = "/somewhere/else"; return JSON.stringify(o); }, /\/somewhere\/else/],
+    [
+      "missing fields",
+      (t) => {
+        const o = JSON.parse(t);
+        delete o.messages;
+        return JSON.stringify(o);
+      },
+      /messages/,
+    ],
+    [
+      "a tool call without its result",
+      (t) => {
+        const o = JSON.parse(t);
+        o.messages.splice(3, 1);
+        return JSON.stringify(o);
+      },
+      /tool call|result/i,
+    ],
+    [
+      "another directory",
+      (t) => {
+        const o = JSON.parse(t);
+        o.cwd = "/somewhere/else";
+        return JSON.stringify(o);
+      },
+      /\/somewhere\/else/,
+    ],
   ];
 
   it.each(corruptions)("%s", async (_name, corrupt, message) => {
@@ -414,7 +436,10 @@ describe("hel sessions", () => {
   it("ls, show (with the subagent's transcript) and rm", async () => {
     const s = await sim({ policy: "h11" });
     const project = await tempProject("h11");
-    const run = await runHel({ args: ["-C", project, "--delegate", "full", "Read services.ini to find the api port, delegate the edit of deploy/api.yaml with delegate_task, read it back, answer the port."], baseUrl: s.url });
+    const run = await runHel({
+      args: ["-C", project, "--delegate", "full", "Read services.ini to find the api port, delegate the edit of deploy/api.yaml with delegate_task, read it back, answer the port."],
+      baseUrl: s.url,
+    });
     expect(run.code).toBe(0);
     const id = sessionIdOf(run.stderr)!;
     const other = await runHel({ args: ["-C", project, "--tools", "none", "unrelated"], baseUrl: s.url });

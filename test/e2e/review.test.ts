@@ -37,16 +37,7 @@ const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(
 const fix = { tool_calls: [call("search_replace", { path: "calc.py", old_text: "return a - b", new_text: "return a + b" })] };
 const review = (focus?: string) => ({ tool_calls: [call("review_changes", focus ? { focus } : {})] });
 const REVIEW = { verdict: "incorrect", findings: [{ title: "No test", body: "Nothing checks add.", path: "calc.py", line: 2, priority: 2 }] };
-const CALC_DIFF = [
-  "diff --git a/calc.py b/calc.py",
-  "--- a/calc.py",
-  "+++ b/calc.py",
-  "@@ -1,2 +1,2 @@",
-  " def add(a, b):",
-  "-    return a - b",
-  "+    return a + b",
-  "",
-].join("\n");
+const CALC_DIFF = ["diff --git a/calc.py b/calc.py", "--- a/calc.py", "+++ b/calc.py", "@@ -1,2 +1,2 @@", " def add(a, b):", "-    return a - b", "+    return a + b", ""].join("\n");
 
 const bodyOf = (i: number) => sim!.requests[i]!.body as ChatRequest;
 const lastMessage = (i: number) => bodyOf(i).messages.at(-1) as Message;
@@ -57,7 +48,12 @@ async function run(script: SimStep[], extra: string[] = [], project?: string) {
   if (!project) await writeFile(join(dir, "calc.py"), "def add(a, b):\n    return a - b\n");
   const out = await tempProject();
   const result = await runHel({ args: ["-C", dir, "--delegate", "full", "--json", "--record", out, ...extra, INSTRUCTION], baseUrl: sim.url });
-  const jsonl = async (name: string) => (await readFile(join(out, "raw", name), "utf8")).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const jsonl = async (name: string) =>
+    (await readFile(join(out, "raw", name), "utf8"))
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   return { result, dir, json: JSON.parse(result.stdout || "{}"), requests: await jsonl("requests.jsonl"), delegations: await jsonl("delegations.jsonl") };
 }
 
@@ -93,9 +89,7 @@ describe("a review", () => {
 
     // Recorded as a child of kind review: requests, delegations, --json, the transcript.
     expect(requests.map((l) => `${l.agent}${l.delegation ?? ""}${l.kind ? ` ${l.kind}` : ""}`)).toEqual(["parent", "parent", "child1 review", "parent"]);
-    expect(delegations).toEqual([
-      expect.objectContaining({ delegation: 1, kind: "review", mode: null, task: "the arithmetic", answer: JSON.stringify(REVIEW), exit_reason: "completed", tool_calls: [] }),
-    ]);
+    expect(delegations).toEqual([expect.objectContaining({ delegation: 1, kind: "review", mode: null, task: "the arithmetic", answer: JSON.stringify(REVIEW), exit_reason: "completed", tool_calls: [] })]);
     expect(json.usage.by_agent[1]).toMatchObject({ agent: "child", delegation: 1, kind: "review", requests: 1 });
     const transcript = JSON.parse(await readFile(join(dir, ".hel", "sessions", json.session_id, "children", "1.json"), "utf8"));
     expect(transcript).toMatchObject({ number: 1, kind: "review", mode: null, exit_reason: "completed", messages: reviewer.messages.concat([expect.objectContaining({ role: "assistant" })]) });
@@ -114,7 +108,9 @@ describe("a review", () => {
       { role: "assistant", content: "The change looks right to me.", reasoning_content: expect.any(String) },
       { role: "user", content: `[#3] ${retryMessage(`it is not JSON (${parseError("The change looks right to me.")})`)}` },
     ]);
-    expect(retry.messages.at(-1)!.content).toMatch(/^\[#3\] Your answer is not the JSON object asked for: it is not JSON \(.+\)\. Answer again with only that JSON object, with no text before or after it and no code fence: \{"verdict"/);
+    expect(retry.messages.at(-1)!.content).toMatch(
+      /^\[#3\] Your answer is not the JSON object asked for: it is not JSON \(.+\)\. Answer again with only that JSON object, with no text before or after it and no code fence: \{"verdict"/,
+    );
     expect(lastMessage(4)).toMatchObject({ role: "tool", content: `[#4] ${JSON.stringify(REVIEW)}` });
   });
 
@@ -174,8 +170,7 @@ describe("a review", () => {
 });
 
 describe("in a git repository", () => {
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
+  const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
 
   it("the diff also holds what changed outside hel's tools since the session began: edited, created and deleted files", async () => {
     const dir = await tempProject();

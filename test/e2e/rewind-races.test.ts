@@ -97,10 +97,7 @@ async function slowGit(): Promise<{ path: string; started: string }> {
   const bin = await tempProject();
   const started = join(bin, "add-started");
   const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
-  await writeFile(
-    join(bin, "git"),
-    `#!/bin/sh\nfor a in "$@"; do if [ "$a" = add ]; then touch '${started}'; sleep 120 & p=$!; trap 'kill $p; exit 130' TERM INT; wait $p; exit 1; fi; done\nexec '${realGit}' "$@"\n`,
-  );
+  await writeFile(join(bin, "git"), `#!/bin/sh\nfor a in "$@"; do if [ "$a" = add ]; then touch '${started}'; sleep 120 & p=$!; trap 'kill $p; exit 130' TERM INT; wait $p; exit 1; fi; done\nexec '${realGit}' "$@"\n`);
   await chmod(join(bin, "git"), 0o755);
   return { path: `${bin}:${process.env.PATH}`, started };
 }

@@ -110,7 +110,10 @@ describe("stdin and --json", () => {
     const project = await tempProject();
     const result = await runHel({ args: ["-C", project, "--json"], input: "first question\n\nsecond question\n", baseUrl: sim.url });
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     const [a, b] = lines;
     expect(a).toMatchObject({ answer: "first answer", exit_reason: "completed", usage: { requests: 1 } });
@@ -160,7 +163,13 @@ describe("the loop's limits and the model's mistakes", () => {
   it("malformed tool-call JSON, an unknown tool and bad arguments come back as error results the model can correct", async () => {
     sim = await startSimulator({
       script: [
-        { tool_calls: [{ name: "read_file", arguments: '{"path": "a.txt"' }, { name: "run_shell", arguments: "{}" }, { name: "read_file", arguments: '{"offset": "x"}' }] },
+        {
+          tool_calls: [
+            { name: "read_file", arguments: '{"path": "a.txt"' },
+            { name: "run_shell", arguments: "{}" },
+            { name: "read_file", arguments: '{"offset": "x"}' },
+          ],
+        },
         { tool_calls: [call("read_file", { path: "a.txt" })] },
         { content: "done" },
       ],
@@ -169,7 +178,9 @@ describe("the loop's limits and the model's mistakes", () => {
     await writeFile(join(project, "a.txt"), "content\n");
     const result = await runHel({ args: ["-C", project, "read a.txt"], baseUrl: sim.url });
     expect(result.code).toBe(0);
-    const results = bodies()[1]!.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    const results = bodies()[1]!
+      .messages.filter((m) => m.role === "tool")
+      .map((m) => m.content);
     expect(results).toHaveLength(3);
     expect(results[0]).toMatch(/^\[#2\] Error: .*JSON/);
     expect(results[1]).toMatch(/^\[#3\] Error: .*run_shell.*read_file/s);
@@ -214,7 +225,10 @@ describe("--record", () => {
     const out = await tempProject();
     const result = await runHel({ args: ["-C", project, "--record", out, "list"], baseUrl: sim.url });
     expect(result.code).toBe(0);
-    const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines.map((l) => l.agent)).toEqual(["parent", "parent"]);
     expect(lines.map((l) => l.body)).toEqual(bodies());
@@ -244,10 +258,7 @@ describe("the API key", () => {
     expect(bodies()[0]!.messages[0]!.content).toContain("Never print [REDACTED].");
     // The key goes out only in the Authorization header.
     expect(sim.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
-    const written = [
-      ...(await readdir(join(project, ".hel"), { recursive: true })).map((f) => join(project, ".hel", f)),
-      ...(await readdir(out, { recursive: true })).map((f) => join(out, f)),
-    ];
+    const written = [...(await readdir(join(project, ".hel"), { recursive: true })).map((f) => join(project, ".hel", f)), ...(await readdir(out, { recursive: true })).map((f) => join(out, f))];
     for (const file of written) {
       const text = await readFile(file, "utf8").catch(() => "");
       expect(text, file).not.toContain(key);

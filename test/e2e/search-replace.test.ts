@@ -72,12 +72,8 @@ describe("search_replace", () => {
   it("says when old_text is not found, and suggests reading the file again", async () => {
     const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "function f() {\n\treturn 1;\n}\n");
-    await expect(edit(ctx, { path: "f.txt", old_text: "return 2;", new_text: "x" })).rejects.toThrow(
-      /^old_text was not found in f\.txt\. Read f\.txt again with read_file and copy the text exactly/,
-    );
-    await expect(edit(ctx, { path: "f.txt", old_text: "function f() {\n    return 1;\n}", new_text: "x" })).rejects.toThrow(
-      /matches when whitespace is ignored/,
-    );
+    await expect(edit(ctx, { path: "f.txt", old_text: "return 2;", new_text: "x" })).rejects.toThrow(/^old_text was not found in f\.txt\. Read f\.txt again with read_file and copy the text exactly/);
+    await expect(edit(ctx, { path: "f.txt", old_text: "function f() {\n    return 1;\n}", new_text: "x" })).rejects.toThrow(/matches when whitespace is ignored/);
     await expect(edit(ctx, { path: "f.txt", old_text: "     2\t\treturn 1;", new_text: "x" })).rejects.toThrow(/line-number prefixes/);
     expect(await readFile(path.join(dir, "f.txt"), "utf8")).toBe("function f() {\n\treturn 1;\n}\n");
   });
@@ -85,9 +81,7 @@ describe("search_replace", () => {
   it("refuses several occurrences with their count and lines", async () => {
     const { ctx, dir } = await toolProject();
     await writeFile(path.join(dir, "f.txt"), "x = 1\ny = 2\nx = 1\nz\nx = 1\n");
-    await expect(edit(ctx, { path: "f.txt", old_text: "x = 1", new_text: "x = 3" })).rejects.toThrow(
-      "old_text occurs 3 times in f.txt (at lines 1, 3, 5); it must occur exactly once. Add surrounding lines to old_text",
-    );
+    await expect(edit(ctx, { path: "f.txt", old_text: "x = 1", new_text: "x = 3" })).rejects.toThrow("old_text occurs 3 times in f.txt (at lines 1, 3, 5); it must occur exactly once. Add surrounding lines to old_text");
     await writeFile(path.join(dir, "g.txt"), "aaa");
     await expect(edit(ctx, { path: "g.txt", old_text: "aa", new_text: "b" })).rejects.toThrow(/occurs 2 times/);
   });
@@ -106,9 +100,7 @@ describe("search_replace", () => {
 
   it("tells how to create a missing file when old_text is not empty", async () => {
     const { ctx } = await toolProject();
-    await expect(edit(ctx, { path: "src/none.ts", old_text: "x", new_text: "y" })).rejects.toThrow(
-      /src\/none\.ts does not exist\. To create it, call search_replace with old_text ""/,
-    );
+    await expect(edit(ctx, { path: "src/none.ts", old_text: "x", new_text: "y" })).rejects.toThrow(/src\/none\.ts does not exist\. To create it, call search_replace with old_text ""/);
   });
 
   it("refuses an empty old_text on an existing non-empty file, and fills an empty one", async () => {
@@ -194,9 +186,7 @@ describe("search_replace", () => {
   it("refuses edits with read-only access", async () => {
     const { ctx, dir } = await toolProject("read-only");
     await writeFile(path.join(dir, "f.txt"), "a\n");
-    await expect(edit(ctx, { path: "f.txt", old_text: "a", new_text: "b" })).rejects.toThrow(
-      "read-only access: edits are refused; report the change needed instead",
-    );
+    await expect(edit(ctx, { path: "f.txt", old_text: "a", new_text: "b" })).rejects.toThrow("read-only access: edits are refused; report the change needed instead");
     await expect(edit(ctx, { path: "new.txt", old_text: "", new_text: "b" })).rejects.toThrow(/read-only access/);
     expect(await readFile(path.join(dir, "f.txt"), "utf8")).toBe("a\n");
   });
@@ -256,9 +246,7 @@ describe("saving an edit", () => {
     const { dir, file, save } = await loadFresh("log.txt", "line 1\nline 2\n");
     // The other writer appends once hel's new content is written and synced, just before the rename.
     const appendByAnotherProcess = () => run("sh", ["-c", 'printf "appended\\n" >> "$1"', "sh", file]);
-    await expect(save("line 1\nLINE 2\n", appendByAnotherProcess)).rejects.toThrow(
-      "log.txt changed while it was being edited; nothing was written. Read it again and make the edit on its current content",
-    );
+    await expect(save("line 1\nLINE 2\n", appendByAnotherProcess)).rejects.toThrow("log.txt changed while it was being edited; nothing was written. Read it again and make the edit on its current content");
     expect(await readFile(file, "utf8")).toBe("line 1\nline 2\nappended\n");
     expect(await readdir(dir)).toEqual(["log.txt"]);
   });
@@ -334,7 +322,11 @@ describe("an edit of a file another process changes before the rename", () => {
 describe("a read-only file", () => {
   it("is refused, whoever runs hel (root included), and left as it is", async () => {
     const { ctx, dir } = await toolProject();
-    for (const [name, mode] of [["ro.txt", 0o444], ["ro.sh", 0o555], ["none.txt", 0o000]] as const) {
+    for (const [name, mode] of [
+      ["ro.txt", 0o444],
+      ["ro.sh", 0o555],
+      ["none.txt", 0o000],
+    ] as const) {
       const file = path.join(dir, name);
       await writeFile(file, "keep me\n");
       await chmod(file, mode);

@@ -33,7 +33,10 @@ it("a server error quoting the Authorization header reaches no output, record or
   // The server's text is shown, with the key taken out of it.
   const failed = result.stderr.split("\n").filter((line) => line.startsWith("hel: "));
   expect(failed).toEqual([expect.stringMatching(/^hel: DeepSeek's server failed \(500: Server Error: .*authorization: Bearer \[REDACTED\].*\) after 4 tries — /)]);
-  const requests = (await readFile(join(out, "raw", "requests.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { status: number; error?: string });
+  const requests = (await readFile(join(out, "raw", "requests.jsonl"), "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { status: number; error?: string });
   expect(requests.map((r) => r.status)).toEqual([200, 500, 500, 500, 500]);
   expect(requests.at(-1)!.error).toContain("authorization: Bearer [REDACTED]");
 

@@ -59,38 +59,34 @@ it("a resume that starts while another process finishes its turn never drops tha
   }
 });
 
-it(
-  "a holder stopped past its lease's expiry finds out before it writes, saves nothing and exits 1",
-  { timeout: 120_000 },
-  async () => {
-    const project = await tempProject();
-    const id = "aaaa2222-2222-4222-8222-222222222222";
-    await saveSnapshot(project, makeSnapshot(project, id));
-    let releaseA!: () => void;
-    const aMayAnswer = new Promise<void>((r) => (releaseA = r));
-    stub.before = async ({ instruction }) => {
-      if (instruction === "turn A") await aMayAnswer;
-    };
-    const a = startHel({ args: ["-C", project, "--resume", id, ...ARGS, "turn A"], baseUrl: stub.url });
-    const aDone = collect(a);
-    await waitFor(() => stub.requests.some((r) => r.instruction === "turn A"), "A's request");
-    a.kill("SIGSTOP");
-    // The lease's expiry is what lets B in; hel's own timing, so this waits it out.
-    await sleep(LEASE_TIMING.stale + 2_000);
-    const b = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "turn B"], baseUrl: stub.url });
-    expect(b.code).toBe(0);
-    releaseA();
-    a.kill("SIGCONT");
-    const aResult = await aDone;
-    expect(aResult.code).toBe(1);
-    expect(aResult.stderr).toMatch(new RegExp(`hel: lost the lease on session ${id} — .*its latest turn is not saved`));
-    const saved = await instructions(project, id);
-    expect(saved).toContain("turn B");
-    expect(saved).not.toContain("turn A");
-    // Nothing of A's save attempt is left beside the snapshot.
-    expect((await readdir(join(project, ".hel", "sessions", id))).filter((f) => f.endsWith(".tmp"))).toEqual([]);
-  },
-);
+it("a holder stopped past its lease's expiry finds out before it writes, saves nothing and exits 1", { timeout: 120_000 }, async () => {
+  const project = await tempProject();
+  const id = "aaaa2222-2222-4222-8222-222222222222";
+  await saveSnapshot(project, makeSnapshot(project, id));
+  let releaseA!: () => void;
+  const aMayAnswer = new Promise<void>((r) => (releaseA = r));
+  stub.before = async ({ instruction }) => {
+    if (instruction === "turn A") await aMayAnswer;
+  };
+  const a = startHel({ args: ["-C", project, "--resume", id, ...ARGS, "turn A"], baseUrl: stub.url });
+  const aDone = collect(a);
+  await waitFor(() => stub.requests.some((r) => r.instruction === "turn A"), "A's request");
+  a.kill("SIGSTOP");
+  // The lease's expiry is what lets B in; hel's own timing, so this waits it out.
+  await sleep(LEASE_TIMING.stale + 2_000);
+  const b = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "turn B"], baseUrl: stub.url });
+  expect(b.code).toBe(0);
+  releaseA();
+  a.kill("SIGCONT");
+  const aResult = await aDone;
+  expect(aResult.code).toBe(1);
+  expect(aResult.stderr).toMatch(new RegExp(`hel: lost the lease on session ${id} — .*its latest turn is not saved`));
+  const saved = await instructions(project, id);
+  expect(saved).toContain("turn B");
+  expect(saved).not.toContain("turn A");
+  // Nothing of A's save attempt is left beside the snapshot.
+  expect((await readdir(join(project, ".hel", "sessions", id))).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+});
 
 it("twenty processes resuming twenty sessions of one project: none is refused", { timeout: 240_000 }, async () => {
   const project = await tempProject();

@@ -12,7 +12,6 @@ import { sessionIdOf } from "../helpers/simulators.js";
 let sim: Simulator;
 afterEach(async () => sim?.close());
 
-
 /** A project, a config home, and a run of hel in it with that config home. */
 async function setUp(user: unknown, project: unknown) {
   const dir = await tempProject();
@@ -25,8 +24,7 @@ async function setUp(user: unknown, project: unknown) {
     await mkdir(join(dir, ".hel"));
     await writeFile(join(dir, ".hel", "config.json"), typeof project === "string" ? project : JSON.stringify(project));
   }
-  const run = (args: string[], env: Record<string, string | undefined> = {}) =>
-    runHel({ args: ["-C", dir, ...args], baseUrl: sim?.url, env: { XDG_CONFIG_HOME: configHome, ...env } });
+  const run = (args: string[], env: Record<string, string | undefined> = {}) => runHel({ args: ["-C", dir, ...args], baseUrl: sim?.url, env: { XDG_CONFIG_HOME: configHome, ...env } });
   return { dir, configHome, run };
 }
 
@@ -55,7 +53,11 @@ describe("config files", () => {
   });
 
   const bad: [string, unknown, RegExp][] = [
-    ["an unknown key", { model: "deepseek-flash", colour: "red" }, /has an unknown key "colour" — the keys are model, effort, access, network, auto-fold, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost, checkpoint-max-mb, mcp-servers, mcp-timeout, approval, allow, hooks$/],
+    [
+      "an unknown key",
+      { model: "deepseek-flash", colour: "red" },
+      /has an unknown key "colour" — the keys are model, effort, access, network, auto-fold, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost, checkpoint-max-mb, mcp-servers, mcp-timeout, approval, allow, hooks$/,
+    ],
     ["an allow that is not a list", { allow: "npm test" }, /has a bad value for "allow": must be a list of command prefixes, such as \["git fetch"\] — fix it or remove the key$/],
     ["an approval hel does not know", { approval: "always" }, /has a bad value for "approval": must be one of on-request, never — fix it or remove the key$/],
     ["a bad value", { effort: "medium" }, /has a bad value for "effort": must be one of none, low, high, max — fix it or remove the key$/],

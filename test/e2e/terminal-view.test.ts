@@ -23,9 +23,7 @@ describe("a finished command", () => {
     const hel = inTerminal(["-C", project, "--tools", "run_command", "build"], sim.url);
     expect(await hel.exited).toBe(0);
     const screen = plain(hel.screen()).replaceAll("\r", "");
-    expect(screen).toContain(
-      ["$ for i in $(seq 1 30); do echo line $i; done; exit 1", "  │ … 20 lines before these", ...numbered(21, 30, (n) => `  │ line ${n}`), "  ✗ exit code 1 · "].join("\n"),
-    );
+    expect(screen).toContain(["$ for i in $(seq 1 30); do echo line $i; done; exit 1", "  │ … 20 lines before these", ...numbered(21, 30, (n) => `  │ line ${n}`), "  ✗ exit code 1 · "].join("\n"));
     expect(screen).toContain(["$ seq 1 8", "  │ … 5 lines before these", "  │ 6", "  │ 7", "  │ 8", "  ✓ exit code 0 · "].join("\n"));
 
     const shown = await runHel({ args: ["-C", project, "sessions", "show", sessionIdOf(screen)!] });

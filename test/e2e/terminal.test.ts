@@ -238,9 +238,22 @@ describe("--json-events", () => {
       "parent response",
       "parent turn_end",
     ]);
-    const firstStep = events.slice(0, events.findIndex((e) => e.type === "response"));
-    expect(firstStep.filter((e) => e.type === "reasoning").map((e) => (e as { text: string }).text).join("")).toBe("delegate it");
-    expect(events.filter((e) => e.type === "text" && e.agent === "parent").map((e) => (e as { text: string }).text).join("")).toBe("Done.");
+    const firstStep = events.slice(
+      0,
+      events.findIndex((e) => e.type === "response"),
+    );
+    expect(
+      firstStep
+        .filter((e) => e.type === "reasoning")
+        .map((e) => (e as { text: string }).text)
+        .join(""),
+    ).toBe("delegate it");
+    expect(
+      events
+        .filter((e) => e.type === "text" && e.agent === "parent")
+        .map((e) => (e as { text: string }).text)
+        .join(""),
+    ).toBe("Done.");
     const edit = events.find((e) => e.type === "tool_end" && e.agent === "child");
     expect(edit).toMatchObject({ name: "search_replace", is_error: false, result: "Created a.txt (1 line).", edit: { path: "a.txt", created: true, added: 1, removed: 0 } });
     const end = events.at(-1)!;
@@ -252,10 +265,7 @@ describe("--json-events", () => {
 
   it("gives tool_end the call's details beside its result: a command's exit code, a search's counts", async () => {
     sim = await startSimulator({
-      script: [
-        { tool_calls: [call("run_command", { command: "echo hi; exit 3" }), call("grep", { pattern: "needle" }), call("find_files", { pattern: "*.txt" })] },
-        { content: "Done." },
-      ],
+      script: [{ tool_calls: [call("run_command", { command: "echo hi; exit 3" }), call("grep", { pattern: "needle" }), call("find_files", { pattern: "*.txt" })] }, { content: "Done." }],
     });
     const project = await tempProject();
     await writeFile(join(project, "a.txt"), "needle\nhay\nneedle again\n");

@@ -67,7 +67,10 @@ describe("evals run fold, offline", () => {
     for (const row of summary.conditions) {
       const expected = EXPECTED[row.condition];
       if (!expected) continue;
-      expect(judges.map((j) => row.passed[j] === 1), row.condition).toEqual(expected);
+      expect(
+        judges.map((j) => row.passed[j] === 1),
+        row.condition,
+      ).toEqual(expected);
     }
   });
 

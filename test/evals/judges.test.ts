@@ -1,15 +1,6 @@
 // The evals judges as pure functions: on passing runs and on each way a run can fail.
 import { describe, expect, it } from "vitest";
-import {
-  answerContainsJudge,
-  callTouches,
-  delegationFlowJudge,
-  exactAnswerJudge,
-  runJudges,
-  yamlTopLevel,
-  yamlValueJudge,
-  type JudgeInput,
-} from "../../evals/judges.js";
+import { answerContainsJudge, callTouches, delegationFlowJudge, exactAnswerJudge, runJudges, yamlTopLevel, yamlValueJudge, type JudgeInput } from "../../evals/judges.js";
 import type { RecordDir, RecordJson, RecordedToolCall } from "../../evals/records.js";
 
 const totals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0, cost_usd: 0 };
@@ -92,7 +83,7 @@ describe("h11 judges", () => {
     expect(file.judge(input([], { [YAML]: "name: api\nport: 8080\n" }))).toEqual({ pass: false, detail: "port: 8080, expected 8143" });
     expect(file.judge(input([], { [YAML]: null }))).toEqual({ pass: false, detail: `${YAML} is missing` });
     expect(file.judge(input([], { [YAML]: "name: api\n  port: 8143\n" })).detail).toMatch(/no top-level port/);
-    expect(file.judge(input([], { [YAML]: "port: \"8143\"  # the api\n" })).pass).toBe(true);
+    expect(file.judge(input([], { [YAML]: 'port: "8143"  # the api\n' })).pass).toBe(true);
   });
 
   it("the answer judge wants exactly 8143: an explanation around it fails", () => {
@@ -134,7 +125,14 @@ describe("helpers", () => {
     expect(yamlTopLevel("env:\n  port: 1\n", "port")).toBeUndefined();
   });
   it("a judge that throws becomes a failed verdict", () => {
-    const broken = { id: "x", title: "x", description: "x", judge: () => { throw new Error("boom"); } };
+    const broken = {
+      id: "x",
+      title: "x",
+      description: "x",
+      judge: () => {
+        throw new Error("boom");
+      },
+    };
     expect(runJudges([broken], input([]))).toEqual({ x: { pass: false, detail: "the judge failed: boom" } });
   });
 });

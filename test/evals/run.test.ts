@@ -14,7 +14,6 @@ import { tempProject } from "../helpers/temp-project.js";
 const ROOT = join(import.meta.dirname, "..", "..");
 const EVALS = join(ROOT, "out", "evals", "main.js");
 
-
 interface Done {
   code: number | null;
   stdout: string;
@@ -36,7 +35,17 @@ interface Line {
   usage: (Totals & { prompt_tokens: number }) | null;
 }
 const lineTotals = (lines: Line[]): Totals =>
-  lines.reduce((t, l) => plus(t, { requests: 1, prompt_tokens: l.usage?.prompt_tokens ?? 0, completion_tokens: l.usage?.completion_tokens ?? 0, prompt_cache_hit_tokens: l.usage?.prompt_cache_hit_tokens ?? 0, prompt_cache_miss_tokens: l.usage?.prompt_cache_miss_tokens ?? 0 }), zero());
+  lines.reduce(
+    (t, l) =>
+      plus(t, {
+        requests: 1,
+        prompt_tokens: l.usage?.prompt_tokens ?? 0,
+        completion_tokens: l.usage?.completion_tokens ?? 0,
+        prompt_cache_hit_tokens: l.usage?.prompt_cache_hit_tokens ?? 0,
+        prompt_cache_miss_tokens: l.usage?.prompt_cache_miss_tokens ?? 0,
+      }),
+    zero(),
+  );
 
 /** Everything the record files of one condition add up to, read with plain JSON.parse (not the evals' reader). */
 async function recordSums(suiteDir: string, summary: Summary, condition: string) {
@@ -54,7 +63,13 @@ async function recordSums(suiteDir: string, summary: Summary, condition: string)
       fromRecordJson.child = plus(fromRecordJson.child, record.usage.child);
       fromRecordJson.requestsField += record.requests;
       const text = await readFile(join(dir, "raw", "requests.jsonl"), "utf8");
-      lines.push(...text.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Line));
+      lines.push(
+        ...text
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Line),
+      );
     }
   }
   return { fromRecordJson, lines, wallMs };
@@ -106,7 +121,10 @@ describe("evals run, offline, --repeat 1", () => {
   it("both suites exit 0, print the Markdown summary and say they ran offline", async () => {
     expect(h11.code, h11.stderr).toBe(0);
     expect(h9.code, h9.stderr).toBe(0);
-    for (const [done, summary, name] of [[h11, s11, "h11"], [h9, s9, "h9"]] as const) {
+    for (const [done, summary, name] of [
+      [h11, s11, "h11"],
+      [h9, s9, "h9"],
+    ] as const) {
       expect(summary.mode).toBe("offline");
       expect(summary.simulator_policy).toBe(name);
       expect(summary.problems).toEqual([]);
@@ -140,7 +158,10 @@ describe("evals run, offline, --repeat 1", () => {
   });
 
   it("the summary's numbers equal the sums over each run's record.json and raw/requests.jsonl", async () => {
-    for (const [summary, suite] of [[s11, "h11"], [s9, "h9"]] as const)
+    for (const [summary, suite] of [
+      [s11, "h11"],
+      [s9, "h9"],
+    ] as const)
       for (const row of summary.conditions) expectSummaryMatchesRecords(summary, await recordSums(join(out, suite), summary, row.condition), row.condition);
   });
 
@@ -166,7 +187,10 @@ describe("evals run, offline, --repeat 1", () => {
   });
 
   it("the per-request cache table is the child's first request and the parent's requests around the delegation", async () => {
-    const lines = (await readFile(join(out, "h11", "variant-full", "run-1", "raw", "requests.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Line);
+    const lines = (await readFile(join(out, "h11", "variant-full", "run-1", "raw", "requests.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Line);
     const firstChild = lines.findIndex((l) => l.agent === "child");
     const figures = (l: Line) => ({
       prompt_tokens: l.usage!.prompt_tokens,

@@ -59,13 +59,15 @@ describe("the per-user key", () => {
   it("made by eight processes at once is one key they all agree on", async () => {
     const script = `const { userKey } = await import(${JSON.stringify(COMPILED)}); process.stdout.write((await userKey(process.env)).toString("hex"));`;
     const keys = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        new Promise<string>((done, fail) => {
-          const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, XDG_STATE_HOME: "", HOME: home } });
-          let out = "";
-          child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-          child.on("close", (code) => (code === 0 ? done(out) : fail(new Error(`exit ${code}`))));
-        }),
+      Array.from(
+        { length: 8 },
+        () =>
+          new Promise<string>((done, fail) => {
+            const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, XDG_STATE_HOME: "", HOME: home } });
+            let out = "";
+            child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+            child.on("close", (code) => (code === 0 ? done(out) : fail(new Error(`exit ${code}`))));
+          }),
       ),
     );
     expect(new Set(keys).size).toBe(1);

@@ -10,10 +10,7 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "../..");
 
-const TSC_OPTIONS = [
-  ...["--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022"],
-  ...["--strict", "--skipLibCheck", "--esModuleInterop", "--types", "node", "--noEmitOnError", "false"],
-];
+const TSC_OPTIONS = [...["--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022"], ...["--strict", "--skipLibCheck", "--esModuleInterop", "--types", "node", "--noEmitOnError", "false"]];
 
 /** The session modules the child processes load; session.ts (the running session) is not one of them. */
 export function sessionEntries(): string[] {
@@ -31,11 +28,7 @@ export function buildSessionModules(): string {
 
   const tmp = `${out}.${process.pid}`;
   try {
-    execFileSync(
-      process.execPath,
-      [join(root, "node_modules/typescript/bin/tsc"), "--outDir", tmp, "--rootDir", join(root, "src"), ...TSC_OPTIONS, ...entries.map((f) => join(root, f))],
-      { cwd: root, stdio: "pipe" },
-    );
+    execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "--outDir", tmp, "--rootDir", join(root, "src"), ...TSC_OPTIONS, ...entries.map((f) => join(root, f))], { cwd: root, stdio: "pipe" });
   } catch {
     // Type errors elsewhere still emit JavaScript; only a missing output is fatal (checked below).
   }
@@ -55,7 +48,12 @@ export function buildSessionModules(): string {
 /** A hash of the paths and contents of every file in importClosure(base, entries). */
 export function sourcesKey(base: string, entries: readonly string[]): string {
   const hash = createHash("sha256");
-  for (const file of importClosure(base, entries)) hash.update(file).update("\0").update(readFileSync(join(base, file))).update("\0");
+  for (const file of importClosure(base, entries))
+    hash
+      .update(file)
+      .update("\0")
+      .update(readFileSync(join(base, file)))
+      .update("\0");
   return hash.digest("hex");
 }
 

@@ -56,8 +56,7 @@ export async function runInProcess(run: InProcessRun): Promise<Omit<HelResult, "
   const { flags, env } = flagsOf(run);
   const out = capture(env);
   const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
-  const ended =
-    flags.prompt.length > 0 ? await runOneShot(project, flags.prompt.join(" "), out.io) : await runStdin(project, out.io, Readable.from([run.input ?? ""]));
+  const ended = flags.prompt.length > 0 ? await runOneShot(project, flags.prompt.join(" "), out.io) : await runStdin(project, out.io, Readable.from([run.input ?? ""]));
   return { code: exitStatus(ended), stdout: out.stdout(), stderr: out.stderr() };
 }
 

@@ -32,7 +32,13 @@ export function readSources(dir: string): Map<string, string> {
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !SOURCE.test(entry.name)) continue;
     const path = join(entry.parentPath, entry.name);
-    files.set(path.slice(dir.length + 1).split("\\").join("/"), readFileSync(path, "utf8"));
+    files.set(
+      path
+        .slice(dir.length + 1)
+        .split("\\")
+        .join("/"),
+      readFileSync(path, "utf8"),
+    );
   }
   return files;
 }

@@ -22,7 +22,10 @@ server.registerTool("huge", { description: "Answers 100 MB." }, async () => text
 server.registerTool("pid", { description: "Says its process id." }, async () => text(String(process.pid)));
 server.registerTool("big", { description: "Answers 100 KB of lines." }, async () => text(Array.from({ length: 2000 }, (_, i) => `line ${i} ${"y".repeat(40)}`).join("\n")));
 server.registerTool("picture", { description: "Answers an image and a colour code." }, async () => ({
-  content: [{ type: "image", data: Buffer.alloc(3000).toString("base64"), mimeType: "image/png" }, { type: "text", text: "\u001b[31mred\u001b[0m" }],
+  content: [
+    { type: "image", data: Buffer.alloc(3000).toString("base64"), mimeType: "image/png" },
+    { type: "text", text: "\u001b[31mred\u001b[0m" },
+  ],
 }));
 server.registerTool("grow", { description: "Adds the tool grown." }, async () => {
   server.registerTool("grown", { description: "Was added." }, async () => text("grown"));

@@ -29,7 +29,11 @@ export function inTerminal(args: string[], baseUrl: string, env: Record<string, 
     type: (keys) => child.stdin.write(keys),
     screen,
     bytes: () => bytes,
-    until: (check, what) => waitFor(() => check(screen()), () => `${what}; screen so far:\n${screen()}`),
+    until: (check, what) =>
+      waitFor(
+        () => check(screen()),
+        () => `${what}; screen so far:\n${screen()}`,
+      ),
     exited: new Promise((resolve) => child.on("close", (code) => resolve(code))),
   };
 }

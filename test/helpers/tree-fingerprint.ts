@@ -10,7 +10,15 @@ export async function treeFingerprint(dir: string, skip?: string): Promise<strin
     const path = join(entry.parentPath, entry.name);
     if (skip !== undefined && path.startsWith(join(dir, skip))) continue;
     const info = await stat(path);
-    lines.push(`${path.slice(dir.length)} ${(info.mode & 0o7777).toString(8)} ${entry.isFile() ? createHash("sha256").update(await readFile(path)).digest("hex") : "dir"}`);
+    lines.push(
+      `${path.slice(dir.length)} ${(info.mode & 0o7777).toString(8)} ${
+        entry.isFile()
+          ? createHash("sha256")
+              .update(await readFile(path))
+              .digest("hex")
+          : "dir"
+      }`,
+    );
   }
   return lines.sort();
 }

@@ -48,13 +48,19 @@ it("every event's payload, a child's and a resume's included, parses with its ev
   // Each answer went where it was meant: the two compactions' summaries among them.
   expect(s.requests).toHaveLength(8);
 
-  const payloads: Record<string, unknown>[] = (await readFile(log, "utf8")).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const payloads: Record<string, unknown>[] = (await readFile(log, "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const problems = payloads.flatMap((payload) => {
     const schema = HOOK_PAYLOAD_SCHEMAS[payload.hook_event_name as keyof typeof HOOK_PAYLOAD_SCHEMAS];
     if (!schema) return [`no schema for ${String(payload.hook_event_name)}`];
     const parsed = schema.safeParse(payload);
     const order = Object.keys(schema.shape).filter((key) => key in payload);
-    return [...(parsed.success ? [] : [`${String(payload.hook_event_name)}: ${parsed.error.message}`]), ...(Object.keys(payload).join() === order.join() ? [] : [`${String(payload.hook_event_name)}: keys ${Object.keys(payload).join()}`])];
+    return [
+      ...(parsed.success ? [] : [`${String(payload.hook_event_name)}: ${parsed.error.message}`]),
+      ...(Object.keys(payload).join() === order.join() ? [] : [`${String(payload.hook_event_name)}: keys ${Object.keys(payload).join()}`]),
+    ];
   });
   expect(problems).toEqual([]);
   // Each event was reached, and each variant of its payload the schemas name.

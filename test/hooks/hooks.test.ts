@@ -30,7 +30,11 @@ async function script(text: string): Promise<string> {
 async function logging(then = ""): Promise<{ command: string; payloads: () => Promise<Record<string, unknown>[]> }> {
   const log = join(await tempProject(), "payloads.jsonl");
   const command = await script(`appendFileSync(${JSON.stringify(log)}, JSON.stringify(input) + "\\n");\n${then}`);
-  const payloads = async () => (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const payloads = async () =>
+    (await readFile(log, "utf8").catch(() => ""))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   return { command, payloads };
 }
 
@@ -71,16 +75,19 @@ it("a blocker: exit 2 keeps the call from running and its stderr is the result; 
   expect(results[1]).toEqual({ role: "tool", tool_call_id: expect.any(String), content: "[#3] Blocked by a PreToolUse hook: no commands in this project" });
   expect(results[0]!.content).not.toContain("Blocked");
   await expect(readFile(join(dir, "made"))).rejects.toThrow();
-  expect(await payloads()).toEqual([
-    { session_id: hel.conversation.session.id, cwd: dir, hook_event_name: "PreToolUse", tool_name: "run_command", tool_input: { command: "touch made" } },
-  ]);
+  expect(await payloads()).toEqual([{ session_id: hel.conversation.session.id, cwd: dir, hook_event_name: "PreToolUse", tool_name: "run_command", tool_input: { command: "touch made" } }]);
   const seen = JSON.parse(await readFile(env, "utf8"));
   expect(seen).not.toHaveProperty("DEEPSEEK_API_KEY");
   expect(seen).not.toHaveProperty("SOME_SECRET_TOKEN");
   expect(seen.HEL_PROJECT_DIR).toBe(dir);
   expect(hel.stderr()).toContain('↯ the PreToolUse hook "');
   expect(hel.stderr()).toContain(" blocked the call: no commands in this project\n");
-  const hookEvents = hel.stdout().split("\n").filter(Boolean).map((line) => JSON.parse(line)).filter((e) => e.type === "hook");
+  const hookEvents = hel
+    .stdout()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((e) => e.type === "hook");
   expect(hookEvents).toEqual([{ type: "hook", agent: "parent", event: "PreToolUse", command, exit_code: 2, timed_out: false, stderr: "no commands in this project" }]);
   expect(JSON.parse(await readFile(join(record, "record.json"), "utf8")).hooks).toEqual([{ agent: "parent", event: "PreToolUse", command, exit_code: 2, timed_out: false }]);
 });

@@ -70,7 +70,10 @@ it("a setsid child ends with its hook: at the hook's exit and at its timeout", a
     const run = await runHook({ command, timeout_s: timeout }, {}, placeOf(dir), signal);
     expect(run.timedOut).toBe(name === "timeout");
     // The kernel ends the namespace as its bubblewrap goes: a moment after, at most (the sleep is 31 s).
-    await waitFor(() => running(`sleep ${token}`).length === 0, () => `the setsid child to end: ${running(`sleep ${token}`).join("; ")}`);
+    await waitFor(
+      () => running(`sleep ${token}`).length === 0,
+      () => `the setsid child to end: ${running(`sleep ${token}`).join("; ")}`,
+    );
   }
   expect((await readdir(out)).sort()).toEqual(["exit.started", "timeout.started"]);
 });

@@ -8,7 +8,13 @@ const tool = (name: string) => ({ name, inputSchema: { type: "object" } });
 describe("offeredTools", () => {
   it("names each tool mcp__<server>__<tool>, sorted by server and then tool name, whatever order the servers listed them in", () => {
     const warnings: string[] = [];
-    const offered = offeredTools([{ name: "b", tools: [tool("z"), tool("a")] }, { name: "a", tools: [tool("Y"), tool("y")] }], (w) => warnings.push(w));
+    const offered = offeredTools(
+      [
+        { name: "b", tools: [tool("z"), tool("a")] },
+        { name: "a", tools: [tool("Y"), tool("y")] },
+      ],
+      (w) => warnings.push(w),
+    );
     expect(offered.map((o) => o.name)).toEqual(["mcp__a__Y", "mcp__a__y", "mcp__b__a", "mcp__b__z"]);
     expect(offered[2]).toMatchObject({ server: "b", tool: { name: "a" } });
     expect(warnings).toEqual([]);
@@ -17,7 +23,10 @@ describe("offeredTools", () => {
   it("leaves out, with a warning each, a name DeepSeek refuses and the tools of two servers that would share a name", () => {
     const warnings: string[] = [];
     const offered = offeredTools(
-      [{ name: "x", tools: [tool("y__z"), tool("ok"), tool("has space"), tool("n".repeat(60))] }, { name: "x__y", tools: [tool("z")] }],
+      [
+        { name: "x", tools: [tool("y__z"), tool("ok"), tool("has space"), tool("n".repeat(60))] },
+        { name: "x__y", tools: [tool("z")] },
+      ],
       (w) => warnings.push(w),
     );
     expect(offered.map((o) => o.name)).toEqual(["mcp__x__ok"]);
@@ -38,9 +47,7 @@ describe("resultText", () => {
       { type: "resource", resource: { uri: "file:///b", text: "inline" } },
       { type: "resource", resource: { uri: "file:///c", mimeType: "application/zip", blob: "AAAAAAAA" } },
     ];
-    expect(resultText(content, undefined)).toBe(
-      "one\n[image: image/png, 3 bytes]\n[audio: audio/wav, 0 bytes]\n[resource link: file:///a (a)]\ninline\n[resource: file:///c, application/zip, 6 bytes]",
-    );
+    expect(resultText(content, undefined)).toBe("one\n[image: image/png, 3 bytes]\n[audio: audio/wav, 0 bytes]\n[resource link: file:///a (a)]\ninline\n[resource: file:///c, application/zip, 6 bytes]");
   });
 
   it("gives structured content as JSON when there is no other, and says when there is nothing", () => {

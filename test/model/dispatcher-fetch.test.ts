@@ -119,7 +119,10 @@ describe("dispatcherFetch", () => {
     const fetch = fetchOver({ bodyTimeout: 200 });
     for (const path of ["/plain", "/gzip"]) {
       const response = await fetch(`${url}${path}`);
-      const error = await bytesOf(response.body).then(() => null, (e: unknown) => e);
+      const error = await bytesOf(response.body).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((error as { code?: string }).code, path).toBe("UND_ERR_BODY_TIMEOUT");
     }
     const closed = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
@@ -128,7 +131,10 @@ describe("dispatcherFetch", () => {
       server!.close(done);
     });
     server = undefined;
-    const refused = await fetch(closed).then(() => null, (e: unknown) => e);
+    const refused = await fetch(closed).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((refused as { code?: string }).code).toBe("ECONNREFUSED");
   });
 

@@ -156,7 +156,10 @@ it("an early connection that failed is never reported: the request fails as it w
   const failure = async (withEarly: boolean): Promise<unknown> => {
     const client = createModelClient({ baseURL: url, apiKey: "sk-test", retryBaseMs: 1, connections: withEarly ? opened(url) : null });
     try {
-      return await client.complete(body(), new AbortController().signal).then(() => null, (error: unknown) => error);
+      return await client.complete(body(), new AbortController().signal).then(
+        () => null,
+        (error: unknown) => error,
+      );
     } finally {
       await client.close();
     }

@@ -49,12 +49,22 @@ describe("HttpHeaders", () => {
       ["set-cookie", "a=1, b=2"],
     ]);
     expect(fromRecord.get("RETRY-AFTER")).toBe("3");
-    expect([...new HttpHeaders([["A", "1"], ["a", "2"]])]).toEqual([["a", "1, 2"]]);
+    expect([
+      ...new HttpHeaders([
+        ["A", "1"],
+        ["a", "2"],
+      ]),
+    ]).toEqual([["a", "1, 2"]]);
     expect([...new HttpHeaders(fromRecord)]).toEqual([...fromRecord]);
   });
 
   it("refuses what WHATWG Headers refuses: a name that is no token, a value with CR, LF or NUL", () => {
-    for (const [name, value] of [["bad name", "v"], ["", "v"], ["x", "a\r\nInjected: 1"], ["x", "a\0b"]] as const) {
+    for (const [name, value] of [
+      ["bad name", "v"],
+      ["", "v"],
+      ["x", "a\r\nInjected: 1"],
+      ["x", "a\0b"],
+    ] as const) {
       expect(() => new Headers([[name, value]])).toThrow(TypeError);
       expect(() => new HttpHeaders([[name, value]])).toThrow(TypeError);
     }

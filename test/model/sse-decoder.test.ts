@@ -11,15 +11,7 @@ function decode(pieces: readonly Uint8Array[]): string[] {
 }
 
 describe("events", () => {
-  const stream = Buffer.from(
-    ": keep-alive\n\n" +
-      'data: {"a":1}\n\n' +
-      "event: ignored\r\nid: 7\r\ndata: two\r\ndata:lines\r\n\r\n" +
-      "data: é€😀\r\rdata\n\n" +
-      "retry: 5\n\n" +
-      "data: [DONE]\n\n" +
-      "data: cut off",
-  );
+  const stream = Buffer.from(": keep-alive\n\n" + 'data: {"a":1}\n\n' + "event: ignored\r\nid: 7\r\ndata: two\r\ndata:lines\r\n\r\n" + "data: é€😀\r\rdata\n\n" + "retry: 5\n\n" + "data: [DONE]\n\n" + "data: cut off");
   const events = ['{"a":1}', "two\nlines", "é€😀", "", "[DONE]"];
 
   it("reads data lines, skips comments and other fields, and ends lines with LF, CRLF or CR", () => {

@@ -42,10 +42,7 @@ async function holder(mode: string, options: { staleMs?: number; env?: Record<st
 }
 
 const exited = (child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
-    : new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve({ code: child.exitCode, signal: child.signalCode }) : new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
 
 const active = () => sessionPaths(project, ID_A).active;
 
@@ -63,9 +60,7 @@ describe("one session, one process", () => {
     expect(await isLeased(project, ID_A)).toBe(true);
     const err = await sessionError(() => acquireLease(project, ID_A));
     expect(err.exitCode).toBe(3);
-    expect(err.message).toBe(
-      `session ${ID_A} is in use by another hel process — wait for it to finish (a lease left by a killed process expires within 30 s)`,
-    );
+    expect(err.message).toBe(`session ${ID_A} is in use by another hel process — wait for it to finish (a lease left by a killed process expires within 30 s)`);
     expect(await loadSnapshot(project, ID_A)).toEqual(makeSnapshot(project, ID_A));
   });
 

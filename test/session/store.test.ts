@@ -24,7 +24,6 @@ beforeEach(async () => {
   project = await tempProject();
 });
 
-
 const snapshotFile = (id: string): string => sessionPaths(project, id).snapshot;
 
 /** A fixture session saved as ID_A, and the text of its snapshot.json. */
@@ -104,7 +103,7 @@ describe("save and load", () => {
 
   it("encodes non-ASCII text and an empty conversation the way JSON.stringify does, plus line breaks", () => {
     const snapshot = makeSnapshot(project, ID_A);
-    snapshot.messages.push({ role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end\nsecond line" });
+    snapshot.messages.push({ role: "user", content: 'naïve — 日本語 😀 \u2028 "quotes" \\ end\nsecond line' });
     const encode = ({ messages, ...header }: Snapshot) => Buffer.concat(encodeSnapshot(header, messages)).toString("utf8");
     // JSON.stringify never writes a raw line break, so every one in the file is the encoder's.
     expect(withoutIndex(encode(snapshot).replaceAll("\n", ""))).toBe(JSON.stringify(snapshot));
@@ -322,9 +321,7 @@ describe("save and load", () => {
     bad.messages.splice(3, 1); // the tool result
     const err = await sessionError(() => saveSnapshot(project, bad));
     expect(err.exitCode).toBe(1);
-    expect(err.message).toBe(
-      `could not save session ${ID_A}: tool call call_1 (read_file) in messages[2] has no result — this is a bug in hel; the conversation is kept in memory and saved after the next turn`,
-    );
+    expect(err.message).toBe(`could not save session ${ID_A}: tool call call_1 (read_file) in messages[2] has no result — this is a bug in hel; the conversation is kept in memory and saved after the next turn`);
     const invalid = { ...makeSnapshot(project, ID_A), usage: { requests: -1 } } as unknown as Snapshot;
     expect((await sessionError(() => saveSnapshot(project, invalid))).message).toMatch(/snapshot is invalid \(has an invalid usage.requests .*; is missing usage.prompt_tokens/);
     // Messages are checked one by one, the first time a save sees each; the error names the index.
@@ -350,9 +347,7 @@ describe("a failed save never damages the previous snapshot", () => {
     const next = makeSnapshot(project, ID_A, { updated_at: "2025-01-02T00:00:00.000Z" });
     const err = await sessionError(() => saveSnapshot(project, next, { writeData: halfThenFull }));
     expect(err.exitCode).toBe(1);
-    expect(err.message).toBe(
-      `could not save session ${ID_A}: no space left on device — free some space; the conversation is kept in memory and saved after the next turn`,
-    );
+    expect(err.message).toBe(`could not save session ${ID_A}: no space left on device — free some space; the conversation is kept in memory and saved after the next turn`);
     expect(readFileSync(snapshotFile(ID_A)).equals(before)).toBe(true);
     expect(readdirSync(sessionPaths(project, ID_A).dir)).toEqual(["snapshot.json"]);
     // The next save, with the disk free again, succeeds.
@@ -478,21 +473,13 @@ describe("loading refuses what it cannot resume, and never writes", () => {
   it("a tool call without its result", async () => {
     const snapshot = valid();
     (snapshot.messages as unknown[]).splice(3, 1);
-    await expectRefused(
-      ID_A,
-      JSON.stringify(snapshot),
-      `session ${ID_A}: cannot be resumed: tool call call_1 (read_file) in messages[2] has no result ${where()}`,
-    );
+    await expectRefused(ID_A, JSON.stringify(snapshot), `session ${ID_A}: cannot be resumed: tool call call_1 (read_file) in messages[2] has no result ${where()}`);
   });
 
   it("an orphan tool result", async () => {
     const snapshot = valid();
     (snapshot.messages as unknown[]).push({ role: "tool", tool_call_id: "call_9", content: "?" });
-    await expectRefused(
-      ID_A,
-      JSON.stringify(snapshot),
-      `session ${ID_A}: cannot be resumed: the tool result in messages[5] answers no tool call (tool_call_id call_9) ${where()}`,
-    );
+    await expectRefused(ID_A, JSON.stringify(snapshot), `session ${ID_A}: cannot be resumed: the tool result in messages[5] answers no tool call (tool_call_id call_9) ${where()}`);
   });
 
   it("a snapshot of another session", async () => {
@@ -500,11 +487,7 @@ describe("loading refuses what it cannot resume, and never writes", () => {
   });
 
   it("a session of another directory, named so the user can go there", async () => {
-    await expectRefused(
-      ID_A,
-      JSON.stringify({ ...valid(), cwd: "/other/dir" }),
-      `session ${ID_A} belongs to /other/dir — run hel from there or with -C /other/dir`,
-    );
+    await expectRefused(ID_A, JSON.stringify({ ...valid(), cwd: "/other/dir" }), `session ${ID_A} belongs to /other/dir — run hel from there or with -C /other/dir`);
   });
 
   it("an unknown id, and a session directory that was never saved", async () => {
@@ -543,9 +526,7 @@ describe("tool call pairing", () => {
         { role: "tool", tool_call_id: "a", content: "" },
       ]),
     ).toBe("tool call a (read_file) in messages[0] has no result");
-    expect(findToolPairingError([{ role: "assistant", content: null, tool_calls: [call("a"), call("a")] }])).toBe(
-      "messages[0] uses the same tool call id twice",
-    );
+    expect(findToolPairingError([{ role: "assistant", content: null, tool_calls: [call("a"), call("a")] }])).toBe("messages[0] uses the same tool call id twice");
   });
 });
 

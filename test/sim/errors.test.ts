@@ -112,7 +112,11 @@ describe("validation (400 / 422)", () => {
 
   it("context too long: 400 with the live text, counting max_tokens", async () => {
     const r = await post(sim.url, { ...ok, max_tokens: 19_999 });
-    expectError(r, 400, /^This model's maximum context length is 20000 tokens\. However, you requested \d+ tokens \(\d+ in the messages, 19999 in the completion\)\. Please reduce the length of the messages or completion\.$/);
+    expectError(
+      r,
+      400,
+      /^This model's maximum context length is 20000 tokens\. However, you requested \d+ tokens \(\d+ in the messages, 19999 in the completion\)\. Please reduce the length of the messages or completion\.$/,
+    );
     const m = /requested (\d+) tokens \((\d+) in the messages/.exec((r.json as { error: { message: string } }).error.message)!;
     expect(Number(m[1])).toBe(Number(m[2]) + 19_999);
     // Without max_tokens, the default (64K in thinking mode) is what counts.

@@ -73,7 +73,16 @@ describe("status faults", () => {
   });
 
   it("a status fault after keep-alives rides in the stream as an error event", async () => {
-    sim = await startSimulator({ script: [{ faults: [{ kind: "keepalive", count: 2, everyMs: 5 }, { kind: "status", status: 503 }] }] });
+    sim = await startSimulator({
+      script: [
+        {
+          faults: [
+            { kind: "keepalive", count: 2, everyMs: 5 },
+            { kind: "status", status: 503 },
+          ],
+        },
+      ],
+    });
     const stream = await client(sim.url).chat.completions.create(streamParams());
     await expect(async () => {
       for await (const _ of stream) void _;
@@ -178,7 +187,15 @@ describe("timing faults", () => {
   it("faults combine in order and are followed by the step's reply", async () => {
     sim = await startSimulator({
       policy: "echo",
-      script: [{ faults: [{ kind: "delay", ms: 50 }, { kind: "keepalive", count: 1, everyMs: 5 }], reply: { content: "scripted after faults" } }],
+      script: [
+        {
+          faults: [
+            { kind: "delay", ms: 50 },
+            { kind: "keepalive", count: 1, everyMs: 5 },
+          ],
+          reply: { content: "scripted after faults" },
+        },
+      ],
     });
     const r = await post(sim.url, body(true));
     const events = sse(r.text);

@@ -8,14 +8,11 @@ import { fold } from "../../sim/policies.js";
 import type { SimReply } from "../../sim/index.js";
 import type { ChatRequest, Message } from "../../src/wire/messages.js";
 
-const tool = (name: string, props: string[]) => ({ type: "function" as const, function: { name, description: name, parameters: { type: "object", properties: Object.fromEntries(props.map((p) => [p, { type: "string" }])) } } });
-const TOOLS = [
-  tool("read_file", ["path"]),
-  tool("search_replace", ["path", "old_text", "new_text"]),
-  tool("run_command", ["command"]),
-  tool("fold", ["since", "note"]),
-  tool("recall", ["handle", "query"]),
-];
+const tool = (name: string, props: string[]) => ({
+  type: "function" as const,
+  function: { name, description: name, parameters: { type: "object", properties: Object.fromEntries(props.map((p) => [p, { type: "string" }])) } },
+});
+const TOOLS = [tool("read_file", ["path"]), tool("search_replace", ["path", "old_text", "new_text"]), tool("run_command", ["command"]), tool("fold", ["since", "note"]), tool("recall", ["handle", "query"])];
 const RULE = "The claim must select and claim in one transaction (BEGIN; SELECT … FOR UPDATE SKIP LOCKED; UPDATE jobs SET status = 'claimed' …; COMMIT): SKIP LOCKED's row lock lasts only until COMMIT.";
 
 let id = 0;
@@ -75,11 +72,15 @@ describe("the fold policy", () => {
     expect(args(read).since).toBe("#2");
   });
 
-  const FOLLOW_UP = "Move the job-selection query out of claimNext into its own exported helper function, selectNextJob, in queue/claim.js, so the admin page can reuse it, and make claimNext call it. Keep the change small; I will run the build myself.";
+  const FOLLOW_UP =
+    "Move the job-selection query out of claimNext into its own exported helper function, selectNextJob, in queue/claim.js, so the admin page can reuse it, and make claimNext call it. Keep the change small; I will run the build myself.";
   const summary: Message[] = [{ role: "user", content: "[compacted c0ff] The earlier conversation was compacted; recall reads it.\n## Done\n- the build passes" }];
 
   it("follow-up: with the rule in view, the helper takes the claim's transaction", () => {
-    const noted: Message[] = [{ role: "user", content: `[#1] earlier` }, { role: "tool", tool_call_id: "x", content: `[#2] Folded. learned: ${RULE}` }];
+    const noted: Message[] = [
+      { role: "user", content: `[#1] earlier` },
+      { role: "tool", tool_call_id: "x", content: `[#2] Folded. learned: ${RULE}` },
+    ];
     const edit = args(conversation(FOLLOW_UP, [["read_file", { path: "queue/claim.js" }, "…"]], noted));
     expect(edit.new_text).toContain("async function selectNextJob(tx) {\n  const { rows } = await tx.query(SELECT_NEXT);");
   });

@@ -14,7 +14,10 @@ async function startSim(args: string[]): Promise<string> {
   sim = spawn(process.execPath, [join(ROOT, "out", "sim", "main.js"), ...args], { stdio: ["ignore", "pipe", "inherit"] });
   let stdout = "";
   sim.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  await waitFor(() => /\n {2}export .*\n/.test(stdout), () => `the export line, in ${JSON.stringify(stdout)}`);
+  await waitFor(
+    () => /\n {2}export .*\n/.test(stdout),
+    () => `the export line, in ${JSON.stringify(stdout)}`,
+  );
   return stdout;
 }
 

@@ -50,7 +50,7 @@ it("a call that does not fit max_tokens is cut mid-arguments, finish length", as
   expect(cut.length).toBeLessThan(long.length);
 });
 
-it("a tool call sent back with arguments that are not JSON is refused with a 400; \"\" and JSON pass", async () => {
+it('a tool call sent back with arguments that are not JSON is refused with a 400; "" and JSON pass', async () => {
   sim = await startSimulator({ script: [{ content: "ok" }, { content: "ok" }] });
   const history = (args: string) => [
     user("q"),

@@ -63,14 +63,7 @@ function fileTools(root: string, log: { name: string; args: Record<string, strin
 }
 
 /** One agent: streams each turn, appends the assistant message as the API returned it, runs the tools. */
-async function runAgent(
-  c: OpenAI,
-  messages: Msg[],
-  tools: unknown[],
-  impl: Impl,
-  log: { name: string; args: Record<string, string> }[],
-  maxSteps = 12,
-): Promise<{ answer: string; messages: Msg[]; steps: number }> {
+async function runAgent(c: OpenAI, messages: Msg[], tools: unknown[], impl: Impl, log: { name: string; args: Record<string, string> }[], maxSteps = 12): Promise<{ answer: string; messages: Msg[]; steps: number }> {
   for (let step = 1; step <= maxSteps; step++) {
     const stream = await c.chat.completions.create({
       model: "deepseek-flash",
@@ -115,8 +108,7 @@ async function runAgent(
 }
 
 const SYSTEM = system("You are hel, a coding agent working in the project directory.");
-const ROLE_NOTE =
-  "You are a subagent. Another agent, your parent, has handed you the task below.\nAny messages above this one are the parent's conversation, shown to you as background only.";
+const ROLE_NOTE = "You are a subagent. Another agent, your parent, has handed you the task below.\nAny messages above this one are the parent's conversation, shown to you as background only.";
 
 describe("echo", () => {
   it("answers echo: <last user message>, with no tool calls", async () => {

@@ -70,7 +70,10 @@ describe("streaming wire format (raw)", () => {
     // Phases in order: reasoning, then content, then tool calls.
     const phase = (d: Record<string, unknown>): string =>
       d["tool_calls"] ? "T" : typeof d["reasoning_content"] === "string" && d["reasoning_content"] !== "" ? "R" : typeof d["content"] === "string" && d["content"] !== "" ? "C" : "-";
-    const phases = chunks.slice(1, -1).map((c) => phase(c.choices[0]!.delta)).join("");
+    const phases = chunks
+      .slice(1, -1)
+      .map((c) => phase(c.choices[0]!.delta))
+      .join("");
     expect(phases).toMatch(/^R+C+T+$/);
 
     const deltas = chunks.map((c) => c.choices[0]!.delta);
@@ -181,7 +184,7 @@ describe("openai SDK against the simulator", () => {
     expect(res.object).toBe("chat.completion");
     expect(res.model).toBe("deepseek-v4-pro");
     expect(res.choices).toHaveLength(1);
-    const msg = res.choices[0]!.message as typeof res.choices[0]["message"] & { reasoning_content?: string };
+    const msg = res.choices[0]!.message as (typeof res.choices)[0]["message"] & { reasoning_content?: string };
     expect(msg.role).toBe("assistant");
     expect(msg.content).toBe(CONTENT);
     expect(msg.reasoning_content).toBe(REASONING);

@@ -3,9 +3,7 @@ import { countTokens, tokenEnds, tokenize, truncateToTokens } from "../../sim/to
 import { promptSegments, tokenizeSegments, assistantSegments, outputSegments, countSegments } from "../../sim/template.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 
-const PROSE =
-  "The cache system works on a best-effort basis and does not guarantee a full hit rate. " +
-  "Cache construction takes seconds, and once the cache is no longer in use it is cleared, usually within hours. ";
+const PROSE = "The cache system works on a best-effort basis and does not guarantee a full hit rate. " + "Cache construction takes seconds, and once the cache is no longer in use it is cleared, usually within hours. ";
 
 describe("token estimate", () => {
   it("pieces cover the text exactly and join back to it", () => {
@@ -71,7 +69,17 @@ describe("prompt template", () => {
   };
 
   it("puts system text, then the tool list, then the messages", () => {
-    const text = tokenizeSegments(promptSegments(req([{ role: "system", content: "SYS" }, { role: "user", content: "USR" }], [tool]))).text;
+    const text = tokenizeSegments(
+      promptSegments(
+        req(
+          [
+            { role: "system", content: "SYS" },
+            { role: "user", content: "USR" },
+          ],
+          [tool],
+        ),
+      ),
+    ).text;
     const s = text.indexOf("SYS");
     const t = text.indexOf('"read_file"');
     const u = text.indexOf("USR");
@@ -88,7 +96,16 @@ describe("prompt template", () => {
     const out = tokenizeSegments(promptSegments(first));
     tokenizeSegments(outputSegments(turn), out);
     const next = tokenizeSegments(
-      promptSegments(req([{ role: "user", content: "go" }, { role: "assistant", ...turn }, { role: "tool", tool_call_id: "call_00_x", content: "data" }], [tool])),
+      promptSegments(
+        req(
+          [
+            { role: "user", content: "go" },
+            { role: "assistant", ...turn },
+            { role: "tool", tool_call_id: "call_00_x", content: "data" },
+          ],
+          [tool],
+        ),
+      ),
     );
     expect(next.text.startsWith(out.text)).toBe(true);
     expect(next.ends.slice(0, out.ends.length)).toEqual(out.ends);
@@ -99,15 +116,20 @@ describe("prompt template", () => {
     const final = assistantSegments({ content: "done", reasoning_content: "secret" });
     expect(final.map((s) => s.text).join("")).not.toContain("secret");
     const call = [{ function: { name: "f", arguments: "{}" } }];
-    expect(assistantSegments({ content: null, reasoning_content: "", tool_calls: call })).toEqual(
-      assistantSegments({ content: "", tool_calls: call }),
-    );
+    expect(assistantSegments({ content: null, reasoning_content: "", tool_calls: call })).toEqual(assistantSegments({ content: "", tool_calls: call }));
   });
 
   it("counts markers as one token each", () => {
     expect(countSegments([{ text: "<｜begin▁of▁sentence｜>", special: true }])).toBe(1);
     // BOS + "Hi" + User marker + "Hell"+"o"+"!" + Assistant marker
-    const n = tokenizeSegments(promptSegments(req([{ role: "system", content: "Hi" }, { role: "user", content: "Hello!" }]))).ends.length;
+    const n = tokenizeSegments(
+      promptSegments(
+        req([
+          { role: "system", content: "Hi" },
+          { role: "user", content: "Hello!" },
+        ]),
+      ),
+    ).ends.length;
     expect(n).toBe(1 + 1 + 1 + 3 + 1);
   });
 });

@@ -136,7 +136,13 @@ describe("the listed skill folders", () => {
     await writeFile(path.join(tp.outside, "secret.txt"), "outside\n");
     await writeFile(path.join(own, "SKILL.md"), "lint first\n");
     await writeFile(path.join(tp.dir, ".hel", "sessions", "s1", "snapshot.json"), "{}");
-    const ctx = { ...tp.ctx, skillDirs: [{ dir: user, real: user }, { dir: own, real: own }] };
+    const ctx = {
+      ...tp.ctx,
+      skillDirs: [
+        { dir: user, real: user },
+        { dir: own, real: own },
+      ],
+    };
     return { ...tp, ctx, user };
   }
   /** The page's lines, without read_file's line numbers. */

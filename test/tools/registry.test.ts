@@ -79,9 +79,7 @@ describe("toolDefinitions", () => {
       "Search file contents for a JavaScript regex, per line; skips .gitignore'd, .git, node_modules and binary files. Returns path:line: text, 100 per call, then a cursor (send it alone to go on).",
     );
     expect(find!.function.parameters).toEqual({ type: "object", properties: { pattern: { type: "string" }, path: { type: "string" } }, required: ["pattern"], additionalProperties: false });
-    expect(find!.function.description).toBe(
-      "Find files whose path matches a glob (src/**/*.ts; *.ts matches names anywhere), newest first, 100 at most; skips .gitignore'd, .git and node_modules.",
-    );
+    expect(find!.function.description).toBe("Find files whose path matches a glob (src/**/*.ts; *.ts matches names anywhere), newest first, 100 at most; skips .gitignore'd, .git and node_modules.");
   });
 });
 
@@ -104,7 +102,9 @@ describe("executeToolCall", () => {
     const { ctx } = await toolProject();
     const result = await executeToolCall(call("read_file", '{"path": "a.txt"'), TOOLS, ctx);
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/^Error: the arguments of read_file are not valid JSON \(.*JSON.*\), so the call was not run\. Resend the call with its arguments as one JSON object of this schema: \{"type":"object","properties":\{"path":/);
+    expect(result.content).toMatch(
+      /^Error: the arguments of read_file are not valid JSON \(.*JSON.*\), so the call was not run\. Resend the call with its arguments as one JSON object of this schema: \{"type":"object","properties":\{"path":/,
+    );
   });
 
   it("lists what is wrong with arguments that do not fit the schema", async () => {
@@ -196,7 +196,7 @@ describe("an error that would echo a huge argument", () => {
   it("is cut like any long result, on every error path", async () => {
     const { ctx } = await toolProject();
     const args = (o: object) => JSON.stringify(o);
-    expectCut(await executeToolCall(call(huge, "{}"), TOOLS, ctx), 'unknown tool "ppp', "ppp\". Available tools: read_file, search_replace");
+    expectCut(await executeToolCall(call(huge, "{}"), TOOLS, ctx), 'unknown tool "ppp', 'ppp". Available tools: read_file, search_replace');
     expectCut(
       await executeToolCall(call("read_file", args({ path: "a.txt", [huge]: 1 })), TOOLS, ctx),
       "invalid arguments for read_file:\n- arguments: Unrecognized key",
@@ -208,16 +208,8 @@ describe("an error that would echo a huge argument", () => {
       'Paths must be inside the project directory and are written relative to it, e.g. "src/index.ts" ("." is the project root).',
     );
     expectCut(await executeToolCall(call("read_file", args({ path: huge })), TOOLS, ctx), "read_file failed: ENAMETOOLONG", "ppp'");
-    expectCut(
-      await executeToolCall(call("search_replace", args({ path: `/${huge}`, old_text: "", new_text: "x" })), TOOLS, ctx),
-      '"/ppp',
-      'ppp".',
-    );
-    expectCut(
-      await executeToolCall(call("read_file", args({ cursor: huge })), TOOLS, ctx),
-      'unknown cursor "ppp',
-      "ppp\": no read in this session made it. Read the file again with path (and offset)",
-    );
+    expectCut(await executeToolCall(call("search_replace", args({ path: `/${huge}`, old_text: "", new_text: "x" })), TOOLS, ctx), '"/ppp', 'ppp".');
+    expectCut(await executeToolCall(call("read_file", args({ cursor: huge })), TOOLS, ctx), 'unknown cursor "ppp', 'ppp": no read in this session made it. Read the file again with path (and offset)');
   });
 
   it("is redacted before it is cut, so no part of a secret shows at either cut", async () => {

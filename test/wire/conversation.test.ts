@@ -83,9 +83,7 @@ describe("replaceSpan", () => {
     const messages = deepFreeze(conversation());
     const snapshot = JSON.stringify(messages);
     // The span ends between the call and its results: they would answer nothing.
-    expect(() => replaceSpan(messages, 1, 3, [])).toThrow(
-      "replacing messages[1, 3) would break the conversation: in the new one, the tool result in messages[1] answers no tool call (tool_call_id a)",
-    );
+    expect(() => replaceSpan(messages, 1, 3, [])).toThrow("replacing messages[1, 3) would break the conversation: in the new one, the tool result in messages[1] answers no tool call (tool_call_id a)");
     // The span starts among the results: the call would lose one of them.
     expect(() => replaceSpan(messages, 4, 6, [])).toThrow("in the new one, tool call b (read_file) in messages[2] has no result");
     // The replacement has a call whose result does not follow it.
@@ -98,7 +96,12 @@ describe("replaceSpan", () => {
 
   it("refuses a span that is not in the list", () => {
     const messages = conversation();
-    for (const [start, end] of [[-1, 2], [3, 2], [0, 11], [0.5, 2]] as const) {
+    for (const [start, end] of [
+      [-1, 2],
+      [3, 2],
+      [0, 11],
+      [0.5, 2],
+    ] as const) {
       expect(() => replaceSpan(messages, start, end, [])).toThrow(RangeError);
     }
   });

@@ -7,7 +7,7 @@ const tools: ToolDefinition[] = [{ type: "function", function: { name: "read_fil
 
 describe("requestBytes", () => {
   it("is exactly JSON.stringify of the body, turn after turn, with awkward content", () => {
-    const messages: Message[] = [{ role: "system", content: "sys \u2028 \"quoted\" \\ é 😀" }];
+    const messages: Message[] = [{ role: "system", content: 'sys \u2028 "quoted" \\ é 😀' }];
     for (let turn = 0; turn < 5; turn++) {
       messages.push({ role: "user", content: `question ${turn} "${"\u0000".repeat(turn)}"` });
       messages.push({ role: "assistant", content: "", reasoning_content: "r", tool_calls: [{ id: `c${turn}`, type: "function", function: { name: "read_file", arguments: '{"path":"a"}' } }] });

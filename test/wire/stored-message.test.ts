@@ -23,7 +23,7 @@ function stored(messages: Message[]): { source: Buffer; messages: Message[] } {
 const call = (id: string, name: string) => ({ id, type: "function" as const, function: { name, arguments: `{"path":"${id}.ts"}` } });
 const plain: Message[] = [
   { role: "system", content: "sys" },
-  { role: "user", content: "naïve — 日本語 😀 \u2028 \"quotes\" \\ end\nsecond line" },
+  { role: "user", content: 'naïve — 日本語 😀 \u2028 "quotes" \\ end\nsecond line' },
   { role: "assistant", content: null, reasoning_content: "thinking", tool_calls: [call("c1", "read_file"), call("c2", "search_replace")] },
   { role: "tool", tool_call_id: "c1", content: "A" },
   { role: "tool", tool_call_id: "c2", content: "B" },

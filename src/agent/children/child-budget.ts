@@ -18,8 +18,7 @@ export function stepCeiling(budget: ChildBudget, agentSteps: number | null | und
 
 export type BudgetStop =
   /** `call`: the delegate_task call asked for fewer steps than the budget; `agent`: its named agent's file did. */
-  | { budget: "steps"; limit: number; source: "flag" | "call" | "agent" }
-  | { budget: "tokens"; limit: number; used: number };
+  { budget: "steps"; limit: number; source: "flag" | "call" | "agent" } | { budget: "tokens"; limit: number; used: number };
 
 const STEP_SOURCES = { call: "the max_steps of this call", agent: "the max-steps of its agent file", flag: "--child-max-steps" } as const;
 

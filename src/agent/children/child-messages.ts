@@ -25,13 +25,7 @@ export function childTask(task: string, agent?: TaskAgent): string {
 }
 
 /** `stamp` opens the task's message with the session's next stamp (stamps.ts). */
-export function childMessages(
-  parent: readonly Message[],
-  mode: DelegateMode,
-  task: string,
-  stamp: (text: string) => string = (text) => text,
-  agent?: TaskAgent,
-): Message[] {
+export function childMessages(parent: readonly Message[], mode: DelegateMode, task: string, stamp: (text: string) => string = (text) => text, agent?: TaskAgent): Message[] {
   let cut = parent.length;
   for (let i = parent.length - 1; i >= 0; i--) {
     if (parent[i]?.role === "assistant") {

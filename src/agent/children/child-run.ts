@@ -106,11 +106,15 @@ export function createChildren(deps: ChildrenDeps): Children {
           const spent = usage.prompt_tokens + usage.completion_tokens;
           if (next) beginTurn(messages, next.instruction, run);
           else emit({ ...ref, type: "turn_start", instruction: spec.task });
-          last = await runTurn(messages, {
-            ...run,
-            maxSteps: Math.min(stepsLeft, next?.steps ?? stepsLeft),
-            maxTokens: budget.maxTokens === null ? null : Math.max(budget.maxTokens - spent, 0),
-          }, signal);
+          last = await runTurn(
+            messages,
+            {
+              ...run,
+              maxSteps: Math.min(stepsLeft, next?.steps ?? stepsLeft),
+              maxTokens: budget.maxTokens === null ? null : Math.max(budget.maxTokens - spent, 0),
+            },
+            signal,
+          );
           usage = sumTotals(usage, last.usage);
           return last;
         },

@@ -58,7 +58,10 @@ export function delegateOffer(base: string, agents: readonly NamedAgent[], size:
   const listHead = `${head}\nTheir names: `;
   const more = (rest: number) => (rest > 0 ? ` … and ${rest} more.` : ".");
   const listed = names.map((name, i) => (i === 0 ? name : `, ${name}`));
-  const shown = Math.max(fitting(listed.map(escaped), MAX_DEFINITION_CHARS - size({ description: listHead, agent: anyName }), (rest) => escaped(more(rest))), 0);
+  const shown = Math.max(
+    fitting(listed.map(escaped), MAX_DEFINITION_CHARS - size({ description: listHead, agent: anyName }), (rest) => escaped(more(rest))),
+    0,
+  );
   return { description: listHead + listed.slice(0, shown).join("") + more(agents.length - shown), agent: anyName };
 }
 

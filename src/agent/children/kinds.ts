@@ -26,7 +26,9 @@ export const CHILD_KIND_ROWS: Readonly<Record<ChildKind, ChildKindRow>> = {
   // A reviewer reads; whatever else it is offered (a command) runs with read-only access too.
   review: { access: "read-only", keepsArchive: true, refuses: (tool) => (traitsOf(tool.name)?.editsFiles ? NO_EDITS : null) },
   // A question about the archive is answered and gone: it neither folds nor compacts, nor asks on.
-  ask: { keepsArchive: false, refuses: (tool) => {
+  ask: {
+    keepsArchive: false,
+    refuses: (tool) => {
       const traits = traitsOf(tool.name);
       return traits?.startsChild === "question" || traits?.folds ? NO_ARCHIVE : null;
     },
@@ -44,10 +46,7 @@ export function namedAgentRow(agent: NamedAgent): ChildKindRow {
   return {
     ...delegate,
     ...(agent.access ? { access: agent.access } : {}),
-    refuses: (tool) =>
-      allowed && !allowed.has(tool.name)
-        ? `the agent ${agent.name} may not use ${tool.name}: ${listed}. Do the task with those, or answer with what you found.`
-        : delegate.refuses(tool),
+    refuses: (tool) => (allowed && !allowed.has(tool.name) ? `the agent ${agent.name} may not use ${tool.name}: ${listed}. Do the task with those, or answer with what you found.` : delegate.refuses(tool)),
   };
 }
 

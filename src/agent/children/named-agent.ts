@@ -38,7 +38,11 @@ const AgentFileSchema = z.strictObject({
   mode: z.enum(DELEGATE_MODES).optional(),
   tools: z.array(z.enum(TOOL_NAMES, `must name tools hel offers: ${TOOL_NAMES.join(", ")}`), "must be a list of tool names").optional(),
   model: z.string("must be a model name").regex(/\S/, "must be a model name").max(256, "must be a model name of at most 256 characters").optional(),
-  "max-steps": z.string("must be a whole number").regex(/^\s*\d+\s*$/, "must be a whole number").regex(/[1-9]/, "must be at least 1").optional(),
+  "max-steps": z
+    .string("must be a whole number")
+    .regex(/^\s*\d+\s*$/, "must be a whole number")
+    .regex(/[1-9]/, "must be at least 1")
+    .optional(),
   access: z.enum(ACCESS_LEVELS, `must be one of ${ACCESS_LEVELS.join(", ")}`).optional(),
 });
 
@@ -65,7 +69,16 @@ export function parseAgentFile(name: string, text: string): NamedAgent {
   }
   // `tools: read_file, grep` as well as a list.
   const { tools } = front.data;
-  const data = typeof tools === "string" ? { ...front.data, tools: tools.split(",").map((t) => t.trim()).filter((t) => t !== "") } : front.data;
+  const data =
+    typeof tools === "string"
+      ? {
+          ...front.data,
+          tools: tools
+            .split(",")
+            .map((t) => t.trim())
+            .filter((t) => t !== ""),
+        }
+      : front.data;
   const parsed = AgentFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -30,8 +30,7 @@ export interface ReviewDeps {
 /** The diff's share of the reviewer's message; beyond it, changed files are only named. */
 const MAX_DIFF_CHARS = 120_000;
 
-export const NO_CHANGES =
-  "There is nothing to review: no file of the project has changed since this session began. No reviewer was started.";
+export const NO_CHANGES = "There is nothing to review: no file of the project has changed since this session began. No reviewer was started.";
 
 export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs, AgentToolContext> {
   return {

@@ -20,8 +20,7 @@ const ReviewSchema = z.object({
 });
 export type Review = z.infer<typeof ReviewSchema>;
 
-const ANSWER_SHAPE =
-  '{"verdict": "correct" | "incorrect", "findings": [{"title": "…", "body": "…", "path": "src/x.ts", "line": 12, "priority": 0}]}';
+const ANSWER_SHAPE = '{"verdict": "correct" | "incorrect", "findings": [{"title": "…", "body": "…", "path": "src/x.ts", "line": 12, "priority": 0}]}';
 
 export const REVIEW_ROLE_NOTE = [
   "You are a reviewer, a subagent of the agent that made the changes below. You are not shown that agent's conversation or reasoning, on purpose: judge the changes only against the user's requirement and the code itself.",

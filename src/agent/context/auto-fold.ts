@@ -15,7 +15,10 @@ export const AUTO_FOLD_MARK = "Fold:";
 export const AUTO_FOLD_MIN_TOKENS = 4000;
 
 function range(view: readonly Message[], start: number): { first: number | null; last: number | null; text: string } {
-  const stamps = view.slice(start).map(stampOf).filter((n): n is number => n !== null);
+  const stamps = view
+    .slice(start)
+    .map(stampOf)
+    .filter((n): n is number => n !== null);
   const first = stamps[0] ?? null;
   const last = stamps.at(-1) ?? null;
   return { first, last, text: first === null ? "" : first === last ? ` (#${first})` : ` (#${first}–#${last})` };
@@ -43,7 +46,10 @@ const NoteSchema = FoldArgsSchema.shape.note;
 
 /** The note in the model's answer, or why there is none. */
 export function parseAutoFoldNote(answer: string): { ok: true; note: FoldArgs["note"] } | { ok: false; reason: string } {
-  const text = answer.trim().replace(/^```(?:json)?\s*/, "").replace(/\s*```$/, "");
+  const text = answer
+    .trim()
+    .replace(/^```(?:json)?\s*/, "")
+    .replace(/\s*```$/, "");
   const open = text.indexOf("{");
   const close = text.lastIndexOf("}");
   if (open < 0 || close < open) return { ok: false, reason: "no JSON object" };

@@ -93,9 +93,7 @@ export function instructionsBlock(leftOut: readonly Message[]): Message | null {
   return { role: "user", content: `${INSTRUCTIONS_BLOCK}\n\n${said.join("\n\n")}` };
 }
 
-export type CompactionPlan =
-  | { ok: true; view: Message[]; file: ArchiveFile; message: Message }
-  | { ok: false; reason: string };
+export type CompactionPlan = { ok: true; view: Message[]; file: ArchiveFile; message: Message } | { ok: false; reason: string };
 
 /** The new view from the old one and the model's summary, or why the summary will not do. */
 export function planCompaction(view: readonly Message[], summary: string, keepTokens: number, archived: readonly ArchiveEntry[]): CompactionPlan {

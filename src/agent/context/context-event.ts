@@ -21,7 +21,17 @@ export type ContextEvent = z.infer<typeof ContextEventSchema>;
 export function contextEventOf(event: AgentEvent): ContextEvent | null {
   if (event.type === "fold" || event.type === "compaction") {
     const { file } = event;
-    return { agent: event.agent, kind: event.type, handle: file.handle, first_stamp: file.first_stamp, last_stamp: file.last_stamp, tokens_before: event.tokensBefore, tokens_after: event.tokensAfter, reason: null, ...(file.auto ? { auto: true as const } : {}) };
+    return {
+      agent: event.agent,
+      kind: event.type,
+      handle: file.handle,
+      first_stamp: file.first_stamp,
+      last_stamp: file.last_stamp,
+      tokens_before: event.tokensBefore,
+      tokens_after: event.tokensAfter,
+      reason: null,
+      ...(file.auto ? { auto: true as const } : {}),
+    };
   }
   if (event.type === "compaction_failed") {
     return { agent: event.agent, kind: event.type, handle: null, first_stamp: null, last_stamp: null, tokens_before: null, tokens_after: null, reason: event.reason };

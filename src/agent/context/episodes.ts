@@ -9,7 +9,6 @@ import { estimateTokens } from "../meter.js";
 import { stampOf, unstamped } from "../stamps.js";
 import { lastNoteIndex } from "./fold.js";
 
-
 export interface CommandEpisode {
   /** The span: from the assistant message that made the first failing call to the end of the view. */
   start: number;
@@ -34,7 +33,13 @@ function commandKey(call: ToolCall): string | null {
   try {
     const args = JSON.parse(call.function.arguments) as { command?: unknown; workdir?: unknown };
     if (typeof args.command !== "string") return null;
-    const workdir = typeof args.workdir === "string" ? args.workdir.trim().replace(/^\.\/?/, "").replace(/\/$/, "") : "";
+    const workdir =
+      typeof args.workdir === "string"
+        ? args.workdir
+            .trim()
+            .replace(/^\.\/?/, "")
+            .replace(/\/$/, "")
+        : "";
     return JSON.stringify([args.command.trim(), workdir]);
   } catch {
     return null;

@@ -17,12 +17,12 @@ export const FOLD_TOOL_NAME = "fold";
 const field = (what: string) => z.string().describe(what);
 
 export const FoldArgsSchema = z.object({
-  since: z.string().describe("The stamp where the episode began, e.g. \"#12\"."),
+  since: z.string().describe('The stamp where the episode began, e.g. "#12".'),
   note: z.object({
     changed: z.string(),
     learned: field("With its caveats and preconditions."),
     decided: field("And what was rejected, with why."),
-    open: field("\"nothing\" if nothing."),
+    open: field('"nothing" if nothing.'),
   }),
 });
 export type FoldArgs = z.infer<typeof FoldArgsSchema>;
@@ -102,11 +102,7 @@ export function planFold(view: readonly Message[], call: ToolCall, args: FoldArg
   const last = stamps.at(-1) ?? null;
   const file: ArchiveFile = { handle, kind: "fold", first_stamp: first, last_stamp: last, note, files, stamps, messages: span };
   const range = first === null ? "" : first === last ? ` #${first}` : ` #${first}–#${last}`;
-  const result = [
-    `${FOLD_RESULT_PREFIX}${range} into handle: ${handle} (recall reads it back exactly; ask answers questions about it).`,
-    note,
-    `files: ${files.length > 0 ? files.join(", ") : "none"}`,
-  ].join("\n");
+  const result = [`${FOLD_RESULT_PREFIX}${range} into handle: ${handle} (recall reads it back exactly; ask answers questions about it).`, note, `files: ${files.length > 0 ? files.join(", ") : "none"}`].join("\n");
   return { ok: true, start: at, end, file, result };
 }
 

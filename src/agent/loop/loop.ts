@@ -181,9 +181,7 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
         continue;
       }
       if (message.content) append(messages, { role: "assistant", content: message.content }, run);
-      const error = cutCall
-        ? `a tool call was cut off at the output limit (max_tokens ${body.max_tokens}) and not run — raise --max-output-tokens`
-        : "the answer reached the output limit (max_tokens)";
+      const error = cutCall ? `a tool call was cut off at the output limit (max_tokens ${body.max_tokens}) and not run — raise --max-output-tokens` : "the answer reached the output limit (max_tokens)";
       return end("length", message.content || null, error);
     }
     const fromMarkup = callsFromMarkup(message, messages.length);
@@ -194,7 +192,13 @@ export async function runTurn(messages: Message[], run: AgentRun, signal: AbortS
     const unparsed = unparsedArguments(message);
     if (unparsed) {
       message = unparsed.message;
-      repair("arguments", `arguments of ${message.tool_calls!.filter((c) => unparsed.raw.has(c.id)).map((c) => c.function.name).join(", ")} were not JSON; not run`);
+      repair(
+        "arguments",
+        `arguments of ${message
+          .tool_calls!.filter((c) => unparsed.raw.has(c.id))
+          .map((c) => c.function.name)
+          .join(", ")} were not JSON; not run`,
+      );
     }
     if (!message.tool_calls && !message.content?.trim() && turn.finishReason === "stop") {
       if (!resentEmpty) {

@@ -25,7 +25,9 @@ export function callsFromMarkup(message: AssistantMessage, position: number): As
   if (!inContent && (content.trim() !== "" || !reasoning.includes("DSML"))) return null;
   const found = extract(inContent ? content : reasoning);
   if (!found) return null;
-  const digest = createHash("sha256").update(`${position}\n${inContent ? content : reasoning}`).digest("base64url");
+  const digest = createHash("sha256")
+    .update(`${position}\n${inContent ? content : reasoning}`)
+    .digest("base64url");
   const calls: ToolCall[] = found.calls.map((call, i) => ({
     // Shaped like DeepSeek's ids, and the same for the same answer at the same place, so a resend is stable.
     id: `call_${String(i).padStart(2, "0")}_${digest.replace(/[-_]/g, "").slice(0, 24)}`,

@@ -48,9 +48,11 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     let id = "";
     let sent = Promise.resolve();
     const send = (update: SessionUpdate) => {
-      sent = sent.then(() => client.notify(methods.client.session.update, { sessionId: id, update })).catch((error: unknown) => {
-        process.stderr.write(`hel: an update could not be sent to the editor (${error instanceof Error ? error.message : String(error)})\n`);
-      });
+      sent = sent
+        .then(() => client.notify(methods.client.session.update, { sessionId: id, update }))
+        .catch((error: unknown) => {
+          process.stderr.write(`hel: an update could not be sent to the editor (${error instanceof Error ? error.message : String(error)})\n`);
+        });
     };
     const askApproval = approvalsThrough(
       (asked, signal) => client.request(methods.client.session.requestPermission, asked, { cancellationSignal: signal }),

@@ -61,7 +61,18 @@ export function editDiffs(edit: FileEdit, projectDir: string): ToolCallContent[]
       .filter((line) => line.startsWith(" ") || line.startsWith(mark))
       .map((line) => line.slice(1))
       .join("\n");
-  if (edit.created) return [{ type: "diff", path, oldText: null, newText: side(edit.hunks.flatMap((h) => h.lines), "+") }];
+  if (edit.created)
+    return [
+      {
+        type: "diff",
+        path,
+        oldText: null,
+        newText: side(
+          edit.hunks.flatMap((h) => h.lines),
+          "+",
+        ),
+      },
+    ];
   return edit.hunks.map((hunk) => ({ type: "diff", path, oldText: side(hunk.lines, "-"), newText: side(hunk.lines, "+") }));
 }
 
@@ -173,7 +184,7 @@ export class TurnUpdates {
         }
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" }];
       case "tool_output": {
-        const shown = ((event.skippedBytes > 0 ? "…\n" : this.output.get(event.callId) ?? "") + event.text).slice(-LIVE_OUTPUT_CHARS);
+        const shown = ((event.skippedBytes > 0 ? "…\n" : (this.output.get(event.callId) ?? "")) + event.text).slice(-LIVE_OUTPUT_CHARS);
         this.output.set(event.callId, shown);
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, content: [text(shown)] }];
       }

@@ -17,12 +17,7 @@ export function approvalQuestion(request: ApprovalRequest, style: Style): { line
   const who = request.agent === null ? "The model" : terminalSafe(request.agent);
   const indent = (text: string) => terminalSafe(text).replace(/\n/g, "\n    ");
   return {
-    lines: [
-      "",
-      style.bold(`${who} asks to give a command ${describeGrant(request.grant)}, in the sandbox otherwise:`),
-      `  $ ${indent(request.command)}`,
-      `  why: ${indent(request.justification)}`,
-    ],
+    lines: ["", style.bold(`${who} asks to give a command ${describeGrant(request.grant)}, in the sandbox otherwise:`), `  $ ${indent(request.command)}`, `  why: ${indent(request.justification)}`],
     keys: "[y] once · [a] always for this command in this session · [n] no › ",
   };
 }

@@ -10,17 +10,15 @@ import { groupDigits, plural } from "../../format.js";
 export function formatCost(report: UsageReport, maxCost: number | null = null): string[] {
   const budget = maxCost === null ? [] : [budgetLine(report.total.cost_usd, maxCost)];
   if (report.total.requests === 0) return ["no requests yet in this session", ...budget];
-  const rows: [string, Spend][] = [
-    ["parent", report.parent],
-    ...report.delegations.map((d): [string, Spend] => [`subagent #${d.delegation} (${childLabel(d)})`, d]),
-    ["total", report.total],
-  ];
+  const rows: [string, Spend][] = [["parent", report.parent], ...report.delegations.map((d): [string, Spend] => [`subagent #${d.delegation} (${childLabel(d)})`, d]), ["total", report.total]];
   const width = Math.max(...rows.map(([who]) => who.length));
-  return rows.map(([who, spend]) => {
-    const tokens = `${groupDigits(spend.prompt_tokens)} in (${groupDigits(spend.prompt_cache_hit_tokens)} cached), ${groupDigits(spend.completion_tokens)} out`;
-    const cost = spend.cost_usd === null ? "cost unknown" : formatUsd(spend.cost_usd);
-    return `${who.padEnd(width)}  ${plural(spend.requests, "request")}, ${tokens}, ${cost}`;
-  }).concat(budget);
+  return rows
+    .map(([who, spend]) => {
+      const tokens = `${groupDigits(spend.prompt_tokens)} in (${groupDigits(spend.prompt_cache_hit_tokens)} cached), ${groupDigits(spend.completion_tokens)} out`;
+      const cost = spend.cost_usd === null ? "cost unknown" : formatUsd(spend.cost_usd);
+      return `${who.padEnd(width)}  ${plural(spend.requests, "request")}, ${tokens}, ${cost}`;
+    })
+    .concat(budget);
 }
 
 function budgetLine(spent: number | null, maxCost: number): string {

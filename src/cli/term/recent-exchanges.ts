@@ -25,7 +25,10 @@ export function formatRecentExchanges(messages: readonly Message[], style: Style
     const lines = instruction.split("\n");
     const more = lines.length > 1 ? style.dim(` (+${lines.length - 1} lines)`) : "";
     out.push(`› ${cut(lines[0] ?? "", width - 2 - visibleWidth(more))}${more}`);
-    const answerLines = (answer ?? "").trim().split("\n").filter((l) => l.trim() !== "");
+    const answerLines = (answer ?? "")
+      .trim()
+      .split("\n")
+      .filter((l) => l.trim() !== "");
     if (answer === null) out.push(style.dim("  (no answer)"));
     for (const line of answerLines.slice(0, ANSWER_LINES)) out.push(style.dim(`  ${cut(line, width - 2)}`));
     if (answerLines.length > ANSWER_LINES) out.push(style.dim(`  … ${answerLines.length - ANSWER_LINES} more lines`));

@@ -125,8 +125,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   /** The calls under way, by call id: how each is shown, its arguments, and the live view showing it. */
   const calls = new Map<string, { look: ToolLook; args: CallArgs; live: LiveView | null }>();
   /** The answer as a terminal shows it, a blank line above when lines came before it. */
-  const rendered = (text: string, first: boolean) =>
-    `${printedInTurn || !first ? "\n" : ""}${markdown ? markdown.renderMarkdown(text, { style: outStyle, width: stdout.columns || 80 }) : text}\n`;
+  const rendered = (text: string, first: boolean) => `${printedInTurn || !first ? "\n" : ""}${markdown ? markdown.renderMarkdown(text, { style: outStyle, width: stdout.columns || 80 }) : text}\n`;
 
   const regionLines = (): string[] => {
     const status = progress.lines(now(), frame);
@@ -291,8 +290,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   }
 
   /** Events that print the answer: the markdown renderer must be loaded before they are handled. */
-  const needsMarkdown = (event: AgentEvent) =>
-    wantMarkdown && event.agent === "parent" && ((options.live && event.type === "text_delta") || (!options.live && event.type === "turn_end" && event.answer !== null));
+  const needsMarkdown = (event: AgentEvent) => wantMarkdown && event.agent === "parent" && ((options.live && event.type === "text_delta") || (!options.live && event.type === "turn_end" && event.answer !== null));
 
   function observe(event: AgentEvent): void {
     if (!markdown && !pending && needsMarkdown(event)) {

@@ -22,7 +22,9 @@ export async function pickSession(deps: PickerDeps): Promise<string | null> {
     deps.say(["no saved session to resume in this project"]);
     return null;
   }
-  const [head = "", ...rows] = formatSessionList(offered, { width: (deps.width ?? 100) - 5 }).trimEnd().split("\n");
+  const [head = "", ...rows] = formatSessionList(offered, { width: (deps.width ?? 100) - 5 })
+    .trimEnd()
+    .split("\n");
   const digits = String(offered.length).length;
   deps.say([`${" ".repeat(digits + 2)}${head}`, ...rows.map((row, i) => `${String(i + 1).padStart(digits)}. ${row}`)]);
   for (;;) {

@@ -57,13 +57,7 @@ export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): stri
   const blocks: string[] = [header.join("\n")];
   let turn = 0;
   const view = { edits: editsOf(snapshot.edits), style };
-  blocks.push(
-    ...formatMessages(
-      snapshot.messages,
-      (content) => (content.startsWith(COMPACTED_PREFIX) ? `── compacted ──\n${content}` : `── instruction ${++turn} ──\n${content}`),
-      view,
-    ),
-  );
+  blocks.push(...formatMessages(snapshot.messages, (content) => (content.startsWith(COMPACTED_PREFIX) ? `── compacted ──\n${content}` : `── instruction ${++turn} ──\n${content}`), view));
   return blocks.join("\n\n") + "\n";
 }
 
@@ -101,11 +95,7 @@ const labelOf = (child: ChildTranscript): string => childLabel({ ...child, ...(c
 
 function childFigures(child: ChildTranscript): string[] {
   const { usage } = child;
-  return [
-    plural(usage.requests, "request"),
-    `${groupDigits(usage.prompt_tokens + usage.completion_tokens)} tokens`,
-    ...(child.cost_usd === null ? [] : [formatUsd(child.cost_usd)]),
-  ];
+  return [plural(usage.requests, "request"), `${groupDigits(usage.prompt_tokens + usage.completion_tokens)} tokens`, ...(child.cost_usd === null ? [] : [formatUsd(child.cost_usd)])];
 }
 
 function formatMessages(messages: readonly Message[], user: (content: string) => string, view: EditView): string[] {
@@ -145,7 +135,10 @@ const COMMAND_TAIL_LINES = 10;
 
 /** The last lines of a command's result after its first (how it ended, which the glimpse shows). */
 function commandTail(result: string): string[] {
-  const output = result.split("\n").slice(1).filter((line) => line.trim() !== "");
+  const output = result
+    .split("\n")
+    .slice(1)
+    .filter((line) => line.trim() !== "");
   const kept = output.slice(-COMMAND_TAIL_LINES).map((line) => `    │ ${cut(line.trimEnd(), 160)}`);
   const before = output.length - kept.length;
   return before > 0 ? [`    │ … ${count(before, "line")} before these`, ...kept] : kept;
@@ -197,10 +190,7 @@ export function formatSessionList(summaries: readonly SessionSummary[], options:
     tokens: Math.max(head.tokens.length, ...rows.map((r) => r.tokens.length)),
   };
   const textWidth = Math.max(width - (w.id + w.updated + w.turns + w.tokens + 8), 20);
-  const line = (r: typeof head): string =>
-    [r.id.padEnd(w.id), r.updated.padEnd(w.updated), r.turns.padStart(w.turns), r.tokens.padStart(w.tokens), cut(r.text, textWidth)]
-      .join("  ")
-      .trimEnd();
+  const line = (r: typeof head): string => [r.id.padEnd(w.id), r.updated.padEnd(w.updated), r.turns.padStart(w.turns), r.tokens.padStart(w.tokens), cut(r.text, textWidth)].join("  ").trimEnd();
   return [line(head), ...rows.map(line)].join("\n") + "\n";
 }
 

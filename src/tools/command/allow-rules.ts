@@ -27,10 +27,44 @@ const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** Long options whose value is something to run or a configuration that may name one, for any program. */
 const CODE_OPTIONS = [
-  "upload-pack", "receive-pack", "exec", "exec-path", "execute", "config", "config-env", "open-files-in-pager", "output", "extcmd", "tool",
-  "template", "git-dir", "work-tree", "separate-git-dir", "script-shell", "node-options", "userconfig", "globalconfig", "shell", "editor",
-  "pager", "call", "init-module", "eval", "require", "import", "loader", "rcfile", "init-file", "rsh", "rsh-command", "to-command",
-  "use-compress-program", "checkpoint-action", "info-script", "new-volume-script", "proxy-command",
+  "upload-pack",
+  "receive-pack",
+  "exec",
+  "exec-path",
+  "execute",
+  "config",
+  "config-env",
+  "open-files-in-pager",
+  "output",
+  "extcmd",
+  "tool",
+  "template",
+  "git-dir",
+  "work-tree",
+  "separate-git-dir",
+  "script-shell",
+  "node-options",
+  "userconfig",
+  "globalconfig",
+  "shell",
+  "editor",
+  "pager",
+  "call",
+  "init-module",
+  "eval",
+  "require",
+  "import",
+  "loader",
+  "rcfile",
+  "init-file",
+  "rsh",
+  "rsh-command",
+  "to-command",
+  "use-compress-program",
+  "checkpoint-action",
+  "info-script",
+  "new-volume-script",
+  "proxy-command",
 ];
 /** Short options of the same kind, by program. */
 const SHORT_CODE_OPTIONS: Readonly<Record<string, string>> = { git: "cuxO", npm: "c", npx: "c", pnpm: "c", curl: "K", wget: "e", ssh: "oF", scp: "oFS", rsync: "e", tar: "IF" };
@@ -66,7 +100,14 @@ export function allowMatch(command: string, rules: readonly string[]): AllowMatc
     if (hidesACommand(words.map((w) => w.text))) return null;
     files.push(...writes.filter((target) => !STREAMS.has(target) && !/^\/dev\/fd\/\d+$/.test(target)));
     const rule = wanted.find((r) => r.words.length <= words.length && r.words.every((w, i) => words[i]!.literal && words[i]!.text === w));
-    if (rule === undefined || runsCode(words[0]!.text, words.slice(rule.words.length).map((w) => w.text))) return null;
+    if (
+      rule === undefined ||
+      runsCode(
+        words[0]!.text,
+        words.slice(rule.words.length).map((w) => w.text),
+      )
+    )
+      return null;
     if (!matched.includes(rule.rule)) matched.push(rule.rule);
   }
   return { rules: matched, writes: files };

@@ -8,16 +8,7 @@ import { isInside } from "../paths.js";
 import { pathOutside } from "../program-place.js";
 
 /** Where a distribution installs its programs (NixOS and Guix keep theirs in the system profile). */
-const SYSTEM_DIRS: ReadonlySet<string> = new Set([
-  "/usr/bin",
-  "/bin",
-  "/usr/sbin",
-  "/sbin",
-  "/usr/local/bin",
-  "/usr/local/sbin",
-  "/run/current-system/sw/bin",
-  "/run/current-system/profile/bin",
-]);
+const SYSTEM_DIRS: ReadonlySet<string> = new Set(["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin", "/run/current-system/sw/bin", "/run/current-system/profile/bin"]);
 
 export function isExecutable(file: string): boolean {
   try {

@@ -137,10 +137,13 @@ function safeConfig(projectDir: string, file: string, text: string): string {
   const env = { PATH: process.env.PATH ?? "", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent" };
   const listed = spawnSync(git, ["config", "--file", file, "--list", "-z"], { env, encoding: "utf8", timeout: 10_000 });
   if (listed.status !== 0) return "";
-  const pairs = listed.stdout.split("\0").filter((s) => s !== "").map((s) => {
-    const nl = s.indexOf("\n");
-    return nl === -1 ? { key: s, value: null } : { key: s.slice(0, nl), value: s.slice(nl + 1) };
-  });
+  const pairs = listed.stdout
+    .split("\0")
+    .filter((s) => s !== "")
+    .map((s) => {
+      const nl = s.indexOf("\n");
+      return nl === -1 ? { key: s, value: null } : { key: s.slice(0, nl), value: s.slice(nl + 1) };
+    });
   const safe = pairs.filter(({ key }) => SAFE_KEYS.some((re) => re.test(key)));
   if (safe.length === pairs.length) return text;
   const lines: string[] = [];

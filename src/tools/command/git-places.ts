@@ -11,12 +11,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, type 
 import path from "node:path";
 import { isInside } from "../paths.js";
 
-export type Entry =
-  | { kind: "none" }
-  | { kind: "file"; content: Buffer; mode: number }
-  | { kind: "link"; target: string }
-  | { kind: "dir"; entries: ReadonlyMap<string, Entry> }
-  | { kind: "other" };
+export type Entry = { kind: "none" } | { kind: "file"; content: Buffer; mode: number } | { kind: "link"; target: string } | { kind: "dir"; entries: ReadonlyMap<string, Entry> } | { kind: "other" };
 
 const GIT_DIR_ITEMS = ["config", "config.worktree", "commondir", "hooks"] as const;
 

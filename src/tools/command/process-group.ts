@@ -7,7 +7,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { ProcessGroup } from "../types.js";
 
-
 interface ProcStat {
   state: string;
   pgrp: number;

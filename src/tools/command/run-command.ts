@@ -56,15 +56,17 @@ const checkArgs = (args: { command: string; timeout_s?: number | undefined; esca
     issues.addIssue({ code: "custom", path: ["timeout_s"], message: `${t} is not a timeout: give seconds, more than 0 and at most ${MAX_TIMEOUT_S}, or leave timeout_s out for ${DEFAULT_TIMEOUT_S}` });
   }
   if (args.escalate === true && !args.justification?.trim()) {
-    issues.addIssue({ code: "custom", path: ["justification"], message: "escalate needs a justification: say in one sentence why the command needs the network or a write outside the project; the user reads it before answering" });
+    issues.addIssue({
+      code: "custom",
+      path: ["justification"],
+      message: "escalate needs a justification: say in one sentence why the command needs the network or a write outside the project; the user reads it before answering",
+    });
   }
 };
 
 // Without escalation the arguments, and so the tool's definition, are what they always were; a call
 // that tries to escalate anyway is told why it cannot.
-const RunCommandArgsSchema = z
-  .strictObject(ARGS, { error: (issue) => (issue.code === "unrecognized_keys" && issue.keys.some((k) => k in ESCALATION_ARGS) ? ESCALATION_OFF : undefined) })
-  .superRefine(checkArgs);
+const RunCommandArgsSchema = z.strictObject(ARGS, { error: (issue) => (issue.code === "unrecognized_keys" && issue.keys.some((k) => k in ESCALATION_ARGS) ? ESCALATION_OFF : undefined) }).superRefine(checkArgs);
 const EscalatingArgsSchema = z.strictObject({ ...ARGS, ...ESCALATION_ARGS }).superRefine(checkArgs);
 export type RunCommandArgs = z.infer<typeof EscalatingArgsSchema>;
 
@@ -205,9 +207,7 @@ function outputText(output: CapturedOutput): string {
 function sandboxProgram(projectDir: string, access: "read-only" | "edit"): SandboxProgram {
   const program = findSandboxProgram(projectDir);
   if (program !== null) return program;
-  throw new ToolError(
-    `no command was run: under --access ${access} hel runs commands only inside a sandbox, and this machine has none. Tell the user to ${installAdvice()}; meanwhile use the other tools.`,
-  );
+  throw new ToolError(`no command was run: under --access ${access} hel runs commands only inside a sandbox, and this machine has none. Tell the user to ${installAdvice()}; meanwhile use the other tools.`);
 }
 
 /** What the sandbox allows, told with a failed command's result, since the failure may come from it. */

@@ -14,7 +14,6 @@ import { userStartupFiles } from "./kept-places.js";
 import type { SandboxGrant } from "../types.js";
 import type { SandboxDenial } from "./sandbox-denial.js";
 
-
 export const NETWORK_GRANT: SandboxGrant = Object.freeze({ network: true, writable: [] }) as SandboxGrant;
 
 /** What may be granted for `denial`; null when nothing of it may. `readOnly`: the places kept read-only besides the start-up files. */

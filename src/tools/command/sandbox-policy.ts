@@ -71,7 +71,10 @@ export function sandboxPolicy(projectDir: string, access: "read-only" | "edit", 
     if (kindOf(config) === "file") found.push({ path: config, kind: "file" });
     // A symlinked hooks or config stays a link the command may replace (the git guard puts it back);
     // what it points to in the project is kept read-only here.
-    for (const [link, kind] of [[hooks, "dir"], [config, "file"]] as const) {
+    for (const [link, kind] of [
+      [hooks, "dir"],
+      [config, "file"],
+    ] as const) {
       const target = kindOf(link) === "other" ? inside(projectDir, link) : null;
       if (target !== null && kindOf(target) === kind) found.push({ path: target, kind });
     }

@@ -106,9 +106,7 @@ async function continueRead(id: string, args: ReadFileArgs, ctx: ToolContext): P
   if (args.path !== undefined && projectRelative(ctx, args.path) !== state.path) {
     throw new ToolError(`cursor ${id} continues ${state.path}, not ${projectRelative(ctx, args.path)}: send the cursor alone, or read ${projectRelative(ctx, args.path)} with path`);
   }
-  const changed = new ToolError(
-    `the file changed since this cursor was made — read it again with path and offset: read_file ${JSON.stringify({ path: state.path, offset: state.nextLine })}`,
-  );
+  const changed = new ToolError(`the file changed since this cursor was made — read it again with path and offset: read_file ${JSON.stringify({ path: state.path, offset: state.nextLine })}`);
   const page = withProjectEntry(ctx, state.path, "read", false, ({ dir, name }) =>
     withFile(dir, name, async (fh, identity) => {
       if (!sameIdentity(identity, state)) throw changed;
@@ -193,14 +191,18 @@ function formatLine(number: number, line: Line, atFileStart: boolean, secrets: r
 }
 
 async function listDirectory(dir: OpenDir, display: string, atRoot: boolean): Promise<string> {
-  const entries = (await readdir(dir.entry("."), { withFileTypes: true }))
-    .filter((e) => !(atRoot && e.name === ".hel"))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = (await readdir(dir.entry("."), { withFileTypes: true })).filter((e) => !(atRoot && e.name === ".hel")).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (entries.length === 0) return `${display} is an empty directory.`;
   const lines = [`${display === "." ? "the project directory" : `${display}/`}: ${plural(entries.length, "entry", "entries")}`];
   let bytes = Buffer.byteLength(lines[0] ?? "");
   for (const entry of entries) {
-    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(dir.entry(entry.name)).then((s) => s.isDirectory(), () => false)));
+    const isDir =
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() &&
+        (await stat(dir.entry(entry.name)).then(
+          (s) => s.isDirectory(),
+          () => false,
+        )));
     const name = isDir ? `${entry.name}/` : entry.name;
     bytes += Buffer.byteLength(name) + 1;
     if (lines.length > MAX_DIR_ENTRIES || bytes > MAX_PAGE_BYTES) break;

@@ -75,9 +75,7 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
       ctx.editLog?.record({ real, display, oldText, newText });
       await recordEdit(ctx, display, edit.before, edit.at, oldText, newText);
       const removed = spanOf(edit.line, oldText);
-      return newText === ""
-        ? `Edited ${display}: removed ${removed}.`
-        : `Edited ${display}: replaced ${removed}; the new text is at ${spanOf(edit.line, newText)}.`;
+      return newText === "" ? `Edited ${display}: removed ${removed}.` : `Edited ${display}: replaced ${removed}; the new text is at ${spanOf(edit.line, newText)}.`;
     }),
   );
   return edited.catch((e: unknown) => {
@@ -125,15 +123,7 @@ const EDIT_ATTEMPTS = 5;
  * there exactly once; otherwise nothing is written and the error says the file changed. `beforeCheck`
  * is saveTextFile's test seam.
  */
-export async function applyEdit(
-  dir: OpenDir,
-  name: string,
-  display: string,
-  loaded: LoadedText,
-  oldText: string,
-  newText: string,
-  beforeCheck?: () => Promise<unknown>,
-): Promise<ReturnType<typeof replaceOnce>> {
+export async function applyEdit(dir: OpenDir, name: string, display: string, loaded: LoadedText, oldText: string, newText: string, beforeCheck?: () => Promise<unknown>): Promise<ReturnType<typeof replaceOnce>> {
   for (let attempt = 1; ; attempt++) {
     const edit = attempt === 1 ? replaceOnce(loaded.text, oldText, newText, display) : replaceInChanged(loaded.text, oldText, newText, display);
     try {

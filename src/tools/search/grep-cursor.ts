@@ -30,9 +30,7 @@ export function encodeCursor(cursor: GrepCursor): string {
 }
 
 export function decodeCursor(text: string): GrepCursor {
-  const invalid = new ToolError(
-    `${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)} is not a cursor grep gave: send the cursor exactly as the last grep result wrote it, or search again with pattern`,
-  );
+  const invalid = new ToolError(`${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)} is not a cursor grep gave: send the cursor exactly as the last grep result wrote it, or search again with pattern`);
   if (!text.startsWith(PREFIX)) throw invalid;
   let parsed: unknown;
   try {

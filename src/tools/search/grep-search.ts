@@ -114,9 +114,7 @@ function continuing(cursor: string, given: Omit<GrepArgs, "cursor">): GrepCursor
   const state = decodeCursor(cursor);
   const differs = (Object.keys(given) as (keyof GrepQuery)[]).some((key) => given[key] !== undefined && given[key] !== state.query[key]);
   if (differs) {
-    throw new ToolError(
-      `this cursor continues the search grep ${JSON.stringify(state.query)}: send the cursor alone to continue it, or start a new search without cursor`,
-    );
+    throw new ToolError(`this cursor continues the search grep ${JSON.stringify(state.query)}: send the cursor alone to continue it, or start a new search without cursor`);
   }
   return state;
 }
@@ -134,10 +132,7 @@ async function checkStillApplies(ctx: SearchScope, cursor: GrepCursor, root: Wal
 
 function nothingFound(query: GrepQuery, root: WalkRoot, seen: { searched: number; binary: number; outsideGlob: number }, unreadable: string | undefined, resumed: boolean): string {
   const where = root.rel === "." ? "the project" : root.rel;
-  const notes = [
-    seen.binary > 0 ? `${count(seen.binary, "binary file")} skipped` : undefined,
-    unreadable,
-  ].filter((n) => n !== undefined);
+  const notes = [seen.binary > 0 ? `${count(seen.binary, "binary file")} skipped` : undefined, unreadable].filter((n) => n !== undefined);
   const also = notes.length > 0 ? `; ${notes.join("; ")}` : "";
   if (resumed) return `No more matches: the search is complete (${count(seen.searched, "more file")} searched${also}).`;
   if (query.glob !== undefined && seen.searched + seen.binary === 0) {
@@ -188,8 +183,6 @@ class Page {
 
   tally(partial: boolean): string {
     const shown = partial ? " shown" : "";
-    return this.filesOnly
-      ? `${count(this.files, "matching file")}${shown}`
-      : `${count(this.lines.length, "match", "matches")} in ${count(this.files, "file")}${shown}`;
+    return this.filesOnly ? `${count(this.files, "matching file")}${shown}` : `${count(this.lines.length, "match", "matches")} in ${count(this.files, "file")}${shown}`;
   }
 }

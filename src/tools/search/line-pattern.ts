@@ -36,9 +36,7 @@ export function compileLinePattern(source: string, ignoreCase: boolean): LinePat
     const message = e instanceof Error ? e.message : String(e);
     // V8 writes "Invalid regular expression: /<source>/<flags>: <why>"; the model knows its source.
     const why = /^Invalid regular expression: \/[\s\S]*\/[a-z]*: (.*)$/.exec(message)?.[1] ?? message;
-    throw new ToolError(
-      `the pattern is not a valid JavaScript regular expression (${why}). Fix it and call grep again; to match one of ( ) [ ] { } . * + ? ^ $ | \\ literally, put a \\ before it`,
-    );
+    throw new ToolError(`the pattern is not a valid JavaScript regular expression (${why}). Fix it and call grep again; to match one of ( ) [ ] { } . * + ? ^ $ | \\ literally, put a \\ before it`);
   }
 }
 

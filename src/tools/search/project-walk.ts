@@ -199,7 +199,6 @@ export class ProjectWalk {
     this.rules.push(dirRel, text);
     return true;
   }
-
 }
 
 /** A turn of the event loop for whatever waits (Ctrl-C's handler among them); throws once cancelled. */

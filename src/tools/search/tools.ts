@@ -9,8 +9,7 @@ import type { Tool } from "../types.js";
 export const grepTool: Tool<GrepArgs> = {
   name: "grep",
   description:
-    "Search file contents for a JavaScript regex, per line; skips .gitignore'd, .git, node_modules and binary files. " +
-    `Returns path:line: text, ${GREP_PAGE_LINES} per call, then a cursor (send it alone to go on).`,
+    "Search file contents for a JavaScript regex, per line; skips .gitignore'd, .git, node_modules and binary files. " + `Returns path:line: text, ${GREP_PAGE_LINES} per call, then a cursor (send it alone to go on).`,
   schema: GrepArgsSchema,
   // A page is already bounded below the spill limit.
   spill: false,

@@ -90,16 +90,13 @@ describe("the step budget", () => {
       maxTokens: null,
     });
     expect(model.bodies).toHaveLength(1);
-    expect(result.content).toBe(
-      "(the subagent wrote no text before it was stopped)\n\n[the subagent was stopped by its step budget of 1 model request (the max_steps of this call) before it finished]",
-    );
+    expect(result.content).toBe("(the subagent wrote no text before it was stopped)\n\n[the subagent was stopped by its step budget of 1 model request (the max_steps of this call) before it finished]");
   });
 
   it("a max_steps above the budget is an error result and starts no child", async () => {
     const { result, model, events, transcripts } = await delegate({ task: "note everything", max_steps: 5 }, [], { maxSteps: 3, maxTokens: null });
     expect(result).toEqual({
-      content:
-        "Error: max_steps 5 is more than a subagent's budget of 3 model requests (--child-max-steps); no subagent was started. Call delegate_task again with max_steps 3 or less, or without max_steps.",
+      content: "Error: max_steps 5 is more than a subagent's budget of 3 model requests (--child-max-steps); no subagent was started. Call delegate_task again with max_steps 3 or less, or without max_steps.",
       isError: true,
     });
     expect(model.bodies).toHaveLength(0);
@@ -229,11 +226,7 @@ describe("in a whole conversation", () => {
 
   it("--child-max-tokens: a child stops once the request in flight reaches it; the line gives what it used", async () => {
     sim = await startSimulator({
-      script: [
-        { tool_calls: [call("delegate_task", { task: "Survey the project." })] },
-        { tool_calls: [call("read_file", { path: "." })] },
-        { content: "The survey was cut short." },
-      ],
+      script: [{ tool_calls: [call("delegate_task", { task: "Survey the project." })] }, { tool_calls: [call("read_file", { path: "." })] }, { content: "The survey was cut short." }],
     });
     const project = await tempProject();
     const result = await runInProcess({ args: ["-C", project, "--delegate", "full", "--child-max-tokens", "100", "survey"], baseUrl: sim.url });

@@ -10,7 +10,12 @@ import type { NamedAgent } from "../../../src/agent/children/named-agent.js";
 import { toolDefinitions } from "../../../src/tools/registry.js";
 import type { Tool } from "../../../src/tools/types.js";
 
-const children = { budget: { maxSteps: 30, maxTokens: null }, start: () => { throw new Error("not started here"); } } as Children;
+const children = {
+  budget: { maxSteps: 30, maxTokens: null },
+  start: () => {
+    throw new Error("not started here");
+  },
+} as Children;
 const agents = (n: number, description = "Reviews one module of the code base for the error handling it lacks, and reports each place it found"): NamedAgent[] =>
   Array.from({ length: n }, (_, i) => ({ name: `agent-${String(i).padStart(4, "0")}`, description, mode: "task-only", tools: null, model: null, maxSteps: null, access: null, instructions: "" }));
 
@@ -49,8 +54,6 @@ describe("delegate_task with named agents", () => {
   it("takes a name it does not list, and answers an unknown one with the call to make instead", async () => {
     const tool = createDelegateTool({ mode: "full", parentMessages: () => [], children, agents: agents(3) });
     const args = tool.schema.parse({ task: "look", agent: "agent-9999" });
-    await expect(tool.run(args, {} as never)).rejects.toThrow(
-      'there is no named agent "agent-9999"; no subagent was started. Call delegate_task again with an agent named in its description, or without agent.',
-    );
+    await expect(tool.run(args, {} as never)).rejects.toThrow('there is no named agent "agent-9999"; no subagent was started. Call delegate_task again with an agent named in its description, or without agent.');
   });
 });

@@ -30,8 +30,14 @@ async function runH11(mode: "full" | "no-tools" | "task-only") {
   const project = await tempProject("h11");
   const out = await tempProject();
   const result = await runInProcess({ args: ["-C", project, "--delegate", mode, "--record", out, "--json", INSTRUCTION], baseUrl: sim.url });
-  const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as RequestLine);
-  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as RequestLine);
+  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
   return { result, project, lines, delegations, record };
 }
@@ -49,9 +55,10 @@ describe.each(["full", "no-tools", "task-only"] as const)("--delegate %s", (mode
     expect(agents.at(-1)).toBe("parent");
 
     const parentBeforeDelegation = lines[1]!.body;
-    const delegateCall = lines.find((l, i) => i > 1 && l.agent === "parent")!.body.messages.find(
-      (m) => m.role === "assistant" && m.tool_calls?.[0]?.function.name === "delegate_task",
-    ) as Extract<ChatRequest["messages"][number], { role: "assistant" }>;
+    const delegateCall = lines.find((l, i) => i > 1 && l.agent === "parent")!.body.messages.find((m) => m.role === "assistant" && m.tool_calls?.[0]?.function.name === "delegate_task") as Extract<
+      ChatRequest["messages"][number],
+      { role: "assistant" }
+    >;
     const task = JSON.parse(delegateCall.tool_calls![0]!.function.arguments).task as string;
     const [system, user] = parentBeforeDelegation.messages;
     // The parent's instruction is #1 and its read's result #2: the child's task is stamped #3.
@@ -117,12 +124,7 @@ describe("a child that misbehaves", () => {
 
   it("a delegate call from the child gets an error telling it to do the work itself", async () => {
     sim = await startSimulator({
-      script: [
-        { tool_calls: [call("delegate_task", { task: "say hi" })] },
-        { tool_calls: [call("delegate_task", { task: "say hi again" })] },
-        { content: "hi" },
-        { content: "child said hi" },
-      ],
+      script: [{ tool_calls: [call("delegate_task", { task: "say hi" })] }, { tool_calls: [call("delegate_task", { task: "say hi again" })] }, { content: "hi" }, { content: "child said hi" }],
     });
     const project = await tempProject();
     const result = await runInProcess({ args: ["-C", project, "--delegate", "task-only", "go"], baseUrl: sim.url });

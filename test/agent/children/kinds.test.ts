@@ -16,7 +16,14 @@ const ctx: ToolContext = { projectDir: "/p", access: "edit", sessionDir: "/p/.he
 async function answers(row: ChildKindRow): Promise<string[]> {
   const tools = childTools(PARENT, row);
   expect(tools.map((t) => t.name)).toEqual(PARENT.map((t) => t.name));
-  return Promise.all(tools.map((t) => t.run({}, ctx).then((text) => text, (e: Error) => e.message.split(":")[0]!)));
+  return Promise.all(
+    tools.map((t) =>
+      t.run({}, ctx).then(
+        (text) => text,
+        (e: Error) => e.message.split(":")[0]!,
+      ),
+    ),
+  );
 }
 
 it("a delegate refuses only the tools that start delegations and reviews", async () => {

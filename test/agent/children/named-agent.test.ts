@@ -47,7 +47,11 @@ async function runWithAgent(file: string, text: string): Promise<string> {
   return project;
 }
 
-const lines = async (path: string) => (await readFile(path, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+const lines = async (path: string) =>
+  (await readFile(path, "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 describe("a project with agent files, under --delegate full", () => {
   it("offers them in delegate_task and builds each agent's child as its mode, instructions, tools and model say", async () => {
@@ -98,7 +102,7 @@ describe("a project with agent files, under --delegate full", () => {
     const task = (stamp: number, text: string, file: string) => ({ role: "user", content: `[#${stamp}] ${childTask(text, agentOf(file))}` });
     // no-tools, on its own model: the parent's instructions and answers, then the role note with its instructions.
     expect(writer).toEqual({ ...parent1, model: "deepseek-v4-pro", messages: [system, user, task(2, "write the notes", "writer.md")] });
-    expect(task(2, "w", "writer.md").content).toContain("You are the agent \"writer\". Its own instructions, which hold besides the above:\nWrite in the past tense.\n\nTask:\nw");
+    expect(task(2, "w", "writer.md").content).toContain('You are the agent "writer". Its own instructions, which hold besides the above:\nWrite in the past tense.\n\nTask:\nw');
     // task-only (the default), whatever --delegate says.
     expect(tester).toEqual({ ...parent2, messages: [system, task(4, "run the tests", "tester.md")] });
     // full: every message before the call; the same tool definitions, byte for byte.
@@ -144,11 +148,7 @@ describe("a project with agent files, under --delegate full", () => {
 
   it("an agent's max-steps ends its child, and the parent is told which budget did", async () => {
     sim = await startSimulator({
-      script: [
-        { tool_calls: [call("delegate_task", { task: "look around", agent: "brief" })] },
-        { content: "Looking.", tool_calls: [call("read_file", { path: "notes.txt" })] },
-        { content: "ok" },
-      ],
+      script: [{ tool_calls: [call("delegate_task", { task: "look around", agent: "brief" })] }, { content: "Looking.", tool_calls: [call("read_file", { path: "notes.txt" })] }, { content: "ok" }],
     });
     await runWithAgent("brief.md", "---\ndescription: Answers in one step\nmax-steps: 1\n---\n");
     const parentLast = sim.requests[2]!.body as ChatRequest;
@@ -190,11 +190,7 @@ it("the README's agent file is a valid agent", async () => {
 
 it("with agent files and no --delegate, delegate_task is offered with its agents, and a plain delegation sees only its task", async () => {
   sim = await startSimulator({
-    script: [
-      { tool_calls: [call("delegate_task", { task: "count the releases" })] },
-      { content: "one release" },
-      { content: "done" },
-    ],
+    script: [{ tool_calls: [call("delegate_task", { task: "count the releases" })] }, { content: "one release" }, { content: "done" }],
   });
   const project = await tempProject();
   await mkdir(join(project, ".hel", "agents"), { recursive: true });

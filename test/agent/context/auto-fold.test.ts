@@ -17,7 +17,14 @@ const view = (...tail: Message[]): Message[] => [{ role: "system", content: "s" 
 
 describe("closedEpisode", () => {
   it("closes when the same command and workdir failed, then passed: from the first failing call to the end", () => {
-    const v = view(run("a", "make"), result("a", 2, `exit code 2 · 1.00 s\n${LOG}`), run("b", "make", "./"), result("b", 3, "timed out after 120 s: the command and every process it started were ended"), run("c", "make"), result("c", 4, "exit code 0 · 1.00 s\nok"));
+    const v = view(
+      run("a", "make"),
+      result("a", 2, `exit code 2 · 1.00 s\n${LOG}`),
+      run("b", "make", "./"),
+      result("b", 3, "timed out after 120 s: the command and every process it started were ended"),
+      run("c", "make"),
+      result("c", 4, "exit code 0 · 1.00 s\nok"),
+    );
     expect(closedEpisode(v, 100)).toEqual({ start: 2, command: "make", workdir: "", failures: 2, tokens: expect.any(Number) });
     // Too small, another command, a pass that never failed before, an episode behind a fold note: none.
     expect(closedEpisode(v, 1_000_000)).toBeNull();

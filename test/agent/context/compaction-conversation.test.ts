@@ -112,15 +112,7 @@ it("an empty summary, one longer than what it replaces, and one cut off are fail
   const dir = await project();
   const read = (path: string, n: number): SimStep => ({ tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path }), id: `call_${n}` }] });
   const s = await sim({
-    script: [
-      read("notes1.txt", 1),
-      { content: "" },
-      read("notes2.txt", 2),
-      { content: "word ".repeat(3_000) },
-      read("notes3.txt", 3),
-      { content: "## Goal\ncut", finish_reason: "length" },
-      { content: "done" },
-    ],
+    script: [read("notes1.txt", 1), { content: "" }, read("notes2.txt", 2), { content: "word ".repeat(3_000) }, read("notes3.txt", 3), { content: "## Goal\ncut", finish_reason: "length" }, { content: "done" }],
   });
   const run = await runInProcess({ args: ["-C", dir, "--tools", "read_file", "--effort", "none", "--compact-at", "100", "read all three"], baseUrl: s.url });
   expect(run.code).toBe(0);
@@ -147,7 +139,12 @@ it("with all the default tools and a 6,000-token window, a conversation that out
   const args = ["-C", dir, "--effort", "none", "--max-output-tokens", "400"];
   const run = await runInProcess({ args: [...args, "--json"], input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n", baseUrl: s.url });
   expect(run.code).toBe(0);
-  expect(run.stdout.trim().split("\n").map((l) => JSON.parse(l).exit_reason)).toEqual(["completed", "completed", "completed"]);
+  expect(
+    run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).exit_reason),
+  ).toEqual(["completed", "completed", "completed"]);
   expect(s.requests.map((r) => r.status)).toContain(400);
   expect(s.requests.at(-1)!.status).toBe(200);
   const id = sessionIdOf(run.stderr)!;

@@ -20,16 +20,7 @@ function view(since: string, note = NOTE): { view: Message[]; call: ToolCall } {
   const call = foldCall(since, note);
   return {
     call,
-    view: [
-      system,
-      user(1, "fix the build"),
-      calls(read("r1", "a.ts")),
-      result("r1", 2, "a"),
-      calls(read("r2", "./b.ts"), read("r3", "a.ts")),
-      result("r2", 3, "b"),
-      result("r3", 4, "a again"),
-      calls(call),
-    ],
+    view: [system, user(1, "fix the build"), calls(read("r1", "a.ts")), result("r1", 2, "a"), calls(read("r2", "./b.ts"), read("r3", "a.ts")), result("r2", 3, "b"), result("r3", 4, "a again"), calls(call)],
   };
 }
 const plan = (since: string, archived: ArchiveEntry[] = [], note = NOTE) => {

@@ -84,15 +84,7 @@ describe("tool calls", () => {
     const model = fakeModel([{ message: notes("a", "bad", "c") }, { message: answer("done") }]);
     const { outcome, messages, log, definitions } = await turn(model);
     expect(log).toEqual(["start a", "end a", "start bad", "end bad", "start c", "end c"]);
-    expect(messages).toEqual([
-      SYSTEM,
-      USER,
-      notes("a", "bad", "c"),
-      result("a", 1),
-      result("bad", 2, "Error: that note cannot be taken; take another"),
-      result("c", 3),
-      answer("done"),
-    ]);
+    expect(messages).toEqual([SYSTEM, USER, notes("a", "bad", "c"), result("a", 1), result("bad", 2, "Error: that note cannot be taken; take another"), result("c", 3), answer("done")]);
     expect(model.bodies).toEqual([
       {
         model: "deepseek-flash",
@@ -139,7 +131,11 @@ describe("calls of a concurrent tool", () => {
     const model = fakeModel([{ message: calls(["note", "a"], ["note", "b"], ["mark", "m"]) }]);
     const { outcome, messages, log } = await turn(model, { concurrent: true, signal: controller.signal, onNote: (text) => text === "a" && controller.abort() });
     expect(log).toEqual(["start a", "end a"]);
-    expect(messages.slice(3)).toEqual([result("a", 1), { role: "tool", tool_call_id: "call_b", content: expect.stringMatching(INTERRUPTED) }, { role: "tool", tool_call_id: "call_m", content: expect.stringMatching(INTERRUPTED) }]);
+    expect(messages.slice(3)).toEqual([
+      result("a", 1),
+      { role: "tool", tool_call_id: "call_b", content: expect.stringMatching(INTERRUPTED) },
+      { role: "tool", tool_call_id: "call_m", content: expect.stringMatching(INTERRUPTED) },
+    ]);
     expect(outcome.exitReason).toBe("aborted");
   });
 });
@@ -218,7 +214,12 @@ describe("an answer cut off at the output limit", () => {
   });
 
   it("without text adds nothing to the conversation", async () => {
-    const { outcome, messages } = await turn(fakeModel([{ message: notes("a"), finishReason: "length" }, { message: notes("a"), finishReason: "length" }]));
+    const { outcome, messages } = await turn(
+      fakeModel([
+        { message: notes("a"), finishReason: "length" },
+        { message: notes("a"), finishReason: "length" },
+      ]),
+    );
     expect(messages).toEqual([SYSTEM, USER]);
     expect(outcome).toMatchObject({ answer: null, exitReason: "length" });
   });
@@ -248,7 +249,10 @@ describe("a model error", () => {
 it("the events: each request, its deltas and response, each call's start and end, then the end of the turn", async () => {
   const u1 = usage(100, 10, 0);
   const u2 = usage(130, 5, 64);
-  const model = fakeModel([{ message: notes("a"), usage: u1 }, { message: answer("done"), usage: u2 }]);
+  const model = fakeModel([
+    { message: notes("a"), usage: u1 },
+    { message: answer("done"), usage: u2 },
+  ]);
   const { outcome, events } = await turn(model);
   expect(events.map((e) => (e.type === "request" ? { ...e, body: null } : e))).toEqual([
     { ...REF, type: "request", step: 1, body: null, attempt: 1 },
@@ -279,9 +283,7 @@ it("the events: each request, its deltas and response, each call's start and end
 });
 
 it("usage is summed over the turn's requests, one without usage counted as a request; the meter is the last measured one", async () => {
-  const { outcome, events } = await turn(
-    fakeModel([{ message: notes("a"), usage: usage(100, 10, 0) }, { message: notes("b"), usage: usage(300, 30, 256) }, { message: answer("done") }]),
-  );
+  const { outcome, events } = await turn(fakeModel([{ message: notes("a"), usage: usage(100, 10, 0) }, { message: notes("b"), usage: usage(300, 30, 256) }, { message: answer("done") }]));
   expect(outcome.usage).toEqual({ requests: 3, prompt_tokens: 400, completion_tokens: 40, prompt_cache_hit_tokens: 256, prompt_cache_miss_tokens: 144 });
   // The second request, the last with usage, sent four messages: system, user, a call and its result.
   expect(outcome.meter).toEqual({ message_count: 4, input_tokens: 300 });

@@ -75,10 +75,7 @@ describe("tool calls written as text", () => {
     ["function_calls, ASCII bar, `<|DSML| invoke`", { bar: "ascii", spacedInvoke: true }],
   ];
   it.each(spellings)("%s: become real calls, the markup leaves the stored content, and the call runs", async (_name, markup) => {
-    const { outcome, messages, bodies, log, repairs, definitions } = await turn([
-      { content: "Let me note it.", tool_calls: [{ name: "note", arguments: noteArgs("a b") }], markup },
-      { content: "done" },
-    ]);
+    const { outcome, messages, bodies, log, repairs, definitions } = await turn([{ content: "Let me note it.", tool_calls: [{ name: "note", arguments: noteArgs("a b") }], markup }, { content: "done" }]);
     expect(outcome).toMatchObject({ answer: "done", exitReason: "completed" });
     expect(log).toEqual(["note a b"]);
     expect(bodies[0]).toEqual(first(definitions));
@@ -96,7 +93,16 @@ describe("tool calls written as text", () => {
 
   it("as the whole reasoning, with no content (thinking mode): the same, and the reasoning replayed without the markup", async () => {
     const { bodies, messages, log, repairs } = await turn(
-      [{ tool_calls: [{ name: "note", arguments: noteArgs("x") }, { name: "mark", arguments: JSON.stringify({ text: "y" }) }], markup: { in: "reasoning" } }, { content: "done" }],
+      [
+        {
+          tool_calls: [
+            { name: "note", arguments: noteArgs("x") },
+            { name: "mark", arguments: JSON.stringify({ text: "y" }) },
+          ],
+          markup: { in: "reasoning" },
+        },
+        { content: "done" },
+      ],
       { effort: "high" },
     );
     expect(log).toEqual(["note x", "mark y"]);
@@ -122,7 +128,7 @@ describe("tool calls written as text", () => {
   });
 
   it("a block that does not parse is left as text: the answer is final, and nothing is repaired", async () => {
-    const broken = "Here:\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"note\">\n<｜DSML｜parameter name=\"text\" string=\"false\">not json</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    const broken = 'Here:\n<｜DSML｜function_calls>\n<｜DSML｜invoke name="note">\n<｜DSML｜parameter name="text" string="false">not json</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>';
     const { outcome, messages, bodies, repairs } = await turn([{ content: broken }]);
     expect(outcome).toMatchObject({ answer: broken, exitReason: "completed" });
     expect(messages[2]).toEqual({ role: "assistant", content: broken });
@@ -134,7 +140,12 @@ describe("tool calls written as text", () => {
 describe("arguments that are not JSON", () => {
   it("are never run nor sent back: the stored call keeps {}, its result says where it broke and the schema", async () => {
     const { outcome, messages, bodies, log, repairs, definitions } = await turn([
-      { tool_calls: [{ id: "call_00_broken", name: "note", arguments: "{" }, { id: "call_01_fine", name: "note", arguments: noteArgs("ok") }] },
+      {
+        tool_calls: [
+          { id: "call_00_broken", name: "note", arguments: "{" },
+          { id: "call_01_fine", name: "note", arguments: noteArgs("ok") },
+        ],
+      },
       { content: "done" },
     ]);
     expect(outcome.exitReason).toBe("completed");

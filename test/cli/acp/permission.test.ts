@@ -13,7 +13,14 @@ describe("an approval asked through session/request_permission", () => {
       if (response instanceof Error) throw response;
       return response;
     };
-    return { asked, approvals: approvalsThrough(ask, () => "s1", (command) => (command === "npm install" ? "call_7" : null)) };
+    return {
+      asked,
+      approvals: approvalsThrough(
+        ask,
+        () => "s1",
+        (command) => (command === "npm install" ? "call_7" : null),
+      ),
+    };
   };
 
   it("asks on the call that wants it, with the terminal's three answers, under the turn's signal", async () => {

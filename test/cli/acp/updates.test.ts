@@ -59,14 +59,7 @@ describe("an edit's diffs", () => {
 
 describe("the stop reason of a turn", () => {
   it("says cancelled for an interrupted turn and names the limits ACP knows", () => {
-    expect((["completed", "aborted", "max_steps", "length", "budget", "empty"] as const).map(stopReasonOf)).toEqual([
-      "end_turn",
-      "cancelled",
-      "max_turn_requests",
-      "max_tokens",
-      "end_turn",
-      "end_turn",
-    ]);
+    expect((["completed", "aborted", "max_steps", "length", "budget", "empty"] as const).map(stopReasonOf)).toEqual(["end_turn", "cancelled", "max_turn_requests", "max_tokens", "end_turn", "end_turn"]);
   });
 });
 
@@ -117,8 +110,20 @@ describe("a turn's updates", () => {
     ];
     expect(events.flatMap((e) => updates.updatesOf(e))).toEqual([
       { sessionUpdate: "plan", entries: [{ content: "fix a", priority: "medium", status: "in_progress" }] },
-      { sessionUpdate: "plan", entries: [{ content: "fix a", priority: "medium", status: "in_progress" }, { content: "review it", priority: "medium", status: "in_progress" }] },
-      { sessionUpdate: "plan", entries: [{ content: "fix a", priority: "medium", status: "completed" }, { content: "review it", priority: "medium", status: "in_progress" }] },
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "fix a", priority: "medium", status: "in_progress" },
+          { content: "review it", priority: "medium", status: "in_progress" },
+        ],
+      },
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "fix a", priority: "medium", status: "completed" },
+          { content: "review it", priority: "medium", status: "in_progress" },
+        ],
+      },
     ]);
   });
 });

@@ -41,7 +41,11 @@ describe("the --json-events table of docs/usage.md", () => {
 
 it("a delegation's start and end carry agent_name only when a named agent did it", () => {
   const lines: string[] = [];
-  const emit = createJsonEvents((line) => lines.push(line), () => "s", createUsageLedger({ table: DEFAULT_PRICES, now: () => new Date(0) }));
+  const emit = createJsonEvents(
+    (line) => lines.push(line),
+    () => "s",
+    createUsageLedger({ table: DEFAULT_PRICES, now: () => new Date(0) }),
+  );
   emit({ agent: "parent", type: "delegation_start", number: 1, kind: "delegate", mode: "task-only", agentName: "tester", task: "t" });
   emit({ agent: "parent", type: "delegation_end", number: 1, kind: "delegate", mode: "task-only", agentName: "tester", task: "t", answer: "a", exitReason: "completed", toolCalls: [], usage: emptyTotals() });
   emit({ agent: "parent", type: "delegation_start", number: 2, kind: "delegate", mode: "full", task: "u" });

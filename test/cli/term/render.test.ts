@@ -16,7 +16,11 @@ interface Write {
 function terminals(isTTY: boolean) {
   const writes: Write[] = [];
   const stream = (name: Write["stream"]): Output => ({ isTTY, columns: 60, write: (text) => void writes.push({ stream: name, text }) });
-  const text = (name: Write["stream"]) => writes.filter((w) => w.stream === name).map((w) => w.text).join("");
+  const text = (name: Write["stream"]) =>
+    writes
+      .filter((w) => w.stream === name)
+      .map((w) => w.text)
+      .join("");
   /** What the spinner region showed last: the text after the last erase. */
   const region = () => text("err").split("\x1b[J").at(-1) ?? "";
   return { stdout: stream("out"), stderr: stream("err"), writes, text, region };
@@ -127,7 +131,7 @@ describe("the spinner on a terminal", () => {
     for (const number of [3, 4]) progress.observe(end(number), 40);
     expect(progress.lines(65_000, 1)).toEqual(["⠙ waiting for subagent #2 · 1m 05s", '  #2 full · step 3 · 1,234 tokens · running read_file {"path":"a.txt"}']);
     progress.observe(end(2), 50);
-    expect(progress.lines(65_000, 2)).toEqual(['⠹ running delegate_task {} · 1m 05s']);
+    expect(progress.lines(65_000, 2)).toEqual(["⠹ running delegate_task {} · 1m 05s"]);
   });
 
   it("draws every working subagent's line in the live region, and names each one's tool lines", () => {

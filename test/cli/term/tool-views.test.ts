@@ -20,9 +20,7 @@ const search = (matches: number, files: number, more: boolean, unit: "line" | "f
 
 describe("a search's line", () => {
   it("counts grep's matches from the details, whatever the text says", () => {
-    expect(summary("grep", { pattern: "^hit", path: "src", glob: "*.ts" }, end("grep", "x\n[1 match in 1 file]", search(1234, 4, true)))).toBe(
-      'grep "^hit" in src (*.ts) — 1,234 matches in 4 files shown, more follow',
-    );
+    expect(summary("grep", { pattern: "^hit", path: "src", glob: "*.ts" }, end("grep", "x\n[1 match in 1 file]", search(1234, 4, true)))).toBe('grep "^hit" in src (*.ts) — 1,234 matches in 4 files shown, more follow');
     expect(summary("grep", { cursor: "grep1.x" }, end("grep", "", search(50, 1, false)))).toBe("grep (continued) — 50 matches in 1 file");
     // A files_only search continued by its cursor alone still counts files.
     expect(summary("grep", { cursor: "grep1.x" }, end("grep", "", search(3, 3, false, "file")))).toBe("grep (continued) — 3 matching files");

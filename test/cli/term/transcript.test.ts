@@ -84,7 +84,9 @@ describe("formatTranscript", () => {
     const snapshot = makeSnapshot("/p", ID_A);
     const args = JSON.stringify({ path: "a.ts", old: "line\n".repeat(100), new: "" });
     snapshot.messages[2] = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "search_replace", arguments: args } }] };
-    const line = formatTranscript(snapshot).split("\n").find((l) => l.startsWith("→"))!;
+    const line = formatTranscript(snapshot)
+      .split("\n")
+      .find((l) => l.startsWith("→"))!;
     expect(Array.from(line).length).toBeLessThanOrEqual(2 + "search_replace ".length + 160);
     expect(line.endsWith("…")).toBe(true);
   });
@@ -124,11 +126,15 @@ describe("the diffs of a session's edits", () => {
   });
 
   it("gives a subagent's transcript its own edits, though call ids repeat across agents", () => {
-    const child = childTranscript("Write notes.", [{ role: "system", content: "You are hel." }], [
-      { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: '{"path":"notes.md","old_text":"","new_text":"hi\\n"}' } }] },
-      { role: "tool", tool_call_id: "call_9", content: "Created notes.md (1 line)." },
-      { role: "assistant", content: "Written." },
-    ]);
+    const child = childTranscript(
+      "Write notes.",
+      [{ role: "system", content: "You are hel." }],
+      [
+        { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "search_replace", arguments: '{"path":"notes.md","old_text":"","new_text":"hi\\n"}' } }] },
+        { role: "tool", tool_call_id: "call_9", content: "Created notes.md (1 line)." },
+        { role: "assistant", content: "Written." },
+      ],
+    );
     expect(formatChildTranscript(child, editsOf(snapshot.edits, 1))).toContain(["→ search_replace notes.md", "  1 + hi", "  ← Created notes.md (1 line). (1 line, 26 B)"].join("\n"));
   });
 });
@@ -175,7 +181,15 @@ describe("formatDelegations", () => {
   it("lists each child with its mode or kind, how it ended, its requests, tokens and cost", () => {
     const children = [
       child({}),
-      child({ number: 2, kind: "review", mode: null, task: "the worker's\nlocking", exit_reason: "completed", usage: { requests: 12, prompt_tokens: 300, completion_tokens: 20, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 300 }, cost_usd: 0.00005 }),
+      child({
+        number: 2,
+        kind: "review",
+        mode: null,
+        task: "the worker's\nlocking",
+        exit_reason: "completed",
+        usage: { requests: 12, prompt_tokens: 300, completion_tokens: 20, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 300 },
+        cost_usd: 0.00005,
+      }),
       child({ number: 3, mode: "full", exit_reason: "token_budget", cost_usd: null, task: "x".repeat(80) }),
     ];
     expect(formatDelegations(children)).toBe(

@@ -189,9 +189,7 @@ describe("allow rules", () => {
     await mkdir(path.join(dir, ".hel"), { recursive: true });
     await mkdir(path.join(dir, ".git", "hooks"), { recursive: true });
     // An earlier sandboxed command (a prompt-injected model, a postinstall) plants the script.
-    const attempts = [".hel/config.json", ".git/hooks/pre-commit", path.join(outside, "planted")]
-      .map((f) => `(echo x > ${f}) 2>/dev/null && echo ${f} written || echo ${f} refused`)
-      .join("; ");
+    const attempts = [".hel/config.json", ".git/hooks/pre-commit", path.join(outside, "planted")].map((f) => `(echo x > ${f}) 2>/dev/null && echo ${f} written || echo ${f} refused`).join("; ");
     const script = `${attempts}; if ${HAS_NETWORK}; then echo network; else echo no network; fi`;
     const packageJson = JSON.stringify({ name: "p", version: "1.0.0", scripts: { prepack: script } });
     const plant = `echo ${Buffer.from(packageJson).toString("base64")} | base64 -d > package.json`;

@@ -51,9 +51,7 @@ describe.runIf(process.platform === "linux")("git stays the user's", () => {
       ].join(" && "),
     );
     expect(out.split("\n")).toContain("registered");
-    expect(putBack(out)).toBe(
-      "Git settings and hooks are the user's, so what the command changed there was put back: sub/.git/config: settings that run programs removed; sub/.git/hooks/pre-commit removed.",
-    );
+    expect(putBack(out)).toBe("Git settings and hooks are the user's, so what the command changed there was put back: sub/.git/config: settings that run programs removed; sub/.git/hooks/pre-commit removed.");
     userGit(dir);
     git(path.join(dir, "sub"), "commit", "-q", "--allow-empty", "-m", "in sub");
     expect(existsSync(marker)).toBe(false);
@@ -93,14 +91,9 @@ describe.runIf(process.platform === "linux")("git stays the user's", () => {
     const { ctx, dir, marker, program } = await repository();
     git(dir, "worktree", "add", "-q", "wt");
     const gitfile = await readFile(path.join(dir, "wt", ".git"), "utf8");
-    const out = await run(
-      ctx,
-      `git init -q --bare planted.git && git --git-dir=planted.git config core.fsmonitor '${program}' && printf 'gitdir: %s\\n' "$PWD/planted.git" > wt/.git && echo planted`,
-    );
+    const out = await run(ctx, `git init -q --bare planted.git && git --git-dir=planted.git config core.fsmonitor '${program}' && printf 'gitdir: %s\\n' "$PWD/planted.git" > wt/.git && echo planted`);
     expect(out.split("\n")).toContain("planted");
-    expect(putBack(out)).toBe(
-      "Git settings and hooks are the user's, so what the command changed there was put back: wt/.git put back; planted.git/config: settings that run programs removed.",
-    );
+    expect(putBack(out)).toBe("Git settings and hooks are the user's, so what the command changed there was put back: wt/.git put back; planted.git/config: settings that run programs removed.");
     expect(await readFile(path.join(dir, "wt", ".git"), "utf8")).toBe(gitfile);
     userGit(path.join(dir, "wt"));
     expect(existsSync(marker)).toBe(false);

@@ -27,11 +27,7 @@ describe.runIf(process.platform === "linux")("places kept read-only in the sandb
     for (const d of ["sub/.hel", "a/b/.hel", "node_modules/pkg/.hel"]) await mkdir(path.join(dir, d, "sessions"), { recursive: true });
     const existing = ["sub/.hel/config.json", "a/b/.hel/sessions/x", "node_modules/pkg/.hel/config.json"];
     const out = await run(ctx, `${tryWrites(existing)}; mkdir -p new/.hel/checkpoints deep/er/.hel && echo x > new/.hel/config.json && echo x > deep/er/.hel/config.json && echo made`);
-    expect(out.split("\n").slice(1)).toEqual([
-      "Some places are read-only to commands, so what the command made there was undone: new/.hel removed; deep/er/.hel removed.",
-      ...existing.map((f) => `${f} refused`),
-      "made",
-    ]);
+    expect(out.split("\n").slice(1)).toEqual(["Some places are read-only to commands, so what the command made there was undone: new/.hel removed; deep/er/.hel removed.", ...existing.map((f) => `${f} refused`), "made"]);
     for (const f of existing) expect(existsSync(path.join(dir, f))).toBe(false);
     expect(existsSync(path.join(dir, "new", ".hel"))).toBe(false);
     expect(existsSync(path.join(dir, "deep", "er", ".hel"))).toBe(false);

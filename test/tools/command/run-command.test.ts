@@ -92,11 +92,7 @@ describe("run_command: waiting and ending", () => {
     };
     const { out, details } = await runWithDetails(ctx, { command: "sleep 3004 & echo ready; sleep 3005" });
     expect(details).toMatchObject({ exitCode: null, timedOut: false, interrupted: true });
-    expect(out.split("\n")).toEqual([
-      expect.stringMatching(/^interrupted after \d+\.\d\d s: the command and every process it started were ended$/),
-      "The user stopped it (Ctrl-C). Ask before running it again.",
-      "ready",
-    ]);
+    expect(out.split("\n")).toEqual([expect.stringMatching(/^interrupted after \d+\.\d\d s: the command and every process it started were ended$/), "The user stopped it (Ctrl-C). Ask before running it again.", "ready"]);
     expect([...running("sleep 3004"), ...running("sleep 3005")]).toEqual([]);
   });
 
@@ -143,7 +139,12 @@ describe("run_command: what the command sees", () => {
     const { ctx } = await project();
     Object.assign(process.env, { DEEPSEEK_API_KEY: KEY, GH_TOKEN: "t", MY_SECRET_THING: "s", DB_PASSWORD: "p", npm_config_api_key: "k", HEL_PLAIN_SETTING: "kept", PAGER: "less" });
     const out = await run(ctx, { command: "env" });
-    const names = new Map(out.split("\n").slice(1).map((line) => [line.split("=")[0]!, line.slice(line.indexOf("=") + 1)]));
+    const names = new Map(
+      out
+        .split("\n")
+        .slice(1)
+        .map((line) => [line.split("=")[0]!, line.slice(line.indexOf("=") + 1)]),
+    );
     for (const hidden of ["DEEPSEEK_API_KEY", "GH_TOKEN", "MY_SECRET_THING", "DB_PASSWORD", "npm_config_api_key"]) expect(names.has(hidden)).toBe(false);
     expect(names.get("HEL_PLAIN_SETTING")).toBe("kept");
     expect(Object.fromEntries(["GIT_EDITOR", "GIT_TERMINAL_PROMPT", "PAGER", "GIT_PAGER", "NO_COLOR"].map((n) => [n, names.get(n)]))).toEqual({
@@ -242,11 +243,7 @@ describe("run_command: what the model gets", () => {
   it("turns binary output into text, saying how much was not text", async () => {
     const { ctx } = await project();
     const out = await run(ctx, { command: "printf 'a\\000b\\377\\376\\200c\\033[31mred\\033[0m\\n'; head -c 100000 /dev/zero; echo end" });
-    expect(out.split("\n")).toEqual([
-      expect.stringMatching(/^exit code 0 · \d+\.\d\d s; 100,004 non-text characters in the output \(binary data, control codes\) replaced by \uFFFD or dropped$/),
-      "ab\uFFFDcred",
-      "end",
-    ]);
+    expect(out.split("\n")).toEqual([expect.stringMatching(/^exit code 0 · \d+\.\d\d s; 100,004 non-text characters in the output \(binary data, control codes\) replaced by \uFFFD or dropped$/), "ab\uFFFDcred", "end"]);
   });
 });
 

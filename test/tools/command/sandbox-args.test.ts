@@ -92,7 +92,15 @@ describe("sandboxPolicy", () => {
     const outside = await mkdtemp("/var/tmp/hel-sockets-");
     onTestFinished(() => rm(outside, { recursive: true, force: true }));
     const sockets = [path.join(outside, "agent.sock"), path.join(dir, "own.sock")];
-    const servers = await Promise.all(sockets.map((s) => new Promise<Server>((resolve) => { const server = createServer(); server.listen(s, () => resolve(server)); })));
+    const servers = await Promise.all(
+      sockets.map(
+        (s) =>
+          new Promise<Server>((resolve) => {
+            const server = createServer();
+            server.listen(s, () => resolve(server));
+          }),
+      ),
+    );
     onTestFinished(async () => void (await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))));
     const runtime = path.join(outside, "runtime");
     await mkdir(runtime);
@@ -153,9 +161,7 @@ describe("bwrapArgs", () => {
 
   it("binds a read-only project read-only and keeps the network only when allowed", () => {
     const policy = { ...POLICY, writable: false, sockets: { dirs: [], files: [] } };
-    expect(bwrapArgs(policy, "/p", ["sh"], FEATURES)).toEqual(
-      [...PROC, "--ro-bind", "/p", "/p", "--unshare-net", ...NAMESPACES, "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/p", "--", "sh"],
-    );
+    expect(bwrapArgs(policy, "/p", ["sh"], FEATURES)).toEqual([...PROC, "--ro-bind", "/p", "/p", "--unshare-net", ...NAMESPACES, "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/p", "--", "sh"]);
     expect(bwrapArgs({ ...POLICY, network: true }, "/p", ["sh"], FEATURES)).not.toContain("--unshare-net");
   });
 
@@ -189,7 +195,7 @@ describe("findSandboxProgram", () => {
     const bin = path.join(dir, "node_modules", ".bin");
     for (const d of [bin, outside]) {
       await mkdir(d, { recursive: true });
-      await writeFile(path.join(d, "bwrap"), "#!/bin/sh\nexec \"$@\"\n");
+      await writeFile(path.join(d, "bwrap"), '#!/bin/sh\nexec "$@"\n');
       await chmod(path.join(d, "bwrap"), 0o755);
     }
     const link = path.join(outside, "tools");

@@ -10,7 +10,8 @@ import { sandboxDenial } from "../../../src/tools/command/sandbox-denial.js";
 import type { ApprovalMode } from "../../../src/tools/types.js";
 import { toolProject } from "../../helpers/tools.js";
 
-const NETWORK_HINT = "The sandbox has no network, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it the network (in the sandbox still).";
+const NETWORK_HINT =
+  "The sandbox has no network, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it the network (in the sandbox still).";
 const writeHint = (place: string) =>
   `The sandbox lets a command write only in the project and /tmp, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it writes to ${place} (in the sandbox still).`;
 

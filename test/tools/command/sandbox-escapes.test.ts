@@ -37,11 +37,7 @@ describe.runIf(process.platform === "linux")("escapes from the sandbox", () => {
     it.each(LEVELS)("changes nothing the kernel exposes under %s, and keeps no capability", async (access) => {
       const { ctx } = await toolProject(access);
       const kernelFiles = ["/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname", "/proc/sys/kernel/domainname", "/sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan"];
-      expect(lines(await run(ctx, attempts))).toEqual([
-        ...kernelFiles.flatMap((file) => [`/bin/bash: line 1: ${file}: Read-only file system`, `${file} refused`]),
-        "sethostname refused",
-        "setdomainname refused",
-      ]);
+      expect(lines(await run(ctx, attempts))).toEqual([...kernelFiles.flatMap((file) => [`/bin/bash: line 1: ${file}: Read-only file system`, `${file} refused`]), "sethostname refused", "setdomainname refused"]);
       const caps = lines(await run(ctx, "grep ^Cap /proc/self/status; readlink /proc/self/ns/uts /proc/self/ns/user"));
       expect(caps.slice(0, 5)).toEqual(["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"].map((name) => `${name}:\t0000000000000000`));
       // Namespaces of its own: a hostname set inside (were it possible) would not be the machine's.
@@ -119,13 +115,7 @@ describe.runIf(process.platform === "linux")("escapes from the sandbox", () => {
     const result = await collect(child);
     expect(result.code).toBe(0);
     const tool = (sim.requests.at(-1)!.body as ChatRequest).messages.findLast((m) => m.role === "tool")!.content as string;
-    expect(tool.split("\n").slice(1)).toEqual([
-      "/bin/bash: line 1: 200: Bad file descriptor",
-      "refused",
-      "/bin/bash: line 1: /proc/self/fd/200: No such file or directory",
-      "refused",
-      "0 1 2 3 ",
-    ]);
+    expect(tool.split("\n").slice(1)).toEqual(["/bin/bash: line 1: 200: Bad file descriptor", "refused", "/bin/bash: line 1: /proc/self/fd/200: No such file or directory", "refused", "0 1 2 3 "]);
     expect(await readFile(file, "utf8")).toBe("before\n");
   });
 });

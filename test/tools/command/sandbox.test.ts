@@ -80,14 +80,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
           "git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && echo committed",
         ].join("; "),
       );
-      expect(lines(out)).toEqual([
-        "/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system",
-        "hook refused",
-        "config refused",
-        "move refused",
-        "hooks move refused",
-        "committed",
-      ]);
+      expect(lines(out)).toEqual(["/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system", "hook refused", "config refused", "move refused", "hooks move refused", "committed"]);
       expect(existsSync(path.join(dir, ".git", "hooks", "pre-commit"))).toBe(false);
       ctx.access = "full";
       expect(lines(await run(ctx, "echo 'exit 0' > .git/hooks/pre-commit && echo hook written"))).toEqual(["hook written"]);
@@ -128,9 +121,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
       const before = connections;
       const out = await run(ctx, `${connect()}; exit 1`);
       expect(lines(out).at(-1)).toBe("no connection");
-      expect(out.split("\n")[0]).toMatch(
-        /^exit code 1 · \d+\.\d\d s; sandbox: only the project and a private \/tmp are writable \(not \.hel\/, nor \.git hooks and config\); no network$/,
-      );
+      expect(out.split("\n")[0]).toMatch(/^exit code 1 · \d+\.\d\d s; sandbox: only the project and a private \/tmp are writable \(not \.hel\/, nor \.git hooks and config\); no network$/);
       expect(connections).toBe(before);
     });
 

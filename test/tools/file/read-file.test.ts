@@ -50,7 +50,10 @@ describe("read_file on files", () => {
 
   it("stops a page at MAX_PAGE_LINES lines and continues with the cursor", async () => {
     const { ctx, dir } = await toolProject();
-    await writeFile(path.join(dir, "many.txt"), numberedLines(2500, (n) => `line ${n}`));
+    await writeFile(
+      path.join(dir, "many.txt"),
+      numberedLines(2500, (n) => `line ${n}`),
+    );
     const first = parsePage(await read(ctx, { path: "many.txt" }));
     expect(first.lines).toHaveLength(MAX_PAGE_LINES);
     expect(first.lines[0]).toEqual({ number: 1, text: "line 1" });
@@ -121,10 +124,16 @@ describe("read_file on files", () => {
 
   it("reads a range with offset and limit, and a cursor finishes the range, then reads on", async () => {
     const { ctx, dir } = await toolProject();
-    await writeFile(path.join(dir, "range.txt"), numberedLines(5000, (n) => `L${n}`));
+    await writeFile(
+      path.join(dir, "range.txt"),
+      numberedLines(5000, (n) => `L${n}`),
+    );
 
     const small = parsePage(await read(ctx, { path: "range.txt", offset: 3, limit: 2 }));
-    expect(small.lines).toEqual([{ number: 3, text: "L3" }, { number: 4, text: "L4" }]);
+    expect(small.lines).toEqual([
+      { number: 3, text: "L3" },
+      { number: 4, text: "L4" },
+    ]);
     expect(small.footer).toMatch(/that was the requested range; the file goes on from line 5/);
 
     const first = parsePage(await read(ctx, { path: "range.txt", offset: 10, limit: 2500 }));
@@ -151,12 +160,13 @@ describe("read_file on files", () => {
   it("refuses a cursor whose file changed, was replaced or vanished", async () => {
     const { ctx, dir } = await toolProject();
     const file = path.join(dir, "moving.txt");
-    await writeFile(file, numberedLines(2100, (n) => `v1 ${n}`));
+    await writeFile(
+      file,
+      numberedLines(2100, (n) => `v1 ${n}`),
+    );
     const { cursor } = parsePage(await read(ctx, { path: "moving.txt" }));
     await appendFile(file, "more\n");
-    await expect(read(ctx, { cursor: cursor! })).rejects.toThrow(
-      'the file changed since this cursor was made — read it again with path and offset: read_file {"path":"moving.txt","offset":2001}',
-    );
+    await expect(read(ctx, { cursor: cursor! })).rejects.toThrow('the file changed since this cursor was made — read it again with path and offset: read_file {"path":"moving.txt","offset":2001}');
 
     const again = parsePage(await read(ctx, { path: "moving.txt" })).cursor!;
     await writeFile(path.join(dir, "other.txt"), numberedLines(2101, (n) => `v1 ${n}`).concat("more\n"));
@@ -171,7 +181,10 @@ describe("read_file on files", () => {
   it("refuses an unknown cursor, and a cursor with another file's path", async () => {
     const { ctx, dir } = await toolProject();
     await expect(read(ctx, { cursor: "c_nope" })).rejects.toThrow(/unknown cursor "c_nope".*Read the file again with path/);
-    await writeFile(path.join(dir, "a.txt"), numberedLines(2001, (n) => `${n}`));
+    await writeFile(
+      path.join(dir, "a.txt"),
+      numberedLines(2001, (n) => `${n}`),
+    );
     const { cursor } = parsePage(await read(ctx, { path: "a.txt" }));
     await expect(read(ctx, { cursor: cursor!, path: "b.txt" })).rejects.toThrow(/continues a\.txt, not b\.txt/);
     expect(parsePage(await read(ctx, { cursor: cursor!, path: "./a.txt" })).lines[0]?.number).toBe(2001);
@@ -199,9 +212,7 @@ describe("read_file on files", () => {
     const { ctx, dir } = await toolProject();
     // é in Latin-1, and 0x80 and 0x93/0x94, which Windows-1252 gives to € and curly quotes.
     await writeFile(path.join(dir, "latin1.txt"), Buffer.concat([Buffer.from("ok\ncaf\xe9\r\n", "latin1"), Buffer.from([0x80, 0x20, 0x93, 0x71, 0x94, 0x0a])]));
-    expect(await read(ctx, { path: "latin1.txt" })).toBe(
-      "     1\tok\n     2\tcafé\n     3\t€ \u201cq\u201d\n[latin1.txt is not UTF-8 text: shown decoded as Windows-1252 (Latin-1); search_replace keeps that encoding]",
-    );
+    expect(await read(ctx, { path: "latin1.txt" })).toBe("     1\tok\n     2\tcafé\n     3\t€ \u201cq\u201d\n[latin1.txt is not UTF-8 text: shown decoded as Windows-1252 (Latin-1); search_replace keeps that encoding]");
     // Page by page: a cursor goes on in the same bytes, and a UTF-8 page stays UTF-8.
     await writeFile(path.join(dir, "mixed.txt"), Buffer.concat([Buffer.from("na\u00efve\n"), Buffer.from("caf\xe9\n", "latin1")]));
     const first = await read(ctx, { path: "mixed.txt", limit: 1 });

@@ -30,9 +30,7 @@ describe("names that are not UTF-8", () => {
 
   it("grep searches them and shows them the same way", async () => {
     const { ctx } = await project();
-    expect(await grepTool.run({ pattern: "needle" }, ctx)).toBe(
-      ["d\\xfe/bad\\xff.txt:1: needle in a bad name", "ok\uFFFD.txt:1: needle three", "é\\xc3.txt:1: needle two", "[3 matches in 3 files]"].join("\n"),
-    );
+    expect(await grepTool.run({ pattern: "needle" }, ctx)).toBe(["d\\xfe/bad\\xff.txt:1: needle in a bad name", "ok\uFFFD.txt:1: needle three", "é\\xc3.txt:1: needle two", "[3 matches in 3 files]"].join("\n"));
   });
 
   it("the shown name is the one bash's $'…' quoting opens", async () => {

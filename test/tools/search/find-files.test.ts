@@ -57,7 +57,7 @@ describe("find_files", () => {
       "sub/tmp/t.txt": "",
       "foo/drop": "",
       "foo/keep": "",
-      "cache": "a file, not a directory",
+      cache: "a file, not a directory",
       "sub/cache/z": "",
       "#hash": "",
       "pkg/.gitignore": "*.gen.ts\n!special.gen.ts\n/local\n",
@@ -97,7 +97,10 @@ describe("find_files", () => {
     const names = Array.from({ length: PATHS_PER_PAGE + 57 }, (_, i) => `many/f${i}.txt`);
     for (const name of names) await writeFile(path.join(dir, name), "x");
     // Newest are neither the first nor the last in the walk's order.
-    const shuffled = names.map((n, i) => ({ n, k: (i * 7919) % names.length })).sort((a, b) => a.k - b.k).map((x) => x.n);
+    const shuffled = names
+      .map((n, i) => ({ n, k: (i * 7919) % names.length }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.n);
     await ageInOrder(dir, shuffled);
     const rows = (await find(ctx, { pattern: "*.txt" })).split("\n");
     expect(rows.pop()).toBe(`[${PATHS_PER_PAGE} of ${names.length} files shown, newest first; narrow the pattern or path to see the others]`);

@@ -46,7 +46,10 @@ async function allPages(ctx: ToolContext, args: GrepArgs): Promise<Page[]> {
   return pages;
 }
 
-const row = (rel: string): string => `${rel}:${rel === "src/b.ts" ? 2 : 1}: ${String(TREE[rel]).split("\n").find((l) => l.includes("needle"))}`;
+const row = (rel: string): string =>
+  `${rel}:${rel === "src/b.ts" ? 2 : 1}: ${String(TREE[rel])
+    .split("\n")
+    .find((l) => l.includes("needle"))}`;
 
 describe("grep: what is searched", () => {
   it("skips .gitignore'd files (nested files too, as git does), .git, .hel, node_modules, binary files and symlinks", async () => {
@@ -73,9 +76,7 @@ describe("grep: what is searched", () => {
     expect(await grepCall(ctx, { pattern: "needle", path: "../outside" })).toMatch(/^Error: "\.\.\/outside" is outside the project directory/);
     expect(await grepCall(ctx, { pattern: "needle", path: "link-dir" })).toMatch(/^Error: "link-dir" leads outside the project directory through a symlink/);
     expect(await grepCall(ctx, { pattern: "needle", path: ".hel" })).toMatch(/^Error: "\.hel" is in \.hel\/, hel's own state: it is off limits to tools/);
-    expect(await grepCall(ctx, { pattern: "needle", path: "nope/x" })).toBe(
-      'Error: nope/x does not exist: search without path (the whole project), or see what is there with read_file {"path":"nope"}',
-    );
+    expect(await grepCall(ctx, { pattern: "needle", path: "nope/x" })).toBe('Error: nope/x does not exist: search without path (the whole project), or see what is there with read_file {"path":"nope"}');
   });
 
   it("filters files by glob: a name anywhere, or a path below the searched directory or the project", async () => {

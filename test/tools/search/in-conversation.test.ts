@@ -33,11 +33,7 @@ async function project(): Promise<string> {
 describe("grep through the CLI", () => {
   it("--tools grep: the model gets the exact results, the terminal one line per call, --json and --record the calls", async () => {
     sim = await startSimulator({
-      script: [
-        { tool_calls: [call("grep", { pattern: "needle", glob: "*.ts" })] },
-        { tool_calls: [call("grep", { pattern: "needle(" })] },
-        { content: "found it" },
-      ],
+      script: [{ tool_calls: [call("grep", { pattern: "needle", glob: "*.ts" })] }, { tool_calls: [call("grep", { pattern: "needle(" })] }, { content: "found it" }],
     });
     const dir = await project();
     const out = await tempProject();
@@ -54,8 +50,7 @@ describe("grep through the CLI", () => {
     expect(third!.messages.at(-1)).toEqual({
       role: "tool",
       tool_call_id: lastCallId(third!),
-      content:
-        "[#3] Error: the pattern is not a valid JavaScript regular expression (Unterminated group). Fix it and call grep again; to match one of ( ) [ ] { } . * + ? ^ $ | \\ literally, put a \\ before it",
+      content: "[#3] Error: the pattern is not a valid JavaScript regular expression (Unterminated group). Fix it and call grep again; to match one of ( ) [ ] { } . * + ? ^ $ | \\ literally, put a \\ before it",
     });
 
     const lines = result.stderr.split("\n");

@@ -117,7 +117,10 @@ export function wrapLine(text: string, width: number, indent = "  "): string[] {
  * and their one-byte C1 forms) become visible "?", tabs become spaces.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(/\r\n/g, "\n").replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "?");
+  return text
+    .replace(/\r\n/g, "\n")
+    .replace(/\t/g, "  ")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "?");
 }
 
 /** Characters of an error message hel prints: a longer one keeps its start and its end (what to do). */

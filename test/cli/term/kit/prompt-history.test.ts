@@ -12,7 +12,10 @@ describe("the prompt's history", () => {
       // The prompt does not wait for one append before the next instruction is sent.
       const adds = ["the key is sk-secret-value", "two", "three"].map((text) => history.add(text));
       await Promise.all(adds);
-      const lines = (await readFile(join(project, ".hel", "history"), "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+      const lines = (await readFile(join(project, ".hel", "history"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
       expect(lines).toEqual(["the key is [REDACTED]", "two", "three"]);
     }
   });
