@@ -92,7 +92,7 @@ describe("a tool's name", () => {
       .map((line) => (line.trimStart().startsWith("//") ? "" : line));
   // The same words with other meanings: an event's type, an archived span's kind, a kind of child
   // (and its row in children/kinds.ts), and the interactive prompt's /fold, which asks for the tool by its name.
-  const HOMONYM = /\b(type|kind)\s*(===|:)\s*"(fold|ask)"|case "fold"|_KINDS = \[|z\.enum\(\["fold"/;
+  const HOMONYM = /\b(type|kind)\s*(===|:)\s*"(fold|ask)"|case "fold"|EventOf<"fold"|_KINDS = \[|z\.enum\(\["fold"/;
   const SLASH_FOLD = 'cli/slash-commands.ts:    name: "fold",';
   const ASK_KIND_ROW = "agent/children/kinds.ts:  ask: {";
 
