@@ -9,7 +9,7 @@ import { byAgent, createUsageLedger } from "../../src/agent/usage-ledger.js";
 import { DEFAULT_PRICES, isPeak, requestCost, type PriceTable } from "../../src/model/prices.js";
 import type { ChatRequest, Usage } from "../../src/wire/messages.js";
 import { startSimulator, type Simulator } from "../../sim/index.js";
-import { usage } from "../helpers/fake-model.js";
+import { responseEvent, usage } from "../helpers/fake-model.js";
 import { runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -57,15 +57,6 @@ describe("the usage ledger", () => {
   const table: PriceTable = { models: { m: { cache_hit: 1, cache_miss: 10, output: 100 } }, peak: null };
   const body = { model: "m", messages: [{ role: "user", content: "x" }] } as ChatRequest;
   const request = (ref: { agent: "parent" | "child"; delegation?: number }): AgentEvent => ({ ...ref, type: "request", step: 1, body, attempt: 1 });
-  const response = (ref: { agent: "parent" | "child"; delegation?: number }, u: Usage | undefined): AgentEvent => ({
-    ...ref,
-    type: "response",
-    step: 1,
-    status: 200,
-    usage: u,
-    finishReason: "stop",
-    durationMs: 1,
-  });
   const P = { agent: "parent" } as const;
   const C1 = { agent: "child", delegation: 1 } as const;
   const C2 = { agent: "child", delegation: 2 } as const;
@@ -75,18 +66,18 @@ describe("the usage ledger", () => {
     const events: AgentEvent[] = [
       { ...P, type: "turn_start", instruction: "one" },
       request(P),
-      response(P, usage(1000, 100, 600)), // 600 × 1 + 400 × 10 + 100 × 100 = 14,600 micro-dollars
+      responseEvent(P, usage(1000, 100, 600)), // 600 × 1 + 400 × 10 + 100 × 100 = 14,600 micro-dollars
       { ...P, type: "delegation_start", number: 1, kind: "delegate", mode: "full", task: "t" },
       request(C1),
-      response(C1, usage(2000, 10, 1900)), // 1,900 + 1,000 + 1,000 = 3,900
+      responseEvent(C1, usage(2000, 10, 1900)), // 1,900 + 1,000 + 1,000 = 3,900
       request(C1),
-      response(C1, undefined), // no usage: not counted
+      responseEvent(C1, undefined), // no usage: not counted
       { ...P, type: "delegation_start", number: 2, kind: "review", mode: null, task: "f" },
       request(C2),
-      response(C2, usage(500, 50, 0)), // 5,000 + 5,000 = 10,000
+      responseEvent(C2, usage(500, 50, 0)), // 5,000 + 5,000 = 10,000
       { ...P, type: "turn_start", instruction: "two" },
       request(P),
-      response(P, usage(100, 1, 0)), // 1,000 + 100 = 1,100
+      responseEvent(P, usage(100, 1, 0)), // 1,000 + 100 = 1,100
     ];
     for (const event of events) ledger.observe(event);
 
@@ -107,7 +98,7 @@ describe("the usage ledger", () => {
   it("a request whose model has no price makes the cost unknown (null), not zero", () => {
     const ledger = createUsageLedger({ table, now: () => new Date(0) });
     ledger.observe({ ...P, type: "request", step: 1, body: { ...body, model: "other" }, attempt: 1 });
-    ledger.observe(response(P, usage(10, 1, 0)));
+    ledger.observe(responseEvent(P, usage(10, 1, 0)));
     expect(ledger.run().total).toMatchObject({ requests: 1, cost_usd: null });
   });
 });

@@ -3,11 +3,10 @@
 // what requests still being answered hold; a max_tokens that does not fit whole is lowered, down to
 // MIN_OUTPUT_TOKENS; a hold lasts until its agent's response event.
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
 import { MIN_OUTPUT_TOKENS, spendAnswer, type SpendCheck } from "../../src/agent/spend-limit.js";
 import { createUsageLedger } from "../../src/agent/usage-ledger.js";
 import type { PriceTable } from "../../src/model/prices.js";
-import { usage } from "../helpers/fake-model.js";
+import { responseEvent, usage } from "../helpers/fake-model.js";
 
 // $1 per million input tokens, $10 per million output tokens: 1,000 input tokens are $0.001.
 const table: PriceTable = { models: { m: { cache_hit: 0.1, cache_miss: 1, output: 10 } }, peak: null };
@@ -43,16 +42,6 @@ describe("spendAnswer", () => {
 });
 
 describe("the ledger's holds", () => {
-  const response = (ref: { agent: "parent" | "child"; delegation?: number }, u: ReturnType<typeof usage> | undefined): AgentEvent => ({
-    ...ref,
-    type: "response",
-    step: 1,
-    status: 200,
-    usage: u,
-    finishReason: "stop",
-    durationMs: 1,
-  });
-
   it("one per agent, each dropped by that agent's response (answered or failed) as its cost is added", () => {
     const ledger = createUsageLedger({ table, now: () => new Date(0) });
     const c1 = { agent: "child", delegation: 1 } as const;
@@ -63,10 +52,10 @@ describe("the ledger's holds", () => {
     expect(ledger.held()).toBe(0.875);
     ledger.observe({ agent: "parent", type: "delegation_start", number: 1, kind: "delegate", mode: "full", task: "t" });
     ledger.observe({ ...c1, type: "request", step: 1, body: { model: "m", messages: [] }, attempt: 1 });
-    ledger.observe(response(c1, usage(1000, 0, 0)));
+    ledger.observe(responseEvent(c1, usage(1000, 0, 0)));
     expect(ledger.held()).toBe(0.375);
     expect(ledger.run().total.cost_usd).toBe(0.001);
-    ledger.observe(response(c2, undefined));
+    ledger.observe(responseEvent(c2, undefined));
     expect(ledger.held()).toBe(0.25);
   });
 });

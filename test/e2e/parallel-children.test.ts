@@ -13,6 +13,8 @@ import type { ChatRequest, Message } from "../../src/wire/messages.js";
 import { startSimulator, type SimStep, type Simulator } from "../../sim/index.js";
 import { lastUserText } from "../../sim/policies.js";
 import { collect, runHel, startHel } from "../helpers/hel.js";
+import type { DelegationLine } from "../../src/record/schema.js";
+import { recordLines } from "../helpers/record-lines.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -72,14 +74,8 @@ async function runParallel(mode: DelegateMode) {
   await writeFile(join(project, "shared.txt"), "alpha: 1\nbeta: 1\ngamma: 1\n");
   const out = await tempProject();
   const result = await runHel({ args: ["-C", project, "--delegate", mode, "--record", out, "--json", "Do the three tasks with three subagents at once."], baseUrl: sim.url });
-  const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8"))
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as RequestLine);
-  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8"))
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
+  const lines = await recordLines<RequestLine>(out, "requests.jsonl");
+  const delegations = await recordLines<DelegationLine>(out, "delegations.jsonl");
   return { result, project, lines, delegations };
 }
 

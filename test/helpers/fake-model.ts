@@ -2,6 +2,7 @@
 // next scripted turn, reported as the real client reports one (the attempt, the reasoning and text as
 // deltas, then the whole turn), or fails with the scripted error. Every request body is kept as the
 // JSON the model would receive, taken when it was sent.
+import type { AgentEvent } from "../../src/agent/events.js";
 import type { ModelClient, ModelTurn } from "../../src/model/client.js";
 import type { AssistantMessage, ChatRequest, FinishReason, Usage } from "../../src/wire/messages.js";
 
@@ -39,6 +40,17 @@ export function fakeModel(script: readonly FakeTurn[]): FakeModel {
 export const toolCall = (id: string, name: string, args: object) => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
 
 /** A usage object with the figures the loop sums. */
+/** The event an agent's answered request makes, as the usage ledger reads it. */
+export const responseEvent = (ref: { agent: "parent" | "child"; delegation?: number }, u: Usage | undefined): AgentEvent => ({
+  ...ref,
+  type: "response",
+  step: 1,
+  status: 200,
+  usage: u,
+  finishReason: "stop",
+  durationMs: 1,
+});
+
 export const usage = (prompt: number, completion: number, hit: number): Usage => ({
   prompt_tokens: prompt,
   completion_tokens: completion,

@@ -9,6 +9,8 @@ import { childTask } from "../../../src/agent/children/child-messages.js";
 import { startSimulator, type Simulator } from "../../../sim/index.js";
 import type { ChatRequest } from "../../../src/wire/messages.js";
 import { runInProcess } from "../../helpers/conversation.js";
+import type { DelegationLine } from "../../../src/record/schema.js";
+import { recordLines } from "../../helpers/record-lines.js";
 import { tempProject } from "../../helpers/temp-project.js";
 
 const INSTRUCTION =
@@ -30,14 +32,8 @@ async function runH11(mode: "full" | "no-tools" | "task-only") {
   const project = await tempProject("h11");
   const out = await tempProject();
   const result = await runInProcess({ args: ["-C", project, "--delegate", mode, "--record", out, "--json", INSTRUCTION], baseUrl: sim.url });
-  const lines = (await readFile(join(out, "raw", "requests.jsonl"), "utf8"))
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as RequestLine);
-  const delegations = (await readFile(join(out, "raw", "delegations.jsonl"), "utf8"))
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
+  const lines = await recordLines<RequestLine>(out, "requests.jsonl");
+  const delegations = await recordLines<DelegationLine>(out, "delegations.jsonl");
   const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
   return { result, project, lines, delegations, record };
 }
@@ -78,8 +74,8 @@ describe.each(["full", "no-tools", "task-only"] as const)("--delegate %s", (mode
     expect(delegations).toHaveLength(1);
     const childLines = lines.filter((l) => l.agent === "child");
     expect(delegations[0]).toMatchObject({ delegation: 1, kind: "delegate", mode, task, exit_reason: "completed" });
-    expect(delegations[0].tool_calls.map((c: { name: string }) => c.name)).toContain("search_replace");
-    expect(delegations[0].usage.prompt_tokens).toBe(childLines.reduce((s, l) => s + l.usage.prompt_tokens, 0));
+    expect(delegations[0]!.tool_calls.map((c: { name: string }) => c.name)).toContain("search_replace");
+    expect(delegations[0]!.usage.prompt_tokens).toBe(childLines.reduce((s, l) => s + l.usage.prompt_tokens, 0));
 
     // Usage per agent in record.json; --json usage includes the child's requests.
     expect(record.usage.child.requests).toBe(childLines.length);
