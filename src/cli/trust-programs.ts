@@ -151,6 +151,8 @@ class Found {
       this.paths.add(path);
       this.packages.add(path);
     }
+    // The sandbox keeps the folder read-only as a whole: only trust reads the files in it.
+    if (!this.hashed) return;
     let count = 0;
     const walk = async (folder: string): Promise<boolean> => {
       const names = (await readdir(folder).catch(() => [] as string[])).sort();

@@ -14,10 +14,13 @@ const MAX_DIRS = 50_000;
 /** `.hel` entries (folders, or links a command may have made) below the project's top, nearest first. */
 export function nestedHelDirs(projectDir: string): string[] {
   const found: string[] = [];
+  // Read by index, not shift(): shifting a queue of tens of thousands of folders copies it each time.
   const queue = [projectDir];
   const later: string[] = [];
+  let next = 0;
+  let nextLater = 0;
   for (let walked = 0; walked < MAX_DIRS; walked++) {
-    const dir = queue.shift() ?? later.shift();
+    const dir = next < queue.length ? queue[next++] : later[nextLater++];
     if (dir === undefined) break;
     for (const entry of list(dir)) {
       const p = path.join(dir, entry.name);
