@@ -125,7 +125,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
     .option("--json-events", "print every event as a JSON line on stdout as it happens (for editors and scripts)", false)
     .option("--show-reasoning", "show all of the model's reasoning on stderr, not just its last lines while it streams", false)
     .option("--record <dir>", "write record.json and raw/*.jsonl into <dir>")
-    .option("--trust", "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval, hooks, MCP servers) for this run, without asking; with --resume, adopt a session hel did not write here (cloned with the project, or saved by an older hel)", false)
+    .option(
+      "--trust",
+      "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval, hooks, MCP servers) for this run, without asking; with --resume, adopt a session hel did not write here (cloned with the project, or saved by an older hel)",
+      false,
+    )
     .option("--mcp-config <file>", "MCP servers to start, in .mcp.json's shape (besides the project's .mcp.json and the config's mcp-servers)")
     .addHelpText(
       "after",
