@@ -17,7 +17,7 @@ import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { archiveStore } from "../src/session/archive-store.js";
 import type { ArchiveFile } from "../src/agent/archive.js";
 import { saveSnapshot } from "../src/session/snapshot-file.js";
-import type { SnapshotInput } from "../src/session/snapshot.js";
+import type { SnapshotInput } from "../src/session/snapshot-format.js";
 import type { ChatRequest, Message, Usage } from "../src/wire/messages.js";
 import { historyOfBytes } from "./history.js";
 

@@ -19,7 +19,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { z } from "../src/zod.js";
 import type { AgentEvent } from "../src/agent/events.js";
-import { runTurn, type AgentRun } from "../src/agent/loop/loop.js";
+import { runTurn, type AgentSetup } from "../src/agent/loop/loop.js";
 import { StampCounter } from "../src/agent/stamps.js";
 import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { createModelClient } from "../src/model/client.js";
@@ -148,7 +148,7 @@ export async function measureHarness(options: { sizes: readonly number[]; turns:
         marks.push(mark(event.type));
     }
   };
-  const run: AgentRun = {
+  const run: AgentSetup = {
     ref: { agent: "parent" },
     client,
     tools,

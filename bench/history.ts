@@ -4,7 +4,7 @@
 // simulator and saveSnapshot accept it. Sizes follow what read_file pages and answers weigh in
 // practice: user/assistant messages a few hundred bytes, tool results 1–4 KB.
 import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
-import type { SnapshotInput } from "../src/session/snapshot.js";
+import type { SnapshotInput } from "../src/session/snapshot-format.js";
 import type { Message, ToolDefinition } from "../src/wire/messages.js";
 
 export type Rng = () => number;

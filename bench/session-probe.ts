@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { writeFileAtomic } from "../src/fs/atomic-write.js";
 import { sessionPaths } from "../src/session/paths.js";
-import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot } from "../src/session/snapshot.js";
+import { encodeSnapshot, SnapshotHeaderSchema, SnapshotSchema, splitSnapshot } from "../src/session/snapshot-format.js";
 import { loadSnapshot, saveSnapshot } from "../src/session/snapshot-file.js";
 import { findToolPairingError } from "../src/wire/tool-pairing.js";
 import { toolDefinitions } from "../src/tools/registry.js";

@@ -15,7 +15,7 @@ import { ChildTranscriptSchema } from "../src/agent/children/child-transcript.js
 import { JsonEventSchema } from "../src/cli/json/json-events.js";
 import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
-import { SnapshotSchema } from "../src/session/snapshot.js";
+import { SnapshotSchema } from "../src/session/snapshot-format.js";
 import { HEL_BIN } from "../scripts/hel-bin.js";
 
 const DIR = join(import.meta.dirname, "contracts");

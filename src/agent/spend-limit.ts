@@ -28,7 +28,7 @@ export interface SpendCheck {
 export type SpendAnswer = { refused: string } | { maxTokens: number; hold: number };
 
 /**
- * The run's --max-cost, asked by an agent before each request (an AgentRun's `spendLimit`): a request
+ * The run's --max-cost, asked by an agent before each request (an AgentSetup's `spendLimit`): a request
  * it lets go goes with the answer's max_tokens, and its hold stays until the agent's response event.
  */
 export type SpendLimit = (ask: { agent: AgentRef; promptTokens: number; model: string; maxTokens: number }) => SpendAnswer;

@@ -13,7 +13,7 @@ import { helDir } from "../fs/hel-dir.js";
 import { HooksSchema } from "../hooks/hook-config.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
-import type { RequestConfig, RunRequestConfig } from "../session/snapshot.js";
+import type { RequestConfig, RunRequestConfig } from "../session/snapshot-format.js";
 import { ACCESS_LEVELS, APPROVAL_MODES } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
 import type { RunOptions } from "./options.js";

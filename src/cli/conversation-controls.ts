@@ -6,7 +6,7 @@ import { defaultMaxTokens } from "../agent/request.js";
 import type { UsageReport } from "../agent/usage-ledger.js";
 import type { SessionSummary } from "../session/catalog.js";
 import type { FileChange } from "../changes/checkpoints.js";
-import type { RunRequestConfig, Turn } from "../session/snapshot.js";
+import type { RunRequestConfig, Turn } from "../session/snapshot-format.js";
 import type { Effort, Message } from "../wire/messages.js";
 
 export interface ConversationControls {

@@ -1,18 +1,18 @@
 // One conversation, assembled once for every input mode: the usage ledger, the baseline of the
 // project's files, the model client, the session, hints, children, the tool list, the event stream's
-// readers (readers.ts), the user's hooks, and the one run setting (AgentRun) every request of the
+// readers (readers.ts), the user's hooks, and the one run setting (AgentSetup) every request of the
 // parent is built from; each child derives its own from it when a tool call starts one. What the
 // SessionStart and UserPromptSubmit hooks print rides in the next instruction's own message, ahead of
 // its text: the system prompt and every earlier message stay as the prompt cache holds them. The
 // input modes (modes/) only drive it: instruct, compact, the controls of the interactive prompt, and
 // its end and close.
-import { createChildren } from "../agent/children/child-run.js";
+import { createChildren } from "../agent/children/children.js";
 import { compactNow, MIN_SPAN_TOKENS } from "../agent/context/compact-run.js";
 import { defaultCompactAt } from "../agent/context/compaction.js";
 import { createHints } from "../agent/context/hints.js";
 import { createEventBus } from "../agent/event-bus.js";
 import type { AgentEvent, ExitReason } from "../agent/events.js";
-import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../agent/loop/loop.js";
+import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../agent/loop/loop.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { spendAnswer, type SpendLimit } from "../agent/spend-limit.js";
 import { requestCost } from "../model/prices.js";
@@ -21,13 +21,13 @@ import { openHooks } from "../hooks/hooks.js";
 import type { HookEvent } from "../hooks/hook-config.js";
 import { startBaseline, type Baseline } from "../changes/baseline.js";
 import type { ProjectChanges } from "../changes/unified-diff.js";
-import { checkpointBefore } from "../session/checkpointing.js";
+import { checkpointBefore } from "../session/turn-checkpoints.js";
 import { forkSession } from "../session/fork.js";
 import { listSessions, resolveSessionId } from "../session/catalog.js";
 import { startSession, type ActiveSession } from "../session/session.js";
 import type { ProcessGroup } from "../tools/types.js";
 import { findSandboxProgram, installAdvice } from "../tools/command/sandbox.js";
-import type { AskApproval } from "../tools/command/approval.js";
+import type { AskApproval } from "../tools/command/ask-approval.js";
 import { createApprovals } from "../tools/command/approvals.js";
 import { redactSecrets } from "../redact.js";
 import { toolDefinitions } from "../tools/registry.js";
@@ -210,7 +210,7 @@ export async function openConversation(project: Project, settings: ConversationS
           report: ({ agent, ...ran }) => bus.emit({ ...(agent ? { agent: "child", delegation: agent.number } : { agent: "parent" }), type: "hook", ...ran }),
         })
       : null;
-    const run: AgentRun = {
+    const run: AgentSetup = {
       ref: { agent: "parent" },
       ...(hooks ? { hooks } : {}),
       ...(spendLimit ? { spendLimit } : {}),

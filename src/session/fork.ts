@@ -7,11 +7,11 @@
 import type { FileChange } from "../changes/checkpoints.js";
 import { toolCallsOf } from "../wire/stored-message.js";
 import type { Message } from "../wire/messages.js";
-import { Checkpointing, checkpointBefore } from "./checkpointing.js";
+import { Checkpointing, checkpointBefore } from "./turn-checkpoints.js";
 import { archiveStore } from "./archive-store.js";
 import { acquireLease } from "./lease.js";
 import { newSessionId } from "./paths.js";
-import type { Snapshot, Turn } from "./snapshot.js";
+import type { Snapshot, Turn } from "./snapshot-format.js";
 import { loadSnapshotFile, saveSnapshot } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
 import { newTurn, viewBeforeTurn } from "./turns.js";

@@ -24,10 +24,10 @@ import { newSessionId, sessionPaths } from "./paths.js";
 import type { Meter } from "../agent/meter.js";
 import type { CompactionState } from "../agent/context/compaction.js";
 import type { RequestSettings } from "../agent/request.js";
-import type { LastTurn, RequestConfig, RunRequestConfig, Snapshot, StoredEdit, Turn } from "./snapshot.js";
+import type { LastTurn, RequestConfig, RunRequestConfig, Snapshot, StoredEdit, Turn } from "./snapshot-format.js";
 import { archiveStore } from "./archive-store.js";
-import { requestSettings, SCHEMA_VERSION } from "./snapshot.js";
-import { Checkpointing } from "./checkpointing.js";
+import { requestSettings, SCHEMA_VERSION } from "./snapshot-format.js";
+import { Checkpointing } from "./turn-checkpoints.js";
 import { newTurn } from "./turns.js";
 import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
@@ -164,7 +164,7 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
-  /** The hash of each transcript written, by its number: the snapshot keeps them (snapshot.ts). */
+  /** The hash of each transcript written, by its number: the snapshot keeps them (snapshot-format.ts). */
   private readonly childHashes: Map<number, string>;
   readonly edits: StoredEdit[];
   private lostWarned = false;

@@ -3,7 +3,7 @@
 // or renamed into another id: none of these is continued as hel's own. The proof is an HMAC-SHA-256
 // under the per-user key (fs/state-dir.ts, kept where no project can read or write it) over the
 // project's real path, the session's id and the SHA-256 of every byte of the file with the MAC's own
-// digits as zeros; it sits at the end of the file's first line (snapshot.ts). The archive files are covered
+// digits as zeros; it sits at the end of the file's first line (snapshot-format.ts). The archive files are covered
 // through it: the signed index keeps each one's SHA-256 (archive-store.ts). A snapshot without a valid
 // MAC (planted, copied, or saved by a hel that did not sign) is used only when the user adopts it
 // (`hel --resume <id> --trust`), and the next save signs it.
@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { macMatches, macOf, userKey, userStateDir } from "../fs/state-dir.js";
-import { AFTER_MAC, MAC_TAIL, UNSIGNED } from "./snapshot.js";
+import { AFTER_MAC, MAC_TAIL, UNSIGNED } from "./snapshot-format.js";
 import { SessionError, systemProblem } from "./errors.js";
 
 const MAC_DIGITS = UNSIGNED.length;

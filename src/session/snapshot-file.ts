@@ -33,7 +33,7 @@ import {
   splitSnapshot,
   type Snapshot,
   type SnapshotInput,
-} from "./snapshot.js";
+} from "./snapshot-format.js";
 
 /**
  * Which snapshot.json a process last read or wrote (every save is a new file, renamed into place), or

@@ -3,7 +3,7 @@
 // what a rewind or a fork keeps of the conversation is decided here.
 import { stampOf, unstamped } from "../agent/stamps.js";
 import type { Message } from "../wire/messages.js";
-import type { Turn } from "./snapshot.js";
+import type { Turn } from "./snapshot-format.js";
 
 const PREVIEW_CHARS = 60;
 

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assembleTools, type ToolChoice, type ToolDeps } from "../../src/agent/children/assemble-tools.js";
-import type { Children } from "../../src/agent/children/child-run.js";
+import type { Children } from "../../src/agent/children/children.js";
 import { childTools } from "../../src/agent/children/child-tools.js";
 import { CHILD_KIND_ROWS } from "../../src/agent/children/kinds.js";
 import type { ArchiveIndex } from "../../src/agent/context/archive-index.js";

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { unstamped } from "../../src/agent/stamps.js";
 import { LEASE_TIMING } from "../../src/session/lease.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
-import type { Snapshot } from "../../src/session/snapshot.js";
+import type { Snapshot } from "../../src/session/snapshot-format.js";
 import { collect, runHel, startHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { makeSnapshot } from "../helpers/session-fixtures.js";

@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { expect } from "vitest";
 import { sessionPaths } from "../../src/session/paths.js";
 import { SessionError } from "../../src/session/errors.js";
-import type { Snapshot } from "../../src/session/snapshot.js";
+import type { Snapshot } from "../../src/session/snapshot-format.js";
 
 export function makeSnapshot(projectDir: string, id: string, overrides: Partial<Snapshot> = {}): Snapshot {
   return {

@@ -10,7 +10,7 @@ import { ensureHelDir, helDir } from "../../src/fs/hel-dir.js";
 import { newSessionId, sessionPaths } from "../../src/session/paths.js";
 import { ByteWriter } from "../../src/wire/byte-writer.js";
 import { storedJson } from "../../src/wire/stored-message.js";
-import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "../../src/session/snapshot.js";
+import { encodeSnapshot, SnapshotSchema, splitSnapshot, type Snapshot } from "../../src/session/snapshot-format.js";
 import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../../src/session/catalog.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
 import { findToolPairingError } from "../../src/wire/tool-pairing.js";

@@ -11,7 +11,7 @@ import { toolCallsOf } from "../../wire/stored-message.js";
 import type { ArchiveIndex } from "../context/archive-index.js";
 import type { ArchiveFile } from "../archive.js";
 import { childTask } from "./child-messages.js";
-import type { Children } from "./child-run.js";
+import type { Children } from "./children.js";
 import type { AgentToolContext } from "../loop/loop.js";
 import { FOLD_TOOL_NAME } from "../context/fold.js";
 import { estimateTokens } from "../meter.js";

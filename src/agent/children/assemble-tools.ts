@@ -15,7 +15,7 @@ import { createRecallTool, foldTool } from "../context/context-tools.js";
 import type { DelegateMode } from "../events.js";
 import { DELEGATE_TOOLS, traitsOf } from "../toolbox.js";
 import { createAskTool } from "./ask.js";
-import type { Children } from "./child-run.js";
+import type { Children } from "./children.js";
 import { createDelegateTool } from "./delegate-tool.js";
 import type { NamedAgent } from "./named-agent.js";
 import { createReviewTool } from "./review-tool.js";

@@ -14,7 +14,7 @@ import { budgetStopLine, stepCeiling } from "./child-budget.js";
 import { childMessages, delegateDescription } from "./child-messages.js";
 import { definitionSize, delegateOffer, type DelegateOffer } from "./delegate-offer.js";
 import type { DelegateMode } from "../events.js";
-import type { Children } from "./child-run.js";
+import type { Children } from "./children.js";
 import type { NamedAgent } from "./named-agent.js";
 import type { AgentToolContext } from "../loop/loop.js";
 

@@ -1,6 +1,6 @@
 // Every kind of child as one row of a table: what readers call it, the access it runs with, whether
 // it folds and compacts on the session's archive, and which of the parent's tools it refuses (with
-// the words the model gets instead). child-run.ts and child-tools.ts read the row; a new kind of
+// the words the model gets instead). children.ts and child-tools.ts read the row; a new kind of
 // child is one more row. A named agent's row is the delegate's, narrowed by its file (namedAgentRow).
 import type { Access, Tool } from "../../tools/types.js";
 import type { ChildKind, DelegateMode } from "../events.js";

@@ -8,7 +8,7 @@ import { redactSecrets } from "../../redact.js";
 import { ToolError, type Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
 import { budgetStopLine } from "./child-budget.js";
-import type { Children } from "./child-run.js";
+import type { Children } from "./children.js";
 import type { AgentToolContext, TurnOutcome } from "../loop/loop.js";
 import { parseReview, retryMessage, REVIEW_DESCRIPTION, reviewMessage } from "./review.js";
 import { unstamped } from "../stamps.js";

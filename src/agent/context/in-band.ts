@@ -17,7 +17,7 @@ export interface InBandRun {
   client: ModelClient;
   toolDefinitions: readonly ToolDefinition[];
   request: RequestSettings;
-  /** --max-cost, asked before the request as before any other (loop.ts's AgentRun). */
+  /** --max-cost, asked before the request as before any other (loop.ts's AgentSetup). */
   spendLimit?: SpendLimit;
 }
 

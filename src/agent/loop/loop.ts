@@ -33,7 +33,7 @@ import { stormRepeat, stormResult } from "./call-storm.js";
 import type { Hooks } from "../../hooks/hooks.js";
 import type { SpendLimit } from "../spend-limit.js";
 
-export interface AgentRun {
+export interface AgentSetup {
   ref: AgentRef;
   client: ModelClient;
   tools: readonly Tool[];
@@ -63,7 +63,7 @@ export interface AgentRun {
 
 /** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
 export interface AgentToolContext extends ToolContext {
-  agent: AgentRun;
+  agent: AgentSetup;
 }
 
 export interface TurnOutcome {
@@ -84,7 +84,7 @@ const MAX_STOP_BLOCKS = 3;
  * before any answer): sent again, it is that one, so the conversation holds it once and the request
  * is the one the instruction would have sent the first time.
  */
-export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentRun, "ref" | "emit" | "stamps">): void {
+export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentSetup, "ref" | "emit" | "stamps">): void {
   const last = messages.at(-1);
   const again = last?.role === "user" && unstamped(last.content) === instruction;
   run.emit({ ...run.ref, type: "turn_start", instruction, ...(again ? { again: true as const } : {}) });
@@ -92,13 +92,13 @@ export function beginTurn(messages: Message[], instruction: string, run: Pick<Ag
 }
 
 /** Every message joins a conversation through here, so the event stream sees each one. */
-function append(messages: Message[], message: Message, run: Pick<AgentRun, "ref" | "emit">): void {
+function append(messages: Message[], message: Message, run: Pick<AgentSetup, "ref" | "emit">): void {
   messages.push(message);
   run.emit({ ...run.ref, type: "message", message });
 }
 
 /** Runs one instruction; the caller has already added the user message (beginTurn, or a child's). */
-export async function runTurn(messages: Message[], run: AgentRun, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(messages: Message[], run: AgentSetup, signal: AbortSignal): Promise<TurnOutcome> {
   const { ref, emit } = run;
   let usage = emptyTotals();
   let meter: Meter | null = null;
@@ -232,7 +232,7 @@ interface CallsOf {
 }
 
 /** Runs the calls and appends their results; returns the meter, which a fold changes. */
-async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentRun, signal: AbortSignal, meter: Meter | null, of: CallsOf): Promise<Meter | null> {
+async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentSetup, signal: AbortSignal, meter: Meter | null, of: CallsOf): Promise<Meter | null> {
   const ctx: AgentToolContext = { ...run.toolContext, signal, agent: run };
   for (const batch of concurrentBatches(calls, run.tools)) {
     let folded: FoldPlanned | null = null;
@@ -293,7 +293,7 @@ function withFold(tools: readonly Tool[], view: readonly Message[], call: ToolCa
  * The result of a call that must not run, reported as a call that ran: its arguments were not JSON, or
  * it is a storm's third identical call. Null for a call to run.
  */
-function refusedCall(call: ToolCall, messages: readonly Message[], run: AgentRun, ctx: AgentToolContext, of: CallsOf): Promise<ToolResult> | null {
+function refusedCall(call: ToolCall, messages: readonly Message[], run: AgentSetup, ctx: AgentToolContext, of: CallsOf): Promise<ToolResult> | null {
   const name = call.function.name;
   const raw = of.unparsed?.get(call.id);
   let result: ToolResult | null = raw === undefined ? null : unparsedArgumentsResult(name, raw, run.tools, ctx);
@@ -307,7 +307,7 @@ function refusedCall(call: ToolCall, messages: readonly Message[], run: AgentRun
   return Promise.resolve(result);
 }
 
-async function runToolCall(call: ToolCall, run: AgentRun, ctx: AgentToolContext, tools: readonly Tool[]): Promise<ToolResult> {
+async function runToolCall(call: ToolCall, run: AgentSetup, ctx: AgentToolContext, tools: readonly Tool[]): Promise<ToolResult> {
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });

@@ -1,9 +1,9 @@
-// An approval (tools/command/approval.ts) asked of an editor through session/request_permission: the
+// An approval (tools/command/ask-approval.ts) asked of an editor through session/request_permission: the
 // command, what it would be given (it stays in the sandbox otherwise) and its justification, on the
 // tool call that wants it, with the three answers a terminal
 // offers. Anything but a chosen answer (the prompt cancelled, an option hel did not offer) is "no".
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
-import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/approval.js";
+import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/ask-approval.js";
 import { describeGrant } from "../../tools/command/sandbox-grant.js";
 
 const OPTIONS: readonly (PermissionOption & { optionId: ApprovalAnswer })[] = [

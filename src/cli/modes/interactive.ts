@@ -1,8 +1,8 @@
 // The interactive prompt's driver, when stdin is a terminal. The prompt is opened once and outlives
 // the conversations it drives: /new and /resume end one, and the next opens here on the same prompt
 // (the project, its config, rules, skills and command files read again), until the user leaves.
-import type { Interactive } from "../interactive.js";
-import type { AskApproval } from "../../tools/command/approval.js";
+import type { Interactive } from "./prompt-session.js";
+import type { AskApproval } from "../../tools/command/ask-approval.js";
 import { withConversation, type Ended } from "../conversation.js";
 import type { RunOptions } from "../options.js";
 import { openProject, type Io } from "../project.js";

@@ -1,6 +1,6 @@
 // `hel "instruction"`: one instruction, run to its end under Ctrl-C and SIGTERM, in a conversation of
 // its own. A list to pick the session from (`--resume` without an id) closes before it starts.
-import type { Interactive } from "../interactive.js";
+import type { Interactive } from "./prompt-session.js";
 import { withConversation, type Ended } from "../conversation.js";
 import type { Io, Project } from "../project.js";
 import { openPrompt, resumeTarget } from "./pick.js";

@@ -4,7 +4,7 @@
 // interactive one, loaded only when a list is shown.
 import { HelError } from "../../errors.js";
 import { listSessions } from "../../session/catalog.js";
-import type { Interactive } from "../interactive.js";
+import type { Interactive } from "./prompt-session.js";
 import type { Project } from "../project.js";
 
 export async function resumeTarget(project: Project, prompt: () => Promise<Interactive>): Promise<string | null> {
@@ -22,6 +22,6 @@ export async function resumeTarget(project: Project, prompt: () => Promise<Inter
 
 /** The interactive prompt, loaded here only: a run without a terminal has no use for readline and the terminal UI. */
 export async function openPrompt(project: Project): Promise<Interactive> {
-  const { openInteractive } = await import("../interactive.js");
+  const { openInteractive } = await import("./prompt-session.js");
   return openInteractive(project.dir, project.secrets);
 }

@@ -4,7 +4,7 @@
 // key reader; a one-shot run in a terminal, which has no prompt, with the terminal put in raw mode just
 // for the one key. Either way only a key pressed after the question is shown answers it: what was
 // typed ahead is taken out first (typed-ahead.ts).
-import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/approval.js";
+import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/ask-approval.js";
 import { describeGrant } from "../../tools/command/sandbox-grant.js";
 import type { Output } from "./kit/output.js";
 import { terminalSafe, type Style } from "./kit/style.js";

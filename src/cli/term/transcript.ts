@@ -9,7 +9,7 @@ import { COMPACTED_PREFIX, FOLD_RESULT_PREFIX, FOLD_TOOL_NAME } from "../../agen
 import { unstamped } from "../../agent/stamps.js";
 import type { SessionSummary } from "../../session/catalog.js";
 import type { RewindReport } from "../../session/fork.js";
-import type { Snapshot, StoredEdit } from "../../session/snapshot.js";
+import type { Snapshot, StoredEdit } from "../../session/snapshot-format.js";
 import type { FileEdit } from "../../changes/file-edit.js";
 import { formatUsd } from "../../model/prices.js";
 import { count, groupDigits, plural } from "../../format.js";

@@ -4,7 +4,7 @@
 // session), and the front end's question, asked one at a time. Each decision is told to the caller,
 // which records it with the command's result; nothing here runs a command.
 import type { ApprovalMode, CommandApprovals, SandboxGrant } from "../types.js";
-import type { AskApproval } from "./approval.js";
+import type { AskApproval } from "./ask-approval.js";
 import { allowMatch } from "./allow-rules.js";
 import { joinGrants } from "./sandbox-grant.js";
 

@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChildBudget } from "../../../src/agent/children/child-budget.js";
-import { createChildren } from "../../../src/agent/children/child-run.js";
+import { createChildren } from "../../../src/agent/children/children.js";
 import type { ChildTranscript } from "../../../src/agent/children/child-transcript.js";
 import { createDelegateTool } from "../../../src/agent/children/delegate-tool.js";
 import type { AgentEvent } from "../../../src/agent/events.js";
-import { runTurn, type AgentRun, type AgentToolContext } from "../../../src/agent/loop/loop.js";
+import { runTurn, type AgentSetup, type AgentToolContext } from "../../../src/agent/loop/loop.js";
 import { StampCounter } from "../../../src/agent/stamps.js";
 import { CursorStore } from "../../../src/tools/cursors.js";
 import { executeToolCall, toolDefinitions } from "../../../src/tools/registry.js";
@@ -51,7 +51,7 @@ async function delegate(args: object, script: FakeTurn[], budget: ChildBudget) {
   const children = createChildren({ emit: (event) => events.push(event), budget, saveTranscript: async (t) => void transcripts.push(t) });
   const tools: Tool[] = [note as Tool, createDelegateTool({ mode: "task-only", parentMessages: () => parent, children }) as Tool];
   // The parent's run, as the loop hands it to the call that starts the child.
-  const agent: AgentRun = {
+  const agent: AgentSetup = {
     ref: { agent: "parent" },
     client: model,
     tools,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createDelegateTool } from "../../../src/agent/children/delegate-tool.js";
 import { MAX_DEFINITION_CHARS } from "../../../src/agent/children/delegate-offer.js";
-import type { Children } from "../../../src/agent/children/child-run.js";
+import type { Children } from "../../../src/agent/children/children.js";
 import type { NamedAgent } from "../../../src/agent/children/named-agent.js";
 import { toolDefinitions } from "../../../src/tools/registry.js";
 import type { Tool } from "../../../src/tools/types.js";

@@ -15,7 +15,7 @@ import { ToolError, type Tool } from "../../../src/tools/types.js";
 import type { AssistantMessage, Message } from "../../../src/wire/messages.js";
 import { startSimulator, type Simulator } from "../../../sim/index.js";
 import { fakeModel, toolCall, usage } from "../../helpers/fake-model.js";
-import { bareRun } from "../../helpers/agent-run.js";
+import { bareRun } from "../../helpers/agent-setup.js";
 
 const SYSTEM: Message = { role: "system", content: "You are hel." };
 const USER: Message = { role: "user", content: "take notes" };

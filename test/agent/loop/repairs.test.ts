@@ -8,7 +8,7 @@ import { z } from "zod";
 import { runTurn } from "../../../src/agent/loop/loop.js";
 import { createModelClient, type ModelClient } from "../../../src/model/client.js";
 import type { Tool } from "../../../src/tools/types.js";
-import { bareRun } from "../../helpers/agent-run.js";
+import { bareRun } from "../../helpers/agent-setup.js";
 import type { ChatRequest, Effort, Message } from "../../../src/wire/messages.js";
 import { countTokens, startSimulator, type SimMarkup, type SimStep, type Simulator } from "../../../sim/index.js";
 

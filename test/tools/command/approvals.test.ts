@@ -8,7 +8,7 @@ import { existsSync, readlinkSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApprovalAnswer, ApprovalRequest } from "../../../src/tools/command/approval.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../../../src/tools/command/ask-approval.js";
 import { createApprovals } from "../../../src/tools/command/approvals.js";
 import { escalatingRunCommandTool, runCommandTool } from "../../../src/tools/command/run-command.js";
 import { executeToolCall } from "../../../src/tools/registry.js";

@@ -1,7 +1,7 @@
-// A bare AgentRun for the loop's own tests: the given client and tools, a tool context that points
+// A bare AgentSetup for the loop's own tests: the given client and tools, a tool context that points
 // nowhere, and every event the turn emits kept in order.
 import type { AgentEvent, AgentRef } from "../../src/agent/events.js";
-import type { AgentRun } from "../../src/agent/loop/loop.js";
+import type { AgentSetup } from "../../src/agent/loop/loop.js";
 import { StampCounter } from "../../src/agent/stamps.js";
 import type { ModelClient } from "../../src/model/client.js";
 import { CursorStore } from "../../src/tools/cursors.js";
@@ -9,9 +9,9 @@ import { toolDefinitions } from "../../src/tools/registry.js";
 import type { Tool } from "../../src/tools/types.js";
 import type { Effort } from "../../src/wire/messages.js";
 
-export function bareRun(options: { ref: AgentRef; client: ModelClient; tools: Tool[]; maxSteps: number; maxTokens?: number; effort?: Effort }): { run: AgentRun; events: AgentEvent[] } {
+export function bareRun(options: { ref: AgentRef; client: ModelClient; tools: Tool[]; maxSteps: number; maxTokens?: number; effort?: Effort }): { run: AgentSetup; events: AgentEvent[] } {
   const events: AgentEvent[] = [];
-  const run: AgentRun = {
+  const run: AgentSetup = {
     ref: options.ref,
     client: options.client,
     tools: options.tools,

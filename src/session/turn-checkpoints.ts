@@ -10,7 +10,7 @@ import type { CheckpointStore, FileChange } from "../changes/checkpoints.js";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ProjectChanges } from "../changes/unified-diff.js";
-import type { CheckpointEntry } from "./snapshot.js";
+import type { CheckpointEntry } from "./snapshot-format.js";
 
 /** A file larger than this is named in "what changed", not diffed. */
 const MAX_DIFF_FILE_BYTES = 1024 * 1024;

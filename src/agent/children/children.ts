@@ -13,11 +13,11 @@ import { childLabel, rowOf } from "./kinds.js";
 import type { NamedAgent } from "./named-agent.js";
 import type { ChildTranscript } from "./child-transcript.js";
 import type { AgentEvent, ChildKind, EventSink, ExitReason } from "../events.js";
-import { beginTurn, runTurn, type AgentRun, type TurnOutcome } from "../loop/loop.js";
+import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../loop/loop.js";
 import { emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 
 /** What a child takes of the agent that starts it: its run settings, but not its identity or limits. */
-export type ChildParent = Omit<AgentRun, "ref" | "emit" | "maxSteps" | "maxTokens">;
+export type ChildParent = Omit<AgentSetup, "ref" | "emit" | "maxSteps" | "maxTokens">;
 
 export interface ChildrenDeps {
   emit: EventSink;
@@ -85,7 +85,7 @@ export function createChildren(deps: ChildrenDeps): Children {
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
       const childModel = spec.agent?.model ?? (spec.kind === "review" || spec.mode === "task-only" ? deps.childModel : null);
-      const run: Omit<AgentRun, "maxSteps" | "maxTokens"> = {
+      const run: Omit<AgentSetup, "maxSteps" | "maxTokens"> = {
         ...parent,
         ...(childModel ? { request: { ...parent.request, model: childModel } } : {}),
         ref,

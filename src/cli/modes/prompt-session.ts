@@ -7,17 +7,17 @@
 //
 // The prompt outlives one conversation: /new and /resume end the conversation, and its driver
 // (modes/interactive.ts) opens the next one on the same prompt.
-import type { TurnOutcome } from "../agent/loop/loop.js";
-import type { ConversationControls } from "./conversation-controls.js";
-import { loadPromptHistory } from "./term/kit/prompt-history.js";
-import { formatRecentExchanges } from "./term/recent-exchanges.js";
-import { pickSession } from "./term/session-picker.js";
-import { completeSlash, parseSlash, slashCommands, type SlashCommand } from "./slash-commands.js";
-import { fitWidth, rowWidth, styleFor, terminalSafe, visibleWidth, wrapLine } from "./term/kit/style.js";
-import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "./term/kit/terminal-prompt.js";
-import type { SessionSummary } from "../session/catalog.js";
-import type { AskApproval } from "../tools/command/approval.js";
-import { approvalQuestion, APPROVAL_KEYS } from "./term/approval-question.js";
+import type { TurnOutcome } from "../../agent/loop/loop.js";
+import type { ConversationControls } from "../conversation-controls.js";
+import { loadPromptHistory } from "../term/kit/prompt-history.js";
+import { formatRecentExchanges } from "../term/recent-exchanges.js";
+import { pickSession } from "../term/session-picker.js";
+import { completeSlash, parseSlash, slashCommands, type SlashCommand } from "../slash-commands.js";
+import { fitWidth, rowWidth, styleFor, terminalSafe, visibleWidth, wrapLine } from "../term/kit/style.js";
+import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "../term/kit/terminal-prompt.js";
+import type { SessionSummary } from "../../session/catalog.js";
+import type { AskApproval } from "../../tools/command/ask-approval.js";
+import { approvalQuestion, APPROVAL_KEYS } from "../term/approval-question.js";
 
 export interface ConversationDeps {
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
