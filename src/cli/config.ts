@@ -3,21 +3,18 @@
 // a flag (or HEL_MODEL / HEL_BASE_URL) wins over the project's file, which wins over the user's — but a
 // project may only lower a budget or step limit (BUDGETS), never raise the user's (projectBudgets). A
 // file that is not a JSON object of known keys with valid values is a usage error naming the file and
-// the key (a hook's field by its path). What a resumed session keeps of its own settings is decided here too (requestConfigFor).
+// the key (a hook's field by its path).
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "../zod.js";
-import { defaultMaxTokens } from "../agent/request.js";
 import { HelError } from "../errors.js";
 import { helDir } from "../fs/hel-dir.js";
 import { HooksSchema } from "../hooks/hook-config.js";
-import { defaultCompactAt } from "../agent/context/compaction.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
-import type { RequestConfig, RunRequestConfig } from "../session/snapshot-format.js";
 import { ACCESS_LEVELS, APPROVAL_MODES } from "../tools/types.js";
 import { EFFORTS } from "../wire/messages.js";
 import type { RunOptions } from "./options.js";
-import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "./setting-keys.js";
+import { MAX_MODEL_NAME, SETTING_OPTIONS, type SettingKey } from "../settings/setting-keys.js";
 
 const count = (min: number) => z.int("must be a whole number").min(min, `must be at least ${min}`);
 
@@ -134,27 +131,4 @@ export function applyConfig(options: RunOptions, config: ConfigFile): RunOptions
     if (options.setBy[key] === undefined && config[key] !== undefined) applied[option] = config[key];
   }
   return applied as RunOptions;
-}
-
-/**
- * This run's request settings: a resumed session keeps its model and effort unless a flag says
- * otherwise (the environment's and the config files' are defaults for new sessions), the output
- * limit follows the effort unless --max-output-tokens is given, and compaction follows --compact-at
- * (by default 80% of the flags' model's window).
- */
-export function requestConfigFor(options: RunOptions): (stored: RequestConfig | null) => RunRequestConfig {
-  const compactAt = options.compactAt ?? defaultCompactAt(options.model);
-  return (stored) => {
-    const model = stored && options.setBy.model !== "flag" ? stored.model : options.model;
-    const effort = stored?.effort && options.setBy.effort !== "flag" ? stored.effort : options.effort;
-    return {
-      model,
-      max_output_tokens: options.maxOutputTokens ?? defaultMaxTokens(effort),
-      max_steps: options.maxSteps,
-      effort,
-      access: options.access,
-      delegate: options.delegate,
-      compaction: { enabled: compactAt > 0, threshold_tokens: compactAt > 0 ? compactAt : null },
-    };
-  };
 }

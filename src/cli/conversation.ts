@@ -35,7 +35,7 @@ import { assembleTools, withServerTools } from "../agent/children/assemble-tools
 import { mcpServers, type McpServers } from "../mcp/servers.js";
 import { traitsOf } from "../agent/toolbox.js";
 import type { Tool } from "../tools/types.js";
-import { requestConfigFor } from "./config.js";
+import { requestConfigFor } from "../settings/request-config.js";
 import { EditLog } from "../tools/edit-log.js";
 import { keepLostEdits } from "../tools/file/lost-edits.js";
 import { conversationControls, type ConversationControls } from "./conversation-controls.js";

@@ -1,0 +1,29 @@
+// What a run asks of the model: a resumed session keeps its model and effort unless a flag says
+// otherwise, the output limit follows the effort, and compaction follows --compact-at.
+import { defaultMaxTokens } from "../agent/request.js";
+import { defaultCompactAt } from "../agent/context/compaction.js";
+import type { RequestConfig, RunRequestConfig } from "../session/snapshot-format.js";
+import type { RunOptions } from "./run-options.js";
+
+/**
+ * This run's request settings: a resumed session keeps its model and effort unless a flag says
+ * otherwise (the environment's and the config files' are defaults for new sessions), the output
+ * limit follows the effort unless --max-output-tokens is given, and compaction follows --compact-at
+ * (by default 80% of the flags' model's window).
+ */
+export function requestConfigFor(options: RunOptions): (stored: RequestConfig | null) => RunRequestConfig {
+  const compactAt = options.compactAt ?? defaultCompactAt(options.model);
+  return (stored) => {
+    const model = stored && options.setBy.model !== "flag" ? stored.model : options.model;
+    const effort = stored?.effort && options.setBy.effort !== "flag" ? stored.effort : options.effort;
+    return {
+      model,
+      max_output_tokens: options.maxOutputTokens ?? defaultMaxTokens(effort),
+      max_steps: options.maxSteps,
+      effort,
+      access: options.access,
+      delegate: options.delegate,
+      compaction: { enabled: compactAt > 0, threshold_tokens: compactAt > 0 ? compactAt : null },
+    };
+  };
+}
