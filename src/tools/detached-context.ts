@@ -1,10 +1,10 @@
 // A tool context outside any conversation, for running a tool on its own (the bench's probes, the
 // tests): the front end allows only `access`, the session is never leased and has archived nothing,
-// no checkpoint or baseline is kept, the agent works alone, and nobody reads the reports.
+// no checkpoint or baseline is kept, and nobody reads the reports. The agent works alone: an edit that
+// another agent's command undid is not looked at again (a conversation's log does, file/lost-edits.ts).
 import path from "node:path";
 import { CursorStore } from "./cursors.js";
 import { EditLog } from "./edit-log.js";
-import { keepLostEdits } from "./file/lost-edits.js";
 import { noChangeWatch, noReports, type Access, type ToolContext, type ToolScope } from "./types.js";
 
 /** What the calls of a lone agent in `projectDir` share; its session directory is `.hel/sessions/<session>`. */
@@ -20,7 +20,7 @@ export function detachedScope(projectDir: string, access: Access, session = "det
       archiveHint: () => null,
     },
     changes: { ...noChangeWatch },
-    caller: { label: null, editLog: EditLog.forParent(keepLostEdits({ projectDir })) },
+    caller: { label: null, editLog: EditLog.forParent(async () => null) },
   };
 }
 
