@@ -133,7 +133,7 @@ export interface ToolReport {
    * after `skippedBytes` left out, its last lines.
    */
   onOutput(text: string, skippedBytes: number): void;
-  /** Told what an edit changed, for people (the diff view, the transcript). */
+  /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
   recordEdit(edit: FileEdit): void;
   /** Told how the call ended. */
   recordDetails(details: ToolDetails): void;
