@@ -1,4 +1,4 @@
-// One conversation as every input mode opens it (cli/conversation.ts), in this process against the
+// One conversation as every input mode opens it (conversation/conversation.ts), in this process against the
 // simulator: the interactive prompt's controls write the session's one record of its request
 // settings, which the next request is built from and the snapshot keeps; the model's fold joins the
 // archive from the loop itself, before any reader of the events; a child started by a tool call runs
