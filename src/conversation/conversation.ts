@@ -11,10 +11,8 @@ import { createEventBus } from "../agent/event-bus.js";
 import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../agent/loop/loop.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { startBaseline } from "../changes/baseline.js";
-import type { McpServers } from "../mcp/servers.js";
 import { redactSecrets } from "../redact.js";
-import { startSession, type ActiveSession } from "../session/session.js";
-import { requestConfigFor } from "../settings/request-config.js";
+import type { ActiveSession } from "../session/session.js";
 import type { AskApproval } from "../tools/command/ask-approval.js";
 import { closingLines } from "./closing-lines.js";
 import { commandApprovals, warnWithoutSandbox } from "./commands.js";
@@ -28,9 +26,10 @@ import { subscribeReaders, type FrontEndReaders } from "./readers.js";
 import { resumedNote } from "./resumed.js";
 import { sessionChanges } from "./session-changes.js";
 import { sessionChildren } from "./session-children.js";
+import { sessionFor } from "./session-start.js";
 import { sessionSpendLimit } from "./spend-limit.js";
 import { parentToolContext } from "./tool-context.js";
-import { parentTools, serverToolsOffer } from "./tool-list.js";
+import { parentTools, serverToolsOffer, type ParentTools } from "./tool-list.js";
 
 export interface ConversationSettings {
   /** The session to continue (an id or a unique prefix); null: --continue's, or a new one. */
@@ -71,20 +70,9 @@ export async function openConversation(project: Project, settings: ConversationS
   const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connections);
   warnWithoutSandbox(project);
   let session: ActiveSession | undefined;
-  let servers: McpServers | null = null;
+  let servers: ParentTools["servers"] = null;
   try {
-    session = await startSession({
-      projectDir: dir,
-      resume: settings.resume,
-      continueLatest: options.continue,
-      adopt: options.trust,
-      systemPrompt: project.systemPrompt,
-      requestConfig: requestConfigFor(options),
-      warn,
-      usage: () => ledger.run().total,
-      checkpointMaxBytes: options.checkpointMaxMb * 1024 * 1024,
-      checkpointSecrets: [apiKey],
-    });
+    session = await sessionFor(project, settings.resume, ledger);
     const active = session;
     // Told to the model with the next instruction.
     let gapNote = await resumedNote(active, warn);
