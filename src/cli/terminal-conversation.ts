@@ -1,12 +1,12 @@
 // A conversation as the terminal drives it (one-shot, stdin's lines, the interactive prompt): the
-// terminal hands in its readers (readers.ts) and keeps its view, whose spinner it clears before a
+// terminal hands in its readers (terminal-readers.ts) and keeps its view, whose spinner it clears before a
 // question is asked; the closing lines are the view's (the files the run changed), drawn once
 // everything is on screen, then the conversation's (how to resume).
 import type { ExitReason } from "../agent/events.js";
 import { openConversation, type Conversation } from "../conversation/conversation.js";
 import type { Io, Project } from "../conversation/project.js";
 import type { AskApproval } from "../tools/command/ask-approval.js";
-import { terminalReaders } from "./readers.js";
+import { terminalReaders } from "./terminal-readers.js";
 import type { Renderer } from "./term/render.js";
 
 export interface TerminalSettings {
