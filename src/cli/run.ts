@@ -1,7 +1,7 @@
 // Runs hel's main job: checks the API key, chooses the input mode — a one-shot instruction, the
-// interactive prompt on a terminal, or stdin's lines — lets it drive its conversation
-// (terminal-conversation.ts), and turns how that ended into the exit status. `hel mcp ls` is here too, since it
-// opens a project as a run does.
+// interactive prompt on a terminal, or stdin's lines — lets it drive its conversation on the terminal
+// (terminal-conversation.ts), and turns how that ended into the exit status. `hel mcp ls` is here
+// too, since it opens a project as a run does.
 import { HelError } from "../errors.js";
 import { runInteractive } from "./modes/interactive.js";
 import { runOneShot } from "./modes/one-shot.js";

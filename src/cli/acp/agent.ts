@@ -1,7 +1,7 @@
 // `hel acp`: an editor drives hel over the Agent Client Protocol, JSON-RPC on stdin and stdout through
 // the protocol's SDK. Each ACP session is one hel session, opened as `-C <cwd>` (and `--resume <id>`
-// for session/load) opens one, in one conversation (conversation/conversation.ts), handing in its reader
-// of the event stream: updates.ts makes what the editor is shown. session/cancel
+// for session/load) opens one, in one conversation (conversation/conversation.ts) to which this mode
+// hands in its reader of the event stream: updates.ts makes what the editor is shown. session/cancel
 // is Ctrl-C: the turn stops and is saved. The MCP servers the editor names join the session's
 // (editor-servers.ts). Only the protocol goes to stdout; warnings go to stderr.
 // It ends when the editor closes stdin (or a signal comes), closing every session it opened.
