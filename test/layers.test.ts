@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { doorViolations, importCycles, importGraph, layerViolations, reachViolations, readSources, roomGraph } from "./helpers/import-graph.js";
+import { doorViolations, importCycles, importGraph, layerOf, layerViolations, reachViolations, readSources, roomGraph } from "./helpers/import-graph.js";
 
 // src/ from the bottom up. The files at the top of src/ (zod.ts, errors.ts, clock.ts) are beneath
 // everything; bin/ is the launcher, which no module imports.
@@ -30,9 +30,22 @@ const UNKNOWN_TO_KIT = ["agent", "tools", "session"];
 // The search engine and its libraries load on a search's first call: only the tools' faces are its door.
 const SEARCH_DOORS = ["tools/search/tools.ts", "tools/search/args.ts", "tools/search/format.ts"];
 const searchEngine = (file: string) => file.startsWith("tools/search/") && !SEARCH_DOORS.includes(file);
+// The assembly of one conversation stays a list of named parts, each made by a module of its own: the
+// door every capability comes in through, kept short so that a new one adds a line, not a block.
+const ASSEMBLY = { file: "conversation/conversation.ts", name: "openConversation", maxLines: 120, maxImportLines: 25 };
+
+/** The lines of the top-level function `name`, from its signature to its closing brace, and the file's import lines; null: no such function. */
+function sizeOf(text: string, name: string): { lines: number; importLines: number } | null {
+  const lines = text.split("\n");
+  const start = lines.findIndex((line) => new RegExp(`^export (async )?function ${name}\\b`).test(line));
+  const end = lines.findIndex((line, at) => at > start && line === "}");
+  if (start < 0 || end < 0) return null;
+  return { lines: end - start + 1, importLines: lines.filter((line) => /^import\b/.test(line)).length };
+}
 
 describe("the import graph of src/", () => {
-  const graph = importGraph(readSources(resolve(import.meta.dirname, "../src")));
+  const sources = readSources(resolve(import.meta.dirname, "../src"));
+  const graph = importGraph(sources);
 
   it("is read whole: every relative import names a file, dynamic imports included", () => {
     expect(graph.unresolved).toEqual([]);
@@ -59,6 +72,14 @@ describe("the import graph of src/", () => {
 
   it("reaches the search engine only through the tools' faces, and only on first use", () => {
     expect(doorViolations(graph, "tools/search", SEARCH_DOORS, searchEngine)).toEqual([]);
+  });
+
+  it(`assembles a conversation below the front ends: conversation/ imports nothing from cli/, and ${ASSEMBLY.name} is at most ${ASSEMBLY.maxLines} lines, with at most ${ASSEMBLY.maxImportLines} import lines`, () => {
+    expect(graph.edges.filter((e) => layerOf(e.from) === "conversation" && layerOf(e.to) === "cli")).toEqual([]);
+    const size = sizeOf(sources.get(ASSEMBLY.file) ?? "", ASSEMBLY.name);
+    expect(size).not.toBeNull();
+    expect(size!.lines).toBeLessThanOrEqual(ASSEMBLY.maxLines);
+    expect(size!.importLines).toBeLessThanOrEqual(ASSEMBLY.maxImportLines);
   });
 });
 
@@ -134,6 +155,12 @@ describe("the import graph reader", () => {
   it("reports each file of a room that reaches a forbidden folder, by the shortest path of imports", () => {
     expect(reachViolations(graph, "low", ["other"])).toEqual(["low/a.ts → high/b.ts → other/g.ts", "low/d.ts → low/a.ts → high/b.ts → other/g.ts"]);
     expect(reachViolations(graph, "low", ["missing"])).toEqual([]);
+  });
+
+  it("measures a top-level function from its signature to its closing brace, and the import lines of its file", () => {
+    const text = ['import { a } from "./a.js";', "import type { B } from './b.js';", "export async function open(): Promise<void> {", "  if (a) {", "  }", "}", "export function other() {}"].join("\n");
+    expect(sizeOf(text, "open")).toEqual({ lines: 4, importLines: 2 });
+    expect(sizeOf(text, "opening")).toBeNull();
   });
 
   it("reports each cycle between files as a path back to its first file", () => {

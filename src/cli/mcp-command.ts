@@ -5,7 +5,8 @@ import { estimateTokens } from "../agent/meter.js";
 import { mcpServers } from "../mcp/servers.js";
 import { toolDefinitions } from "../tools/registry.js";
 import type { RunOptions } from "./options.js";
-import { openProject, type Io } from "./project.js";
+import type { Io } from "../conversation/project.js";
+import { openProject } from "./project.js";
 import { count } from "../format.js";
 import { terminalSafe } from "./term/kit/style.js";
 

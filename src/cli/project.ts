@@ -14,55 +14,15 @@ import { HelError } from "../errors.js";
 import { errorText } from "./term/kit/style.js";
 import { credentialValues } from "../tools/command/environment.js";
 import { loadSkills } from "../agent/skills.js";
-import type { SkillFolder } from "../tools/types.js";
 import { applyConfig, userConfigDir } from "./config.js";
 import { readGivenServers } from "../mcp/config.js";
 import { trustedConfig } from "./trust.js";
 import { readOnlyProgramPaths } from "./trust-programs.js";
 import type { RunOptions } from "./options.js";
-import type { HooksConfig } from "../hooks/hook-config.js";
-import { findProjectRoot, refusedRoot } from "./project-root.js";
+import { findProjectRoot, refusedRoot } from "../conversation/project-root.js";
 import { loadNamedAgents } from "./named-agents.js";
-import type { NamedAgent } from "../agent/children/named-agent.js";
-import type { Output } from "./term/kit/output.js";
-import { apiConnections, type ApiConnections } from "../model/early-connection.js";
-
-/** Where a run reads and writes, besides its files: the process's streams and environment, or a test's. */
-export interface Io {
-  stdout: Output;
-  stderr: Output;
-  env: NodeJS.ProcessEnv;
-  /** The folder the user is in, for the resume line. */
-  cwd: string;
-}
-
-export interface Project {
-  /** The project root (real path). */
-  dir: string;
-  /** The folder the run started in, at or below the root. */
-  here: string;
-  /** The flags with the config files' settings applied. */
-  options: RunOptions;
-  apiKey: string;
-  /** Masked wherever they would go but the Authorization header: the key, and what commands may not see. */
-  secrets: string[];
-  systemPrompt: string;
-  /** The hooks of the user's config and of a trusted project's; absent: none. */
-  hooks?: HooksConfig;
-  /**
-   * What the sandbox keeps read-only wherever it is: the user's config folder (a command must not plant
-   * a hook there, even with it inside the project) and the files the hooks and MCP servers run.
-   */
-  readOnly: string[];
-  /** The named agents delegate_task offers (named-agents.ts). */
-  agents: readonly NamedAgent[];
-  /** The skill folders the system prompt lists, which read_file may read. */
-  skillDirs: readonly SkillFolder[];
-  /** Prints `hel: <line>` on stderr. */
-  warn(line: string): void;
-  /** The connections to the API, one opened while the project was read, for the first request. */
-  connections?: ApiConnections;
-}
+import { apiConnections } from "../model/early-connection.js";
+import type { Io, Project } from "../conversation/project.js";
 
 /** `connectEarly`: the first request follows the opening at once (an instruction given, stdin's lines), so the API's connection is opened during it. */
 export async function openProject(flags: RunOptions, apiKey: string, io: Io, connectEarly = false): Promise<Project> {

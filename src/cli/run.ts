@@ -1,15 +1,16 @@
 // Runs hel's main job: checks the API key, chooses the input mode — a one-shot instruction, the
-// interactive prompt on a terminal, or stdin's lines — lets it drive its conversation
-// (conversation.ts), and turns how that ended into the exit status. `hel mcp ls` is here too, since it
-// opens a project as a run does.
+// interactive prompt on a terminal, or stdin's lines — lets it drive its conversation on the terminal
+// (terminal-conversation.ts), and turns how that ended into the exit status. `hel mcp ls` is here
+// too, since it opens a project as a run does.
 import { HelError } from "../errors.js";
-import type { Ended } from "./conversation.js";
 import { runInteractive } from "./modes/interactive.js";
 import { runOneShot } from "./modes/one-shot.js";
 import { runStdin } from "./modes/stdin.js";
 import { oneShotInstruction } from "./one-shot-input.js";
 import type { RunOptions } from "./options.js";
-import { openProject, type Io } from "./project.js";
+import type { Io } from "../conversation/project.js";
+import { openProject } from "./project.js";
+import type { Ended } from "./terminal-conversation.js";
 
 export { runMcpList } from "./mcp-command.js";
 

@@ -12,9 +12,10 @@ import { loadSnapshotFile } from "../session/snapshot-file.js";
 import { ownDir } from "../fs/own-dir.js";
 import { readRegularFile } from "../fs/regular-file.js";
 import { styleFor, terminalSafe } from "./term/kit/style.js";
-import { editsOf, formatChildTranscript, formatDelegations, formatRewind, formatSessionList, formatTranscript } from "./term/transcript.js";
+import { formatChildTranscript, formatDelegations, formatRewind, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
-import { findProjectRoot } from "./project-root.js";
+import { findProjectRoot } from "../conversation/project-root.js";
+import { editsOf } from "../session/edits-by-call.js";
 
 type SessionsInvocation = Extract<Invocation, { kind: "sessions" | "rewind" }>;
 

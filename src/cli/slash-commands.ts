@@ -7,7 +7,7 @@ import { foldChoices } from "../agent/context/episodes.js";
 import { groupDigits } from "../format.js";
 import { EFFORTS, type Effort } from "../wire/messages.js";
 import { formatChanges } from "./term/kit/changes-view.js";
-import type { ConversationControls } from "./conversation-controls.js";
+import type { ConversationControls } from "../conversation/controls.js";
 import { formatCost } from "./term/cost-view.js";
 import { pickSession } from "./term/session-picker.js";
 import type { Style } from "./term/kit/style.js";

@@ -1,8 +1,8 @@
-// One conversation as every input mode opens it (cli/conversation.ts), in this process against the
+// One conversation as every input mode opens it (conversation/conversation.ts), in this process against the
 // simulator: the interactive prompt's controls write the session's one record of its request
 // settings, which the next request is built from and the snapshot keeps; the model's fold joins the
 // archive from the loop itself, before any reader of the events; a child started by a tool call runs
-// with the settings of the agent that called it.
+// with the settings of the agent that called it; the front end's readers, handed in, are its only views.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -115,4 +115,36 @@ it("a different instruction after a failed one is a turn of its own; the failed 
     { role: "user", content: "[#1] fix the build" },
     { role: "user", content: "[#2] fix the build, and the tests" },
   ]);
+});
+
+it("a front end hands in its readers: each event reaches them once the ledger has counted it, a turn ends once they have shown it, and the conversation draws nothing of its own", async () => {
+  sim = await startSimulator({ script: [{ content: "hi" }] });
+  const dir = await tempProject();
+  const read: string[] = [];
+  const counted: number[] = [];
+  let flushes = 0;
+  const hel = await openTestConversation({
+    sim,
+    args: ["-C", dir],
+    frontEnd: {
+      readers: async ({ ledger, sessionId }) => [
+        (event) => {
+          read.push(event.type === "turn_end" ? `turn_end of ${sessionId()}` : event.type);
+          if (event.type === "response") counted.push(ledger.run().total.prompt_tokens);
+        },
+      ],
+      flush: async () => void flushes++,
+    },
+  });
+  await hel.instruct("go");
+  expect(flushes).toBe(1);
+  await hel.close();
+  const { id } = hel.conversation.session;
+  expect(read).toContain("response");
+  expect(read.at(-1)).toBe(`turn_end of ${id}`);
+  expect(counted).toEqual([expect.any(Number)]);
+  expect(counted[0]).toBeGreaterThan(0);
+  // No view, no answer, no usage line: only the conversation's closing line.
+  expect(hel.stdout()).toBe("");
+  expect(hel.stderr()).toBe(`session ${id} — resume with: hel --resume ${id} -C ${dir}\n`);
 });

@@ -4,7 +4,7 @@
 // request's advice inside the prompt names its commands, not the flags.
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
-import type { ConversationControls } from "../../src/cli/conversation-controls.js";
+import type { ConversationControls } from "../../src/conversation/controls.js";
 import { completeSlash, parseSlash, slashCommands, type SlashContext } from "../../src/cli/slash-commands.js";
 import { PLAIN } from "../../src/cli/term/kit/style.js";
 import { openTestConversation, type TestConversation } from "../helpers/conversation.js";

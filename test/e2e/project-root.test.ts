@@ -9,7 +9,7 @@ import { Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
-import { findProjectRoot } from "../../src/cli/project-root.js";
+import { findProjectRoot } from "../../src/conversation/project-root.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { HEL, helEnv, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";

@@ -2,14 +2,15 @@
 // session files and request bytes), against a simulator over real HTTP: for the wiring tests that need
 // no process of their own (no kill, no lease race, no terminal, no exit status of the binary).
 // Output goes to strings; the requests are the simulator's.
-import type { Conversation } from "../../src/cli/conversation.js";
-import { openConversation } from "../../src/cli/conversation.js";
+import { openConversation, type Conversation, type ConversationSettings } from "../../src/conversation/conversation.js";
+import type { Io } from "../../src/conversation/project.js";
 import { Readable } from "node:stream";
 import { runOneShot } from "../../src/cli/modes/one-shot.js";
 import { runStdin } from "../../src/cli/modes/stdin.js";
 import { parseArgs, type RunOptions } from "../../src/cli/options.js";
-import { openProject, type Io } from "../../src/cli/project.js";
+import { openProject } from "../../src/cli/project.js";
 import { exitStatus } from "../../src/cli/run.js";
+import { openOnTerminal } from "../../src/cli/terminal-conversation.js";
 import type { TurnOutcome } from "../../src/agent/loop/loop.js";
 import type { Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
@@ -71,12 +72,20 @@ export interface TestConversation {
   close(): Promise<void>;
 }
 
-/** A conversation to drive turn by turn, as the interactive prompt would (without a terminal). */
-export async function openTestConversation(run: Omit<InProcessRun, "baseUrl" | "input"> & { sim: Simulator; interactive?: boolean }): Promise<TestConversation> {
+/** What a front end of a test's own hands in, in place of the terminal's readers and view. */
+export type TestFrontEnd = Pick<ConversationSettings, "readers" | "flush">;
+
+/**
+ * A conversation to drive turn by turn, as the interactive prompt would (without a terminal); with
+ * `frontEnd`, as a front end of the test's own drives it, the terminal's readers and view left out.
+ */
+export async function openTestConversation(run: Omit<InProcessRun, "baseUrl" | "input"> & { sim: Simulator; interactive?: boolean; frontEnd?: TestFrontEnd }): Promise<TestConversation> {
   const { flags, env } = flagsOf({ ...run, baseUrl: run.sim.url });
   const out = capture(env);
   const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
-  const conversation = await openConversation(project, { resume: project.options.resume, interactive: run.interactive ?? false }, out.io);
+  const settings = { resume: project.options.resume, interactive: run.interactive ?? false };
+  const terminal = run.frontEnd ? null : await openOnTerminal(project, settings, out.io);
+  const conversation = terminal?.conversation ?? (await openConversation(project, { ...settings, ...run.frontEnd! }, out.io));
   return {
     conversation,
     instruct: (text, signal = new AbortController().signal) => conversation.instruct(text, signal),
@@ -84,7 +93,7 @@ export async function openTestConversation(run: Omit<InProcessRun, "baseUrl" | "
     stdout: out.stdout,
     stderr: out.stderr,
     async close() {
-      await conversation.end(false);
+      await (terminal ?? conversation).end(false);
       await conversation.close();
     },
   };

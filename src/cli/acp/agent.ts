@@ -1,18 +1,19 @@
 // `hel acp`: an editor drives hel over the Agent Client Protocol, JSON-RPC on stdin and stdout through
 // the protocol's SDK. Each ACP session is one hel session, opened as `-C <cwd>` (and `--resume <id>`
-// for session/load) opens one, in one conversation (conversation.ts) whose event stream this mode
-// reads in place of the terminal views (updates.ts makes what the editor is shown). session/cancel
+// for session/load) opens one, in one conversation (conversation/conversation.ts) to which this mode
+// hands in its reader of the event stream: updates.ts makes what the editor is shown. session/cancel
 // is Ctrl-C: the turn stops and is saved. The MCP servers the editor names join the session's
 // (editor-servers.ts). Only the protocol goes to stdout; warnings go to stderr.
 // It ends when the editor closes stdin (or a signal comes), closing every session it opened.
 import { Readable, Writable } from "node:stream";
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type SessionUpdate } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../../agent/events.js";
-import { openConversation, type Conversation } from "../conversation.js";
+import { openConversation, type Conversation } from "../../conversation/conversation.js";
+import type { Io } from "../../conversation/project.js";
+import { editsOf } from "../../session/edits-by-call.js";
 import type { RunOptions } from "../options.js";
-import { openProject, type Io } from "../project.js";
+import { openProject } from "../project.js";
 import { editorServers, type EditorServer } from "./editor-servers.js";
-import { editsOf } from "../term/transcript.js";
 import { approvalsThrough } from "./permission.js";
 import { promptText } from "./prompt-text.js";
 import { replayUpdates, stopReasonOf, TurnUpdates } from "./updates.js";
@@ -62,7 +63,7 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     const view = (event: AgentEvent) => {
       for (const update of updates.updatesOf(event)) send(update);
     };
-    const conversation = await openConversation(project, { resume, interactive: false, view, askApproval }, io);
+    const conversation = await openConversation(project, { resume, interactive: false, readers: async () => [view], askApproval }, io);
     id = conversation.session.id;
     sessions.set(id, { conversation, delivered: () => sent, running: null });
     const { messages, edits } = conversation.session;

@@ -3,9 +3,10 @@
 // (the project, its config, rules, skills and command files read again), until the user leaves.
 import type { Interactive } from "./prompt-session.js";
 import type { AskApproval } from "../../tools/command/ask-approval.js";
-import { withConversation, type Ended } from "../conversation.js";
+import type { Io } from "../../conversation/project.js";
+import { withConversation, type Ended } from "../terminal-conversation.js";
 import type { RunOptions } from "../options.js";
-import { openProject, type Io } from "../project.js";
+import { openProject } from "../project.js";
 import { loadCommandFiles } from "../command-files.js";
 import { userConfigDir } from "../config.js";
 import { openPrompt, resumeTarget } from "./pick.js";
@@ -19,9 +20,9 @@ export async function runInteractive(flags: RunOptions, apiKey: string, io: Io):
       const prompt = async () => (kept.prompt ??= await openPrompt(project));
       const resume = await resumeTarget(project, prompt);
       const askApproval: AskApproval = async (request, signal) => (await prompt()).askApproval(request, signal);
-      const { next, ...ended } = await withConversation(project, { resume, interactive: true, askApproval }, io, async (conversation) => {
+      const { next, ...ended } = await withConversation(project, { resume, interactive: true, askApproval }, io, async ({ conversation, view }) => {
         const { session, controls } = conversation;
-        const end = await (await prompt()).converse({ instruct: conversation.instruct, warm: conversation.warm, stop: conversation.stop, note: conversation.note, controls, resumed: session.saved, commandFiles });
+        const end = await (await prompt()).converse({ instruct: conversation.instruct, warm: conversation.warm, stop: view.stop, note: view.note, controls, resumed: session.saved, commandFiles });
         return { worst: "completed" as const, interrupted: false, next: end.exit ? null : { sessionId: end.sessionId, model: controls.model, effort: controls.effort } };
       });
       if (!next) return ended;

@@ -1,8 +1,8 @@
 // `hel "instruction"`: one instruction, run to its end under Ctrl-C and SIGTERM, in a conversation of
 // its own. A list to pick the session from (`--resume` without an id) closes before it starts.
 import type { Interactive } from "./prompt-session.js";
-import { withConversation, type Ended } from "../conversation.js";
-import type { Io, Project } from "../project.js";
+import type { Io, Project } from "../../conversation/project.js";
+import { withConversation, type Ended } from "../terminal-conversation.js";
 import { openPrompt, resumeTarget } from "./pick.js";
 import { withSignals } from "./signals.js";
 import { askOnRawTerminal } from "../term/approval-question.js";
@@ -14,7 +14,7 @@ export async function runOneShot(project: Project, instruction: string, io: Io):
   picker.prompt?.close();
   // In a terminal the user can be asked to let a command out of the sandbox (when --approval on-request).
   const askApproval = process.stdin.isTTY ? askOnRawTerminal(process.stdin, io.stderr, styleFor(io.stderr, io.env)) : undefined;
-  return withConversation(project, { resume, interactive: false, ...(askApproval ? { askApproval } : {}) }, io, async (conversation) => {
+  return withConversation(project, { resume, interactive: false, ...(askApproval ? { askApproval } : {}) }, io, async ({ conversation }) => {
     const { outcome, stopped } = await withSignals((signal) => conversation.instruct(instruction, signal));
     return { worst: outcome.exitReason, interrupted: stopped === "SIGINT" };
   });

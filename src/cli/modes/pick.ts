@@ -5,7 +5,7 @@
 import { HelError } from "../../errors.js";
 import { listSessions } from "../../session/catalog.js";
 import type { Interactive } from "./prompt-session.js";
-import type { Project } from "../project.js";
+import type { Project } from "../../conversation/project.js";
 
 export async function resumeTarget(project: Project, prompt: () => Promise<Interactive>): Promise<string | null> {
   const { options } = project;

@@ -8,7 +8,7 @@
 // The prompt outlives one conversation: /new and /resume end the conversation, and its driver
 // (modes/interactive.ts) opens the next one on the same prompt.
 import type { TurnOutcome } from "../../agent/loop/loop.js";
-import type { ConversationControls } from "../conversation-controls.js";
+import type { ConversationControls } from "../../conversation/controls.js";
 import { loadPromptHistory } from "../term/kit/prompt-history.js";
 import { formatRecentExchanges } from "../term/recent-exchanges.js";
 import { pickSession } from "../term/session-picker.js";

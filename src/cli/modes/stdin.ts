@@ -2,14 +2,14 @@
 // ends, a turn does not complete, or a signal stops it.
 import type { Readable } from "node:stream";
 import type { ExitReason } from "../../agent/events.js";
-import { withConversation, type Ended } from "../conversation.js";
-import type { Io, Project } from "../project.js";
+import type { Io, Project } from "../../conversation/project.js";
+import { withConversation, type Ended } from "../terminal-conversation.js";
 import { openPrompt, resumeTarget } from "./pick.js";
 import { withSignals } from "./signals.js";
 
 export async function runStdin(project: Project, io: Io, stdin: Readable): Promise<Ended> {
   const resume = await resumeTarget(project, () => openPrompt(project));
-  return withConversation(project, { resume, interactive: false }, io, async (conversation) => {
+  return withConversation(project, { resume, interactive: false }, io, async ({ conversation }) => {
     // Loaded only here: only this mode reads lines with readline.
     const { stdinInstructions } = await import("../stdin-lines.js");
     let worst: ExitReason = "completed";

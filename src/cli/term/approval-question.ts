@@ -6,7 +6,7 @@
 // typed ahead is taken out first (typed-ahead.ts).
 import type { ApprovalAnswer, ApprovalRequest, AskApproval } from "../../tools/command/ask-approval.js";
 import { describeGrant } from "../../tools/command/sandbox-grant.js";
-import type { Output } from "./kit/output.js";
+import type { Output } from "../../output.js";
 import { terminalSafe, type Style } from "./kit/style.js";
 import { takeTypedAhead } from "./kit/typed-ahead.js";
 

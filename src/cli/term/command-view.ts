@@ -7,7 +7,7 @@
 import type { AgentEvent } from "../../agent/events.js";
 import { count } from "../../format.js";
 import { commandHeadline, outsideReason } from "../../tools/command/result.js";
-import type { Output } from "./kit/output.js";
+import type { Output } from "../../output.js";
 import { rowWidth, terminalSafe, truncate, wrapLine } from "./kit/style.js";
 
 type ToolEvent<T extends string> = Extract<AgentEvent, { type: T }>;

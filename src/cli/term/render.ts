@@ -20,7 +20,7 @@ import { ChangedFiles } from "./kit/changed-files.js";
 import type { LiveView } from "./command-view.js";
 import { LiveRegion } from "./kit/live-region.js";
 import { stampOf } from "../../agent/stamps.js";
-import type { Output } from "./kit/output.js";
+import type { Output } from "../../output.js";
 import { Progress } from "./progress.js";
 import { errorText, fitWidth, rowWidth, styleFor, terminalSafe, truncate, wrapLine } from "./kit/style.js";
 import { callArgs, firstLine, lookOf, toolCallLabel, toolEndLines, type CallArgs, type ToolLook } from "./tool-views.js";

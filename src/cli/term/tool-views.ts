@@ -12,7 +12,7 @@ import { findFilesTool, grepTool } from "../../tools/search/tools.js";
 import type { SearchDetails } from "../../tools/types.js";
 import { createCommandView, type LiveView } from "./command-view.js";
 import { formatEdit } from "./kit/diff-view.js";
-import type { Output } from "./kit/output.js";
+import type { Output } from "../../output.js";
 import { terminalSafe, truncate, type Style } from "./kit/style.js";
 
 type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;

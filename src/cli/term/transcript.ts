@@ -9,7 +9,8 @@ import { COMPACTED_PREFIX, FOLD_RESULT_PREFIX, FOLD_TOOL_NAME } from "../../agen
 import { unstamped } from "../../agent/stamps.js";
 import type { SessionSummary } from "../../session/catalog.js";
 import type { RewindReport } from "../../session/fork.js";
-import type { Snapshot, StoredEdit } from "../../session/snapshot-format.js";
+import type { Snapshot } from "../../session/snapshot-format.js";
+import { editsOf } from "../../session/edits-by-call.js";
 import type { FileEdit } from "../../changes/file-edit.js";
 import { formatUsd } from "../../model/prices.js";
 import { count, groupDigits, plural } from "../../format.js";
@@ -23,11 +24,6 @@ import { runCommandTool } from "../../tools/command/run-command.js";
 interface EditView {
   edits: ReadonlyMap<string, FileEdit>;
   style: Style;
-}
-
-/** The edits the calls of one agent made: the parent's (`delegation` undefined) or one subagent's. */
-export function editsOf(stored: readonly StoredEdit[] | undefined, delegation?: number): Map<string, FileEdit> {
-  return new Map((stored ?? []).filter((e) => e.delegation === delegation).map((e) => [e.call_id, e.edit]));
 }
 
 export function formatTranscript(snapshot: Snapshot, style: Style = PLAIN): string {

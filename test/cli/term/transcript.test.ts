@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChildTranscript } from "../../../src/agent/children/child-transcript.js";
 import { ANSI } from "../../../src/cli/term/kit/style.js";
-import { editsOf, formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "../../../src/cli/term/transcript.js";
+import { formatChildTranscript, formatDelegations, formatSessionList, formatTranscript } from "../../../src/cli/term/transcript.js";
+import { editsOf } from "../../../src/session/edits-by-call.js";
 import { describeEdit } from "../../../src/changes/edit-diff.js";
 import type { Message } from "../../../src/wire/messages.js";
 import type { SessionSummary } from "../../../src/session/catalog.js";

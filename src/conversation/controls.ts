@@ -4,9 +4,13 @@
 import type { ProjectChanges } from "../changes/unified-diff.js";
 import { defaultMaxTokens } from "../agent/request.js";
 import type { UsageReport } from "../agent/usage-ledger.js";
-import type { SessionSummary } from "../session/catalog.js";
+import { listSessions, resolveSessionId, type SessionSummary } from "../session/catalog.js";
 import type { FileChange } from "../changes/checkpoints.js";
-import type { RunRequestConfig, Turn } from "../session/snapshot-format.js";
+import { forkSession } from "../session/fork.js";
+import type { ActiveSession } from "../session/session.js";
+import type { Turn } from "../session/snapshot-format.js";
+import { checkpointBefore } from "../session/turn-checkpoints.js";
+import type { RunOptions } from "../settings/run-options.js";
 import type { Effort, Message } from "../wire/messages.js";
 
 export interface ConversationControls {
@@ -42,17 +46,33 @@ export interface ConversationControls {
   forkBefore(turn: number): Promise<string>;
 }
 
-export interface ControlsDeps extends Omit<ConversationControls, "model" | "effort" | "setModel" | "setEffort"> {
-  /** The session's one record of its request settings. */
-  requestConfig: RunRequestConfig;
-  /** Set by --max-output-tokens; otherwise the limit follows the effort. */
-  fixedMaxTokens: boolean;
+/** What the controls are made from: the conversation's session and project, and the parts it assembled. */
+export interface ControlsDeps extends Pick<ConversationControls, "changes" | "usage" | "compact" | "listedModels" | "pricedModels"> {
+  session: ActiveSession;
+  projectDir: string;
+  options: Pick<RunOptions, "maxOutputTokens" | "maxCost">;
 }
 
 export function conversationControls(deps: ControlsDeps): ConversationControls {
-  const { requestConfig, fixedMaxTokens, ...rest } = deps;
+  const { session, projectDir: dir, options, ...parts } = deps;
+  // The session's one record of its request settings.
+  const { requestConfig } = session;
+  // Set by --max-output-tokens; otherwise the limit follows the effort.
+  const fixedMaxTokens = options.maxOutputTokens !== null;
   return {
-    ...rest,
+    ...parts,
+    maxCost: options.maxCost,
+    messages: () => session.messages,
+    sessionId: () => (session.saved ? session.id : null),
+    sessions: () => listSessions(dir),
+    resolveSession: (id) => resolveSessionId(dir, id),
+    turns: () => session.turns,
+    filesOf: (turn) => session.checkpointing.filesOf(turn),
+    rewindFiles: async (turn) => {
+      const target = checkpointBefore(session.checkpointing.entries, turn);
+      return target ? session.checkpointing.restore(target, session.turns.length) : [];
+    },
+    forkBefore: async (turn) => (await forkSession(dir, session.id, turn - 1)).id,
     get model() {
       return requestConfig.model;
     },

@@ -2,7 +2,7 @@
 // project's opening began when there are any, with the stream's idle timeout and the retry delay the
 // environment may shorten (the tests and evals do), the advice of a refused request naming the flags
 // or the prompt's commands, and with HEL_DEBUG=1 a failed request's stack printed besides the one
-// line the turn reports.
+// line the turn reports. The models the API lists are asked once, when the user types /model.
 import { createModelClient, type ModelClient } from "../model/client.js";
 import type { ApiConnections } from "../model/early-connection.js";
 import { ModelError, type Settings } from "../model/errors.js";
@@ -18,6 +18,23 @@ export function openModelClient(baseURL: string, apiKey: string, env: NodeJS.Pro
     ...envNumber(env, "HEL_RETRY_BASE_MS", (v) => ({ retryBaseMs: v })),
   });
   return env.HEL_DEBUG === "1" ? printingStacks(connected) : connected;
+}
+
+/** GET /models: a server that does not answer in this long is reported. */
+const LIST_MODELS_MS = 10_000;
+
+/** The ids of the models the API lists, asked once (again after a failure), or why they could not be had. */
+export function modelLister(client: ModelClient): () => Promise<{ ids: string[] } | { error: string }> {
+  let listed: Promise<string[]> | null = null;
+  return async () => {
+    listed ??= client.listModels(AbortSignal.timeout(LIST_MODELS_MS));
+    try {
+      return { ids: await listed };
+    } catch (error) {
+      listed = null;
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  };
 }
 
 function printingStacks(client: ModelClient): ModelClient {

@@ -1,4 +1,4 @@
-// Where the terminal view writes: process.stdout and process.stderr, or a test's stand-in.
+// Where a run writes its output and the terminal view draws: process.stdout and process.stderr, or a test's stand-in.
 export interface Output {
   write(text: string): void;
   isTTY?: boolean;
