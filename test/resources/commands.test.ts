@@ -1,8 +1,9 @@
 import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadCommandFiles } from "../../src/cli/command-files.js";
-import type { SlashContext } from "../../src/cli/slash-commands.js";
+import { slashCommandsOf } from "../../src/cli/command-files.js";
+import { isBuiltInCommand, type SlashContext } from "../../src/cli/slash-commands.js";
+import { loadCommandFiles } from "../../src/resources/commands.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 /** What a command sends, or says instead, given `args`. */
@@ -27,8 +28,10 @@ describe("loadCommandFiles", () => {
     await writeFile(join(project, ".hel", "commands", "broken.md"), "---\ndescription: [a, b]\n---\nx");
     await writeFile(join(project, ".hel", "commands", "exit.md"), "x");
     await writeFile(join(project, ".hel", "commands", "notes.txt"), "not a command");
-    const warnings: string[] = [];
-    const commands = await loadCommandFiles(project, user, (l) => warnings.push(l));
+    const loaded = await loadCommandFiles({ projectDir: project, userDir: user, reserved: isBuiltInCommand });
+    const warnings = loaded.diagnostics.map((d) => d.problem);
+    expect(loaded.diagnostics.map((d) => d.file)).toEqual([".hel/commands/Bad_Name.md", ".hel/commands/broken.md", ".hel/commands/exit.md"]);
+    const commands = slashCommandsOf(loaded.commands);
     expect(commands.map((c) => [c.name, c.args, c.summary])).toEqual([
       ["empty", undefined, "nothing"],
       ["fix", "[args]", "(.hel/commands/fix.md)"],
