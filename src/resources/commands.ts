@@ -6,7 +6,7 @@
 // cannot be used, or whose name a front end keeps for its own command (`reserved`), is left out with one
 // diagnostic; the project's file wins over the user's of the same name (precedence.ts). Most projects
 // have none: the folders are looked at without a trip to the thread pool.
-import { readdirSync, realpathSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "../zod.js";
 import type { Diagnostic } from "../diagnostics.js";
@@ -14,6 +14,7 @@ import { parseFrontMatter } from "../fs/front-matter.js";
 import { quietStat } from "../fs/quiet-stat.js";
 import { readProjectText, whySkipped } from "../tools/project-text.js";
 import { byPrecedence, type Scope } from "./precedence.js";
+import { realPathOrNull } from "./read-beneath.js";
 
 /** A command is a prompt typed often, not a document. */
 const MAX_COMMAND_BYTES = 64 * 1024;
@@ -52,7 +53,7 @@ interface Listed {
 /** The commands of the project and of the user, by name. */
 export async function loadCommandFiles({ projectDir, userDir, reserved }: CommandsSettings): Promise<{ commands: CommandFile[]; diagnostics: Diagnostic[] }> {
   const projectFolder = path.join(projectDir, ".hel", "commands");
-  const userFolder = realFolder(path.join(userDir, "commands"));
+  const userFolder = realPathOrNull(path.join(userDir, "commands"));
   const listed: Listed[] = [];
   for (const folder of [projectFolder, ...(userFolder ? [userFolder] : [])]) {
     const scope = folder === projectFolder ? "project" : "user";
@@ -81,15 +82,6 @@ function filesOf(folder: string): string[] {
     return readdirSync(folder).sort();
   } catch {
     return [];
-  }
-}
-
-function realFolder(folder: string): string | null {
-  if (!quietStat(folder)) return null;
-  try {
-    return realpathSync.native(folder);
-  } catch {
-    return null;
   }
 }
 

@@ -49,7 +49,7 @@ export interface Resources {
 export async function loadResources(settings: ResourceSettings): Promise<Resources> {
   const { projectDir, here, userDir, secrets, access } = settings;
   const rules = await loadProjectRules(projectDir, here, secrets);
-  const found = await loadSkills({ projectDir, userDir, secrets });
+  const found = loadSkills({ projectDir, userDir, secrets });
   const agents = loadNamedAgents({ projectDir, userDir, access, secrets });
   const commands = await loadCommandFiles({ projectDir, userDir, reserved: settings.reservedCommand });
   const diagnostics = [...rules.diagnostics, ...found.diagnostics, ...agents.diagnostics, ...commands.diagnostics];

@@ -7,19 +7,21 @@
 // there), is listed under the real path of the user's skills folder, and its SKILL.md is no symlink.
 // A file that cannot be used is left out with one diagnostic naming it; of a name found twice, the
 // project's wins (precedence.ts; of its two folders, .hel/skills/ first).
-import { closeSync, constants, openSync, readdirSync, realpathSync, type Dirent, type Stats } from "node:fs";
+import { readdirSync, realpathSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
 import { z } from "../zod.js";
-import { hasProcFd, openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
+import { PathChangedError } from "../fs/beneath.js";
 import { FileMemo } from "../fs/file-memo.js";
 import { parseFrontMatter } from "../fs/front-matter.js";
 import { quietStat } from "../fs/quiet-stat.js";
-import { FileRefused, readOpenedSync } from "../fs/regular-file.js";
+import { FileRefused } from "../fs/regular-file.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { redactSecrets } from "../redact.js";
 import { isMissing } from "../tools/paths.js";
 import type { Skill } from "../agent/skills.js";
 import { byPrecedence, type Scope } from "./precedence.js";
+import { OpenFolder, realPathOrNull } from "./read-beneath.js";
+
 /** A SKILL.md is instructions to read on demand; anything near this size is a mistake. */
 const MAX_SKILL_BYTES = 256 * 1024;
 
@@ -76,7 +78,7 @@ export interface SkillsSettings {
  * The skills of the project and of the user, sorted by name. A skill whose SKILL.md is as it was when
  * an earlier start checked it is taken from the memo, with the diagnostic it had; only the others are read.
  */
-export async function loadSkills({ projectDir, userDir, secrets, now }: SkillsSettings): Promise<{ skills: Skill[]; diagnostics: Diagnostic[] }> {
+export function loadSkills({ projectDir, userDir, secrets, now }: SkillsSettings): { skills: Skill[]; diagnostics: Diagnostic[] } {
   const userSkills = realPathOrNull(path.join(userDir, "skills"));
   const project = (walk: string[]): Source => ({ scope: "project", root: path.join(projectDir, ...walk), walk, direct: withoutLink(projectDir, walk) });
   const sources: Source[] = [project([".hel", "skills"]), project([".agents", "skills"]), ...(userSkills ? [{ scope: "user" as const, root: userSkills, walk: null, direct: true }] : [])];
@@ -122,7 +124,7 @@ export async function loadSkills({ projectDir, userDir, secrets, now }: SkillsSe
     else if (typeof kept === "string") diagnostics.push({ file: candidate.shown, problem: kept });
     else found.set(candidate.name, kept);
   }
-  if (unread.length > 0) for (const skill of await readSkills(projectDir, unread, memo, secrets, diagnostics)) found.set(skill.name, skill);
+  if (unread.length > 0) for (const skill of readSkills(projectDir, unread, memo, secrets, diagnostics)) found.set(skill.name, skill);
   memo.save();
   const skills: Skill[] = [];
   for (const name of [...found.keys()].sort()) skills.push(found.get(name)!);
@@ -137,15 +139,6 @@ function withoutLink(root: string, walk: readonly string[]): boolean {
     if (!quietStat(at)?.isDirectory()) return false;
   }
   return true;
-}
-
-function realPathOrNull(dir: string): string | null {
-  if (!quietStat(dir)) return null;
-  try {
-    return realpathSync.native(dir);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -173,13 +166,13 @@ function statsOf(candidate: Candidate): Stats | undefined {
 }
 
 /** The skills of `unread` read from their files, each project's skills folder opened once without following a symlink. */
-async function readSkills(projectDir: string, unread: readonly Unread[], memo: FileMemo<KeptSkill>, secrets: readonly string[], diagnostics: Diagnostic[]): Promise<Skill[]> {
-  const opened = new Map<Source, OpenDir | null>();
+function readSkills(projectDir: string, unread: readonly Unread[], memo: FileMemo<KeptSkill>, secrets: readonly string[], diagnostics: Diagnostic[]): Skill[] {
+  const opened = new Map<Source, OpenFolder | null>();
   try {
     for (const source of new Set(unread.map((u) => u.candidate.source))) {
       if (!source.walk) continue;
       try {
-        opened.set(source, await openBeneath(projectDir, source.walk));
+        opened.set(source, OpenFolder.open(projectDir, source.walk));
       } catch (e) {
         opened.set(source, null);
         diagnostics.push({
@@ -188,13 +181,11 @@ async function readSkills(projectDir: string, unread: readonly Unread[], memo: F
         });
       }
     }
-    // Read synchronously: nothing else waits at the start, and hundreds of skills must not hold it up.
-    const viaProc = await hasProcFd();
     const skills: Skill[] = [];
     for (const skill of unread) {
       const root = opened.get(skill.candidate.source);
       if (root === null) continue;
-      const read = readSkill(skill.candidate, root ?? null, viaProc);
+      const read = readSkill(skill.candidate, root ?? null);
       if (read === null) continue;
       if (read instanceof Unusable) {
         diagnostics.push({ file: skill.candidate.shown, problem: read.line });
@@ -208,7 +199,7 @@ async function readSkills(projectDir: string, unread: readonly Unread[], memo: F
     }
     return skills;
   } finally {
-    await Promise.all([...opened.values()].map((d) => d?.close()));
+    for (const folder of opened.values()) folder?.close();
   }
 }
 
@@ -228,21 +219,27 @@ interface Read {
 }
 
 /**
- * A skill's SKILL.md read (a project's through its open skills folder, `projectRoot`); null when it
- * has none; Unusable when it cannot be read.
+ * A skill's SKILL.md read (a project's through its open skills folder, `projectRoot`, and its own
+ * folder opened from there without following a symlink); null when it has none; Unusable when it
+ * cannot be read.
  */
-function readSkill(candidate: Candidate, projectRoot: OpenDir | null, viaProc: boolean): Read | Unusable | null {
+function readSkill(candidate: Candidate, projectRoot: OpenFolder | null): Read | Unusable | null {
   if (projectRoot && candidate.symlink) return new Unusable(skipLine(candidate, THROUGH_LINK));
+  let folder: OpenFolder | undefined;
   try {
     const real = realFolder(candidate);
-    const text = readSkillFile(projectRoot ? projectRoot.entry(candidate.name) : real, viaProc);
+    folder = projectRoot ? projectRoot.child(candidate.name) : OpenFolder.open(real);
+    const text = folder.read("SKILL.md", MAX_SKILL_BYTES);
     return text === null ? null : { text, real };
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
     // The folder became a symlink since it was listed.
-    if (code === "ELOOP") return new Unusable(skipLine(candidate, THROUGH_LINK));
+    if (e instanceof PathChangedError) return new Unusable(skipLine(candidate, THROUGH_LINK));
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") return new Unusable(skipLine(candidate, "is a symlink; keep SKILL.md a regular file in its folder"));
     if (isMissing(e)) return null;
-    return new Unusable(skipLine(candidate, e instanceof SkillRefused ? e.message : `cannot be read (${code ?? String(e)})`));
+    return new Unusable(skipLine(candidate, e instanceof FileRefused ? e.message : `cannot be read (${code ?? String(e)})`));
+  } finally {
+    folder?.close();
   }
 }
 
@@ -264,30 +261,4 @@ function skillOf(candidate: Candidate, { text, real }: Read, secrets: readonly s
   if (head.data.name !== name) return skip(`is named "${head.data.name}" in its front matter, not "${name}" as its folder is`);
   const description = redactSecrets(head.data.description.replace(/\s+/g, " ").trim(), secrets);
   return { name, description, path: shown, folder: { dir, real } };
-}
-
-class SkillRefused extends Error {}
-
-/**
- * The SKILL.md of the folder at `folderPath` (a project's is addressed from its open skills folder): the
- * folder opened without following a symlink (ELOOP), and the file too; null when there is no SKILL.md.
- */
-function readSkillFile(folderPath: string, viaProc: boolean): string | null {
-  const folder = openSync(folderPath, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-  let fd: number;
-  try {
-    fd = openSync(viaProc ? `/proc/self/fd/${folder}/SKILL.md` : path.join(folderPath, "SKILL.md"), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (e) {
-    if (isMissing(e)) return null;
-    throw (e as NodeJS.ErrnoException).code === "ELOOP" ? new SkillRefused("is a symlink; keep SKILL.md a regular file in its folder") : e;
-  } finally {
-    closeSync(folder);
-  }
-  try {
-    return readOpenedSync(fd, MAX_SKILL_BYTES);
-  } catch (e) {
-    throw e instanceof FileRefused ? new SkillRefused(e.message) : e;
-  } finally {
-    closeSync(fd);
-  }
 }
