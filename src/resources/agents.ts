@@ -6,7 +6,8 @@
 // A project's agents need no trust (cli/trust.ts): each only narrows what a child of this session
 // does (what it sees, which tools it may call, its steps within --child-max-steps, its access within
 // the session's), and a model is a narrowing setting too. Their text goes into requests, so the
-// project's files are read only as regular files inside the project, never through a symbolic link.
+// project's files are read only as regular files inside the project, never through a symbolic link
+// (read-beneath.ts); the user's may be links.
 import { readdirSync } from "node:fs";
 import { join, sep } from "node:path";
 import type { Diagnostic } from "../diagnostics.js";
@@ -14,10 +15,11 @@ import { AGENT_FILE_CHECKS, AgentFileProblem, parseAgentFile, withinAccess, type
 import { FileMemo } from "../fs/file-memo.js";
 import { helDir } from "../fs/hel-dir.js";
 import { quietStat } from "../fs/quiet-stat.js";
-import { readProblem, readRegularFileSync } from "../fs/regular-file.js";
+import { readProblem } from "../fs/regular-file.js";
 import { redactSecrets } from "../redact.js";
 import type { Access } from "../tools/types.js";
 import { byPrecedence, type Scope } from "./precedence.js";
+import { OpenFolder } from "./read-beneath.js";
 
 /** An agent file is a page of instructions; anything near this size is not one. */
 const MAX_AGENT_BYTES = 64 * 1024;
@@ -40,6 +42,9 @@ export interface AgentsSettings {
 interface AgentFile {
   scope: Scope;
   name: string;
+  /** Its folder, and its name in it. */
+  dir: string;
+  entry: string;
   path: string;
   /** The user's own files may be links; the project's may not. */
   follow: boolean;
@@ -59,7 +64,7 @@ function agentFiles(dir: string, scope: Scope, diagnostics: Diagnostic[]): Agent
     return [];
   }
   // Joined by hand: path.join would normalize each of hundreds of paths again.
-  return names.filter((n) => n.endsWith(".md")).map((n) => ({ scope, name: n.slice(0, -".md".length), path: `${dir}${sep}${n}`, follow }));
+  return names.filter((n) => n.endsWith(".md")).map((n) => ({ scope, name: n.slice(0, -".md".length), dir, entry: n, path: `${dir}${sep}${n}`, follow }));
 }
 
 // Read synchronously: hundreds of small files, each a trip to the thread pool, would delay the first request.
@@ -73,8 +78,9 @@ export function loadNamedAgents(settings: AgentsSettings): { agents: NamedAgent[
   const agents: NamedAgent[] = [];
   if (files.length === 0) return { agents, diagnostics };
   const memo = FileMemo.open<KeptAgent>(settings.projectDir, "agents", { stamp: KEPT_AGENT_CHECKS, secrets: settings.secrets, now: settings.now });
+  const folders = new Folders(settings.projectDir);
   for (const file of files) {
-    const loaded = loadOne(file, settings, memo);
+    const loaded = loadOne(file, settings, memo, folders);
     if (typeof loaded === "string") {
       diagnostics.push({ file: file.path, problem: loaded });
       continue;
@@ -83,26 +89,53 @@ export function loadNamedAgents(settings: AgentsSettings): { agents: NamedAgent[
     if (clamped) diagnostics.push({ file: file.path, problem: `the agent ${agent.name} (${file.path}) ${clamped}` });
     agents.push(agent);
   }
+  folders.close();
   memo.save();
   return { agents, diagnostics };
+}
+
+/** Each agents folder opened once, when a file in it is first read: the project's from its root, without following a symlink. */
+class Folders {
+  private readonly opened = new Map<string, OpenFolder | Error>();
+  constructor(private readonly projectDir: string) {}
+
+  of(file: AgentFile): OpenFolder {
+    let folder = this.opened.get(file.dir);
+    if (folder === undefined) {
+      try {
+        folder = file.scope === "project" ? OpenFolder.open(this.projectDir, [".hel", "agents"]) : OpenFolder.open(file.dir);
+      } catch (e) {
+        folder = e as Error;
+      }
+      this.opened.set(file.dir, folder);
+    }
+    if (folder instanceof Error) throw folder;
+    return folder;
+  }
+
+  close(): void {
+    for (const folder of this.opened.values()) if (folder instanceof OpenFolder) folder.close();
+  }
 }
 
 /** What a start keeps of an agent file for the next, once checked: the agent it makes, or the diagnostic's line when it makes none; masked. */
 type KeptAgent = NamedAgent | string;
 
 /** The agent a file makes, before the session's access, or the diagnostic's line when it makes none. */
-function loadOne(file: AgentFile, settings: AgentsSettings, memo: FileMemo<KeptAgent>): KeptAgent {
+function loadOne(file: AgentFile, settings: AgentsSettings, memo: FileMemo<KeptAgent>, folders: Folders): KeptAgent {
   // None when it cannot be had: the read says why.
   const stats = quietStat(file.path, file.follow);
   const kept = stats?.isFile() ? memo.get(file.path, stats) : undefined;
   if (kept !== undefined) return kept;
-  let text: string;
+  const unread = (problem: string) => `the agent file ${file.path} ${problem} — the agent is skipped`;
+  let text: string | null;
   try {
-    text = readRegularFileSync(file.path, MAX_AGENT_BYTES, file.follow);
+    text = folders.of(file).read(file.entry, MAX_AGENT_BYTES, file.follow);
   } catch (e) {
-    const problem = (e as NodeJS.ErrnoException).code === "ELOOP" && !file.follow ? "is a symbolic link, which hel does not follow in a project's .hel/agents/" : readProblem(e);
-    return `the agent file ${file.path} ${problem} — the agent is skipped`;
+    return unread((e as NodeJS.ErrnoException).code === "ELOOP" && !file.follow ? "is a symbolic link, which hel does not follow in a project's .hel/agents/" : readProblem(e));
   }
+  // Gone since it was listed.
+  if (text === null) return unread("cannot be read (ENOENT)");
   let loaded: KeptAgent;
   try {
     loaded = parseAgentFile(file.name, redactSecrets(text, settings.secrets));
