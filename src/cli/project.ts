@@ -58,7 +58,7 @@ export interface Project {
    * a hook there, even with it inside the project) and the files the hooks and MCP servers run.
    */
   readOnly: string[];
-  /** The named agents delegate_task offers (named-agents.ts). */
+  /** The named agents delegate_task offers (resources/agents.ts). */
   agents: readonly NamedAgent[];
   /** The skill folders the system prompt lists, which read_file may read. */
   skillDirs: readonly SkillFolder[];

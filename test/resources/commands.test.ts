@@ -49,4 +49,16 @@ describe("loadCommandFiles", () => {
     expect(await runCommand(plain!, "")).toEqual({ sent: ["Explain the build."], said: [] });
     expect(await runCommand(empty!, "")).toEqual({ sent: [], said: [`${join(user, "commands", "empty.md")} has no text to send`] });
   });
+
+  it("a project's file wins its name even when it is bad: the user's of that name is not read (precedence.ts)", async () => {
+    const project = await tempProject();
+    const user = await realpath(await tempProject());
+    await mkdir(join(project, ".hel", "commands"), { recursive: true });
+    await mkdir(join(user, "commands"));
+    await writeFile(join(project, ".hel", "commands", "review.md"), "---\ndescription: [a, b]\n---\nx");
+    await writeFile(join(user, "commands", "review.md"), "Review the diff.\n");
+    const loaded = await loadCommandFiles({ projectDir: project, userDir: user, reserved: () => false });
+    expect(loaded.commands).toEqual([]);
+    expect(loaded.diagnostics.map((d) => d.file)).toEqual([".hel/commands/review.md"]);
+  });
 });
