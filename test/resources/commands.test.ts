@@ -14,12 +14,18 @@ async function runCommand(command: { run: (ctx: SlashContext, args: string) => u
   return { sent, said };
 }
 
+/** A project and a user's hel folder, each with its commands folder. */
+async function commandFolders(): Promise<{ project: string; user: string }> {
+  const project = await tempProject();
+  const user = await realpath(await tempProject());
+  await mkdir(join(project, ".hel", "commands"), { recursive: true });
+  await mkdir(join(user, "commands"));
+  return { project, user };
+}
+
 describe("loadCommandFiles", () => {
   it("the project's files and the user's, the project's first; bad ones are skipped with one warning each", async () => {
-    const project = await tempProject();
-    const user = await realpath(await tempProject());
-    await mkdir(join(project, ".hel", "commands"), { recursive: true });
-    await mkdir(join(user, "commands"));
+    const { project, user } = await commandFolders();
     await writeFile(join(project, ".hel", "commands", "fix.md"), "Fix $ARGUMENTS, then run the tests on $ARGUMENTS.\n");
     await writeFile(join(project, ".hel", "commands", "plain.md"), "---\ndescription: a plain one\n---\nExplain the build.\n");
     await writeFile(join(user, "commands", "plain.md"), "Not used: the project has /plain.\n");
@@ -51,10 +57,7 @@ describe("loadCommandFiles", () => {
   });
 
   it("a project's file wins its name even when it is bad: the user's of that name is not read (precedence.ts)", async () => {
-    const project = await tempProject();
-    const user = await realpath(await tempProject());
-    await mkdir(join(project, ".hel", "commands"), { recursive: true });
-    await mkdir(join(user, "commands"));
+    const { project, user } = await commandFolders();
     await writeFile(join(project, ".hel", "commands", "review.md"), "---\ndescription: [a, b]\n---\nx");
     await writeFile(join(user, "commands", "review.md"), "Review the diff.\n");
     const loaded = await loadCommandFiles({ projectDir: project, userDir: user, reserved: () => false });
