@@ -1,26 +1,28 @@
 // Opening a project for a conversation: the folder the run starts in (a real path, so path checks
 // cannot be led out by a symlink), the project root above it, the options with the config files
-// applied, the user's hooks (and a trusted project's), a .hel/ the session can be saved in, the
-// project's rules and skills with the API key taken out, the system prompt, and the named agents.
+// applied, a .hel/ the session can be saved in, the user's and the project's own files
+// (resources/: rules, skills, named agents, command files, the hooks and MCP servers trust let through)
+// with the API key taken out, whose diagnostics are printed as warnings, and the system prompt.
 // Everything here is read once per conversation; nothing is sent or started, except, for a run whose
 // first request follows at once, a connection to the API (model/early-connection.ts), opened as
 // soon as the settings say where it goes, so that its handshakes overlap the reading.
 import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { buildSystemPrompt, isoDay, loadProjectRules } from "../agent/system-prompt.js";
+import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { redactSecrets } from "../redact.js";
 import { HelError } from "../errors.js";
 import { errorText } from "./term/kit/style.js";
 import { credentialValues } from "../tools/command/environment.js";
-import { loadSkills } from "../agent/skills.js";
+import { loadResources } from "../resources/resources.js";
+import { runServers } from "../resources/servers.js";
+import { isBuiltInCommand } from "./slash-commands.js";
 import { applyConfig, userConfigDir } from "./config.js";
 import { readGivenServers } from "../mcp/config.js";
 import { trustedConfig } from "./trust.js";
 import { readOnlyProgramPaths } from "./trust-programs.js";
 import type { RunOptions } from "./options.js";
 import { findProjectRoot, refusedRoot } from "../conversation/project-root.js";
-import { loadNamedAgents } from "./named-agents.js";
 import { apiConnections } from "../model/early-connection.js";
 import type { Io, Project } from "../conversation/project.js";
 
@@ -37,21 +39,27 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   const given = flags.mcpConfig ? await readGivenServers(flags.mcpConfig) : {};
   const config = await trustedConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
   const configured = applyConfig(flags, config);
-  const options = { ...configured, mcpServers: { ...configured.mcpServers, ...given } };
+  const options = { ...configured, mcpServers: runServers(configured.mcpServers, given) };
   const programs = config.hooks || Object.keys(options.mcpServers).length > 0 ? await readOnlyProgramPaths(dir, { hooks: config.hooks, "mcp-servers": options.mcpServers }) : [];
   // Only once trust has settled the base URL: an untrusted project's own must not be reached.
   const connections = connectEarly ? apiConnections(options.baseUrl) : null;
   connections?.open();
   const unwritable = await helDirProblem(dir);
   if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
-  const loaded = await loadProjectRules(dir, here, warn);
-  // The rules go into every request and the snapshot: a key pasted into HEL.md must not go with them.
-  const rules = loaded.map((r) => ({ ...r, text: redactSecrets(r.text, secrets) }));
-  // Skills are the project's (or the user's) own text, as rules are: listed with no trust asked, the key masked.
-  const found = await loadSkills({ projectDir: dir, userDir: userConfigDir(io.env), secrets, warn });
-  const skills = found.map((s) => ({ ...s, path: redactSecrets(s.path, secrets) }));
+  // The project's own text (rules, skills, agents, commands) needs no trust: each is listed or sent as it is, the key masked.
+  const resources = await loadResources({
+    projectDir: dir,
+    here,
+    userDir: userConfigDir(io.env),
+    secrets,
+    access: options.access,
+    reservedCommand: isBuiltInCommand,
+    servers: options.mcpServers,
+    ...(config.hooks ? { hooks: config.hooks } : {}),
+  });
+  for (const d of resources.diagnostics) warn(d.problem);
+  const { rules, skills, agents } = resources;
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
-  const agents = loadNamedAgents({ projectDir: dir, env: io.env, access: options.access, secrets, warn });
   // Agents are written to be handed work: with some, delegate_task is offered without --delegate too,
   // a plain delegation seeing only its task, as an agent does unless its file says otherwise.
   const delegating = agents.length > 0 && options.delegate === null ? { ...options, delegate: "task-only" as const } : options;
@@ -64,10 +72,12 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
     secrets,
     systemPrompt,
     agents,
-    skillDirs: found.map((s) => s.folder),
+    skillDirs: skills.map((s) => s.folder),
+    commands: resources.commands,
+    diagnostics: resources.diagnostics,
     warn,
     readOnly,
-    ...(config.hooks ? { hooks: config.hooks } : {}),
+    ...(resources.hooks ? { hooks: resources.hooks } : {}),
     ...(connections ? { connections } : {}),
   };
 }

@@ -19,7 +19,7 @@ import { configPaths, loadConfigFile, projectBudgets, userConfigDir, type Config
 import { mergeHooks, type HooksConfig } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
 import { programFiles } from "./trust-programs.js";
-import { checkedServers, readFoundServers, serverSummary, type ServerEntry, type ServerMap } from "../mcp/config.js";
+import { checkedServers, readFoundServers, serverSummary, type CheckedServers, type ServerEntry, type ServerMap } from "../mcp/config.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
 interface Widening {
@@ -81,11 +81,16 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const paths = configPaths(input.projectDir, input.env);
   const user = await loadConfigFile(paths.user);
   const project = projectBudgets(await loadConfigFile(paths.project), user, input.flags, paths.project, input.warn);
-  if (user["mcp-servers"]) user["mcp-servers"] = checkedServers(user["mcp-servers"], paths.user, input.warn);
+  // A bad server entry is left out and shown as the config file's other problems are.
+  const shownAll = ({ servers, diagnostics }: CheckedServers) => {
+    for (const d of diagnostics) input.warn(d.problem);
+    return servers;
+  };
+  if (user["mcp-servers"]) user["mcp-servers"] = shownAll(checkedServers(user["mcp-servers"], paths.user));
   // The project's servers, from both of its files (its config's win): trusted, or not, together.
   const mcpJson = join(input.projectDir, ".mcp.json");
-  const found = await readFoundServers(mcpJson, input.warn);
-  const projectServers = { ...found, ...checkedServers(project["mcp-servers"], paths.project, input.warn) };
+  const found = shownAll(await readFoundServers(mcpJson));
+  const projectServers = { ...found, ...shownAll(checkedServers(project["mcp-servers"], paths.project)) };
   if (Object.keys(projectServers).length > 0) project["mcp-servers"] = projectServers;
   else delete project["mcp-servers"];
   // A flag or the environment wins over the project anyway: what it sets is not asked about.

@@ -2,6 +2,8 @@
 // with the config files applied, the user's and the project's own files read), and where the run
 // reads and writes besides its files.
 import type { NamedAgent } from "../agent/children/named-agent.js";
+import type { Diagnostic } from "../diagnostics.js";
+import type { CommandFile } from "../resources/commands.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
 import type { ApiConnections } from "../model/early-connection.js";
 import type { Output } from "../output.js";
@@ -35,10 +37,14 @@ export interface Project {
    * a hook there, even with it inside the project) and the files the hooks and MCP servers run.
    */
   readOnly: string[];
-  /** The named agents delegate_task offers (cli/named-agents.ts). */
+  /** The named agents delegate_task offers (resources/agents.ts). */
   agents: readonly NamedAgent[];
   /** The skill folders the system prompt lists, which read_file may read. */
   skillDirs: readonly SkillFolder[];
+  /** The command files of the project and of the user (resources/commands.ts). */
+  commands: readonly CommandFile[];
+  /** What of the user's and the project's own files could not be used; printed on stderr as they were read, for an editor to show too. */
+  diagnostics: readonly Diagnostic[];
   /** Prints `hel: <line>` on stderr. */
   warn(line: string): void;
   /** The connections to the API, one opened while the project was read, for the first request. */

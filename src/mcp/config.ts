@@ -1,10 +1,11 @@
 // Which MCP servers a run may start, as the files that name them say: `.mcp.json` (the shape other
 // agents read, `{"mcpServers": {<name>: <server>}}`), a config file's `mcp-servers` (that map) and the
 // file --mcp-config names. A server is a command to start (stdio) or a URL (streamable HTTP). A bad
-// entry in a file hel finds by itself is one warning naming the file and the server, and the rest
+// entry in a file hel finds by itself is one diagnostic naming the file and the server, and the rest
 // stands; a bad --mcp-config file is the user's own typing, so it is a usage error. Nothing here
 // starts a server or loads the SDK.
 import { z } from "../zod.js";
+import type { Diagnostic } from "../diagnostics.js";
 import { HelError } from "../errors.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
 
@@ -31,15 +32,22 @@ const FileSchema = z.object({ mcpServers: z.record(z.string(), z.unknown(), "mcp
 /** Servers are named in a few lines; a file near this size is not such a list. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
-/** The well-formed servers of a map read from `file`; each other entry is one warning naming it. */
-export function checkedServers(map: Readonly<Record<string, unknown>> | undefined, file: string, warn: (line: string) => void): ServerMap {
+/** Servers as a file names them, with a diagnostic for each entry (or the file) left out. */
+export interface CheckedServers {
+  servers: ServerMap;
+  diagnostics: Diagnostic[];
+}
+
+/** The well-formed servers of a map read from `file`; each other entry is one diagnostic naming it. */
+export function checkedServers(map: Readonly<Record<string, unknown>> | undefined, file: string): CheckedServers {
   const servers: ServerMap = {};
+  const diagnostics: Diagnostic[] = [];
   for (const [name, value] of Object.entries(map ?? {})) {
     const parsed = parseEntry(value);
     if (parsed.ok) servers[name] = parsed.entry;
-    else warn(`left out the MCP server ${JSON.stringify(name)} of ${file}: ${parsed.problem} — fix its entry`);
+    else diagnostics.push({ file, problem: `left out the MCP server ${JSON.stringify(name)} of ${file}: ${parsed.problem} — fix its entry` });
   }
-  return servers;
+  return { servers, diagnostics };
 }
 
 /**
@@ -63,15 +71,12 @@ export function serverSummary(map: ServerMap, clean: (text: string) => string): 
     .join(", ");
 }
 
-/** What a `.mcp.json` found in the project says; a missing file says nothing, a bad one is one warning. */
-export async function readFoundServers(file: string, warn: (line: string) => void): Promise<ServerMap> {
+/** What a `.mcp.json` found in the project says; a missing file says nothing, a bad one is one diagnostic. */
+export async function readFoundServers(file: string): Promise<CheckedServers> {
   const read = await readServersFile(file);
-  if (read === MISSING) return {};
-  if (typeof read === "string") {
-    warn(`left out the MCP servers of ${file}: it ${read} — fix it or remove it`);
-    return {};
-  }
-  return checkedServers(read, file, warn);
+  if (read === MISSING) return { servers: {}, diagnostics: [] };
+  if (typeof read === "string") return { servers: {}, diagnostics: [{ file, problem: `left out the MCP servers of ${file}: it ${read} — fix it or remove it` }] };
+  return checkedServers(read, file);
 }
 
 /** The servers of the file --mcp-config names: anything wrong with it is a usage error (exit 2). */

@@ -3,10 +3,10 @@
 // test scripts the requests it makes.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
-import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientContext, type RequestPermissionRequest, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientCapabilities, type ClientContext, type RequestPermissionRequest, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
@@ -36,7 +36,7 @@ interface Permissions {
   asked: RequestPermissionRequest[];
 }
 
-async function startEditor(env: Record<string, string | undefined> = {}, flags: string[] = [], permissions?: Permissions): Promise<Editor> {
+async function startEditor(env: Record<string, string | undefined> = {}, flags: string[] = [], permissions?: Permissions, clientCapabilities: ClientCapabilities = {}): Promise<Editor> {
   const child = spawn(process.execPath, [HEL, ...flags, "acp"], { cwd: ROOT, env: helEnv(sim.url, env), stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -57,7 +57,7 @@ async function startEditor(env: Record<string, string | undefined> = {}, flags: 
     })
     .connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(fromHel) as ReadableStream<Uint8Array>));
   const agent = connection.agent;
-  const init = await agent.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+  const init = await agent.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities });
   expect(init.agentCapabilities?.loadSession).toBe(true);
   return {
     agent,
@@ -334,6 +334,32 @@ describe("hel acp", () => {
     expect(second.messages.at(-1)).toMatchObject({ role: "tool", content: "[#2] Echo: from the editor" });
     expect(editor.stderr()).toContain("hel: left out the editor's MCP servers old (sse): hel speaks stdio and streamable HTTP");
     await editor.close();
+  });
+
+  it("shows the editor a problem with the project's own files, and offers its command files as the session's commands, a prompt naming one sending its text", async () => {
+    const project = await tempProject();
+    await mkdir(join(project, ".hel", "agents"), { recursive: true });
+    await writeFile(join(project, ".hel", "agents", "bad.md"), "---\ndescription: Reviews\ncolour: red\n---\n");
+    await mkdir(join(project, ".hel", "commands"));
+    await writeFile(join(project, ".hel", "commands", "fix.md"), "---\ndescription: fix a thing\n---\nFix $ARGUMENTS carefully.\n");
+    const problem = `the agent file ${join(project, ".hel", "agents", "bad.md")} is skipped: the key colour is unknown (the keys are name, description, mode, tools, model, max-steps, access) — fix it or remove it`;
+    const commands = { sessionUpdate: "available_commands_update", availableCommands: [{ name: "fix", description: "fix a thing", input: { hint: "args" } }] };
+    const editor = await startEditor();
+    const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await waitFor(() => editor.updates.length === 2, "the problem and the commands");
+    expect(shown(editor.updates, sessionId)).toEqual([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `hel: ${problem}\n` } }, commands]);
+    // The terminal's warning as it was: stderr still has it.
+    expect(editor.stderr()).toContain(`hel: ${problem}`);
+    sim.push({ content: "fixed" });
+    expect(await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/fix the tests" }] })).toEqual({ stopReason: "end_turn" });
+    expect((sim.requests.splice(0)[0]!.body as ChatRequest).messages.at(-1)).toMatchObject({ role: "user", content: "[#1] Fix the tests carefully." });
+    await editor.close();
+    // An editor that shows notices gets the problem as one.
+    const noticing = await startEditor({}, [], undefined, { session: { notices: {} } });
+    const second = await noticing.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    await waitFor(() => noticing.updates.length === 2, "the notice and the commands");
+    expect(shown(noticing.updates, second.sessionId)).toEqual([{ sessionUpdate: "notice", severity: "warning", title: `hel: ${problem}` }, commands]);
+    await noticing.close();
   });
 
   it("without an API key, a new session is refused with the error the editor shows", async () => {

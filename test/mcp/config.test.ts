@@ -1,4 +1,4 @@
-// The files that name MCP servers: a bad entry of a file hel finds is one warning and the rest
+// The files that name MCP servers: a bad entry of a file hel finds is one diagnostic and the rest
 // stands; a bad --mcp-config is a usage error.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,9 +8,8 @@ import { checkedServers, readFoundServers, readGivenServers, serverSummary } fro
 import { tempProject } from "../helpers/temp-project.js";
 
 describe("checkedServers", () => {
-  it("keeps stdio and http servers and warns once for each bad one, naming the file and the server", () => {
-    const warnings: string[] = [];
-    const servers = checkedServers(
+  it("keeps stdio and http servers and has one diagnostic for each bad one, naming the file and the server", () => {
+    const { servers, diagnostics } = checkedServers(
       {
         cmd: { command: "node", args: ["s.js"], env: { A: "1" } },
         web: { type: "http", url: "https://example.com/mcp", headers: { h: "v" } },
@@ -20,8 +19,9 @@ describe("checkedServers", () => {
         notObject: 3,
       },
       "/home/u/.config/hel/config.json",
-      (w) => warnings.push(w),
     );
+    const warnings = diagnostics.map((d) => d.problem);
+    expect(new Set(diagnostics.map((d) => d.file))).toEqual(new Set(["/home/u/.config/hel/config.json"]));
     expect(servers).toEqual({ cmd: { command: "node", args: ["s.js"], env: { A: "1" } }, web: { type: "http", url: "https://example.com/mcp", headers: { h: "v" } } });
     expect(warnings).toEqual([
       'left out the MCP server "noCommand" of /home/u/.config/hel/config.json: command must name a program — fix its entry',
@@ -44,13 +44,15 @@ describe("checkedServers", () => {
 });
 
 describe("the files", () => {
-  it("a missing .mcp.json says nothing; one that is not a list of servers is one warning", async () => {
+  it("a missing .mcp.json says nothing; one that is not a list of servers is one diagnostic", async () => {
     const dir = await tempProject();
-    const warnings: string[] = [];
-    expect(await readFoundServers(join(dir, ".mcp.json"), (w) => warnings.push(w))).toEqual({});
-    await writeFile(join(dir, ".mcp.json"), JSON.stringify({ servers: {} }));
-    expect(await readFoundServers(join(dir, ".mcp.json"), (w) => warnings.push(w))).toEqual({});
-    expect(warnings).toEqual([`left out the MCP servers of ${join(dir, ".mcp.json")}: it must hold a JSON object {"mcpServers": {...}} — fix it or remove it`]);
+    const file = join(dir, ".mcp.json");
+    expect(await readFoundServers(file)).toEqual({ servers: {}, diagnostics: [] });
+    await writeFile(file, JSON.stringify({ servers: {} }));
+    expect(await readFoundServers(file)).toEqual({
+      servers: {},
+      diagnostics: [{ file, problem: `left out the MCP servers of ${file}: it must hold a JSON object {"mcpServers": {...}} — fix it or remove it` }],
+    });
   });
 
   it("--mcp-config's file: missing, not JSON or with a bad server, a usage error", async () => {

@@ -3,23 +3,27 @@
 // for session/load) opens one, in one conversation (conversation/conversation.ts) to which this mode
 // hands in its reader of the event stream: updates.ts makes what the editor is shown. session/cancel
 // is Ctrl-C: the turn stops and is saved. The MCP servers the editor names join the session's
-// (editor-servers.ts). Only the protocol goes to stdout; warnings go to stderr.
+// (editor-servers.ts). The problems with the user's and the project's own files, and their command
+// files, are the editor's too (resources.ts). Only the protocol goes to stdout; warnings go to stderr.
 // It ends when the editor closes stdin (or a signal comes), closing every session it opened.
 import { Readable, Writable } from "node:stream";
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type SessionUpdate } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../../agent/events.js";
 import { openConversation, type Conversation } from "../../conversation/conversation.js";
-import type { Io } from "../../conversation/project.js";
+import type { Io, Project } from "../../conversation/project.js";
 import { editsOf } from "../../session/edits-by-call.js";
 import type { RunOptions } from "../options.js";
 import { openProject } from "../project.js";
 import { editorServers, type EditorServer } from "./editor-servers.js";
 import { approvalsThrough } from "./permission.js";
+import { commandsUpdate, commandText, diagnosticUpdates } from "./resources.js";
 import { promptText } from "./prompt-text.js";
 import { replayUpdates, stopReasonOf, TurnUpdates } from "./updates.js";
 
 interface OpenSession {
   conversation: Conversation;
+  /** Its project's command files, which a prompt may name. */
+  commands: Project["commands"];
   /** Resolves once every update sent so far is out, in order: a prompt answers only then. */
   delivered(): Promise<void>;
   /** The running prompt's abort, and its end. */
@@ -34,6 +38,8 @@ function clientError(error: unknown): RequestError {
 
 export async function runAcp(flags: RunOptions, version: string): Promise<number> {
   const sessions = new Map<string, OpenSession>();
+  /** Whether the editor shows notices (its capability session.notices). */
+  let notices = false;
   /** `client`: the editor's side of the connection, which the session's updates and questions go to. */
   const open = async (cwd: string, resume: string | null, client: AgentContext, mcpServers: readonly EditorServer[]): Promise<string> => {
     const apiKey = process.env.DEEPSEEK_API_KEY;
@@ -65,20 +71,27 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     };
     const conversation = await openConversation(project, { resume, interactive: false, readers: async () => [view], askApproval }, io);
     id = conversation.session.id;
-    sessions.set(id, { conversation, delivered: () => sent, running: null });
+    sessions.set(id, { conversation, commands: project.commands, delivered: () => sent, running: null });
     const { messages, edits } = conversation.session;
     if (resume !== null) for (const update of replayUpdates(messages, editsOf(edits), project.dir)) send(update);
     await sent;
+    // Once the editor has the session's id: an update of a session it does not know yet may be dropped.
+    setImmediate(() => {
+      for (const update of [...diagnosticUpdates(project.diagnostics, notices), ...commandsUpdate(project.commands)]) send(update);
+    });
     return id;
   };
 
   const app = agent({ name: "hel" })
-    .onRequest(methods.agent.initialize, () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
-      agentInfo: { name: "hel", version },
-      authMethods: [],
-    }))
+    .onRequest(methods.agent.initialize, ({ params }) => {
+      notices = params.clientCapabilities?.session?.notices != null;
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
+        agentInfo: { name: "hel", version },
+        authMethods: [],
+      };
+    })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       try {
         return { sessionId: await open(params.cwd, null, client, params.mcpServers ?? []) };
@@ -100,7 +113,7 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
       const session = sessions.get(params.sessionId);
       if (!session) throw RequestError.invalidParams(undefined, `no session ${params.sessionId} is open — create it with session/new or session/load`);
       if (session.running) throw new RequestError(-32603, "hel: a prompt is already running in this session — wait for it, or cancel it");
-      const instruction = promptText(params.prompt);
+      const instruction = commandText(promptText(params.prompt), session.commands);
       if (instruction === "") throw RequestError.invalidParams(undefined, "the prompt has no text");
       const abort = new AbortController();
       const done = session.conversation.instruct(instruction, abort.signal);

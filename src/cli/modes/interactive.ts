@@ -7,8 +7,7 @@ import type { Io } from "../../conversation/project.js";
 import { withConversation, type Ended } from "../terminal-conversation.js";
 import type { RunOptions } from "../options.js";
 import { openProject } from "../project.js";
-import { loadCommandFiles } from "../command-files.js";
-import { userConfigDir } from "../config.js";
+import { slashCommandsOf } from "../command-files.js";
 import { openPrompt, resumeTarget } from "./pick.js";
 
 export async function runInteractive(flags: RunOptions, apiKey: string, io: Io): Promise<Ended> {
@@ -16,7 +15,7 @@ export async function runInteractive(flags: RunOptions, apiKey: string, io: Io):
   try {
     for (let options = flags; ; ) {
       const project = await openProject(options, apiKey, io);
-      const commandFiles = await loadCommandFiles(project.dir, userConfigDir(io.env), project.warn);
+      const commandFiles = slashCommandsOf(project.commands);
       const prompt = async () => (kept.prompt ??= await openPrompt(project));
       const resume = await resumeTarget(project, prompt);
       const askApproval: AskApproval = async (request, signal) => (await prompt()).askApproval(request, signal);

@@ -1,13 +1,21 @@
 // Loading the named agents: the user's folder and the project's `.hel/agents/`, the project's agent
 // winning on a name, sorted by name; a file that is not a valid agent, or a link in the project's
-// folder, is skipped with one warning naming the file and the problem; access is clamped; the API key
+// folder, is skipped with one diagnostic naming the file and the problem; access is clamped; the API key
 // is masked in what goes into requests.
 import { mkdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { loadNamedAgents } from "../../src/cli/named-agents.js";
+import type { NamedAgent } from "../../src/agent/children/named-agent.js";
 import { memoFile, memoSaves } from "../../src/fs/file-memo.js";
+import { loadNamedAgents, type AgentsSettings } from "../../src/resources/agents.js";
 import { tempProject } from "../helpers/temp-project.js";
+
+/** The agents loaded, each diagnostic's line given to `warn`, as the terminal prints it. */
+function loadWarning({ warn, ...settings }: AgentsSettings & { warn(line: string): void }): NamedAgent[] {
+  const { agents, diagnostics } = loadNamedAgents(settings);
+  for (const d of diagnostics) warn(d.problem);
+  return agents;
+}
 
 async function files(dir: string, entries: Record<string, string>): Promise<void> {
   await mkdir(dir, { recursive: true });
@@ -36,7 +44,7 @@ it("reads both folders, the project's agent winning, and skips what is not an ag
   });
   await symlink(outside, join(agents, "linked.md"));
   const warnings: string[] = [];
-  const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: home }, access: "edit", secrets: ["sk-secret-1"], warn: (l) => warnings.push(l) });
+  const loaded = loadWarning({ projectDir: project, userDir: join(home, "hel"), access: "edit", secrets: ["sk-secret-1"], warn: (l) => warnings.push(l) });
   expect(loaded).toEqual([
     { name: "mine", description: "only the user's", mode: "task-only", tools: ["read_file", "grep"], model: null, maxSteps: 4, access: "read-only", instructions: "Key [REDACTED] here." },
     { name: "shared", description: "the project's", mode: "no-tools", tools: null, model: null, maxSteps: null, access: null, instructions: "Project body." },
@@ -61,7 +69,7 @@ it("a project whose .hel/agents is a link to a folder elsewhere has no agents of
   await mkdir(join(project, ".hel"), { recursive: true });
   await symlink(elsewhere, join(project, ".hel", "agents"));
   const warnings: string[] = [];
-  const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets: [], warn: (l) => warnings.push(l) });
+  const loaded = loadWarning({ projectDir: project, userDir: join(project, "none", "hel"), access: "edit", secrets: [], warn: (l) => warnings.push(l) });
   expect(loaded).toEqual([]);
   expect(warnings).toEqual([`${join(project, ".hel", "agents")} is a symbolic link, which hel does not follow in a project — its agents are skipped`]);
 });
@@ -74,7 +82,7 @@ it("a later start takes unchanged agents from the memo, reads them all again whe
     "docs.md": "---\ndescription: Writes the docs\nmode: no-tools\n---\nPlain words.\n",
   });
   const later = Date.now() + 60_000;
-  const load = (secrets: string[]) => loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets, warn: () => undefined, now: later });
+  const load = (secrets: string[]) => loadWarning({ projectDir: project, userDir: join(project, "none", "hel"), access: "edit", secrets, warn: () => undefined, now: later });
   const first = load(["sk-secret-1"]);
   await memoSaves();
   const stored = memoFile(project, "agents");
@@ -104,7 +112,7 @@ it("a later start warns of a bad file as the first did, with the warning kept in
   await files(join(project, ".hel", "agents"), { "bad.md": "---\ndescription: Reviews\ncolour: red\n---\nWords.\n" });
   const load = () => {
     const warnings: string[] = [];
-    const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: join(project, "none") }, access: "edit", secrets: [], warn: (l) => warnings.push(l), now: Date.now() + 60_000 });
+    const loaded = loadWarning({ projectDir: project, userDir: join(project, "none", "hel"), access: "edit", secrets: [], warn: (l) => warnings.push(l), now: Date.now() + 60_000 });
     return { loaded, warnings };
   };
   const first = load();
@@ -125,7 +133,7 @@ it("a user's agent file that is a loop of links is skipped with a warning, and t
   await files(join(home, "hel", "agents"), { "fine.md": "---\ndescription: Does fine\n---\n" });
   await symlink("loop.md", join(home, "hel", "agents", "loop.md"));
   const warnings: string[] = [];
-  const loaded = loadNamedAgents({ projectDir: project, env: { XDG_CONFIG_HOME: home }, access: "edit", secrets: [], warn: (l) => warnings.push(l) });
+  const loaded = loadWarning({ projectDir: project, userDir: join(home, "hel"), access: "edit", secrets: [], warn: (l) => warnings.push(l) });
   expect(loaded.map((a) => a.name)).toEqual(["fine"]);
   expect(warnings).toEqual([`the agent file ${join(home, "hel", "agents", "loop.md")} is a loop of symbolic links — the agent is skipped`]);
 });

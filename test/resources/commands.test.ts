@@ -1,8 +1,9 @@
 import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadCommandFiles } from "../../src/cli/command-files.js";
-import type { SlashContext } from "../../src/cli/slash-commands.js";
+import { slashCommandsOf } from "../../src/cli/command-files.js";
+import { isBuiltInCommand, type SlashContext } from "../../src/cli/slash-commands.js";
+import { loadCommandFiles } from "../../src/resources/commands.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 /** What a command sends, or says instead, given `args`. */
@@ -13,12 +14,18 @@ async function runCommand(command: { run: (ctx: SlashContext, args: string) => u
   return { sent, said };
 }
 
+/** A project and a user's hel folder, each with its commands folder. */
+async function commandFolders(): Promise<{ project: string; user: string }> {
+  const project = await tempProject();
+  const user = await realpath(await tempProject());
+  await mkdir(join(project, ".hel", "commands"), { recursive: true });
+  await mkdir(join(user, "commands"));
+  return { project, user };
+}
+
 describe("loadCommandFiles", () => {
   it("the project's files and the user's, the project's first; bad ones are skipped with one warning each", async () => {
-    const project = await tempProject();
-    const user = await realpath(await tempProject());
-    await mkdir(join(project, ".hel", "commands"), { recursive: true });
-    await mkdir(join(user, "commands"));
+    const { project, user } = await commandFolders();
     await writeFile(join(project, ".hel", "commands", "fix.md"), "Fix $ARGUMENTS, then run the tests on $ARGUMENTS.\n");
     await writeFile(join(project, ".hel", "commands", "plain.md"), "---\ndescription: a plain one\n---\nExplain the build.\n");
     await writeFile(join(user, "commands", "plain.md"), "Not used: the project has /plain.\n");
@@ -27,8 +34,10 @@ describe("loadCommandFiles", () => {
     await writeFile(join(project, ".hel", "commands", "broken.md"), "---\ndescription: [a, b]\n---\nx");
     await writeFile(join(project, ".hel", "commands", "exit.md"), "x");
     await writeFile(join(project, ".hel", "commands", "notes.txt"), "not a command");
-    const warnings: string[] = [];
-    const commands = await loadCommandFiles(project, user, (l) => warnings.push(l));
+    const loaded = await loadCommandFiles({ projectDir: project, userDir: user, reserved: isBuiltInCommand });
+    const warnings = loaded.diagnostics.map((d) => d.problem);
+    expect(loaded.diagnostics.map((d) => d.file)).toEqual([".hel/commands/Bad_Name.md", ".hel/commands/broken.md", ".hel/commands/exit.md"]);
+    const commands = slashCommandsOf(loaded.commands);
     expect(commands.map((c) => [c.name, c.args, c.summary])).toEqual([
       ["empty", undefined, "nothing"],
       ["fix", "[args]", "(.hel/commands/fix.md)"],
@@ -45,5 +54,14 @@ describe("loadCommandFiles", () => {
     expect(await runCommand(plain!, "for CI")).toEqual({ sent: ["Explain the build.\n\nfor CI"], said: [] });
     expect(await runCommand(plain!, "")).toEqual({ sent: ["Explain the build."], said: [] });
     expect(await runCommand(empty!, "")).toEqual({ sent: [], said: [`${join(user, "commands", "empty.md")} has no text to send`] });
+  });
+
+  it("a project's file wins its name even when it is bad: the user's of that name is not read (precedence.ts)", async () => {
+    const { project, user } = await commandFolders();
+    await writeFile(join(project, ".hel", "commands", "review.md"), "---\ndescription: [a, b]\n---\nx");
+    await writeFile(join(user, "commands", "review.md"), "Review the diff.\n");
+    const loaded = await loadCommandFiles({ projectDir: project, userDir: user, reserved: () => false });
+    expect(loaded.commands).toEqual([]);
+    expect(loaded.diagnostics.map((d) => d.file)).toEqual([".hel/commands/review.md"]);
   });
 });
