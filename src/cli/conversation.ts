@@ -156,7 +156,7 @@ export async function openConversation(project: Project, settings: ConversationS
     });
     // Escalation is the interactive prompt's default; elsewhere it is asked for (--approval, config).
     const { askApproval } = settings;
-    if (options.setBy.approval === "flag" && options.approval === "on-request" && !askApproval) warn("--approval on-request needs a terminal or an editor to ask you in — escalation is off in this run");
+    if (options.origin.approval === "flag" && options.approval === "on-request" && !askApproval) warn("--approval on-request needs a terminal or an editor to ask you in — escalation is off in this run");
     const approval = askApproval ? (options.approval ?? (settings.interactive ? "on-request" : "never")) : "never";
     const approvals = createApprovals({
       mode: approval,

@@ -17,7 +17,7 @@ import { loadSkills } from "../agent/skills.js";
 import type { SkillFolder } from "../tools/types.js";
 import { applyConfig, userConfigDir } from "./config.js";
 import { readGivenServers } from "../mcp/config.js";
-import { trustedConfig } from "./trust.js";
+import { settledConfig } from "./trust.js";
 import { readOnlyProgramPaths } from "./trust-programs.js";
 import type { RunOptions } from "./options.js";
 import type { HooksConfig } from "../hooks/hook-config.js";
@@ -75,8 +75,8 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   const ask = async (question: string) => (await import("./trust-question.js")).askOnTerminal(question);
   // The user's own typing: a bad file is a usage error before anything else is asked.
   const given = flags.mcpConfig ? await readGivenServers(flags.mcpConfig) : {};
-  const config = await trustedConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
-  const configured = applyConfig(flags, config);
+  const { config, from } = await settledConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
+  const configured = applyConfig(flags, config, from);
   const options = { ...configured, mcpServers: { ...configured.mcpServers, ...given } };
   const programs = config.hooks || Object.keys(options.mcpServers).length > 0 ? await readOnlyProgramPaths(dir, { hooks: config.hooks, "mcp-servers": options.mcpServers }) : [];
   // Only once trust has settled the base URL: an untrusted project's own must not be reached.
