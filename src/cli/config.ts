@@ -29,7 +29,7 @@ export function configPaths(projectDir: string, env: NodeJS.ProcessEnv): { user:
 }
 
 /** What one file says; a missing file says nothing. Throws HelError(2) on a bad file. */
-export async function loadConfigFile(path: string): Promise<ConfigFile> {
+export async function loadConfigFile(path: string, schema: typeof ConfigFileSchema = ConfigFileSchema): Promise<ConfigFile> {
   let text: string;
   try {
     text = await readRegularFile(path, MAX_CONFIG_BYTES);
@@ -44,7 +44,7 @@ export async function loadConfigFile(path: string): Promise<ConfigFile> {
   } catch (e) {
     throw new HelError(`the config file ${path} is not valid JSON (${(e as Error).message}) — fix it or remove it`, 2);
   }
-  return checkedConfig(ConfigFileSchema, json, path);
+  return checkedConfig(schema, json, path);
 }
 
 /** The settings a project's file may lower but not raise (budgets and step limits), in the order a warning has always named them. */

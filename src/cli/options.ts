@@ -16,7 +16,9 @@ export type Invocation =
   | { kind: "acp"; options: RunOptions }
   | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork"; ids: string[]; json: boolean; cwd: string; at?: number }
   | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string }
-  | { kind: "mcp"; options: RunOptions };
+  | { kind: "mcp"; options: RunOptions }
+  /** `hel [flags] config [--json]`: the settings a run here would have, and where each came from. */
+  | { kind: "config"; options: RunOptions; json: boolean };
 
 /** A turn number as --at and --to take it. */
 function turnNumber(flag: string, text: string, least: number): number {
@@ -140,6 +142,14 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .option("--trust", "start this project's own servers without asking")
     .action((opts: Record<string, unknown>) => {
       invocation = { kind: "mcp", options: validate([], { ...program.opts(), ...opts }, flagOrigins(program, SETTINGS, env)) };
+    });
+
+  program
+    .command("config")
+    .description("each setting's value here and where it came from; flags go before it: hel --model <name> config [--json]")
+    .option("--json", "as JSON")
+    .action((opts: { json?: boolean }) => {
+      invocation = { kind: "config", options: validate([], program.opts(), flagOrigins(program, SETTINGS, env)), json: Boolean(opts.json) };
     });
 
   for (const command of [program, ...program.commands, ...sessions.commands, ...mcp.commands]) {

@@ -113,7 +113,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */
-async function realStartDir(dir: string): Promise<string> {
+export async function realStartDir(dir: string): Promise<string> {
   const info = await stat(dir).catch(() => null);
   if (!info?.isDirectory()) throw new HelError(`the project directory ${dir} does not exist or is not a directory — check -C`, 2);
   return realpath(dir);

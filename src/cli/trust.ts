@@ -19,6 +19,7 @@ import { mergeHooks } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
 import { programFiles } from "./trust-programs.js";
 import { checkedServers, readFoundServers, type ServerEntry } from "../mcp/config.js";
+import { configFileSchema, type ConfigFileSchema } from "../settings/config-schema.js";
 import { inOrder, SETTINGS, type Setting, type SettingsTable } from "../settings/table.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
@@ -70,8 +71,10 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
 /** trustedConfig, saying where each setting came from and what was left out; `table` is the settings table (a test's own). */
 export async function settledConfig(input: TrustInput, table: SettingsTable = SETTINGS): Promise<Settled> {
   const paths = configPaths(input.projectDir, input.env);
-  const user = await loadConfigFile(paths.user);
-  const read = await loadConfigFile(paths.project);
+  // A test's table has keys of its own: its files are checked against them.
+  const schema = table === SETTINGS ? undefined : (configFileSchema(table) as unknown as typeof ConfigFileSchema);
+  const user = await loadConfigFile(paths.user, schema);
+  const read = await loadConfigFile(paths.project, schema);
   const project = projectBudgets(read, user, input.flags, paths.project, input.warn, table);
   const ignored: Settled["ignored"] = Object.keys(read)
     .filter((key) => !(key in project))

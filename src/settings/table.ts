@@ -59,6 +59,8 @@ export interface Setting {
   perRun?: true;
   /** Whether a project's own value widens what hel does (and so is taken only from a trusted project); `user` is what the user's own file says. */
   widens?(value: unknown, user: Readonly<Record<string, unknown>>): boolean;
+  /** For the docs: when a project's value widens, where not always. */
+  widensWhen?: string;
   /** How the trust question names the setting, where its key is not what a person would call it. */
   label?: string;
   /** How the trust question names its value, where it is not one word: each piece made fit for a terminal with `clean`. */
@@ -160,6 +162,7 @@ export const SETTINGS = [
     config: { type: z.enum(ACCESS_LEVELS) },
     // Wider than what the user would otherwise run with: full, or edit over the user's read-only.
     widens: (value, user) => rank(value) > rank(user.access ?? "edit"),
+    widensWhen: "wider than the user's (or edit)",
   }),
   row({
     key: "network",
@@ -167,6 +170,7 @@ export const SETTINGS = [
     flag: { help: "let commands reach the network (sandboxed commands have none by default)", default: false, from: Boolean },
     config: { type: z.boolean() },
     widens: (value) => value === true,
+    widensWhen: "true",
   }),
   row({
     key: "approval",
@@ -181,6 +185,7 @@ export const SETTINGS = [
     config: { type: z.enum(APPROVAL_MODES) },
     // Commands that would run outside the sandbox once the model asks.
     widens: (value, user) => value === "on-request" && user.approval !== "on-request",
+    widensWhen: "on-request, unless the user's is",
   }),
   row({
     key: "tools",
@@ -273,6 +278,7 @@ export const SETTINGS = [
       help: 'command prefixes given the network unasked, such as ["git fetch"], matched on whole words of a simple command line',
     },
     widens: (value) => Array.isArray(value) && value.length > 0,
+    widensWhen: "not empty",
   }),
   row({
     key: "mcp-servers",
