@@ -59,7 +59,9 @@ describe("a row added to the table", () => {
   it("is listed in --help's settings paragraph and in the docs table", () => {
     expect(settingsHelp(TABLE).replace(/\s+/g, " ")).toContain("approval, max-widgets, checkpoint-max-mb: the disk");
     expect(settingsHelp(TABLE).replace(/\s+/g, " ")).toContain("flags and HEL_MODEL/HEL_BASE_URL/HEL_MAX_WIDGETS win over");
-    expect(settingsDoc(TABLE).split("\n")).toContain('| `max-widgets` | `--max-widgets <n>` | `HEL_MAX_WIDGETS` | flag, user file, project file | `3` | when more than the user's (or 3) | widgets the model may make per turn |');
+    expect(settingsDoc(TABLE).split("\n")).toContain(
+      "| `max-widgets` | `--max-widgets <n>` | `HEL_MAX_WIDGETS` | flag, user file, project file | `3` | when more than the user's (or 3) | widgets the model may make per turn |",
+    );
     expect(settingsDoc(SETTINGS)).not.toContain("max-widgets");
   });
 
