@@ -48,7 +48,7 @@ export async function loadConfigFile(path: string, schema: typeof ConfigFileSche
 }
 
 /** The settings a project's file may lower but not raise (budgets and step limits), in the order a warning has always named them. */
-export function budgets(table: SettingsTable): string[] {
+function budgets(table: SettingsTable): string[] {
   return inOrder(
     table.filter((s) => s.config?.projectLowersOnly),
     ["max-cost", "child-max-steps", "child-max-tokens", "checkpoint-max-mb"],

@@ -32,7 +32,7 @@ export function settingsHelp(table: SettingsTable, width = 103): string {
 }
 
 /** Words in lines of at most `width` (a longer word alone), each line after the first indented by two spaces. */
-export function wrap(text: string, width: number): string {
+function wrap(text: string, width: number): string {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(" ")) {

@@ -6,13 +6,13 @@ import { z } from "../zod.js";
 import { type OptionName, optionName, SETTINGS, type Setting } from "./table.js";
 
 /** Where a setting came from; a setting absent from `origin` has its default. */
-export const ORIGINS = ["flag", "env", "project", "user"] as const;
+const ORIGINS = ["flag", "env", "project", "user"] as const;
 export type Origin = (typeof ORIGINS)[number] | "default";
 
 type RunShape<R extends readonly Setting[]> = { [S in R[number] as S["type"] extends z.ZodType ? OptionName<S["key"]> : never]: S["type"] & z.ZodType };
 
 /** The table's run options: one field per row that a run holds, named as commander names the flag's value. */
-export function runOptionsShape<const R extends readonly Setting[]>(table: R): RunShape<R> {
+function runOptionsShape<const R extends readonly Setting[]>(table: R): RunShape<R> {
   return Object.fromEntries(table.flatMap((s) => (s.type ? [[optionName(s.key), s.type]] : []))) as RunShape<R>;
 }
 

@@ -16,7 +16,7 @@ import { EFFORTS } from "../wire/messages.js";
 import { z } from "../zod.js";
 
 /** Model names are short; a longer one is a mistake that every request and error line would repeat. */
-export const MAX_MODEL_NAME = 256;
+const MAX_MODEL_NAME = 256;
 
 /** A config key's run option: `max-cost` is `maxCost`, as commander names a long flag's value. */
 export type OptionName<K extends string> = K extends `${infer A}-${infer B}` ? `${A}${Capitalize<OptionName<B>>}` : K;
@@ -84,8 +84,8 @@ const orNull = (raw: unknown) => raw ?? null;
 const pathOrNull = (raw: unknown) => (raw ? resolve(String(raw)) : null);
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
-export const DEFAULT_MODEL = "deepseek-flash";
-export const DEFAULT_BASE_URL = "https://api.deepseek.com";
+const DEFAULT_MODEL = "deepseek-flash";
+const DEFAULT_BASE_URL = "https://api.deepseek.com";
 
 export const SETTINGS = [
   row({
