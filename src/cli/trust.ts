@@ -1,8 +1,9 @@
 // Project trust: a cloned repository, or a command the model ran, may have written the project's own
 // settings to take the API key elsewhere or to loosen the sandbox. The settings that widen what hel
-// does (the settings table's rows with `widens`, widening()) are taken from the project's files only when the user trusts the project: for one
-// run with --trust, or for good by answering the terminal's question, which is kept in trusted.json
-// as the project's real path and a hash of exactly those settings, so a changed setting asks again.
+// does (the settings table's rows with `widens`: widening()) are taken from the project's files only
+// when the user trusts the project: for one run with --trust, or for good by answering the terminal's
+// question, which is kept in trusted.json as the project's real path and a hash of exactly those
+// settings, so a changed setting asks again.
 // Without trust they are dropped with one warning line; every other project setting only narrows or
 // tunes, and applies as it is. The user's hooks and a trusted project's both run (the user's first).
 // The hash covers the programs too: the files inside the project that the project's hooks and servers
