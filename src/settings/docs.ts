@@ -13,8 +13,9 @@ function defaultOf(setting: Setting): string {
 }
 
 function whereOf(setting: Setting): string {
-  const where = places(setting).filter((p) => p !== "env");
-  return where.map((p) => (p === "project file" && setting.config?.projectLowersOnly ? "project file (lower only)" : p)).join(", ");
+  return places(setting)
+    .map((p) => (p === "project file" && setting.config?.projectLowersOnly ? "project file (lower only)" : p))
+    .join(", ");
 }
 
 /** The Markdown of docs/settings.md. */

@@ -2,8 +2,8 @@
 // the type a run holds it as (zod, in the flag's words), the file's type (in a file's words), the
 // default, the help text, whether a project's value widens what hel does (and so needs trust), and
 // where it may be set. Everything else is derived from these rows with functions that take the table
-// as an argument (flags.ts, run-options.ts, config-schema.ts, help.ts, docs.ts, effective.ts, and
-// cli/trust.ts's list of widening settings): adding a setting is adding a row.
+// as an argument (flags.ts, run-options.ts, config-schema.ts, help.ts, docs.ts, report.ts, cli/config.ts's
+// budgets and cli/trust.ts's widening settings): adding a setting is adding a row.
 import { resolve } from "node:path";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
@@ -65,7 +65,7 @@ export interface Setting {
   label?: string;
   /** How the trust question names its value, where it is not one word: each piece made fit for a terminal with `clean`. */
   shown?(value: unknown, clean: (text: string) => string): string;
-  /** The help text of a setting that is not a flag, for the docs and `hel config`; a flag's is its --help. */
+  /** What a config key that is neither a flag nor described by `config.help` is (hooks), for --help and the docs. */
   about?: string;
 }
 
@@ -331,7 +331,7 @@ export function inOrder<R extends Setting>(rows: readonly R[], first: readonly s
   return [...rows].sort((a, b) => at(a) - at(b));
 }
 
-/** Where a setting may be set: by its flag (and environment variable), in the user's file, in a project's. */
-export function places(setting: Setting): ("flag" | "env" | "user file" | "project file")[] {
-  return [...(setting.flag ? (["flag"] as const) : []), ...(setting.env ? (["env"] as const) : []), ...(setting.config ? (["user file", "project file"] as const) : [])];
+/** Where a setting may be set: by its flag, in the user's file, in a project's. */
+export function places(setting: Setting): ("flag" | "user file" | "project file")[] {
+  return [...(setting.flag ? (["flag"] as const) : []), ...(setting.config ? (["user file", "project file"] as const) : [])];
 }
