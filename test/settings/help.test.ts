@@ -1,7 +1,9 @@
 // --help's settings paragraph, derived from the table (settings/help.ts), says word for word what the
-// hand-written one said before the table: only its lines may break elsewhere.
+// hand-written one said before the table: only its lines may break elsewhere; the sentences about
+// trust, written by hand, name every setting the table says needs it.
 import { expect, it } from "vitest";
 import { envHelp, settingsHelp } from "../../src/settings/help.js";
+import { widening } from "../../src/cli/trust.js";
 import { SETTINGS } from "../../src/settings/table.js";
 
 const BEFORE = `Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
@@ -33,4 +35,13 @@ it("lists the config keys word for word as before, in lines of at most 103 chara
 
 it("names the settings' environment variables as before", () => {
   expect(envHelp(SETTINGS)).toBe("  HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url");
+});
+
+it("the --trust flag and the settings paragraph name every setting that needs trust (their words are written by hand)", () => {
+  const trustHelp = SETTINGS.find((s) => s.key === "trust")?.flag?.help ?? "";
+  const paragraph = settingsHelp(SETTINGS).replace(/\s+/g, " ");
+  for (const { key, label } of widening(SETTINGS)) {
+    expect(trustHelp).toContain(label ?? key);
+    expect(paragraph.slice(paragraph.indexOf("The project's"))).toContain(label ?? key);
+  }
 });
