@@ -31,6 +31,10 @@ async function main(): Promise<number> {
     const { runAcp } = await import("./acp/agent.js");
     return runAcp(invocation.options, version);
   }
+  if (invocation.kind === "config") {
+    const { runConfigCommand } = await import("./config-command.js");
+    return runConfigCommand(invocation.options, invocation.json, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  }
   // `hel mcp ls` shares nearly all of a run's modules: it loads with them.
   const { runHel, runMcpList } = await import("./run.js");
   return invocation.kind === "mcp" ? runMcpList(invocation.options) : runHel(invocation.options);

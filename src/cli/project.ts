@@ -19,7 +19,7 @@ import { runServers } from "../resources/servers.js";
 import { isBuiltInCommand } from "./slash-commands.js";
 import { applyConfig, userConfigDir } from "./config.js";
 import { readGivenServers } from "../mcp/config.js";
-import { trustedConfig } from "./trust.js";
+import { settledConfig } from "./trust.js";
 import { readOnlyProgramPaths } from "./trust-programs.js";
 import type { RunOptions } from "./options.js";
 import { findProjectRoot, refusedRoot } from "../conversation/project-root.js";
@@ -37,8 +37,8 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   const ask = async (question: string) => (await import("./trust-question.js")).askOnTerminal(question);
   // The user's own typing: a bad file is a usage error before anything else is asked.
   const given = flags.mcpConfig ? await readGivenServers(flags.mcpConfig) : {};
-  const config = await trustedConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
-  const configured = applyConfig(flags, config);
+  const { config, from } = await settledConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
+  const configured = applyConfig(flags, config, from);
   const options = { ...configured, mcpServers: runServers(configured.mcpServers, given) };
   const programs = config.hooks || Object.keys(options.mcpServers).length > 0 ? await readOnlyProgramPaths(dir, { hooks: config.hooks, "mcp-servers": options.mcpServers }) : [];
   // Only once trust has settled the base URL: an untrusted project's own must not be reached.
@@ -83,7 +83,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
 }
 
 /** The starting folder's real path: path checks compare real paths, so symlinks cannot lead out. */
-async function realStartDir(dir: string): Promise<string> {
+export async function realStartDir(dir: string): Promise<string> {
   const info = await stat(dir).catch(() => null);
   if (!info?.isDirectory()) throw new HelError(`the project directory ${dir} does not exist or is not a directory — check -C`, 2);
   return realpath(dir);

@@ -1,8 +1,9 @@
 // Project trust: a cloned repository, or a command the model ran, may have written the project's own
 // settings to take the API key elsewhere or to loosen the sandbox. The settings that widen what hel
-// does (WIDENING) are taken from the project's files only when the user trusts the project: for one
-// run with --trust, or for good by answering the terminal's question, which is kept in trusted.json
-// as the project's real path and a hash of exactly those settings, so a changed setting asks again.
+// does (the settings table's rows with `widens`: widening()) are taken from the project's files only
+// when the user trusts the project: for one run with --trust, or for good by answering the terminal's
+// question, which is kept in trusted.json as the project's real path and a hash of exactly those
+// settings, so a changed setting asks again.
 // Without trust they are dropped with one warning line; every other project setting only narrows or
 // tunes, and applies as it is. The user's hooks and a trusted project's both run (the user's first).
 // The hash covers the programs too: the files inside the project that the project's hooks and servers
@@ -14,47 +15,27 @@ import { z } from "../zod.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
 import { HelError } from "../errors.js";
-import { ACCESS_LEVELS, type Access } from "../tools/types.js";
 import { configPaths, loadConfigFile, projectBudgets, userConfigDir, type ConfigFile } from "./config.js";
-import { mergeHooks, type HooksConfig } from "../hooks/hook-config.js";
+import { mergeHooks } from "../hooks/hook-config.js";
 import type { RunOptions } from "./options.js";
 import { programFiles } from "./trust-programs.js";
-import { checkedServers, readFoundServers, serverSummary, type CheckedServers, type ServerEntry, type ServerMap } from "../mcp/config.js";
+import { checkedServers, readFoundServers, type CheckedServers, type ServerEntry } from "../mcp/config.js";
+import { configFileSchema, type ConfigFileSchema } from "../settings/config-schema.js";
+import { inOrder, SETTINGS, type Setting, type SettingsTable } from "../settings/table.js";
 
 /** A project setting that needs trust, and when: `user` is what the user's own config says. */
-interface Widening {
-  key: keyof ConfigFile;
-  /** How the question names the setting, where its key is not what a person would call it. */
-  label?: string;
-  widens(value: unknown, user: ConfigFile): boolean;
-  /** How the question names its value, where the value is not one word: each piece made fit for a terminal with `clean`. */
-  shown?(value: unknown, clean: (text: string) => string): string;
+type Widening = Setting & Required<Pick<Setting, "widens">>;
+
+/**
+ * The settings that widen what hel does, in the order the question has always named them (which the
+ * kept hash covers, so a trusted project is not asked again); a new one comes after these.
+ */
+export function widening(table: SettingsTable): Widening[] {
+  return inOrder(
+    table.filter((s): s is Widening => s.widens !== undefined),
+    ["base-url", "access", "network", "hooks", "allow", "approval", "mcp-servers"],
+  );
 }
-
-const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
-
-// One entry per setting.
-const WIDENING: readonly Widening[] = [
-  // Where the key is sent.
-  { key: "base-url", widens: () => true },
-  // Wider than what the user would otherwise run with: full, or edit over the user's read-only.
-  { key: "access", widens: (value, user) => rank(value) > rank(user.access ?? "edit") },
-  { key: "network", widens: (value) => value === true },
-  // Programs that run outside the sandbox: each command is named in the question.
-  {
-    key: "hooks",
-    widens: () => true,
-    shown: (value, clean) =>
-      Object.entries(value as HooksConfig)
-        .flatMap(([event, hooks]) => (hooks ?? []).map((h) => `${event} ${clean(h.command)}`))
-        .join("; "),
-  },
-  // Commands that would run outside the sandbox, unasked or once the model asks.
-  { key: "allow", widens: (value) => Array.isArray(value) && value.length > 0 },
-  { key: "approval", widens: (value, user) => value === "on-request" && user.approval !== "on-request" },
-  // Programs to start and addresses to reach: the project's .mcp.json and its config's mcp-servers.
-  { key: "mcp-servers", label: "MCP servers", widens: () => true, shown: (value, clean) => serverSummary(value as ServerMap, clean) },
-];
 
 const TrustedSchema = z.object({
   projects: z.array(z.object({ path: z.string(), hash: z.string(), trusted_at: z.string() })),
@@ -76,11 +57,29 @@ export interface TrustInput {
 // What this process decided, so the conversations /new and /resume start do not ask again.
 const decided = new Map<string, boolean>();
 
+/** What the config files settle on: the merged config, which file gave each key, and the project's settings left out (`why`: not trusted, or above the user's budget). */
+export interface Settled {
+  config: ConfigFile;
+  from: Record<string, "project" | "user">;
+  ignored: { key: string; value: unknown; why: "not trusted" | "raises your limit" }[];
+}
+
 /** The user's config and the project's, merged (the project's wins), without what needs trust and lacks it. */
 export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
+  return (await settledConfig(input)).config;
+}
+
+/** trustedConfig, saying where each setting came from and what was left out; `table` is the settings table (a test's own). */
+export async function settledConfig(input: TrustInput, table: SettingsTable = SETTINGS): Promise<Settled> {
   const paths = configPaths(input.projectDir, input.env);
-  const user = await loadConfigFile(paths.user);
-  const project = projectBudgets(await loadConfigFile(paths.project), user, input.flags, paths.project, input.warn);
+  // A test's table has keys of its own: its files are checked against them.
+  const schema = table === SETTINGS ? undefined : (configFileSchema(table) as unknown as typeof ConfigFileSchema);
+  const user = await loadConfigFile(paths.user, schema);
+  const read = await loadConfigFile(paths.project, schema);
+  const project = projectBudgets(read, user, input.flags, paths.project, input.warn, table);
+  const ignored: Settled["ignored"] = Object.keys(read)
+    .filter((key) => !(key in project))
+    .map((key) => ({ key, value: read[key as keyof ConfigFile], why: "raises your limit" as const }));
   // A bad server entry is left out and shown as the config file's other problems are.
   const shownAll = ({ servers, diagnostics }: CheckedServers) => {
     for (const d of diagnostics) input.warn(d.problem);
@@ -93,30 +92,39 @@ export async function trustedConfig(input: TrustInput): Promise<ConfigFile> {
   const projectServers = { ...found, ...shownAll(checkedServers(project["mcp-servers"], paths.project)) };
   if (Object.keys(projectServers).length > 0) project["mcp-servers"] = projectServers;
   else delete project["mcp-servers"];
+  const settled = (kept: ConfigFile): Settled => ({
+    config: mergedConfig(user, kept),
+    from: Object.fromEntries([...Object.keys(user).map((key) => [key, "user"] as const), ...Object.keys(kept).map((key) => [key, "project"] as const)]),
+    ignored,
+  });
+  const values = project as Record<string, unknown>;
   // A flag or the environment wins over the project anyway: what it sets is not asked about.
-  const asked = WIDENING.filter(({ key, widens }) => project[key] !== undefined && setBy(input.flags, key) === undefined && widens(project[key], user));
-  if (asked.length === 0) return mergedConfig(user, project);
-  const settings = asked.map(({ key }) => [key, project[key]] as const);
+  const asked = widening(table).filter(({ key, widens }) => values[key] !== undefined && (input.flags.origin as Record<string, unknown>)[key] === undefined && widens(values[key], user));
+  if (asked.length === 0) return settled(project);
+  const settings = asked.map(({ key }) => [key, values[key]] as const);
   // Only what was asked about, as it would run: in the project.
-  const runs = mergedConfig({}, Object.fromEntries(asked.filter(({ key }) => key === "hooks" || key === "mcp-servers").map(({ key }) => [key, project[key]])));
+  const runs = mergedConfig({}, Object.fromEntries(asked.filter(({ key }) => key === "hooks" || key === "mcp-servers").map(({ key }) => [key, values[key]])));
   const programs = (await programFiles(input.projectDir, runs)).files;
   // Settings that run no file of the project hash as they always did: their trust stays.
   const hash = createHash("sha256")
     .update(JSON.stringify(programs.length > 0 ? [settings, programs] : settings))
     .digest("hex");
   const shownSettings = asked.map(({ key, label, shown: words }) => {
-    const value = project[key];
+    const value = values[key];
     return [label ?? key, words ? words(value, shown) : value === true ? null : shown(Array.isArray(value) ? JSON.stringify(value) : String(value))] as const;
   });
   const verdict = await trustOf(input, shownSettings, hash);
-  if (verdict === "trusted") return mergedConfig(user, project);
-  const kept: ConfigFile = { ...project };
-  for (const { key } of asked) delete kept[key];
+  if (verdict === "trusted") return settled(project);
+  const kept: Record<string, unknown> = { ...project };
+  for (const { key } of asked) {
+    ignored.push({ key, value: values[key], why: "not trusted" });
+    delete kept[key];
+  }
   const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
   // .mcp.json is named when its servers are among what was left out.
   const files = [...(asked.some((w) => w.key === "mcp-servers") && Object.keys(found).length > 0 ? [mcpJson] : []), paths.project];
   input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${files.join(", ")}): a project's own files may not widen what hel does until you trust it — ${how}`);
-  return mergedConfig(user, kept);
+  return settled(kept as ConfigFile);
 }
 
 /**
@@ -128,11 +136,6 @@ function mergedConfig(user: ConfigFile, project: ConfigFile): ConfigFile {
   const allow = [...(user.allow ?? []), ...(project.allow ?? [])];
   const servers = { ...user["mcp-servers"], ...Object.fromEntries(Object.entries(project["mcp-servers"] ?? {}).map(([name, entry]) => [name, { ...(entry as ServerEntry), inProject: true as const }])) };
   return { ...user, ...project, ...(hooks ? { hooks } : {}), ...(allow.length > 0 ? { allow } : {}), ...(Object.keys(servers).length > 0 ? { "mcp-servers": servers } : {}) };
-}
-
-/** Whether a flag or the environment gave the setting; never, for a key that is not a flag. */
-function setBy(flags: RunOptions, key: keyof ConfigFile): string | undefined {
-  return key in flags.setBy ? flags.setBy[key as keyof RunOptions["setBy"]] : undefined;
 }
 
 async function trustOf(input: TrustInput, settings: readonly (readonly [string, string | null])[], hash: string): Promise<"trusted" | "declined" | "not asked"> {

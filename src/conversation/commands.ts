@@ -16,7 +16,7 @@ export function warnWithoutSandbox({ dir, options, warn }: Project): void {
 }
 
 export function commandApprovals({ options, warn }: Project, interactive: boolean, askApproval: AskApproval | undefined): CommandApprovals {
-  if (options.setBy.approval === "flag" && options.approval === "on-request" && !askApproval) warn("--approval on-request needs a terminal or an editor to ask you in — escalation is off in this run");
+  if (options.origin.approval === "flag" && options.approval === "on-request" && !askApproval) warn("--approval on-request needs a terminal or an editor to ask you in — escalation is off in this run");
   const mode = askApproval ? (options.approval ?? (interactive ? "on-request" : "never")) : "never";
   return createApprovals({ mode, allow: options.allow, ask: askApproval ?? null });
 }

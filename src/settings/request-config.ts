@@ -14,8 +14,8 @@ import type { RunOptions } from "./run-options.js";
 export function requestConfigFor(options: RunOptions): (stored: RequestConfig | null) => RunRequestConfig {
   const compactAt = options.compactAt ?? defaultCompactAt(options.model);
   return (stored) => {
-    const model = stored && options.setBy.model !== "flag" ? stored.model : options.model;
-    const effort = stored?.effort && options.setBy.effort !== "flag" ? stored.effort : options.effort;
+    const model = stored && options.origin.model !== "flag" ? stored.model : options.model;
+    const effort = stored?.effort && options.origin.effort !== "flag" ? stored.effort : options.effort;
     return {
       model,
       max_output_tokens: options.maxOutputTokens ?? defaultMaxTokens(effort),
