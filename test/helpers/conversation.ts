@@ -14,6 +14,8 @@ import type { TurnOutcome } from "../../src/agent/loop/loop.js";
 import type { Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { helEnv, ROOT, type HelResult } from "./hel.js";
+import { hasExitCode } from "../../src/errors.js";
+import { errorText } from "../../src/cli/term/kit/style.js";
 
 export interface InProcessRun {
   /** hel's arguments (`-C <project>` among them); for runInProcess, ending with the instruction. */
@@ -53,11 +55,31 @@ function flagsOf(run: InProcessRun): { flags: RunOptions; env: NodeJS.ProcessEnv
  * what it printed, as runHel gives them.
  */
 export async function runInProcess(run: InProcessRun): Promise<Omit<HelResult, "signal">> {
+  const out = capture(helEnv(run.baseUrl, run.env));
+  return { code: await runWith(run, out), stdout: out.stdout(), stderr: out.stderr() };
+}
+
+async function runWith(run: InProcessRun, out: Captured): Promise<number> {
   const { flags, env } = flagsOf(run);
-  const out = capture(env);
   const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
   const ended = flags.prompt.length > 0 ? await runOneShot(project, flags.prompt.join(" "), out.io) : await runStdin(project, out.io, Readable.from([run.input ?? ""]));
-  return { code: exitStatus(ended), stdout: out.stdout(), stderr: out.stderr() };
+  return exitStatus(ended);
+}
+
+/**
+ * As runInProcess, and a failure ends the run as src/cli/main.ts ends the process: one `hel: ` line
+ * on stderr after what was printed before it, and the error's exit status (1 when it has none).
+ */
+export async function runHelInProcess(run: InProcessRun): Promise<Omit<HelResult, "signal">> {
+  const out = capture(helEnv(run.baseUrl, run.env));
+  let code: number;
+  try {
+    code = await runWith(run, out);
+  } catch (error) {
+    code = hasExitCode(error) ? error.exitCode : 1;
+    out.io.stderr.write(`hel: ${errorText(error instanceof Error ? error.message : String(error))}\n`);
+  }
+  return { code, stdout: out.stdout(), stderr: out.stderr() };
 }
 
 export interface TestConversation {
