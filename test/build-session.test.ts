@@ -3,9 +3,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { importClosure, sessionEntries, sourcesKey } from "../helpers/build-session.js";
-import { ROOT } from "../helpers/hel.js";
-import { tempProject } from "../helpers/temp-project.js";
+import { importClosure, sessionEntries, sourcesKey } from "./helpers/build-session.js";
+import { ROOT } from "./helpers/hel.js";
+import { tempProject } from "./helpers/temp-project.js";
 
 /** A small source tree: the entry reaches w.ts directly, t.ts by a type import, u.ts by a re-export, lazy.ts by import(). */
 const FILES: Record<string, string> = {
