@@ -58,7 +58,7 @@ it("the build loop is folded without a fold call: one note request that extends 
   expect(shown.stdout).toContain(`archive  ${handle} fold (auto) #2–#8: changed: build.cfg`);
 });
 
-it("the first request after --resume of an auto-folded session equals the one a continuous process sends", async () => {
+it("the first request after --resume of an auto-folded session equals the one a continuous run sends", async () => {
   const continuousDir = await project();
   const continuous = await sim();
   expect((await runHelInProcess({ args: ["-C", continuousDir, ...ARGS], input: "make the build pass\nstep 1\n", baseUrl: continuous.url })).code).toBe(0);

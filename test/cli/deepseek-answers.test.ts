@@ -90,7 +90,7 @@ describe("--max-cost", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "budget" });
   });
 
-  it("counts what the session's earlier processes spent: a resume past the limit sends nothing", async () => {
+  it("counts what the session's earlier runs spent: a resume past the limit sends nothing", async () => {
     const project = await tempProject();
     const table = join(project, ".hel-prices.json");
     await writeFile(table, JSON.stringify(prices));
@@ -98,7 +98,7 @@ describe("--max-cost", () => {
     const first = await runHelInProcess({ args: ["-C", project, "--tools", "none", "hello"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     const id = /resume with: hel --resume (\S+)/.exec(first.stderr)![1]!;
     const spent = sim.requests[0]!.usage!.prompt_tokens / 1e6;
-    // Enough for one more request of this size on its own, not on top of what the first process spent.
+    // Enough for one more request of this size on its own, not on top of what the first run spent.
     const limit = (spent * 1.5).toFixed(6);
     const again = await runHelInProcess({ args: ["-C", project, "--tools", "none", "--json", "--max-cost", limit, "--resume", id, "again"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     expect(sim.requests).toHaveLength(1);
