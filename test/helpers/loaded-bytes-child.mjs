@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 const [modules, project, id, other] = process.argv.slice(2);
 const load = async (name) => await import(pathToFileURL(join(modules, name)).href);
 const { loadSnapshot } = await load("session/snapshot-file.js");
-const { encodeSnapshot } = await load("session/snapshot.js");
+const { encodeSnapshot } = await load("session/snapshot-format.js");
 
 async function piecesOfLoaded() {
   const { messages, ...header } = await loadSnapshot(project, id);
