@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { loadSnapshot } from "../../src/session/snapshot-file.js";
 import { runHelInProcess } from "../helpers/conversation.js";
-import { ageDeadLocks, killRuns } from "../helpers/kill-runs.js";
+import { ageLocks, killRuns } from "../helpers/kill-runs.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 const RUNS = 24;
@@ -43,7 +43,7 @@ it(`what ${RUNS} kill -9s left beside their sessions is gone after each session'
   await writeFile(join(project, "a.log"), "error: the cache is stale\n");
   await killRuns(sim, ["-C", project, ...ARGS], LINES, moments);
   // A killed holder's lease is taken over once it is stale.
-  await ageDeadLocks(project);
+  await ageLocks(project);
   const sessions = join(project, ".hel", "sessions");
   const saved = (await readdir(sessions)).filter((id) => existsSync(join(sessions, id, "snapshot.json")));
   let left = 0;

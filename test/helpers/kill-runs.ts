@@ -1,7 +1,7 @@
 // Runs hel on stdin lines against a simulator and kill -9s it at a given moment, once per moment: after
 // that many of the run's requests, plus a few milliseconds, so each kill falls at a different point
-// of the answer/save cycle however loaded the machine is. The locks the killed runs held can then be
-// aged past staleness, as the clock would age them, for the next run to take them over.
+// of the answer/save cycle however loaded the machine is. The locks of holders that are gone (or
+// stopped) can then be aged past staleness, for the next run to take them over without waiting.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, utimes } from "node:fs/promises";
@@ -32,10 +32,11 @@ export async function killRuns(sim: Simulator, args: readonly string[], lines: r
 
 /**
  * Makes every session lease and the store lock of `project` look untouched for longer than a lease
- * may be: what waiting out LEASE_TIMING.stale does to a lock whose holder is dead. Only for locks no
- * live process holds (a live holder would see its lock changed, not aged).
+ * may be, as waiting out LEASE_TIMING.stale would: staleness is a lock's mtime, which only its holder
+ * touches. For holders that cannot touch theirs, dead or stopped; a stopped one, woken, finds its lock
+ * no longer its own, as it would after the wait.
  */
-export async function ageDeadLocks(project: string): Promise<void> {
+export async function ageLocks(project: string): Promise<void> {
   const past = new Date(Date.now() - LEASE_TIMING.stale - 2_000);
   const sessions = join(project, ".hel", "sessions");
   const ids = existsSync(sessions) ? await readdir(sessions) : [];
