@@ -54,7 +54,7 @@ it("the build loop is folded without a fold call: one note request that extends 
   const archived = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "archive", `${handle}.json`), "utf8"));
   expect(JSON.stringify(archived.messages)).toBe(JSON.stringify(asked.messages.slice(2, -1)));
   expect(run.stderr).toMatch(new RegExp(`⤓ auto-folded #2–#8 into ${handle}`));
-  const shown = await runHelInProcess({ args: ["-C", dir, "sessions", "show", id], baseUrl: s.url });
+  const shown = await runHelInProcess({ args: ["-C", dir, "sessions", "show", id] });
   expect(shown.stdout).toContain(`archive  ${handle} fold (auto) #2–#8: changed: build.cfg`);
 });
 

@@ -70,10 +70,10 @@ describe("end to end", () => {
     const delegation = JSON.parse(await readFile(join(out, "raw", "delegations.jsonl"), "utf8"));
     expect(delegation).toMatchObject({ delegation: 1, kind: "delegate", mode: "task-only", cost_usd: expect.closeTo(childDollars, 9) });
 
-    const show = await runHelInProcess({ args: ["-C", project, "sessions", "show", json.session_id], baseUrl: sim!.url });
+    const show = await runHelInProcess({ args: ["-C", project, "sessions", "show", json.session_id] });
     expect(show.stdout).toContain(`subagents (costs are estimates)\n  #1  task-only  completed  1 request  ${tokens(child!)} tokens  $${childDollars.toFixed(4)}  Say which files exist.\n`);
     expect(show.stdout).toContain(`── subagent 1 (task-only) ── completed, 1 request, ${tokens(child!)} tokens, $${childDollars.toFixed(4)}`);
-    const shown = JSON.parse((await runHelInProcess({ args: ["-C", project, "sessions", "show", "--json", json.session_id], baseUrl: sim!.url })).stdout);
+    const shown = JSON.parse((await runHelInProcess({ args: ["-C", project, "sessions", "show", "--json", json.session_id] })).stdout);
     expect(shown.child_transcripts[0]).toMatchObject({ kind: "delegate", mode: "task-only", cost_usd: expect.closeTo(childDollars, 9) });
   });
 

@@ -202,7 +202,7 @@ it("the terminal, --json, --record and `hel sessions show` say what was folded",
   expect(JSON.parse(await readFile(join(record, "record.json"), "utf8")).context).toEqual([change]);
   await rm(record, { recursive: true, force: true });
 
-  const show = await runHelInProcess({ args: ["-C", dir, "sessions", "show", id], baseUrl: s.url });
+  const show = await runHelInProcess({ args: ["-C", dir, "sessions", "show", id] });
   expect(show.stdout).toContain(`\narchive  ${handle} fold #2–#3: changed: nothing\n`);
   expect(show.stdout).toContain(
     `── instruction 1 ──\n[#1] look at a.log and b.log\n\n── Folded #2–#3 into handle: ${handle} (recall reads it back exactly; ask answers questions about it). ──\nchanged: nothing\nlearned: read a.log, b.log;`,

@@ -95,9 +95,9 @@ it("a session folder, or its snapshot.json, linked to hel's own session elsewher
   const resumed = await runHelInProcess({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
   expect(resumed.code).toBe(2);
   expect(resumed.stderr).toBe(`hel: could not take the lease of session ${ID_A}: ${folder} is a symbolic link, which hel does not follow; remove it\n`);
-  const listed = await runHelInProcess({ args: ["-C", project, "sessions", "ls", "--json"], baseUrl: sim.url });
+  const listed = await runHelInProcess({ args: ["-C", project, "sessions", "ls", "--json"] });
   expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: ID_A, error: `session ${ID_A}: ${folder} is a symbolic link, which hel does not follow; remove it` })]);
-  const shown = await runHelInProcess({ args: ["-C", project, "sessions", "show", ID_A], baseUrl: sim.url });
+  const shown = await runHelInProcess({ args: ["-C", project, "sessions", "show", ID_A] });
   expect(shown.code).toBe(2);
   expect(helLines(shown.stderr)).toEqual([`hel: session ${ID_A}: ${folder} is a symbolic link, which hel does not follow; remove it`]);
   // -c has nothing of its own to continue: a link is no candidate.

@@ -257,24 +257,24 @@ describe("hel sessions", () => {
     const other = await runHelInProcess({ args: ["-C", project, "--tools", "none", "unrelated"], baseUrl: s.url });
     const otherId = sessionIdOf(other.stderr)!;
 
-    const ls = await runHelInProcess({ args: ["-C", project, "sessions", "ls", "--json"], baseUrl: s.url });
+    const ls = await runHelInProcess({ args: ["-C", project, "sessions", "ls", "--json"] });
     expect(ls.code).toBe(0);
     const listed = JSON.parse(ls.stdout) as { id: string; turns: number; first_instruction: string }[];
     expect(listed.map((x) => x.id)).toEqual([otherId, id]);
     expect(listed[1]).toMatchObject({ turns: 1, first_instruction: expect.stringMatching(/^Read services.ini/) });
-    const lsText = await runHelInProcess({ args: ["-C", project, "sessions", "ls"], baseUrl: s.url });
+    const lsText = await runHelInProcess({ args: ["-C", project, "sessions", "ls"] });
     expect(lsText.stdout).toContain("Read services.ini");
 
-    const show = await runHelInProcess({ args: ["-C", project, "sessions", "show", id.slice(0, 6)], baseUrl: s.url });
+    const show = await runHelInProcess({ args: ["-C", project, "sessions", "show", id.slice(0, 6)] });
     expect(show.code).toBe(0);
     expect(show.stdout).toContain("delegate_task");
     expect(show.stdout).toMatch(/subagent 1 \(full\)/);
     expect(show.stdout).toContain("search_replace");
     expect(existsSync(join(project, ".hel", "sessions", id, "children", "1.json"))).toBe(true);
-    const showJson = JSON.parse((await runHelInProcess({ args: ["-C", project, "sessions", "show", id, "--json"], baseUrl: s.url })).stdout);
+    const showJson = JSON.parse((await runHelInProcess({ args: ["-C", project, "sessions", "show", id, "--json"] })).stdout);
     expect(showJson.child_transcripts[0]).toMatchObject({ number: 1, mode: "full", exit_reason: "completed" });
 
-    const rmRun = await runHelInProcess({ args: ["-C", project, "sessions", "rm", id], baseUrl: s.url });
+    const rmRun = await runHelInProcess({ args: ["-C", project, "sessions", "rm", id] });
     expect(rmRun.code).toBe(0);
     expect(existsSync(join(project, ".hel", "sessions", id))).toBe(false);
     expect(existsSync(join(project, ".hel", "sessions", otherId, "snapshot.json"))).toBe(true);

@@ -60,7 +60,10 @@ export async function runInProcess(run: InProcessRun): Promise<Omit<HelResult, "
   return { code: await runWith(run, out), stdout: out.stdout(), stderr: out.stderr() };
 }
 
-async function runWith(run: InProcessRun, out: Captured): Promise<number> {
+/** A run of hel; `hel sessions …` needs no base URL. */
+type HelRunInProcess = Omit<InProcessRun, "baseUrl"> & { baseUrl?: string };
+
+async function runWith(run: HelRunInProcess, out: Captured): Promise<number> {
   const invocation = parseArgs(run.args, out.io.env, "test");
   // `hel sessions ls | show | rm` write to the process's own streams; a fork masks the process's key.
   if (invocation.kind === "sessions" && invocation.action !== "fork") return writingTo(out, () => runSessionsCommand(invocation));
@@ -91,7 +94,7 @@ async function writingTo<T>(out: Captured, command: () => Promise<T>): Promise<T
  * ends the process: one `hel: ` line on stderr after what was printed before it, and the error's exit
  * status (1 when it has none).
  */
-export async function runHelInProcess(run: InProcessRun): Promise<Omit<HelResult, "signal">> {
+export async function runHelInProcess(run: HelRunInProcess): Promise<Omit<HelResult, "signal">> {
   const out = capture(helEnv(run.baseUrl, run.env));
   let code: number;
   try {
