@@ -9,16 +9,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { runHelInProcess } from "../helpers/conversation.js";
+import { lastToolResult, runCommand } from "../helpers/command-steps.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
-
-const runCommand = (args: object) => ({ tool_calls: [{ name: "run_command", arguments: JSON.stringify(args) }] });
-const lastToolResult = (): string => {
-  const messages = (sim.requests.at(-1)!.body as ChatRequest).messages;
-  return messages.findLast((m) => m.role === "tool")!.content as string;
-};
 
 describe("the one-shot view and the run's readers", () => {
   it("shows the command line, then how it ended; --json and --record carry the call", async () => {
@@ -34,7 +29,7 @@ describe("the one-shot view and the run's readers", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ answer: "it failed", exit_reason: "completed" });
     const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
     expect(record.tool_calls).toEqual([{ agent: "parent", name: "run_command", arguments: '{"command":"echo built; exit 3"}', is_error: false }]);
-    expect(lastToolResult()).toMatch(/^\[#2\] exit code 3 · \d+\.\d\d s; sandbox: .*\nbuilt$/);
+    expect(lastToolResult(sim)).toMatch(/^\[#2\] exit code 3 · \d+\.\d\d s; sandbox: .*\nbuilt$/);
   });
 
   it("offers run_command by default, with the file, search and context tools", async () => {
@@ -57,8 +52,8 @@ describe.runIf(process.platform === "linux")("--network", () => {
     sim = await startSimulator({ script: [runCommand({ command }), { content: "a" }, runCommand({ command }), { content: "b" }] });
     const project = await tempProject();
     await runHelInProcess({ args: ["-C", project, "--tools", "run_command", "try"], baseUrl: sim.url });
-    expect(lastToolResult().split("\n").at(-1)).toBe("no connection");
+    expect(lastToolResult(sim).split("\n").at(-1)).toBe("no connection");
     await runHelInProcess({ args: ["-C", project, "--tools", "run_command", "--network", "try"], baseUrl: sim.url });
-    expect(lastToolResult()).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nhello$/);
+    expect(lastToolResult(sim)).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nhello$/);
   });
 });

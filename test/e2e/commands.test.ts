@@ -10,18 +10,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { HEL, helEnv, runHel, startHel } from "../helpers/hel.js";
+import { lastToolResult, runCommand } from "../helpers/command-steps.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { running } from "../helpers/processes.js";
 import { waitFor } from "../helpers/wait.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
-
-const runCommand = (args: object) => ({ tool_calls: [{ name: "run_command", arguments: JSON.stringify(args) }] });
-const lastToolResult = (): string => {
-  const messages = (sim.requests.at(-1)!.body as ChatRequest).messages;
-  return messages.findLast((m) => m.role === "tool")!.content as string;
-};
 
 describe("without a sandbox program", () => {
   it("says so once at start, and run_command refuses under edit, saying what to do", async () => {
@@ -34,7 +29,7 @@ describe("without a sandbox program", () => {
     expect(warnings).toEqual([
       "hel: no sandbox program found, so run_command will refuse to run commands under --access edit — install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap) or use --access full to run commands without a sandbox",
     ]);
-    expect(lastToolResult()).toMatch(/^\[#2\] Error: no command was run: under --access edit hel runs commands only inside a sandbox/);
+    expect(lastToolResult(sim)).toMatch(/^\[#2\] Error: no command was run: under --access edit hel runs commands only inside a sandbox/);
     expect(existsSync(join(project, "ran"))).toBe(false);
   });
 
@@ -46,7 +41,7 @@ describe("without a sandbox program", () => {
     const full = await runHel({ args: ["-C", project, "--tools", "run_command", "--access", "full", "run"], baseUrl: sim.url, env });
     // No git on that PATH either: the one line is that file checkpoints are off.
     expect(full.stderr.split("\n").filter((line) => line.startsWith("hel: "))).toEqual(["hel: git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them"]);
-    expect(lastToolResult()).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nran$/);
+    expect(lastToolResult(sim)).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nran$/);
   });
 });
 
