@@ -12,9 +12,9 @@ import type { ChatRequest } from "../src/wire/messages.js";
 import { bwrapArgs } from "../src/tools/command/bwrap.js";
 import { bwrapFeatures, findSandboxProgram } from "../src/tools/command/sandbox.js";
 import { sandboxPolicy } from "../src/tools/command/sandbox-policy.js";
-import { CursorStore } from "../src/tools/cursors.js";
+import { detachedContext } from "../src/tools/detached-context.js";
 import { runCommandTool } from "../src/tools/command/run-command.js";
-import type { ToolContext } from "../src/tools/types.js";
+import type { Access, ToolContext } from "../src/tools/types.js";
 import { runChild } from "./procs.js";
 
 export interface CommandOverhead {
@@ -35,7 +35,7 @@ export async function measureCommandOverhead(options: { runs: number; log: (line
   const project = await realpath(await mkdtemp(join(tmpdir(), "hel-bench-cmd-")));
   const result: CommandOverhead = { bashMs: [], fullMs: [], bwrapMs: [], sandboxedMs: [] };
   try {
-    const ctx = (access: ToolContext["access"]): ToolContext => ({ projectDir: project, access, sessionDir: join(project, ".hel", "sessions", "bench"), cursors: new CursorStore(), signal: new AbortController().signal });
+    const ctx = (access: Access): ToolContext => detachedContext(project, access, "bench");
     const bwrap = findSandboxProgram(project);
     const bwrapArgv = bwrap ? bwrapArgs(sandboxPolicy(project, "edit"), project, ["/bin/bash", "-c", "true"], bwrapFeatures(bwrap.path)) : [];
     const steps: [number[], () => Promise<unknown>][] = [

@@ -23,7 +23,7 @@ import { runTurn, type AgentSetup } from "../src/agent/loop/loop.js";
 import { StampCounter } from "../src/agent/stamps.js";
 import { buildSystemPrompt, isoDay } from "../src/agent/system-prompt.js";
 import { createModelClient } from "../src/model/client.js";
-import { CursorStore } from "../src/tools/cursors.js";
+import { detachedScope } from "../src/tools/detached-context.js";
 import { toolDefinitions } from "../src/tools/registry.js";
 import { readFileTool } from "../src/tools/file/read-file.js";
 import { searchReplaceTool } from "../src/tools/file/search-replace.js";
@@ -153,7 +153,7 @@ export async function measureHarness(options: { sizes: readonly number[]; turns:
     client,
     tools,
     toolDefinitions: toolDefinitions(tools),
-    toolContext: { projectDir, access: "edit", sessionDir: join(projectDir, ".hel", "sessions", "bench"), cursors: new CursorStore() },
+    toolContext: detachedScope(projectDir, "edit", "bench"),
     request: { model: "deepseek-flash", maxTokens: 65536, effort: "high" },
     maxSteps: options.steps + 5,
     emit,

@@ -13,9 +13,8 @@ import { processChunkLoader } from "./compile-cache.cjs";
 setFlagsFromString("--liftoff-only");
 // The young generation starts small and doubles after each scavenge that keeps most of it, which at the
 // start, where nearly everything made is still in use, means several pauses before the first request.
-// Grown sixteenfold, by the second scavenge it holds the rest of a start, one with a few hundred agents
-// and skills too (grown eightfold, such a start paid one more scavenge than a plain one); its pages are
-// touched only as it fills, and the largest size it may reach is V8's, as before.
+// Growing faster, it holds a start (with many agents and skills too) after fewer scavenges; its pages are
+// touched only as it fills, and the largest size it may reach is V8's (docs/measured.md has the numbers).
 setFlagsFromString("--semi-space-growth-factor=16");
 
 processChunkLoader().load(join(__dirname, "..", "bundle", "main.cjs"));

@@ -5,7 +5,7 @@ import type { ProjectChanges } from "./unified-diff.js";
 import { gitHead } from "./git-head.js";
 
 export interface Baseline {
-  /** For ToolContext.beforeWrite: only a file's first content is kept. */
+  /** For ToolContext.changes.beforeWrite: only a file's first content is kept. */
   keep(path: string, content: string | null): void;
   changes(): Promise<ProjectChanges>;
 }

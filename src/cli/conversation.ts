@@ -219,23 +219,19 @@ export async function openConversation(project: Project, settings: ConversationS
       toolDefinitions: definitions,
       toolContext: {
         projectDir: dir,
-        access: options.access,
-        // Read when a tool runs: a new session's directory (and id) is made only when first needed.
-        get sessionDir() {
-          return active.dir;
+        policy: { access: options.access, network: options.network, approvals, readOnlyPaths: project.readOnly, secrets: project.secrets, skillDirs: project.skillDirs },
+        session: {
+          // Read when a tool needs it: a new session's directory (and id) is made only when first needed.
+          get dir() {
+            return active.dir;
+          },
+          cursors: active.cursors,
+          claim: () => active.claim(),
+          trackCommand: (group: ProcessGroup) => active.trackCommand(group),
+          archiveHint: hints.hint,
         },
-        ...(project.skillDirs.length > 0 ? { skillDirs: project.skillDirs } : {}),
-        cursors: active.cursors,
-        editLog: EditLog.forParent(keepLostEdits({ projectDir: dir })),
-        archiveHint: hints.hint,
-        secrets: project.secrets,
-        network: options.network,
-        readOnlyPaths: project.readOnly,
-        approvals,
-        claimSessionDir: () => active.claim(),
-        trackCommand: (group: ProcessGroup) => active.trackCommand(group),
-        ...(baseline ? { beforeWrite: baseline.keep } : {}),
-        beforeChange: active.checkpointing.beforeChange,
+        changes: { beforeChange: active.checkpointing.beforeChange, beforeWrite: (file, content) => baseline?.keep(file, content) },
+        caller: { label: null, editLog: EditLog.forParent(keepLostEdits({ projectDir: dir })) },
       },
       request: active.request,
       maxSteps: options.maxSteps,

@@ -13,8 +13,8 @@ import { basename, dirname, join } from "node:path";
 export type WriteData = (file: FileHandle, pieces: readonly Uint8Array[]) => Promise<void>;
 
 // One writev() for all the pieces when the kernel takes them, as it does for a regular file; looping
-// on a short count. (FileHandle.writeFile cuts the data into 512 KB writes, a thread-pool round trip
-// each, which adds up on a large snapshot.)
+// on a short count. (FileHandle.writeFile cuts the data into many small writes, a thread-pool round
+// trip each.)
 export const writeAll: WriteData = async (file, pieces) => {
   let rest = pieces.filter((p) => p.byteLength > 0);
   for (let at = 0; rest.length > 0; ) {

@@ -62,9 +62,9 @@ const KEPT = "the conversation is kept in memory and saved after the next turn";
 
 // Saves of one file are queued so a slower earlier save can never land after a later one.
 const saving = new Map<string, Promise<unknown>>();
-// One encoding buffer, reused by save after save. Memory the process has not touched before is
-// slow to fault in (docs/measured.md says how slow here), which made a fresh buffer the
-// largest single cost of a large save. A save running while another holds the buffer allocates its own.
+// One encoding buffer, reused by save after save: memory the process has not touched before is slow
+// to fault in, so a fresh buffer per save costs more than the encoding (docs/measured.md). A save
+// running while another holds the buffer allocates its own.
 let spareBuffer: Buffer | null = null;
 
 const lostLease = (id: string): SessionError => new SessionError(`session ${id} was not saved: its lease was lost, another hel process may be using it — start a new session to keep working`, 1);

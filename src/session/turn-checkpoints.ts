@@ -112,7 +112,7 @@ export class Checkpointing {
   }
 
   /**
-   * For ToolContext.beforeChange: the first file-changing call of a turn waits for its checkpoint.
+   * For ToolContext.changes.beforeChange: the first file-changing call of a turn waits for its checkpoint.
    * Interrupted (`signal`), the checkpoint stops and the call must not run: this rejects.
    */
   beforeChange = async (signal?: AbortSignal): Promise<void> => {

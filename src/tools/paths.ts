@@ -11,12 +11,29 @@ import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import { getSystemErrorMap } from "node:util";
 import { openBeneath, PathChangedError, type OpenDir } from "../fs/beneath.js";
-import { ToolError, type ToolContext } from "./types.js";
+import { ToolError, type SkillFolder, type ToolContext } from "./types.js";
 
 export type PathIntent = "read" | "write";
 
-/** What the path rules need of a tool's context; without a session directory nothing in `.hel/` is readable. */
-export type PathScope = Pick<ToolContext, "projectDir" | "skillDirs"> & { readonly sessionDir?: string };
+/** What the path rules need of a tool call; without a session directory nothing in `.hel/` is readable. */
+export interface PathScope {
+  readonly projectDir: string;
+  readonly skillDirs?: readonly SkillFolder[];
+  readonly sessionDir?: string;
+  /** A tool's context is no scope (it would pass for one without its skill folders and session): pathScope makes one of it. */
+  readonly session?: never;
+}
+
+/** A call's path scope: its project, the skill folders its policy lists, its session's directory (asked for only when a path leads into `.hel/`). */
+export function pathScope(ctx: ToolContext): PathScope {
+  return {
+    projectDir: ctx.projectDir,
+    skillDirs: ctx.policy.skillDirs,
+    get sessionDir() {
+      return ctx.session.dir;
+    },
+  };
+}
 
 /** A path the rules refuse, or one that changed while in use: `problem` says why in words fit for a person too. */
 export class PathError extends ToolError {

@@ -10,7 +10,7 @@ import { formatSize } from "../format.js";
 import { oneLine as oneLineText } from "../errors.js";
 import { redactSecrets } from "../redact.js";
 import { cutLongError, spillIfLong } from "./spill.js";
-import { ToolError, type Tool, type ToolContext, type ToolDetails } from "./types.js";
+import { ToolError, type Tool, type ToolContext, type ToolDetails, type ToolPolicy } from "./types.js";
 
 export interface ToolResult {
   content: string;
@@ -46,31 +46,33 @@ function parametersOf(tool: Tool): Record<string, unknown> {
   return schema;
 }
 
+/** Runs one call; the result carries the edit and the details the call reported, so those of `ctx.report` are not told. */
 export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ctx: ToolContext): Promise<ToolResult> {
   const name = call.function.name;
+  const { policy } = ctx;
   const tool = tools.find((t) => t.name === name);
-  if (tool === undefined) return unknownTool(name, tools, ctx);
+  if (tool === undefined) return unknownTool(name, tools, policy);
 
   let args: unknown;
   try {
     // Some models send "" for a call without arguments.
     args = JSON.parse(call.function.arguments.trim() === "" ? "{}" : call.function.arguments);
   } catch {
-    return unparsedArgumentsResult(name, call.function.arguments, tools, ctx);
+    return unparsedArgumentsResult(name, call.function.arguments, tools, policy);
   }
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `- ${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`);
-    return failure(`invalid arguments for ${name}:\n${problems.join("\n")}\nResend the call with arguments that fix this (fields: ${fieldsOf(tool)})`, ctx);
+    return failure(`invalid arguments for ${name}:\n${problems.join("\n")}\nResend the call with arguments that fix this (fields: ${fieldsOf(tool)})`, policy);
   }
 
   let edit: FileEdit | undefined;
   const recordEdit = (made: FileEdit) => {
-    edit = mapEditLines(made, (line) => redactSecrets(line, ctx.secrets));
+    edit = mapEditLines(made, (line) => redactSecrets(line, policy.secrets));
   };
-  const ran = await runParsed(tool, parsed.data, { ...ctx, recordEdit });
+  const ran = await runParsed(tool, parsed.data, ctx, recordEdit);
   // Notices of this agent's edits that a command of another agent undid (edit-log.ts).
-  const notices = ctx.editLog?.take() ?? [];
+  const notices = ctx.caller.editLog.take();
   const result = notices.length > 0 ? { ...ran, content: [ran.content, ...notices].join("\n") } : ran;
   // An edit made before a later failure (its result could not be spilled) still changed the file.
   return edit ? { ...result, edit } : result;
@@ -80,43 +82,45 @@ export async function executeToolCall(call: ToolCall, tools: readonly Tool[], ct
  * The result of a call whose arguments (`raw`) are not JSON: it was not run. It says where the text
  * broke and gives the schema the arguments must follow.
  */
-export function unparsedArgumentsResult(name: string, raw: string, tools: readonly Tool[], ctx: Pick<ToolContext, "secrets">): ToolResult {
+export function unparsedArgumentsResult(name: string, raw: string, tools: readonly Tool[], policy: Pick<ToolPolicy, "secrets">): ToolResult {
   const tool = tools.find((t) => t.name === name);
-  if (tool === undefined) return unknownTool(name, tools, ctx);
+  if (tool === undefined) return unknownTool(name, tools, policy);
   return failure(
-    `the arguments of ${name} are not valid JSON (${jsonError(redactSecrets(raw, ctx.secrets))}), so the call was not run. Resend the call with its arguments as one JSON object of this schema: ${JSON.stringify(parametersOf(tool))}`,
-    ctx,
+    `the arguments of ${name} are not valid JSON (${jsonError(redactSecrets(raw, policy.secrets))}), so the call was not run. Resend the call with its arguments as one JSON object of this schema: ${JSON.stringify(parametersOf(tool))}`,
+    policy,
   );
 }
 
-function unknownTool(name: string, tools: readonly Tool[], ctx: Pick<ToolContext, "secrets">): ToolResult {
+function unknownTool(name: string, tools: readonly Tool[], policy: Pick<ToolPolicy, "secrets">): ToolResult {
   const available = tools.map((t) => t.name).join(", ") || "none";
-  return failure(`unknown tool ${JSON.stringify(name)}. Available tools: ${available}`, ctx);
+  return failure(`unknown tool ${JSON.stringify(name)}. Available tools: ${available}`, policy);
 }
 
-async function runParsed(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
-  const name = tool.name;
+async function runParsed(tool: Tool, args: unknown, ctx: ToolContext, recordEdit: (edit: FileEdit) => void): Promise<ToolResult> {
+  const { name } = tool;
+  const { policy } = ctx;
   let content: string;
   let details: { details: ToolDetails } | Record<string, never> = {};
+  const report = { onOutput: ctx.report.onOutput, recordEdit, recordDetails: (made: ToolDetails) => (details = { details: made }) };
   try {
-    content = redactSecrets(await tool.run(args, { ...ctx, recordDetails: (made) => (details = { details: made }) }), ctx.secrets);
-    const hint = ctx.archiveHint?.(name, args);
+    content = redactSecrets(await tool.run(args, { ...ctx, report }), policy.secrets);
+    const hint = ctx.session.archiveHint(name, args);
     if (hint) content = `${content}\n${hint}`;
   } catch (e) {
     // A call refused before it ran still says how (a command the user would not let out of the sandbox).
-    return { ...failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, ctx), ...details };
+    return { ...failure(e instanceof ToolError ? e.message : `${name} failed: ${oneLine(e)}`, policy), ...details };
   }
   if (!tool.spill) return { content, isError: false, ...details };
   try {
     return { content: await spillIfLong(content, ctx), isError: false, ...details };
   } catch (e) {
-    return failure(`${name} ran, but its result (${formatSize(Buffer.byteLength(content))}) was too long for the conversation and could not be saved to the session's spill directory: ${oneLine(e)}`, ctx);
+    return failure(`${name} ran, but its result (${formatSize(Buffer.byteLength(content))}) was too long for the conversation and could not be saved to the session's spill directory: ${oneLine(e)}`, policy);
   }
 }
 
 /** Error texts quote the model's call (its tool name, its argument keys, its JSON, a path): redacted, then cut, like results. */
-function failure(message: string, ctx: Pick<ToolContext, "secrets">): ToolResult {
-  return { content: cutLongError(`Error: ${redactSecrets(message, ctx.secrets)}`), isError: true };
+function failure(message: string, policy: Pick<ToolPolicy, "secrets">): ToolResult {
+  return { content: cutLongError(`Error: ${redactSecrets(message, policy.secrets)}`), isError: true };
 }
 
 /**

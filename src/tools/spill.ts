@@ -10,7 +10,7 @@ import path from "node:path";
 import { ensureHelDir } from "../fs/hel-dir.js";
 import { ownDir } from "../fs/own-dir.js";
 import { formatSize } from "../format.js";
-import { projectRelative } from "./paths.js";
+import { pathScope, projectRelative } from "./paths.js";
 import type { ToolContext } from "./types.js";
 
 export const SPILL_LIMIT = 32 * 1024;
@@ -25,7 +25,7 @@ export async function spillIfLong(result: string, ctx: ToolContext): Promise<str
   await writeFile(file, result, { flag: "wx" });
 
   const { text, fullLines } = headOf(result, SPILL_HEAD_BYTES);
-  const spillPath = projectRelative(ctx, file);
+  const spillPath = projectRelative(pathScope(ctx), file);
   const lines = result.split("\n").length;
   const shown = fullLines === 0 ? "the start of line 1 is shown above" : `lines 1-${fullLines} are shown above`;
   return `${text}\n[result too long for the conversation: ${formatSize(size)}, ${lines} lines; ${shown}. The whole result is in ${spillPath}; read on with ${readOnCall(spillPath, fullLines + 1)}]`;
@@ -36,8 +36,8 @@ export async function newSpillFile(ctx: ToolContext): Promise<string> {
   // A spill can come before the session's first save: .hel/.gitignore must exist from the first file
   // on, and the session must be leased, so no other process deletes or takes over what is being written.
   await ensureHelDir(ctx.projectDir);
-  await ctx.claimSessionDir?.();
-  const dir = path.join(ctx.sessionDir, "spill");
+  await ctx.session.claim();
+  const dir = path.join(ctx.session.dir, "spill");
   await ownDir(ctx.projectDir, dir, true);
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
   return path.join(dir, `${stamp}-${randomBytes(3).toString("hex")}.txt`);

@@ -47,63 +47,103 @@ export interface SkillFolder {
   real: string;
 }
 
+/**
+ * What a tool call is given, grouped by who owns each part: the front end's policy, the session's
+ * port, the change record's watch, the calling agent, and the call's own reports. Every member is
+ * there; where nobody listens the value is a no-op (noReports, noChangeWatch; detached-context.ts
+ * for a call outside any conversation).
+ */
 export interface ToolContext {
   /** Absolute, real path of the project directory (`-C`). */
   projectDir: string;
-  access: Access;
-  /** Absolute path of the current session's directory, `.hel/sessions/<id>`; its `spill/` is readable. */
-  sessionDir: string;
-  /** The skill folders the system prompt lists: read_file may read inside them, wherever they are. */
-  skillDirs?: readonly SkillFolder[];
-  cursors: CursorStore;
   signal: AbortSignal;
-  /** Called before a tool writes into the session directory (a spill), so the session is leased first. */
-  claimSessionDir?: () => Promise<unknown>;
-  /**
-   * A line to end a call's result with when its file was touched by a span of the conversation that
-   * has been archived (the agent keeps the archive; tools only ask), or null.
-   */
-  archiveHint?: (tool: string, args: unknown) => string | null;
-  /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
-  secrets?: readonly string[];
+  policy: ToolPolicy;
+  session: SessionPort;
+  changes: ChangeWatch;
+  caller: ToolCaller;
+  report: ToolReport;
+}
+
+/** What every call of one agent shares: the context without the call's own signal and reports. */
+export type ToolScope = Omit<ToolContext, "signal" | "report">;
+
+/** What the front end allows the tools, from the settings and the project's trust; a child may narrow `access`. */
+export interface ToolPolicy {
+  access: Access;
   /** `--network`: sandboxed commands may reach the network (read-only access never gives it). */
-  network?: boolean;
+  network: boolean;
+  /** Allow rules and escalation; null: every command runs as `access` says. */
+  approvals: CommandApprovals | null;
+  /**
+   * Kept read-only to sandboxed commands wherever they are: the files the trusted hooks and MCP
+   * servers run, the user's config folder. The shell's start-up files always are.
+   */
+  readOnlyPaths: readonly string[];
+  /** Values no tool result may show (the API key); replaced before the model or a spill file sees them. */
+  secrets: readonly string[];
+  /** The skill folders the system prompt lists: read_file may read inside them, wherever they are. */
+  skillDirs: readonly SkillFolder[];
+}
+
+/** The session a call belongs to, as tools reach it; parent and children share one. */
+export interface SessionPort {
+  /** Absolute path of the session's directory, `.hel/sessions/<id>`; its `spill/` is readable. Read when a tool needs it. */
+  readonly dir: string;
+  readonly cursors: CursorStore;
+  /** Called before a tool writes into the session directory (a spill), so the session is leased first. */
+  claim(): Promise<unknown>;
   /**
    * Told about each command's process group once it started, so the session counts as in use while
    * the group lives, even after hel is gone; the function it resolves to is called once the group is gone.
    */
-  trackCommand?: (group: ProcessGroup) => Promise<(() => Promise<void>) | undefined>;
+  trackCommand(group: ProcessGroup): Promise<(() => Promise<void>) | undefined>;
   /**
-   * A running tool's output for a live view, cleaned and redacted: what came since the last call, or,
-   * after `skippedBytes` left out, its last lines.
+   * A line to end a call's result with when its file was touched by a span of the conversation that
+   * has been archived (the session keeps the archive; tools only ask), or null.
    */
-  onOutput?: (text: string, skippedBytes: number) => void;
+  archiveHint(tool: string, args: unknown): string | null;
+}
+
+/** Told before a tool changes the project's files: the turn's checkpoint and the review's baseline. */
+export interface ChangeWatch {
+  /** Awaited before a call that may change the project's files (an edit, a command that may write): the turn's checkpoint. */
+  beforeChange(signal: AbortSignal): Promise<void>;
   /**
    * Told a file's content (null: the file does not exist) before a tool writes it, so a review can
    * show what the session changed. `path` is relative to the project directory, with `/`.
    */
-  beforeWrite?: (path: string, content: string | null) => void;
-  /** Awaited before a call that may change the project's files (an edit, a command that may write): the turn's checkpoint. */
-  beforeChange?: (signal?: AbortSignal) => Promise<void>;
-  /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
-  recordEdit?(edit: FileEdit): void;
+  beforeWrite(path: string, content: string | null): void;
+}
+
+/** The agent whose call this is. */
+export interface ToolCaller {
+  /** As a question to the user names it: null for the parent, else the child's label. */
+  label: string | null;
   /**
    * This agent's view of the process's edit log: its edits are logged, a command it runs keeps the
    * edits other agents made meanwhile, and notices of its own lost edits end its next tool result.
    */
-  editLog?: EditLog;
-  /** Told how the call ended, for readers of its result (the terminal, --json-events); the model gets the text. */
-  recordDetails?(details: ToolDetails): void;
-  /**
-   * Kept read-only to sandboxed commands wherever they are, given by the front end: the files the
-   * trusted hooks and MCP servers run, the user's config folder. The shell's start-up files always are.
-   */
-  readOnlyPaths?: readonly string[];
-  /** Allow rules and escalation; absent: every command runs as `access` says. */
-  approvals?: CommandApprovals;
-  /** The agent whose call this is, as a question to the user names it: absent for the parent, else the child's label. */
-  agentLabel?: string;
+  editLog: EditLog;
 }
+
+/** What a call tells its readers besides its result (the terminal, --json-events); the model gets the text. Set per call. */
+export interface ToolReport {
+  /**
+   * A running tool's output for a live view, cleaned and redacted: what came since the last call, or,
+   * after `skippedBytes` left out, its last lines.
+   */
+  onOutput(text: string, skippedBytes: number): void;
+  /** Told what an edit changed, for people (the diff view, the transcript); the model never sees it. */
+  recordEdit(edit: FileEdit): void;
+  /** Told how the call ended. */
+  recordDetails(details: ToolDetails): void;
+}
+
+/** The reports of a call nobody reads. */
+export const noReports: ToolReport = Object.freeze({ onOutput() {}, recordEdit() {}, recordDetails() {} });
+
+/** Without a checkpoint to take or a baseline to keep. */
+export const noChangeWatch: ChangeWatch = Object.freeze({ beforeChange: async () => undefined, beforeWrite() {} });
 
 /** How a command ended, as its result's first line tells the model. */
 export interface CommandDetails {

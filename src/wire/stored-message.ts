@@ -9,11 +9,10 @@
 // messages), and Node's util.inspect prints its target, so console.log of one not yet parsed shows
 // only its role.
 //
-// Why: loading a session used to build every message as objects and strings on the JS heap, about a
-// byte of heap per byte of file. That heap is new memory each load, slow to fault in, and the
-// collector copies it on the way to the old generation, so a large load cost more per MB than a small
-// one. Kept as bytes, a resumed conversation's history costs one buffer the load has already
-// touched, and the first request after a resume copies those bytes instead of serializing every message.
+// Why: messages built as objects and strings on the JS heap cost new memory on every load, which the
+// collector then copies; kept as bytes, a resumed conversation's history is one buffer the load has
+// already touched, and the first request after a resume copies those bytes instead of serializing
+// every message (docs/measured.md).
 import type { Message } from "./messages.js";
 
 /** A tool call as the pairing checks see it: all they need of one, without its arguments. */

@@ -4,7 +4,7 @@ import type { AgentEvent, AgentRef } from "../../src/agent/events.js";
 import type { AgentSetup } from "../../src/agent/loop/loop.js";
 import { StampCounter } from "../../src/agent/stamps.js";
 import type { ModelClient } from "../../src/model/client.js";
-import { CursorStore } from "../../src/tools/cursors.js";
+import { detachedScope } from "../../src/tools/detached-context.js";
 import { toolDefinitions } from "../../src/tools/registry.js";
 import type { Tool } from "../../src/tools/types.js";
 import type { Effort } from "../../src/wire/messages.js";
@@ -16,7 +16,7 @@ export function bareRun(options: { ref: AgentRef; client: ModelClient; tools: To
     client: options.client,
     tools: options.tools,
     toolDefinitions: toolDefinitions(options.tools),
-    toolContext: { projectDir: "/nonexistent", access: "edit", sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() },
+    toolContext: detachedScope("/nonexistent", "edit", "x"),
     request: { model: "deepseek-flash", maxTokens: options.maxTokens ?? 1000, effort: options.effort ?? "none" },
     maxSteps: options.maxSteps,
     emit: (event) => events.push(event),

@@ -46,14 +46,14 @@ describe("token estimate", () => {
     expect(truncateToTokens("short", 0)).toBe("");
   });
 
-  it("is fast on a 1 MB request", () => {
-    const text = (PROSE + '{"k": [1, 2, 3], "s": "x\\ny"}\n' + "缓存命中").repeat(5000);
+  // How fast is the benchmark's to say (no timed assertions here): this one holds that a large mixed text is counted whole.
+  it("counts a 1 MB request of prose, JSON and CJK as the sum of its repeated parts", () => {
+    const part = PROSE + '{"k": [1, 2, 3], "s": "x\\ny"}\n' + "缓存命中";
+    const text = part.repeat(5000);
     expect(text.length).toBeGreaterThan(1_000_000);
-    const t0 = performance.now();
     const n = countTokens(text);
-    const ms = performance.now() - t0;
     expect(n).toBeGreaterThan(250_000);
-    expect(ms).toBeLessThan(500);
+    expect(Math.abs(n - 5000 * countTokens(part))).toBeLessThanOrEqual(5000);
   });
 });
 

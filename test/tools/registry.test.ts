@@ -10,7 +10,7 @@ import { findFilesTool, grepTool } from "../../src/tools/search/tools.js";
 import { SPILL_HEAD_BYTES, SPILL_LIMIT } from "../../src/tools/spill.js";
 import { ToolError, type Tool } from "../../src/tools/types.js";
 import type { ToolCall } from "../../src/wire/messages.js";
-import { toolProject } from "../helpers/tools.js";
+import { toolProject, withPolicy } from "../helpers/tools.js";
 
 const TOOLS = [readFileTool, searchReplaceTool] as Tool[];
 
@@ -149,7 +149,7 @@ describe("executeToolCall", () => {
     const { ctx, dir } = await toolProject();
     const secret = "sk-live-0123456789";
     await writeFile(path.join(dir, ".env"), `KEY=${secret}\nPORT=80\n`);
-    const result = await executeToolCall(call("search_replace", '{"path":".env","old_text":"PORT=80","new_text":"PORT=8143"}'), TOOLS, { ...ctx, secrets: [secret] });
+    const result = await executeToolCall(call("search_replace", '{"path":".env","old_text":"PORT=80","new_text":"PORT=8143"}'), TOOLS, withPolicy(ctx, { secrets: [secret] }));
     expect(result).toEqual({
       content: "Edited .env: replaced line 2; the new text is at line 2.",
       isError: false,
@@ -218,7 +218,7 @@ describe("an error that would echo a huge argument", () => {
     const half = SPILL_HEAD_BYTES / 2;
     // One key straddles the first cut, another the second.
     const name = `${"n".repeat(half - 'Error: unknown tool "'.length - 10)}${key}${huge}${key}${"q".repeat(half - 30)}`;
-    const result = await executeToolCall(call(name, "{}"), TOOLS, { ...ctx, secrets: [key] });
+    const result = await executeToolCall(call(name, "{}"), TOOLS, withPolicy(ctx, { secrets: [key] }));
     expect(result.content).toMatch(/\[5\.0 MB of this error left out\]/);
     for (let at = 0; at + 8 <= key.length; at++) expect(result.content).not.toContain(key.slice(at, at + 8));
   });

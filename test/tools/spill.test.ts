@@ -14,7 +14,7 @@ describe("spillIfLong", () => {
     const { ctx } = await toolProject();
     const text = "x".repeat(SPILL_LIMIT);
     expect(await spillIfLong(text, ctx)).toBe(text);
-    await expect(readdir(path.join(ctx.sessionDir, "spill"))).rejects.toThrow(/ENOENT/);
+    await expect(readdir(path.join(ctx.session.dir, "spill"))).rejects.toThrow(/ENOENT/);
   });
 
   it("keeps the head of a long result and says where the whole of it is and how to read on", async () => {

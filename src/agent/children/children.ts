@@ -81,7 +81,7 @@ export function createChildren(deps: ChildrenDeps): Children {
         deps.emit(event);
       };
       const { messages } = spec;
-      const editLog = parent.toolContext.editLog?.child(number);
+      const editLog = parent.toolContext.caller.editLog.child(number);
       let usage: UsageTotals = emptyTotals();
       let last: TurnOutcome | null = null;
       const childModel = spec.agent?.model ?? (spec.kind === "review" || spec.mode === "task-only" ? deps.childModel : null);
@@ -92,8 +92,12 @@ export function createChildren(deps: ChildrenDeps): Children {
         emit,
         tools: childTools(parent.tools, row),
         ...(row.keepsArchive ? {} : { archive: undefined, compaction: undefined }),
-        // A question to the user names the child asking it.
-        toolContext: { ...parent.toolContext, ...(row.access ? { access: row.access } : {}), ...(editLog ? { editLog } : {}), agentLabel: `subagent ${number} (${childLabel({ ...spec, ...named })})` },
+        // The child's kind may narrow its access; a question to the user names the child asking it.
+        toolContext: {
+          ...parent.toolContext,
+          policy: { ...parent.toolContext.policy, access: row.access ?? parent.toolContext.policy.access },
+          caller: { label: `subagent ${number} (${childLabel({ ...spec, ...named })})`, editLog },
+        },
         // The user's hooks run for the child too, and their payload names it.
         ...(parent.hooks ? { hooks: parent.hooks.forChild({ number, kind: spec.kind, ...(spec.agent ? { name: spec.agent.name } : {}) }) } : {}),
       };
@@ -136,7 +140,7 @@ export function createChildren(deps: ChildrenDeps): Children {
           return null;
         },
         async end(answer, exitReason) {
-          editLog?.finish();
+          editLog.finish();
           deps.emit({ agent: "parent", type: "delegation_end", number, kind: spec.kind, mode: spec.mode, ...named, task: spec.task, answer, exitReason, toolCalls, usage });
           const agentName = spec.agent ? { agent_name: spec.agent.name } : {};
           await deps.saveTranscript?.({ number, kind: spec.kind, mode: spec.mode, ...agentName, task: spec.task, messages, answer, exit_reason: exitReason, usage });

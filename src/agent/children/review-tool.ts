@@ -52,7 +52,7 @@ export function createReviewTool(deps: ReviewDeps): Tool<ReviewArgs, AgentToolCo
         note: changes.note,
       });
       // A project file in the diff may hold the API key.
-      const messages: Message[] = [...parent.slice(0, 1), { role: "user", content: redactSecrets(content, ctx.secrets) }];
+      const messages: Message[] = [...parent.slice(0, 1), { role: "user", content: redactSecrets(content, ctx.policy.secrets) }];
       const child = deps.children.start({ kind: "review", mode: null, task: focus ?? "the changes since the session began", messages }, ctx.agent);
 
       let outcome = await child.turn(ctx.signal);

@@ -15,7 +15,7 @@
 import type { ModelClient } from "../../model/client.js";
 import { ModelError } from "../../model/errors.js";
 import { executeToolCall, unparsedArgumentsResult, type ToolResult } from "../../tools/registry.js";
-import { ToolError, type Tool, type ToolContext } from "../../tools/types.js";
+import { noReports, ToolError, type Tool, type ToolContext, type ToolScope } from "../../tools/types.js";
 import type { Message, ToolCall, ToolDefinition } from "../../wire/messages.js";
 import type { ArchiveIndex } from "../context/archive-index.js";
 import type { AgentRef, EventSink, ExitReason, RepairKind } from "../events.js";
@@ -38,7 +38,7 @@ export interface AgentSetup {
   client: ModelClient;
   tools: readonly Tool[];
   toolDefinitions: readonly ToolDefinition[];
-  toolContext: Omit<ToolContext, "signal">;
+  toolContext: ToolScope;
   request: RequestSettings;
   maxSteps: number;
   /**
@@ -233,7 +233,7 @@ interface CallsOf {
 
 /** Runs the calls and appends their results; returns the meter, which a fold changes. */
 async function runToolCalls(calls: readonly ToolCall[], messages: Message[], run: AgentSetup, signal: AbortSignal, meter: Meter | null, of: CallsOf): Promise<Meter | null> {
-  const ctx: AgentToolContext = { ...run.toolContext, signal, agent: run };
+  const ctx: AgentToolContext = { ...run.toolContext, signal, report: noReports, agent: run };
   for (const batch of concurrentBatches(calls, run.tools)) {
     let folded: FoldPlanned | null = null;
     // The calls of a batch all start before any result is awaited (none once the user interrupted);
@@ -296,7 +296,7 @@ function withFold(tools: readonly Tool[], view: readonly Message[], call: ToolCa
 function refusedCall(call: ToolCall, messages: readonly Message[], run: AgentSetup, ctx: AgentToolContext, of: CallsOf): Promise<ToolResult> | null {
   const name = call.function.name;
   const raw = of.unparsed?.get(call.id);
-  let result: ToolResult | null = raw === undefined ? null : unparsedArgumentsResult(name, raw, run.tools, ctx);
+  let result: ToolResult | null = raw === undefined ? null : unparsedArgumentsResult(name, raw, run.tools, ctx.policy);
   if (!result) {
     const repeat = stormRepeat(messages, call);
     if (!repeat) return null;
@@ -311,13 +311,14 @@ async function runToolCall(call: ToolCall, run: AgentSetup, ctx: AgentToolContex
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
+  const called = { ...ctx, report: { ...noReports, onOutput } };
   const { hooks } = run;
-  if (!hooks) return executeToolCall(call, tools, { ...ctx, onOutput });
+  if (!hooks) return executeToolCall(call, tools, called);
   const input = argumentsOf(call);
   const blocked = await hooks.preToolUse(name, input, ctx.signal);
   if (blocked !== null) return { content: `Blocked by a PreToolUse hook: ${blocked}`, isError: true };
   if (ctx.signal.aborted) return { content: ABORTED_RESULT, isError: true };
-  const result = await executeToolCall(call, tools, { ...ctx, onOutput });
+  const result = await executeToolCall(call, tools, called);
   // After a call that did its work: one that failed changed nothing to follow up on.
   if (result.isError) return result;
   const said = await hooks.postToolUse(name, input, result.content, ctx.signal);

@@ -28,7 +28,7 @@ import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type S
 import { describeGrant, grantFor, joinGrants, NETWORK_GRANT } from "./sandbox-grant.js";
 import { sandboxPolicy } from "./sandbox-policy.js";
 import { shellArgv } from "./shell-line.js";
-import { projectRelative, resolveToolPath } from "../paths.js";
+import { pathScope, projectRelative, resolveToolPath } from "../paths.js";
 import { newSpillFile } from "../spill.js";
 import { ToolError, type SandboxGrant, type Tool, type ToolContext } from "../types.js";
 
@@ -81,7 +81,7 @@ export const runCommandTool: Tool<RunCommandArgs> = {
   description: DESCRIPTION.join(" "),
   schema: RunCommandArgsSchema,
   spill: false,
-  run: (args, ctx) => (ctx.editLog ? ctx.editLog.aroundCommand(() => runCommand(args, ctx)) : runCommand(args, ctx)),
+  run: (args, ctx) => ctx.caller.editLog.aroundCommand(() => runCommand(args, ctx)),
 };
 
 /** run_command under --approval on-request (and edit access): the model may ask for a command to leave the sandbox. */
@@ -94,18 +94,18 @@ export const escalatingRunCommandTool: Tool<RunCommandArgs> = {
 async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<string> {
   const cwd = args.workdir === undefined ? ctx.projectDir : await workdir(ctx, args.workdir);
   const timeoutS = args.timeout_s ?? DEFAULT_TIMEOUT_S;
-  const access = ctx.access;
+  const { access, approvals } = ctx.policy;
   const widened = access === "full" ? null : await widening(args, ctx, cwd);
   const grant = widened?.grant ?? null;
   const program = access === "full" ? findSandboxProgram(ctx.projectDir) : sandboxProgram(ctx.projectDir, access);
   // The session must exist and be leased before the command starts: the command is recorded in it,
   // and its .hel/ directory must exist to be protected.
-  await ctx.claimSessionDir?.();
+  await ctx.session.claim();
   // A command under edit or full access may write anywhere in the project: the turn's checkpoint first.
-  if (access !== "read-only") await ctx.beforeChange?.(ctx.signal);
+  if (access !== "read-only") await ctx.changes.beforeChange(ctx.signal);
 
   const argv = shellArgv(shellFor(process.env), args.command);
-  const network = (ctx.network ?? false) || grant?.network === true;
+  const network = ctx.policy.network || grant?.network === true;
   let launch: Launch;
   let putBackKept: (() => string[]) | null = null;
   if (access === "full" || program === null) {
@@ -113,19 +113,19 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     const [file, ...rest] = [...(namespace ?? []), ...argv];
     launch = { file: file!, args: rest, env: {}, cleanup: async () => undefined };
   } else {
-    const policy = sandboxPolicy(ctx.projectDir, access, { network, granted: grant?.writable ?? [], readOnly: ctx.readOnlyPaths ?? [] });
+    const policy = sandboxPolicy(ctx.projectDir, access, { network, granted: grant?.writable ?? [], readOnly: ctx.policy.readOnlyPaths });
     if (access === "edit") putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept, policy.nestedHel);
     launch = await sandboxedLaunch(program, policy, cwd, argv);
   }
   const putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
-  const capture = new OutputCapture({ secrets: ctx.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.onOutput });
+  const capture = new OutputCapture({ secrets: ctx.policy.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.report.onOutput });
   const commandPATH: Record<string, string> = process.env.PATH === undefined ? {} : { PATH: commandPath(process.env.PATH, ctx.projectDir, grant !== null) };
   try {
     let run;
     try {
       run = await runProcess(
         { file: launch.file, args: launch.args, cwd, env: commandEnvironment(process.env, { ...launch.env, ...commandPATH }) },
-        { timeoutMs: timeoutS * 1000, signal: ctx.signal, output: capture, onStart: ctx.trackCommand },
+        { timeoutMs: timeoutS * 1000, signal: ctx.signal, output: capture, onStart: (group) => ctx.session.trackCommand(group) },
       );
     } catch (e) {
       throw new ToolError(`the command could not be started: ${(e as Error).message}`);
@@ -134,23 +134,23 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     const keptPutBack = putBackKept?.() ?? [];
     const output = await capture.finish();
     const outside = widened?.outside ?? null;
-    ctx.recordDetails?.({ ...commandDetails({ ...run, timeoutS }), ...(outside ? { outside } : {}) });
+    ctx.report.recordDetails({ ...commandDetails({ ...run, timeoutS }), ...(outside ? { outside } : {}) });
     const failed = run.ending.kind === "exit" && run.ending.code !== 0;
     // What the sandbox denied this line now is remembered with what it was given, for an escalation.
-    const denial = access === "edit" && failed && ctx.approvals ? sandboxDenial(outputText(output), ctx.projectDir, cwd, network) : null;
-    const denied = denial === null ? null : grantFor(denial, ctx.projectDir, ctx.readOnlyPaths ?? []);
+    const denial = access === "edit" && failed && approvals ? sandboxDenial(outputText(output), ctx.projectDir, cwd, network) : null;
+    const denied = denial === null ? null : grantFor(denial, ctx.projectDir, ctx.policy.readOnlyPaths);
     const asked = denied === null ? null : joinGrants(grant, denied);
-    if (asked !== null) ctx.approvals!.denied(args.command, asked);
+    if (asked !== null) approvals!.denied(args.command, asked);
     return formatCommandResult({
       ...run,
       timeoutS,
       output,
       gitPutBack,
       keptPutBack,
-      spillPath: output.spillPath === null ? null : projectRelative(ctx, output.spillPath),
+      spillPath: output.spillPath === null ? null : projectRelative(pathScope(ctx), output.spillPath),
       sandbox: access === "full" ? null : sandboxSummary(access, network, grant),
       outside: outside === null ? null : { ...outside, grant: grant! },
-      escalation: ctx.approvals?.mode === "on-request" && denied !== null ? { denied, asked: asked! } : null,
+      escalation: approvals?.mode === "on-request" && denied !== null ? { denied, asked: asked! } : null,
     });
   } finally {
     await launch.cleanup();
@@ -163,15 +163,15 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
  * escalation. Throws the result the model gets when it may not be given anything.
  */
 async function widening(args: RunCommandArgs, ctx: ToolContext, cwd: string): Promise<{ outside: CommandOutside; grant: SandboxGrant } | null> {
-  const { approvals } = ctx;
+  const { access, approvals } = ctx.policy;
   // Under read-only access nothing is to change, allowed or asked for (a reviewer reads).
-  if (ctx.access === "edit" && approvals && args.escalate !== true) {
+  if (access === "edit" && approvals && args.escalate !== true) {
     const match = approvals.allowed(args.command);
     if (match && (await Promise.all(match.writes.map((target) => writesInProject(ctx, cwd, target)))).every(Boolean)) return { outside: { by: "rule", rules: match.rules }, grant: NETWORK_GRANT };
   }
   if (args.escalate !== true) return null;
   if (approvals?.mode !== "on-request") throw new ToolError(ESCALATION_OFF);
-  if (ctx.access !== "edit") throw new ToolError("escalation is not available to an agent with read-only access: this agent only reads, so do without the command");
+  if (access !== "edit") throw new ToolError("escalation is not available to an agent with read-only access: this agent only reads, so do without the command");
   const grant = approvals.deniedFor(args.command);
   if (grant === null) {
     throw new ToolError(
@@ -179,9 +179,9 @@ async function widening(args: RunCommandArgs, ctx: ToolContext, cwd: string): Pr
     );
   }
   const justification = args.justification!.trim();
-  const decision = await approvals.decide({ command: args.command, justification, agent: ctx.agentLabel ?? null, grant }, ctx.signal);
+  const decision = await approvals.decide({ command: args.command, justification, agent: ctx.caller.label, grant }, ctx.signal);
   if (decision === "no") {
-    ctx.recordDetails?.({ kind: "refusal", justification });
+    ctx.report.recordDetails({ kind: "refusal", justification });
     throw new ToolError(
       `the user refused to give this command ${describeGrant(grant)}, so it was not run. Do not ask again for it: do the task within the sandbox, or say in your answer what the user must run themselves`,
     );
@@ -192,7 +192,7 @@ async function widening(args: RunCommandArgs, ctx: ToolContext, cwd: string): Pr
 /** A redirection's file is the project's to write: inside it, neither in .hel/ nor in .git/. */
 async function writesInProject(ctx: ToolContext, cwd: string, target: string): Promise<boolean> {
   try {
-    const real = await resolveToolPath(ctx, path.resolve(cwd, target), "write");
+    const real = await resolveToolPath(pathScope(ctx), path.resolve(cwd, target), "write");
     const [first] = path.relative(ctx.projectDir, real).split(path.sep);
     return first !== ".git";
   } catch {
@@ -218,7 +218,7 @@ function sandboxSummary(access: "read-only" | "edit", network: boolean, grant: S
 }
 
 async function workdir(ctx: ToolContext, given: string): Promise<string> {
-  const dir = await resolveToolPath(ctx, given, "write");
+  const dir = await resolveToolPath(pathScope(ctx), given, "write");
   const info = await stat(dir).catch(() => null);
   if (info === null) throw new ToolError(`workdir ${JSON.stringify(given)} does not exist: give a directory inside the project, or leave workdir out to run in the project root`);
   if (!info.isDirectory()) throw new ToolError(`workdir ${JSON.stringify(given)} is a file, not a directory: give the directory it is in, or leave workdir out`);

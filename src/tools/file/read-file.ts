@@ -11,7 +11,7 @@ import { z } from "../../zod.js";
 import type { CursorState } from "../cursors.js";
 import { formatSize, groupDigits, plural } from "../../format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line, type LineEncoding } from "./lines.js";
-import { isMissing, projectRelative, withProjectEntry } from "../paths.js";
+import { isMissing, pathScope, projectRelative, withProjectEntry } from "../paths.js";
 import { redactSecrets, redactSecretTail } from "../../redact.js";
 import { BINARY_SNIFF_BYTES, identityOf, looksBinary, openForReading, sameIdentity, type FileIdentity } from "../text-file.js";
 import { ToolError, type Tool, type ToolContext } from "../types.js";
@@ -66,8 +66,9 @@ interface PageStart {
 
 async function readPath(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
   const given = args.path ?? ".";
-  const display = projectRelative(ctx, given);
-  const page = withProjectEntry(ctx, given, "read", false, async ({ dir, name, real }) => {
+  const scope = pathScope(ctx);
+  const display = projectRelative(scope, given);
+  const page = withProjectEntry(scope, given, "read", false, async ({ dir, name, real }) => {
     const st = await lstat(dir.entry(name));
     if (st.isDirectory()) {
       const listed = await dir.child(name);
@@ -99,15 +100,17 @@ async function readPath(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
 }
 
 async function continueRead(id: string, args: ReadFileArgs, ctx: ToolContext): Promise<string> {
-  const state = ctx.cursors.get(id);
+  const state = ctx.session.cursors.get(id);
   if (state === undefined) {
     throw new ToolError(`unknown cursor ${JSON.stringify(id)}: no read in this session made it. Read the file again with path (and offset)`);
   }
-  if (args.path !== undefined && projectRelative(ctx, args.path) !== state.path) {
-    throw new ToolError(`cursor ${id} continues ${state.path}, not ${projectRelative(ctx, args.path)}: send the cursor alone, or read ${projectRelative(ctx, args.path)} with path`);
+  const scope = pathScope(ctx);
+  const given = args.path === undefined ? undefined : projectRelative(scope, args.path);
+  if (given !== undefined && given !== state.path) {
+    throw new ToolError(`cursor ${id} continues ${state.path}, not ${given}: send the cursor alone, or read ${given} with path`);
   }
   const changed = new ToolError(`the file changed since this cursor was made — read it again with path and offset: read_file ${JSON.stringify({ path: state.path, offset: state.nextLine })}`);
-  const page = withProjectEntry(ctx, state.path, "read", false, ({ dir, name }) =>
+  const page = withProjectEntry(scope, state.path, "read", false, ({ dir, name }) =>
     withFile(dir, name, async (fh, identity) => {
       if (!sameIdentity(identity, state)) throw changed;
       const linesLeft = args.limit ?? state.linesLeft;
@@ -147,7 +150,7 @@ async function readPageIn(encoding: LineEncoding, ctx: ToolContext, fh: FileHand
   let bytes = 0;
   let next = { byte: start.byte, line: start.line };
   for await (const line of scanLines(fh, start.byte, start.identity.size, ctx.signal, encoding)) {
-    const numbered = formatLine(next.line, line, next.byte === 0, ctx.secrets);
+    const numbered = formatLine(next.line, line, next.byte === 0, ctx.policy.secrets);
     const cost = Buffer.byteLength(numbered) + 1;
     if (out.length > 0 && bytes + cost > MAX_PAGE_BYTES) break;
     out.push(numbered);
@@ -169,7 +172,7 @@ async function readPageIn(encoding: LineEncoding, ctx: ToolContext, fh: FileHand
     linesLeft: rangeLeft === 0 ? null : rangeLeft,
     ...start.identity,
   };
-  const cursor = ctx.cursors.create(state);
+  const cursor = ctx.session.cursors.create(state);
   const shown = out.length === 1 ? `line ${start.line}` : `lines ${start.line}-${next.line - 1}`;
   const remains =
     rangeLeft === null

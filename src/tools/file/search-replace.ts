@@ -13,7 +13,7 @@ import type { OpenDir } from "../../fs/beneath.js";
 import { z } from "../../zod.js";
 import { plural } from "../../format.js";
 import { withFileLock } from "./file-lock.js";
-import { isMissing, projectRelative, withProjectEntry } from "../paths.js";
+import { isMissing, pathScope, projectRelative, withProjectEntry } from "../paths.js";
 import { FileChangedError, loadTextFile, saveTextFile, type LoadedText } from "../text-file.js";
 import { ToolError, type Tool, type ToolContext } from "../types.js";
 
@@ -38,25 +38,26 @@ export const searchReplaceTool: Tool<SearchReplaceArgs> = {
 };
 
 async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise<string> {
-  if (ctx.access === "read-only") throw new ToolError("read-only access: edits are refused; report the change needed instead");
+  if (ctx.policy.access === "read-only") throw new ToolError("read-only access: edits are refused; report the change needed instead");
   const oldText = toLf(args.old_text);
   const newText = toLf(args.new_text);
   if (oldText === newText) {
     throw new ToolError("old_text and new_text are identical, so the edit would change nothing: put the changed text in new_text");
   }
-  const display = projectRelative(ctx, args.path);
+  const scope = pathScope(ctx);
+  const display = projectRelative(scope, args.path);
   // The turn's checkpoint records the file before any edit of the turn, outside the lock: every
   // agent's first edit of the turn waits for the same one.
-  await ctx.beforeChange?.(ctx.signal);
+  await ctx.changes.beforeChange(ctx.signal);
   // An empty old_text may create the file, parent directories included; otherwise a missing directory
   // is a missing file. Another agent's edit of the same file waits until this one has written.
-  const edited = withProjectEntry(ctx, args.path, "write", oldText === "", ({ dir, name, real }) =>
+  const edited = withProjectEntry(scope, args.path, "write", oldText === "", ({ dir, name, real }) =>
     withFileLock(real, async () => {
       const loaded = await loadTextFile(dir, name, display);
-      ctx.beforeWrite?.(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
+      ctx.changes.beforeWrite(display, loaded && (loaded.bom ? "\ufeff" : "") + loaded.text);
       if (loaded === null) {
         const created = await createFile(dir, name, display, oldText, newText);
-        ctx.editLog?.record({ real, display, oldText, newText });
+        ctx.caller.editLog.record({ real, display, oldText, newText });
         await recordEdit(ctx, display, "", 0, "", newText, true);
         return created;
       }
@@ -67,12 +68,12 @@ async function searchReplace(args: SearchReplaceArgs, ctx: ToolContext): Promise
           );
         }
         await saveTextFile(dir, name, display, loaded, newText);
-        ctx.editLog?.record({ real, display, oldText, newText });
+        ctx.caller.editLog.record({ real, display, oldText, newText });
         await recordEdit(ctx, display, "", 0, "", newText);
         return `Wrote ${display} (${plural(countLines(newText), "line")}).`;
       }
       const edit = await applyEdit(dir, name, display, loaded, oldText, newText);
-      ctx.editLog?.record({ real, display, oldText, newText });
+      ctx.caller.editLog.record({ real, display, oldText, newText });
       await recordEdit(ctx, display, edit.before, edit.at, oldText, newText);
       const removed = spanOf(edit.line, oldText);
       return newText === "" ? `Edited ${display}: removed ${removed}.` : `Edited ${display}: replaced ${removed}; the new text is at ${spanOf(edit.line, newText)}.`;
@@ -106,11 +107,10 @@ function missingFile(display: string): ToolError {
   );
 }
 
-/** Tells the context what the edit changed; the diff code is loaded with the first edit. */
+/** Reports what the edit changed; the diff code is loaded with the first edit. */
 async function recordEdit(ctx: ToolContext, ...edit: Parameters<typeof import("../../changes/edit-diff.js").describeEdit>): Promise<void> {
-  if (!ctx.recordEdit) return;
   const { describeEdit } = await import("../../changes/edit-diff.js");
-  ctx.recordEdit(describeEdit(...edit));
+  ctx.report.recordEdit(describeEdit(...edit));
 }
 
 /** How often a file that keeps changing under an edit is read again before the edit gives up. */

@@ -42,7 +42,7 @@ export async function runFindFiles(args: FindFilesArgs, ctx: SearchScope, progre
   const unreadable = walk.unreadableNote();
   const where = root.rel === "." ? "the project" : root.rel;
   if (total === 0) {
-    ctx.recordDetails?.({ kind: "search", matches: 0, unit: "file", files: 0, more: false });
+    ctx.recordDetails({ kind: "search", matches: 0, unit: "file", files: 0, more: false });
     const also = unreadable === undefined ? "" : `; ${unreadable}`;
     return `No file in ${where} matches the glob ${JSON.stringify(args.pattern)} (${count(looked, "file")} looked at${also}). ${GLOB_FORMS}`;
   }
@@ -53,7 +53,7 @@ export async function runFindFiles(args: FindFilesArgs, ctx: SearchScope, progre
     if (bytes > PAGE_BYTES) break;
     lines.push(found.rel);
   }
-  ctx.recordDetails?.({ kind: "search", matches: total, unit: "file", files: lines.length, more: lines.length < total });
+  ctx.recordDetails({ kind: "search", matches: total, unit: "file", files: lines.length, more: lines.length < total });
   const shown = lines.length === total ? `${count(total, "file")}, newest first` : `${lines.length} of ${count(total, "file")} shown, newest first`;
   const rest = lines.length === total ? undefined : "narrow the pattern or path to see the others";
   return `${lines.join("\n")}\n${tally(shown, ...[unreadable, rest].filter((n) => n !== undefined))}`;

@@ -52,7 +52,7 @@ export async function runGrep(args: GrepArgs, ctx: SearchScope, progress: Shared
 
   const unreadable = walk.unreadableNote();
   const { page, next } = run;
-  ctx.recordDetails?.({ kind: "search", matches: page.matches, unit: query.files_only === true ? "file" : "line", files: page.files, more: next !== null });
+  ctx.recordDetails({ kind: "search", matches: page.matches, unit: query.files_only === true ? "file" : "line", files: page.files, more: next !== null });
   if (!page.isEmpty()) {
     const more = next === null ? undefined : `more follow: continue with grep ${JSON.stringify({ cursor: encodeCursor(next) })}`;
     const notes = [unreadable, more].filter((n) => n !== undefined);

@@ -21,10 +21,16 @@ import { IgnoreRules } from "./ignore-rules.js";
 import { joinWalkPath, mayBeUndecodable, shownName, type WalkPath } from "./file-names.js";
 import { isMissing, projectRelative, resolveToolPath } from "../paths.js";
 import { count } from "../../format.js";
-import { ToolError, type ToolContext } from "../types.js";
+import { ToolError, type ToolDetails } from "../types.js";
 
-/** What a search needs of the tool context: all of it a worker thread can be given. */
-export type SearchScope = Pick<ToolContext, "projectDir" | "sessionDir" | "secrets" | "signal" | "recordDetails">;
+/** What a search needs of the tool call: the project, the session's directory and the secrets go to a worker thread. */
+export interface SearchScope {
+  projectDir: string;
+  sessionDir: string;
+  secrets: readonly string[];
+  signal: AbortSignal;
+  recordDetails(details: ToolDetails): void;
+}
 
 export interface WalkedFile {
   abs: WalkPath;

@@ -66,7 +66,7 @@ export function runSearch(call: SearchCall, ctx: ToolContext): Promise<string> {
     const onMessage = (reply: SearchReply): void =>
       end(() => {
         if (!reply.ok) return reject(reply.toolError ? new ToolError(reply.message) : new Error(reply.message));
-        if (reply.details) ctx.recordDetails?.(reply.details);
+        if (reply.details) ctx.report.recordDetails(reply.details);
         resolve(reply.text);
       }, false);
     const onError = (e: Error): void => end(() => reject(e), true);
@@ -81,7 +81,7 @@ export function runSearch(call: SearchCall, ctx: ToolContext): Promise<string> {
     }
     ctx.signal.addEventListener("abort", onAbort, { once: true });
     worker.on("message", onMessage).on("error", onError).on("exit", onExit);
-    const request: SearchRequest = { ...call, scope: { projectDir: ctx.projectDir, sessionDir: ctx.sessionDir, secrets: ctx.secrets } };
+    const request: SearchRequest = { ...call, scope: { projectDir: ctx.projectDir, sessionDir: ctx.session.dir, secrets: ctx.policy.secrets } };
     worker.postMessage(request);
   });
 }

@@ -15,9 +15,9 @@ import { createDelegateTool } from "../../../src/agent/children/delegate-tool.js
 import type { AgentEvent } from "../../../src/agent/events.js";
 import { runTurn, type AgentSetup, type AgentToolContext } from "../../../src/agent/loop/loop.js";
 import { StampCounter } from "../../../src/agent/stamps.js";
-import { CursorStore } from "../../../src/tools/cursors.js";
+import { detachedScope } from "../../../src/tools/detached-context.js";
 import { executeToolCall, toolDefinitions } from "../../../src/tools/registry.js";
-import type { Tool } from "../../../src/tools/types.js";
+import { noReports, type Tool } from "../../../src/tools/types.js";
 import type { AssistantMessage, ChatRequest, Message } from "../../../src/wire/messages.js";
 import { startSimulator, type Simulator } from "../../../sim/index.js";
 import { fakeModel, toolCall, usage, type FakeTurn } from "../../helpers/fake-model.js";
@@ -45,7 +45,7 @@ async function delegate(args: object, script: FakeTurn[], budget: ChildBudget) {
   const model = fakeModel(script);
   const events: AgentEvent[] = [];
   const transcripts: Omit<ChildTranscript, "cost_usd">[] = [];
-  const ctx = { projectDir: "/nonexistent", access: "edit" as const, sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() };
+  const ctx = detachedScope("/nonexistent", "edit", "x");
   const call = toolCall("call_d", "delegate_task", args);
   const parent: Message[] = [SYSTEM, USER, { role: "assistant", content: null, tool_calls: [call] }];
   const children = createChildren({ emit: (event) => events.push(event), budget, saveTranscript: async (t) => void transcripts.push(t) });
@@ -62,7 +62,7 @@ async function delegate(args: object, script: FakeTurn[], budget: ChildBudget) {
     emit: (event) => events.push(event),
     stamps: new StampCounter(),
   };
-  const context: AgentToolContext = { ...ctx, signal: new AbortController().signal, agent };
+  const context: AgentToolContext = { ...ctx, signal: new AbortController().signal, report: noReports, agent };
   const result = await executeToolCall(call, tools, context);
   return { result, model, events, transcripts };
 }
@@ -137,7 +137,7 @@ describe("the token budget", () => {
         client: model,
         tools: [note as Tool],
         toolDefinitions: toolDefinitions([note as Tool]),
-        toolContext: { projectDir: "/nonexistent", access: "edit", sessionDir: "/nonexistent/.hel/sessions/x", cursors: new CursorStore() },
+        toolContext: detachedScope("/nonexistent", "edit", "x"),
         request: { model: "deepseek-flash", maxTokens: 1000, effort: "none" },
         maxSteps: 10,
         maxTokens: 100,

@@ -5,12 +5,12 @@ import { expect, it } from "vitest";
 import { z } from "zod";
 import { childTools } from "../../../src/agent/children/child-tools.js";
 import { CHILD_KIND_ROWS, childLabel, namedAgentRow, rowOf, type ChildKindRow } from "../../../src/agent/children/kinds.js";
-import type { Tool, ToolContext } from "../../../src/tools/types.js";
-import { CursorStore } from "../../../src/tools/cursors.js";
+import type { Tool } from "../../../src/tools/types.js";
+import { detachedContext } from "../../../src/tools/detached-context.js";
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, description: name, schema: z.unknown(), spill: true, run: async () => `${name} ran`, ...extra });
 const PARENT = [tool("read_file"), tool("search_replace"), tool("fold"), tool("ask"), tool("delegate_task"), tool("review_changes")];
-const ctx: ToolContext = { projectDir: "/p", access: "edit", sessionDir: "/p/.hel/sessions/x", cursors: new CursorStore(), signal: new AbortController().signal };
+const ctx = detachedContext("/p", "edit", "x");
 
 /** What each of the parent's tools answers in a child of this row: "ran", or the refusal's first words. */
 async function answers(row: ChildKindRow): Promise<string[]> {

@@ -13,7 +13,7 @@ import { createApprovals } from "../../../src/tools/command/approvals.js";
 import { escalatingRunCommandTool, runCommandTool } from "../../../src/tools/command/run-command.js";
 import { executeToolCall } from "../../../src/tools/registry.js";
 import type { ApprovalMode, ToolContext, ToolDetails } from "../../../src/tools/types.js";
-import { toolProject } from "../../helpers/tools.js";
+import { toolProject, withPolicy } from "../../helpers/tools.js";
 
 const KEY = "sk-test-key-approvals-51c2";
 
@@ -25,8 +25,8 @@ async function project(options: { mode?: ApprovalMode; allow?: string[]; answers
   made.push(outside);
   const asked: ApprovalRequest[] = [];
   const answers = [...(options.answers ?? [])];
-  p.ctx.secrets = [KEY];
-  p.ctx.approvals = createApprovals({
+  p.ctx.policy.secrets = [KEY];
+  p.ctx.policy.approvals = createApprovals({
     mode: options.mode ?? "on-request",
     allow: options.allow ?? [],
     ask: async (request) => {
@@ -175,10 +175,10 @@ describe("escalation", () => {
 
   it("is refused to an agent with read-only access, and names the child that asks", async () => {
     const { ctx, asked } = await project({ answers: ["once"] });
-    const readOnly = await call({ ...ctx, access: "read-only" }, { command: "true", escalate: true, justification: "x" });
+    const readOnly = await call(withPolicy(ctx, { access: "read-only" }), { command: "true", escalate: true, justification: "x" });
     expect(readOnly.content).toBe("Error: escalation is not available to an agent with read-only access: this agent only reads, so do without the command");
     await call(ctx, { command: NEEDS_NETWORK });
-    await call({ ...ctx, agentLabel: "subagent 2 (task-only)" }, { command: NEEDS_NETWORK, escalate: true, justification: "x" });
+    await call({ ...ctx, caller: { ...ctx.caller, label: "subagent 2 (task-only)" } }, { command: NEEDS_NETWORK, escalate: true, justification: "x" });
     expect(asked.map((a) => a.agent)).toEqual(["subagent 2 (task-only)"]);
   });
 });
@@ -255,7 +255,7 @@ describe("allow rules", () => {
 
   it("do nothing under read-only access", async () => {
     const { ctx, outside } = await project({ allow: ["touch"] });
-    const ran = await call({ ...ctx, access: "read-only" }, { command: `touch ${outside}/r` });
+    const ran = await call(withPolicy(ctx, { access: "read-only" }), { command: `touch ${outside}/r` });
     expect(ran.content).toContain("Read-only file system");
     expect(existsSync(path.join(outside, "r"))).toBe(false);
   });

@@ -33,7 +33,7 @@ describe.runIf(process.platform === "linux")("places kept read-only in the sandb
     expect(existsSync(path.join(dir, "deep", "er", ".hel"))).toBe(false);
     expect(existsSync(path.join(dir, "deep", "er"))).toBe(true);
 
-    ctx.access = "full";
+    ctx.policy.access = "full";
     await run(ctx, `${tryWrites(["sub/.hel/config.json"])}; mkdir -p new/.hel`);
     expect(existsSync(path.join(dir, "sub", ".hel", "config.json"))).toBe(true);
     expect(existsSync(path.join(dir, "new", ".hel"))).toBe(true);
@@ -56,7 +56,7 @@ describe.runIf(process.platform === "linux")("places kept read-only in the sandb
     await mkdir(path.join(dir, "node_modules", ".bin"), { recursive: true });
     await writeFile(path.join(dir, "tools", "hook.sh"), "echo trusted\n");
     await writeFile(path.join(dir, "node_modules", ".bin", "prettier"), "trusted\n");
-    ctx.readOnlyPaths = [path.join(dir, "tools", "hook.sh"), path.join(dir, "node_modules", ".bin", "prettier"), path.join(dir, "missing.sh")];
+    ctx.policy.readOnlyPaths = [path.join(dir, "tools", "hook.sh"), path.join(dir, "node_modules", ".bin", "prettier"), path.join(dir, "missing.sh")];
     const out = await run(ctx, `${tryWrites(["tools/hook.sh", "node_modules/.bin/prettier", "missing.sh"])}; rm -f node_modules/.bin/prettier 2>/dev/null || echo remove refused`);
     expect(out.split("\n").slice(1)).toEqual([
       "Some places are read-only to commands, so what the command made there was undone: missing.sh removed.",
@@ -74,7 +74,7 @@ describe.runIf(process.platform === "linux")("places kept read-only in the sandb
     expect(existsSync(path.join(dir, "tools", "hook.sh"))).toBe(false);
     expect(await readFile(path.join(dir, "aside", "hook.sh"), "utf8")).toBe("echo trusted\n");
 
-    ctx.access = "full";
+    ctx.policy.access = "full";
     expect(await run(ctx, tryWrites(["node_modules/.bin/prettier"]))).toContain("written");
   });
 
@@ -87,7 +87,7 @@ describe.runIf(process.platform === "linux")("places kept read-only in the sandb
     await writeFile(path.join(dir, ".bashrc"), "# the user's\n");
     await writeFile(path.join(dir, "profile.real"), "# the user's profile\n");
     await symlink("profile.real", path.join(dir, ".profile"));
-    ctx.readOnlyPaths = [config];
+    ctx.policy.readOnlyPaths = [config];
     const out = await run(
       ctx,
       `${tryWrites([".config/hel/config.json", ".bashrc", ".profile", ".zshrc", ".bash_profile"])}; mkdir -p .config/fish && echo x > .config/fish/config.fish; rm -f .profile && echo x > .profile && echo replaced`,

@@ -9,16 +9,16 @@ import { readFileTool } from "../../../src/tools/file/read-file.js";
 import { executeToolCall } from "../../../src/tools/registry.js";
 import { runCommandTool, type RunCommandArgs } from "../../../src/tools/command/run-command.js";
 import { commandHeadline, formatCommandResult } from "../../../src/tools/command/result.js";
-import type { CommandDetails, ProcessGroup, ToolContext } from "../../../src/tools/types.js";
+import type { Access, CommandDetails, ProcessGroup, ToolContext } from "../../../src/tools/types.js";
 import { running } from "../../helpers/processes.js";
 import { waitFor } from "../../helpers/wait.js";
 import { toolProject } from "../../helpers/tools.js";
 
 const KEY = "sk-test-key-7f3a9c21";
 
-async function project(access: ToolContext["access"] = "full") {
+async function project(access: Access = "full") {
   const p = await toolProject(access);
-  p.ctx.secrets = [KEY];
+  p.ctx.policy.secrets = [KEY];
   return p;
 }
 
@@ -26,7 +26,7 @@ const run = (ctx: ToolContext, args: RunCommandArgs) => runCommandTool.run(args,
 /** The result and the details told beside it, whose headline is the result's first line. */
 async function runWithDetails(ctx: ToolContext, args: RunCommandArgs): Promise<{ out: string; details: CommandDetails | undefined }> {
   let details: CommandDetails | undefined;
-  const out = await run({ ...ctx, recordDetails: (told) => (details = told as CommandDetails) }, args);
+  const out = await run({ ...ctx, report: { ...ctx.report, recordDetails: (told) => (details = told as CommandDetails) } }, args);
   if (details) expect(out.split("\n")[0]).toBe(commandHeadline(details));
   return { out, details };
 }
@@ -58,7 +58,7 @@ describe("run_command: waiting and ending", () => {
     const { ctx } = await project();
     let group: ProcessGroup | undefined;
     let aliveAtRelease: boolean | undefined;
-    ctx.trackCommand = async (g) => {
+    ctx.session.trackCommand = async (g) => {
       group = g;
       return async () => void (aliveAtRelease = groupHasLiveMembers(g.pgid));
     };
@@ -87,7 +87,7 @@ describe("run_command: waiting and ending", () => {
     const { ctx } = await project();
     const controller = new AbortController();
     ctx.signal = controller.signal;
-    ctx.onOutput = (text) => {
+    ctx.report.onOutput = (text) => {
       if (text.includes("ready")) controller.abort();
     };
     const { out, details } = await runWithDetails(ctx, { command: "sleep 3004 & echo ready; sleep 3005" });

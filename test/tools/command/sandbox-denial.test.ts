@@ -8,7 +8,7 @@ import { createApprovals } from "../../../src/tools/command/approvals.js";
 import { escalatingRunCommandTool, runCommandTool } from "../../../src/tools/command/run-command.js";
 import { sandboxDenial } from "../../../src/tools/command/sandbox-denial.js";
 import type { ApprovalMode } from "../../../src/tools/types.js";
-import { toolProject } from "../../helpers/tools.js";
+import { toolProject, withPolicy } from "../../helpers/tools.js";
 
 const NETWORK_HINT =
   "The sandbox has no network, which is likely why it failed. If the task needs it, call run_command again with the same command, escalate: true and a justification: the user is asked whether to give it the network (in the sandbox still).";
@@ -17,7 +17,7 @@ const writeHint = (place: string) =>
 
 async function runIn(mode: ApprovalMode, command: string) {
   const { ctx } = await toolProject("edit");
-  ctx.approvals = createApprovals({ mode, allow: [], ask: null });
+  ctx.policy.approvals = createApprovals({ mode, allow: [], ask: null });
   const tool = mode === "on-request" ? escalatingRunCommandTool : runCommandTool;
   return tool.run({ command }, ctx);
 }
@@ -61,11 +61,11 @@ describe("a command the sandbox stopped", () => {
     const config = await mkdtemp("/var/tmp/hel-config-");
     onTestFinished(() => rm(config, { recursive: true, force: true }));
     await writeFile(path.join(config, "config.json"), "{}");
-    ctx.approvals = createApprovals({ mode: "on-request", allow: [], ask: null });
+    ctx.policy.approvals = createApprovals({ mode: "on-request", allow: [], ask: null });
     const write = `echo x > ${path.join(config, "config.json")}`;
     expect(await escalatingRunCommandTool.run({ command: write }, ctx)).toContain("escalate: true");
-    ctx.readOnlyPaths = [config];
-    expect(await escalatingRunCommandTool.run({ command: write }, { ...ctx, approvals: createApprovals({ mode: "on-request", allow: [], ask: null }) })).not.toContain("escalate");
+    ctx.policy.readOnlyPaths = [config];
+    expect(await escalatingRunCommandTool.run({ command: write }, withPolicy(ctx, { approvals: createApprovals({ mode: "on-request", allow: [], ask: null }) }))).not.toContain("escalate");
   });
 });
 

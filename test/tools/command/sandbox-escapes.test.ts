@@ -78,7 +78,7 @@ describe.runIf(process.platform === "linux")("escapes from the sandbox", () => {
       for (const dir of dirs) onTestFinished(() => rm(dir, { recursive: true, force: true }));
       const servers = await Promise.all(dirs.map(listening));
       const { ctx } = await toolProject(access);
-      ctx.network = true;
+      ctx.policy.network = true;
       for (const { socket, connections } of servers) {
         expect(lines(await run(ctx, connect(socket)))).toEqual(["ECONNREFUSED"]);
         expect(connections()).toBe(0);

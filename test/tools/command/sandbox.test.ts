@@ -36,7 +36,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
       // The sandbox's /tmp is its own: nothing written there reaches the machine's.
       expect(existsSync(`/tmp/${marker}`)).toBe(false);
 
-      ctx.access = "full";
+      ctx.policy.access = "full";
       expect(lines(await run(ctx, `echo out > ${outside}/x.txt && echo outside ok`))).toEqual(["outside ok"]);
       expect(await readFile(path.join(outside, "x.txt"), "utf8")).toBe("out\n");
     });
@@ -56,7 +56,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
         "sessions",
       ]);
       expect(out.split("\n")[0]).toMatch(/^exit code 0 /);
-      ctx.access = "full";
+      ctx.policy.access = "full";
       expect(lines(await run(ctx, "echo x > .hel/sessions/planted && echo written"))).toEqual(["written"]);
     });
 
@@ -82,7 +82,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
       );
       expect(lines(out)).toEqual(["/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system", "hook refused", "config refused", "move refused", "hooks move refused", "committed"]);
       expect(existsSync(path.join(dir, ".git", "hooks", "pre-commit"))).toBe(false);
-      ctx.access = "full";
+      ctx.policy.access = "full";
       expect(lines(await run(ctx, "echo 'exit 0' > .git/hooks/pre-commit && echo hook written"))).toEqual(["hook written"]);
     });
 
@@ -127,7 +127,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
 
     it("reaches it with --network, and under full", async () => {
       const { ctx } = await toolProject("edit");
-      ctx.network = true;
+      ctx.policy.network = true;
       expect(lines(await run(ctx, connect()))).toEqual(["hello from the host"]);
       const full = await toolProject("full");
       expect(lines(await run(full.ctx, connect()))).toEqual(["hello from the host"]);
@@ -135,7 +135,7 @@ describe.runIf(process.platform === "linux")("run_command in the sandbox", () =>
 
     it("reaches nothing under read-only, even with --network", async () => {
       const { ctx } = await toolProject("read-only");
-      ctx.network = true;
+      ctx.policy.network = true;
       expect(lines(await run(ctx, connect())).at(-1)).toBe("no connection");
     });
   });

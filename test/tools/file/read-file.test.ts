@@ -6,7 +6,7 @@ import { MAX_LINE_CHARS } from "../../../src/tools/file/lines.js";
 import { MAX_DIR_ENTRIES, MAX_PAGE_BYTES, MAX_PAGE_LINES, readFileTool, type ReadFileArgs } from "../../../src/tools/file/read-file.js";
 import type { ToolContext } from "../../../src/tools/types.js";
 import { ToolError } from "../../../src/tools/types.js";
-import { toolProject } from "../../helpers/tools.js";
+import { toolProject, withPolicy } from "../../helpers/tools.js";
 
 const read = (ctx: ToolContext, args: ReadFileArgs) => readFileTool.run(args, ctx);
 
@@ -106,7 +106,7 @@ describe("read_file on files", () => {
     expect(lines.map((l) => `${l.text}\n`).join("")).toBe(content);
 
     const cursor = pages[0]!.cursor!;
-    const state = ctx.cursors.get(cursor)!;
+    const state = ctx.session.cursors.get(cursor)!;
     const shown = pages[0]!.lines.map((l) => `${l.text}\n`).join("");
     expect(state.nextByte).toBe(Buffer.byteLength(shown));
     expect(state.nextLine).toBe(pages[0]!.lines.length + 1);
@@ -119,7 +119,7 @@ describe("read_file on files", () => {
     const pages = await readAll(ctx, { path: "crlf.txt" });
     expect(pages).toHaveLength(2);
     expect(pages.flatMap((p) => p.lines.map((l) => l.text))).toEqual(lines);
-    expect(ctx.cursors.get(pages[0]!.cursor!)!.nextByte).toBe(Buffer.byteLength(`${lines.slice(0, 2000).join("\r\n")}\r\n`));
+    expect(ctx.session.cursors.get(pages[0]!.cursor!)!.nextByte).toBe(Buffer.byteLength(`${lines.slice(0, 2000).join("\r\n")}\r\n`));
   });
 
   it("reads a range with offset and limit, and a cursor finishes the range, then reads on", async () => {
@@ -140,14 +140,14 @@ describe("read_file on files", () => {
     expect(first.lines[0]).toEqual({ number: 10, text: "L10" });
     expect(first.lines).toHaveLength(2000);
     expect(first.footer).toMatch(/the requested range has 500 more lines \(about .* left in the file\)/);
-    expect(ctx.cursors.get(first.cursor!)!.linesLeft).toBe(500);
+    expect(ctx.session.cursors.get(first.cursor!)!.linesLeft).toBe(500);
 
     const second = parsePage(await read(ctx, { cursor: first.cursor! }));
     expect(second.lines).toHaveLength(500);
     expect(second.lines[0]).toEqual({ number: 2010, text: "L2010" });
     expect(second.lines[499]).toEqual({ number: 2509, text: "L2509" });
     expect(second.footer).toMatch(/that was the requested range; the file goes on from line 2510/);
-    expect(ctx.cursors.get(second.cursor!)!.linesLeft).toBeNull();
+    expect(ctx.session.cursors.get(second.cursor!)!.linesLeft).toBeNull();
 
     const rest = parsePage(await read(ctx, { cursor: second.cursor! }));
     expect(rest.lines[0]).toEqual({ number: 2510, text: "L2510" });
@@ -304,7 +304,7 @@ describe("secrets in files", () => {
   it("a secret is redacted even where a long line is cut in its middle", async () => {
     const key = "sk-test-secret-0123456789";
     const { ctx, dir } = await toolProject();
-    const withSecrets = { ...ctx, secrets: [key] };
+    const withSecrets = withPolicy(ctx, { secrets: [key] });
     // The key straddles the 2,000-character cut; then after 4-byte characters, where only the start of the key is kept at all.
     await writeFile(path.join(dir, "a.txt"), `${"A".repeat(1990)}${key}${"B".repeat(10)}\n${"😀".repeat(1995)}${key}\n`);
     const out = await readFileTool.run({ path: "a.txt" }, withSecrets);

@@ -125,7 +125,7 @@ describe("search_replace", () => {
   it("tells what it changed, numbered like the file, for a CRLF file and a new one", async () => {
     const { ctx, dir } = await toolProject();
     const edits: FileEdit[] = [];
-    const recording = { ...ctx, recordEdit: (e: FileEdit) => void edits.push(e) };
+    const recording = { ...ctx, report: { ...ctx.report, recordEdit: (e: FileEdit) => void edits.push(e) } };
     await writeFile(path.join(dir, "win.txt"), "one\r\ntwo\r\nthree\r\n");
     await edit(recording, { path: "win.txt", old_text: "two", new_text: "2\n2b" });
     await edit(recording, { path: "new/a.txt", old_text: "", new_text: "x\n" });
@@ -376,8 +376,8 @@ describe("owner and group", () => {
     const script = `
       const [modules, project] = process.argv.slice(1);
       const { searchReplaceTool } = await import(modules + "/tools/file/search-replace.js");
-      const { CursorStore } = await import(modules + "/tools/cursors.js");
-      const ctx = { projectDir: project, access: "edit", sessionDir: project + "/.hel/sessions/s1", cursors: new CursorStore(), signal: new AbortController().signal };
+      const { detachedContext } = await import(modules + "/tools/detached-context.js");
+      const ctx = detachedContext(project, "edit", "s1");
       console.log(await searchReplaceTool.run({ path: "f.txt", old_text: "a", new_text: "b" }, ctx));`;
     const out = await run(process.execPath, ["--input-type=module", "-e", script, path.join(ROOT, "out", "src"), ctx.projectDir], { uid: 65534, gid: 65534 });
     expect(out).toBe("Edited f.txt: replaced line 1; the new text is at line 1.\n");

@@ -10,7 +10,7 @@ import { executeToolCall, type ToolResult } from "../../../src/tools/registry.js
 import { PATHS_PER_PAGE } from "../../../src/tools/search/format.js";
 import type { Tool, ToolContext } from "../../../src/tools/types.js";
 import { FOUND, TREE, writeSearchTree } from "../../helpers/search-tree.js";
-import { toolProject } from "../../helpers/tools.js";
+import { toolProject, withPolicy } from "../../helpers/tools.js";
 
 const grep = (ctx: ToolContext, args: GrepArgs) => grepTool.run(args, ctx);
 
@@ -157,7 +157,7 @@ describe("grep: matching lines", () => {
     const { ctx, dir } = await toolProject();
     const key = "sk-live-0123456789abcdef";
     await writeFile(path.join(dir, ".env"), `DEEPSEEK_API_KEY=${key}\nOTHER=1\n`);
-    const withKey = { ...ctx, secrets: [key] };
+    const withKey = withPolicy(ctx, { secrets: [key] });
     expect(await grep(withKey, { pattern: "API_KEY" })).toBe(".env:1: DEEPSEEK_API_KEY=[REDACTED]\n[1 match in 1 file]");
     expect(await grep(withKey, { pattern: "sk-live-0" })).toBe("No matches for /sk-live-0/ in the project (1 file searched).");
   });
