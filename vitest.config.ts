@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
@@ -21,11 +22,23 @@ const closingLine: Reporter = {
   },
 };
 
+const TESTS = "test/**/*.test.ts";
+// The files that run hel in this process (test/helpers/conversation.ts) load most of src/ each; they
+// share one module graph per worker instead of loading it again per file. They leave no state behind:
+// every run gets its own project, simulator, environment and output.
+const IN_PROCESS = readdirSync("test", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".test.ts"))
+  .map((file) => join("test", file))
+  .filter((file) => /from "(\.\.\/)+helpers\/conversation\.js"/.test(readFileSync(file, "utf8")));
+
 export default defineConfig({
   // Vite strips types from .ts and .mts only; hel's launcher (src/bin/*.cts) is CommonJS TypeScript.
   oxc: { include: /\.(m|c)?tsx?$/ },
   test: {
-    include: ["test/**/*.test.ts"],
+    projects: [
+      { extends: true, test: { name: "in-process", include: IN_PROCESS, isolate: false } },
+      { extends: true, test: { name: "isolated", include: [TESTS], exclude: IN_PROCESS } },
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

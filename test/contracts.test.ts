@@ -5,9 +5,9 @@
 // path that disappears fails here.
 // A path that is new fails too until it is recorded, so that the next removal of it is caught:
 // `HEL_RECORD_CONTRACTS=1 npx vitest run test/contracts.test.ts` records additions (never removals).
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ArchiveFileSchema } from "../src/agent/archive.js";
@@ -17,7 +17,7 @@ import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
 import { SnapshotSchema } from "../src/session/snapshot-format.js";
 import { SettingReportSchema } from "../src/settings/report.js";
-import { HEL_BIN } from "../scripts/hel-bin.js";
+import { ExitNow, parseArgs } from "../src/cli/options.js";
 
 const DIR = join(import.meta.dirname, "contracts");
 const RECORD = process.env.HEL_RECORD_CONTRACTS === "1";
@@ -70,9 +70,23 @@ function fieldPaths(schema: JsonSchema, path = ""): string[] {
 /** `path` names the schema where one file pins several, as hooks.txt does one per event. */
 const schemaPaths = (schema: z.ZodType, path = ""): string[] => fieldPaths(z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema, path);
 
+/** `hel <args> --help` as the command prints it: commander's help, written by parseArgs in this process. */
+function help(args: string[]): string {
+  let text = "";
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => ((text += chunk.toString()), true)) as typeof process.stdout.write;
+  try {
+    parseArgs([...args, "--help"], { ...process.env, NO_COLOR: "1" }, "test");
+  } catch (error) {
+    if (!(error instanceof ExitNow) || error.exitCode !== 0) throw error;
+  } finally {
+    process.stdout.write = write;
+  }
+  return stripVTControlCharacters(text);
+}
+
 /** The long flags of `hel --help` and of each command's help, as `hel <command> --flag`, and the commands. */
 function flagPaths(): string[] {
-  const help = (args: string[]) => execFileSync(process.execPath, [HEL_BIN, ...args, "--help"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
   const section = (text: string, title: string) => text.split(/\n(?=\S)/).find((part) => part.startsWith(`${title}:`)) ?? "";
   const flags = (text: string) => [...section(text, "Options").matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!);
   const commands = (text: string) => [...section(text, "Commands").matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1]!).filter((c) => c !== "help");

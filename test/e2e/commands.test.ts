@@ -1,52 +1,22 @@
-// run_command through the built CLI: what the terminal shows, what --json and --record carry, the
-// warning on a machine without a sandbox, --network, Ctrl-C in the interactive prompt, and a command
-// that keeps its session in use after hel was killed with SIGKILL.
+// run_command through the built CLI, as its own process: without a sandbox program on hel's PATH, a
+// command that outlives a killed hel keeps its session in use, and the interactive prompt shows a
+// command's output as it runs and stops it on Ctrl-C. The rest of run_command's runs are in this
+// process, in test/cli/commands.test.ts.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
-import { createServer, type Server } from "node:net";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { HEL, helEnv, runHel, startHel } from "../helpers/hel.js";
+import { lastToolResult, runCommand } from "../helpers/command-steps.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { running } from "../helpers/processes.js";
 import { waitFor } from "../helpers/wait.js";
 
 let sim: Simulator;
 afterEach(async () => sim?.close());
-
-const runCommand = (args: object) => ({ tool_calls: [{ name: "run_command", arguments: JSON.stringify(args) }] });
-const lastToolResult = (): string => {
-  const messages = (sim.requests.at(-1)!.body as ChatRequest).messages;
-  return messages.findLast((m) => m.role === "tool")!.content as string;
-};
-
-describe("the one-shot view and the run's readers", () => {
-  it("shows the command line, then how it ended; --json and --record carry the call", async () => {
-    sim = await startSimulator({ script: [{ content: "Running the build.", ...runCommand({ command: "echo built; exit 3" }) }, { content: "it failed" }] });
-    const project = await tempProject();
-    const out = join(project, "rec");
-    const result = await runHel({ args: ["-C", project, "--tools", "read_file,run_command", "--json", "--record", out, "build"], baseUrl: sim.url });
-    expect(result.code).toBe(0);
-    const view = result.stderr.split("\n");
-    // What the model said before the call, then the command; a failed command's output stays above
-    // how it ended, on a pipe too.
-    expect(view.slice(0, 4)).toEqual(["Running the build.", "$ echo built; exit 3", "  │ built", expect.stringMatching(/^ {2}✗ exit code 3 · \d+\.\d\d s$/)]);
-    expect(JSON.parse(result.stdout)).toMatchObject({ answer: "it failed", exit_reason: "completed" });
-    const record = JSON.parse(await readFile(join(out, "record.json"), "utf8"));
-    expect(record.tool_calls).toEqual([{ agent: "parent", name: "run_command", arguments: '{"command":"echo built; exit 3"}', is_error: false }]);
-    expect(lastToolResult()).toMatch(/^\[#2\] exit code 3 · \d+\.\d\d s; sandbox: .*\nbuilt$/);
-  });
-
-  it("offers run_command by default, with the file, search and context tools", async () => {
-    sim = await startSimulator({ script: [{ content: "ok" }] });
-    const project = await tempProject();
-    expect((await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url })).code).toBe(0);
-    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
-  });
-});
 
 describe("without a sandbox program", () => {
   it("says so once at start, and run_command refuses under edit, saying what to do", async () => {
@@ -59,7 +29,7 @@ describe("without a sandbox program", () => {
     expect(warnings).toEqual([
       "hel: no sandbox program found, so run_command will refuse to run commands under --access edit — install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap) or use --access full to run commands without a sandbox",
     ]);
-    expect(lastToolResult()).toMatch(/^\[#2\] Error: no command was run: under --access edit hel runs commands only inside a sandbox/);
+    expect(lastToolResult(sim)).toMatch(/^\[#2\] Error: no command was run: under --access edit hel runs commands only inside a sandbox/);
     expect(existsSync(join(project, "ran"))).toBe(false);
   });
 
@@ -71,25 +41,7 @@ describe("without a sandbox program", () => {
     const full = await runHel({ args: ["-C", project, "--tools", "run_command", "--access", "full", "run"], baseUrl: sim.url, env });
     // No git on that PATH either: the one line is that file checkpoints are off.
     expect(full.stderr.split("\n").filter((line) => line.startsWith("hel: "))).toEqual(["hel: git is not installed: file checkpoints are off (no /rewind or /undo of files) — install git to have them"]);
-    expect(lastToolResult()).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nran$/);
-  });
-});
-
-describe.runIf(process.platform === "linux")("--network", () => {
-  let server: Server;
-  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
-
-  it("lets a sandboxed command reach a server on 127.0.0.1 only with --network", async () => {
-    server = createServer((socket) => socket.end("hello\n"));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as { port: number }).port;
-    const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo no connection`;
-    sim = await startSimulator({ script: [runCommand({ command }), { content: "a" }, runCommand({ command }), { content: "b" }] });
-    const project = await tempProject();
-    await runHel({ args: ["-C", project, "--tools", "run_command", "try"], baseUrl: sim.url });
-    expect(lastToolResult().split("\n").at(-1)).toBe("no connection");
-    await runHel({ args: ["-C", project, "--tools", "run_command", "--network", "try"], baseUrl: sim.url });
-    expect(lastToolResult()).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nhello$/);
+    expect(lastToolResult(sim)).toMatch(/^\[#2\] exit code 0 · \d+\.\d\d s\nran$/);
   });
 });
 

@@ -5,10 +5,10 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { unstamped } from "../../src/agent/stamps.js";
-import { LEASE_TIMING } from "../../src/session/lease.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
 import type { Snapshot } from "../../src/session/snapshot-format.js";
 import { collect, runHel, startHel } from "../helpers/hel.js";
+import { ageLocks } from "../helpers/kill-runs.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { makeSnapshot } from "../helpers/session-fixtures.js";
 import { startStubModel, type StubModel } from "../helpers/stub-model.js";
@@ -72,8 +72,8 @@ it("a holder stopped past its lease's expiry finds out before it writes, saves n
   const aDone = collect(a);
   await waitFor(() => stub.requests.some((r) => r.instruction === "turn A"), "A's request");
   a.kill("SIGSTOP");
-  // The lease's expiry is what lets B in; hel's own timing, so this waits it out.
-  await sleep(LEASE_TIMING.stale + 2_000);
+  // The lease's expiry is what lets B in: A, stopped, cannot touch its lease, so it is aged as the wait would.
+  await ageLocks(project);
   const b = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "turn B"], baseUrl: stub.url });
   expect(b.code).toBe(0);
   releaseA();

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type SimStep, type Simulator } from "../../sim/index.js";
 import { lastUserText } from "../../sim/policies.js";
-import { LEASE_TIMING } from "../../src/session/lease.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { collect, runHel, startHel } from "../helpers/hel.js";
+import { ageLocks } from "../helpers/kill-runs.js";
 import { makeSnapshot } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
@@ -19,7 +19,6 @@ import { waitFor } from "../helpers/wait.js";
 let sim: Simulator;
 afterEach(async () => sim?.close());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
 
 /** Each turn delegates its task, then folds the episode from its instruction on, then answers. */
@@ -47,7 +46,8 @@ it("a holder stopped past its lease's expiry writes no child transcript and no a
   // Stopped while its child's request is out: the answer waits in the socket until it wakes.
   await waitFor(() => sim.requests.some((r) => lastUserText(r.body as ChatRequest).includes("Task A: report done.")), "A's child's request");
   a.kill("SIGSTOP");
-  await sleep(LEASE_TIMING.stale + 2_000);
+  // A, stopped, cannot touch its lease: it is aged past its expiry, as waiting it out would.
+  await ageLocks(project);
   const b = await runHel({ args: args("turn B"), baseUrl: sim.url });
   expect(b.code).toBe(0);
   const session = join(project, ".hel", "sessions", id);

@@ -15,6 +15,9 @@ import type { TurnOutcome } from "../../src/agent/loop/loop.js";
 import type { Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { helEnv, ROOT, type HelResult } from "./hel.js";
+import { hasExitCode } from "../../src/errors.js";
+import { errorText } from "../../src/cli/term/kit/style.js";
+import { runSessionsCommand } from "../../src/cli/sessions-command.js";
 
 export interface InProcessRun {
   /** hel's arguments (`-C <project>` among them); for runInProcess, ending with the instruction. */
@@ -54,11 +57,54 @@ function flagsOf(run: InProcessRun): { flags: RunOptions; env: NodeJS.ProcessEnv
  * what it printed, as runHel gives them.
  */
 export async function runInProcess(run: InProcessRun): Promise<Omit<HelResult, "signal">> {
-  const { flags, env } = flagsOf(run);
-  const out = capture(env);
-  const project = await openProject(flags, env.DEEPSEEK_API_KEY!, out.io);
+  const out = capture(helEnv(run.baseUrl, run.env));
+  return { code: await runWith(run, out), stdout: out.stdout(), stderr: out.stderr() };
+}
+
+/** A run of hel; `hel sessions …` needs no base URL. */
+type HelRunInProcess = Omit<InProcessRun, "baseUrl"> & { baseUrl?: string };
+
+async function runWith(run: HelRunInProcess, out: Captured): Promise<number> {
+  const invocation = parseArgs(run.args, out.io.env, "test");
+  // `hel sessions ls | show | rm` write to the process's own streams; a fork masks the process's key.
+  if (invocation.kind === "sessions" && invocation.action !== "fork") return writingTo(out, () => runSessionsCommand(invocation));
+  if (invocation.kind !== "run") throw new Error(`not a run: ${run.args.join(" ")}`);
+  const flags = invocation.options;
+  const project = await openProject(flags, out.io.env.DEEPSEEK_API_KEY!, out.io);
   const ended = flags.prompt.length > 0 ? await runOneShot(project, flags.prompt.join(" "), out.io) : await runStdin(project, out.io, Readable.from([run.input ?? ""]));
-  return { code: exitStatus(ended), stdout: out.stdout(), stderr: out.stderr() };
+  return exitStatus(ended);
+}
+
+/** What `command` writes to process.stdout and process.stderr goes to `out` instead, until it ends. */
+async function writingTo<T>(out: Captured, command: () => Promise<T>): Promise<T> {
+  const streams = [process.stdout, process.stderr] as const;
+  const writes = streams.map((stream) => stream.write);
+  streams.forEach((stream, i) => {
+    const to = [out.io.stdout, out.io.stderr][i]!;
+    stream.write = ((text: string | Uint8Array) => (to.write(typeof text === "string" ? text : Buffer.from(text).toString()), true)) as typeof stream.write;
+  });
+  try {
+    return await command();
+  } finally {
+    streams.forEach((stream, i) => (stream.write = writes[i]!));
+  }
+}
+
+/**
+ * As runInProcess, `hel sessions ls | show | rm` too, and a failure ends the run as src/cli/main.ts
+ * ends the process: one `hel: ` line on stderr after what was printed before it, and the error's exit
+ * status (1 when it has none).
+ */
+export async function runHelInProcess(run: HelRunInProcess): Promise<Omit<HelResult, "signal">> {
+  const out = capture(helEnv(run.baseUrl, run.env));
+  let code: number;
+  try {
+    code = await runWith(run, out);
+  } catch (error) {
+    code = hasExitCode(error) ? error.exitCode : 1;
+    out.io.stderr.write(`hel: ${errorText(error instanceof Error ? error.message : String(error))}\n`);
+  }
+  return { code, stdout: out.stdout(), stderr: out.stderr() };
 }
 
 export interface TestConversation {

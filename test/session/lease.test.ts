@@ -6,7 +6,7 @@ import { acquireLease, isLeased, LEASE_TIMING, withStoreLock, type Lease } from 
 import { sessionPaths } from "../../src/session/paths.js";
 import { removeSessions } from "../../src/session/catalog.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
-import { buildSessionModules } from "../helpers/build-session.js";
+import { compiledSrc } from "../helpers/compiled-src.js";
 import { ID_A, makeSnapshot, sessionError } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { waitFor } from "../helpers/wait.js";
@@ -16,7 +16,7 @@ let project: string;
 const children: ChildProcess[] = [];
 
 beforeAll(() => {
-  modules = buildSessionModules();
+  modules = compiledSrc();
 });
 beforeEach(async () => {
   project = await tempProject();

@@ -6,12 +6,12 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { saveSnapshot } from "../../src/session/snapshot-file.js";
-import { buildSessionModules } from "../helpers/build-session.js";
+import { compiledSrc } from "../helpers/compiled-src.js";
 import { ID_A, ID_B, makeSnapshot } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 it("a save's views of loaded bytes are not overwritten by the next load once the loaded messages are gone", async () => {
-  const modules = buildSessionModules();
+  const modules = compiledSrc();
   const project = await tempProject();
   await saveSnapshot(project, makeSnapshot(project, ID_A));
   // The second session is the smaller: it fits in the first one's buffer, were that buffer reused.

@@ -15,7 +15,7 @@ import { latestSessionId, listSessions, removeSessions, resolveSessionId } from 
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
 import { findToolPairingError } from "../../src/wire/tool-pairing.js";
 import { crc32 } from "node:zlib";
-import { buildSessionModules } from "../helpers/build-session.js";
+import { compiledSrc } from "../helpers/compiled-src.js";
 import { ID_A, ID_B, ID_C, makeSnapshot, sessionError } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -377,7 +377,7 @@ describe("a failed save never damages the previous snapshot", () => {
   });
 
   it("a real short write (file size limit in a child process) fails cleanly and keeps the old snapshot", async () => {
-    const modules = buildSessionModules();
+    const modules = compiledSrc();
     await saveSnapshot(project, makeSnapshot(project, ID_A));
     const before = readFileSync(snapshotFile(ID_A));
     expect(before.byteLength).toBeLessThan(16 * 1024);

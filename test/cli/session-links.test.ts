@@ -1,7 +1,7 @@
 // A session whose archive/, children/ and spill/ directories were replaced by symbolic links to
-// directories outside the project (a cloned repository can carry them, a command can plant them):
-// the built CLI spills a long command output, delegates and folds, and writes nothing through the
-// links; it says which directory it refused.
+// directories outside the project (a cloned repository can carry them, a command can plant them): hel,
+// run in this process as the command runs it (helpers/conversation.ts), spills a long command output,
+// delegates and folds, and writes nothing through the links; it says which directory it refused.
 import { readdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { startSimulator, type SimStep, type Simulator } from "../../sim/index.js
 import { lastUserText } from "../../sim/policies.js";
 import { saveSnapshot } from "../../src/session/snapshot-file.js";
 import type { ChatRequest, Message } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { makeSnapshot } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -40,7 +40,7 @@ it.each(["archive", "children", "spill"])("%s/ linked out of the project is not 
   await saveSnapshot(project, makeSnapshot(project, id));
   const link = join(project, ".hel", "sessions", id, name);
   await symlink(outside, link);
-  const result = await runHel({ args: ["-C", project, "--resume", id, "--delegate", "task-only", "--tools", "run_command,fold", "--effort", "none", "go"], baseUrl: sim.url });
+  const result = await runHelInProcess({ args: ["-C", project, "--resume", id, "--delegate", "task-only", "--tools", "run_command,fold", "--effort", "none", "go"], baseUrl: sim.url });
   // The run went through every step that writes into those directories: the fold is the last.
   expect(sim.requests.some((r) => content((r.body as ChatRequest).messages.at(-1)!).includes("handle: "))).toBe(true);
   expect(await readdir(outside)).toEqual([]);

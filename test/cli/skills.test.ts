@@ -1,14 +1,14 @@
-// Skills as the built CLI sends them: the project's (.hel/skills/, .agents/skills/) and the user's are
-// listed in the system prompt, byte for byte the same from one run to the next, with the API key
-// masked and a bad file skipped with one warning; the model reads a user's skill with read_file
-// through its listed path.
+// Skills as hel sends them, run in this process as the command runs it (helpers/conversation.ts)
+// against the simulator: the project's (.hel/skills/, .agents/skills/) and the user's are listed in the
+// system prompt, byte for byte the same from one run to the next, with the API key masked and a bad
+// file skipped with one warning; the model reads a user's skill with read_file through its listed path.
 import { mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { memoFile } from "../../src/fs/file-memo.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -33,7 +33,7 @@ describe("skills", () => {
     const env = { XDG_CONFIG_HOME: config, DEEPSEEK_API_KEY: KEY };
 
     sim = await startSimulator({ script: [{ tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path: userSkill }) }] }, { content: "read it" }] });
-    const first = await runHel({ args: ["-C", project, "commit this"], baseUrl: sim.url, env });
+    const first = await runHelInProcess({ args: ["-C", project, "commit this"], baseUrl: sim.url, env });
     expect(first.code).toBe(0);
     expect(first.stderr.split("\n").filter((l) => l.startsWith("hel: "))).toEqual([
       'hel: the skill .hel/skills/broken/SKILL.md has a bad "description" in its front matter: it must be given, as text, so it is skipped — fix it or remove the folder',
@@ -56,7 +56,7 @@ describe("skills", () => {
 
     await sim.close();
     sim = await startSimulator({ policy: "echo" });
-    expect((await runHel({ args: ["-C", project, "again"], baseUrl: sim.url, env })).code).toBe(0);
+    expect((await runHelInProcess({ args: ["-C", project, "again"], baseUrl: sim.url, env })).code).toBe(0);
     expect((sim.requests[0]!.body as ChatRequest).messages[0]!.content).toBe(system);
   });
 
@@ -69,7 +69,7 @@ describe("skills", () => {
     sim = await startSimulator({ policy: "echo" });
     const systemOf = async (instruction: string) => {
       const before = sim.requests.length;
-      expect((await runHel({ args: ["-C", project, instruction], baseUrl: sim.url, env })).code).toBe(0);
+      expect((await runHelInProcess({ args: ["-C", project, instruction], baseUrl: sim.url, env })).code).toBe(0);
       return (sim.requests[before]!.body as ChatRequest).messages[0]!.content as string;
     };
     const read = await systemOf("one");

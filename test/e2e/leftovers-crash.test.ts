@@ -6,10 +6,9 @@ import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
-import { LEASE_TIMING } from "../../src/session/lease.js";
 import { loadSnapshot } from "../../src/session/snapshot-file.js";
-import { runHel } from "../helpers/hel.js";
-import { killRuns } from "../helpers/kill-runs.js";
+import { runHelInProcess } from "../helpers/conversation.js";
+import { ageLocks, killRuns } from "../helpers/kill-runs.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 const RUNS = 24;
@@ -44,13 +43,13 @@ it(`what ${RUNS} kill -9s left beside their sessions is gone after each session'
   await writeFile(join(project, "a.log"), "error: the cache is stale\n");
   await killRuns(sim, ["-C", project, ...ARGS], LINES, moments);
   // A killed holder's lease is taken over once it is stale.
-  await new Promise((r) => setTimeout(r, LEASE_TIMING.stale + 2_000));
+  await ageLocks(project);
   const sessions = join(project, ".hel", "sessions");
   const saved = (await readdir(sessions)).filter((id) => existsSync(join(sessions, id, "snapshot.json")));
   let left = 0;
   for (const id of saved) {
     left += (await leftovers(project, id)).length;
-    const result = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "step 41: look at a.log"], baseUrl: sim.url });
+    const result = await runHelInProcess({ args: ["-C", project, "--resume", id, ...ARGS, "step 41: look at a.log"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(await leftovers(project, id)).toEqual([]);
     // Every archive the index names is still there.

@@ -1,9 +1,10 @@
-// Archives are checked: the built CLI folds an episode into the archive, and a resumed session reads it
-// back with recall and ask while the file is as hel wrote it. Once the file is changed outside hel
-// (a value in it edited, the JSON still valid), the resume warns on one stderr line and recall and ask
-// say the span was changed instead of serving it as exact. A version-2 snapshot whose index has no
-// hashes (written before archives were checked, and so before snapshots were signed) is refused until
-// the user adopts it; adopted, its archive files are hashed as they are, served, and kept checked.
+// Archives are checked: hel, run in this process as the command runs it (helpers/conversation.ts),
+// folds an episode into the archive, and a resumed session reads it back with recall and ask while the
+// file is as hel wrote it. Once the file is changed outside hel (a value in it edited, the JSON still
+// valid), the resume warns on one stderr line and recall and ask say the span was changed instead of
+// serving it as exact. A version-2 snapshot whose index has no hashes (written before archives were
+// checked, and so before snapshots were signed) is refused until the user adopts it; adopted, its
+// archive files are hashed as they are, served, and kept checked.
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import { lastUserText } from "../../sim/policies.js";
 import { archiveStore } from "../../src/session/archive-store.js";
 import { loadSnapshot, saveSnapshot } from "../../src/session/snapshot-file.js";
 import type { ChatRequest, Message } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { unsign } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -46,7 +47,7 @@ it("recall and ask serve an archive as hel wrote it, and refuse one changed outs
   sim = await startSimulator({ policy });
   const project = await tempProject();
   await writeFile(join(project, "a.txt"), "the number is 41\n");
-  const first = await runHel({ args: ["-C", project, ...ARGS, "look"], baseUrl: sim.url });
+  const first = await runHelInProcess({ args: ["-C", project, ...ARGS, "look"], baseUrl: sim.url });
   expect(first.code).toBe(0);
   const id = JSON.parse(first.stdout).session_id as string;
   const archiveDir = join(project, ".hel", "sessions", id, "archive");
@@ -54,7 +55,7 @@ it("recall and ask serve an archive as hel wrote it, and refuse one changed outs
   expect(entry!.sha256).toMatch(/^[0-9a-f]{64}$/);
   expect(await readdir(archiveDir)).toEqual([`${entry!.handle}.json`]);
 
-  const intact = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
+  const intact = await runHelInProcess({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
   expect(intact.code).toBe(0);
   expect(warnings(intact.stderr)).toEqual([]);
   const [recalled, asked] = (JSON.parse(intact.stdout).answer as string).split("\n---\n");
@@ -63,7 +64,7 @@ it("recall and ask serve an archive as hel wrote it, and refuse one changed outs
 
   const file = join(archiveDir, `${entry!.handle}.json`);
   await writeFile(file, (await readFile(file, "utf8")).replace("the number is 41", "the number is 42"));
-  const changed = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
+  const changed = await runHelInProcess({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
   expect(changed.code).toBe(0);
   expect(warnings(changed.stderr)).toEqual([`hel: session ${id}: the archive of ${entry!.handle} was changed outside hel (or deleted); recall and ask will not serve it`]);
   const why = `its archive file ${file} was changed outside hel (it no longer matches the SHA-256 the session keeps), so it cannot be served as the exact span. The note in the conversation is all that is left of it.`;
@@ -78,7 +79,7 @@ it("a version-2 snapshot whose archive index has no hashes is adopted with --tru
   sim = await startSimulator({ policy });
   const project = await tempProject();
   await writeFile(join(project, "a.txt"), "the number is 41\n");
-  const first = await runHel({ args: ["-C", project, ...ARGS, "look"], baseUrl: sim.url });
+  const first = await runHelInProcess({ args: ["-C", project, ...ARGS, "look"], baseUrl: sim.url });
   const id = JSON.parse(first.stdout).session_id as string;
   const snapshot = await loadSnapshot(project, id);
   const { sha256: _, ...unhashed } = snapshot.archive[0]!;
@@ -88,12 +89,12 @@ it("a version-2 snapshot whose archive index has no hashes is adopted with --tru
   expect((await readFile(file, "utf8")).includes("sha256")).toBe(false);
   // An index entry without a hash is nothing hel can vouch for: not served from a session, even a signed one.
   expect((await archiveStore(project, id).read(unhashed)).ok).toBe(false);
-  const refused = await runHel({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
+  const refused = await runHelInProcess({ args: ["-C", project, "--resume", id, ...ARGS, "recall it"], baseUrl: sim.url });
   expect(refused.code).toBe(2);
   expect(refused.stderr).toBe(
     `hel: session ${id} was not written by hel here (no valid signature of this user's hel: a session cloned with the project, copied from elsewhere, or saved by an older hel) — if you trust its contents, adopt it with \`hel --resume ${id} --trust\`\n`,
   );
-  const resumed = await runHel({ args: ["-C", project, "--resume", id, "--trust", ...ARGS, "recall it"], baseUrl: sim.url });
+  const resumed = await runHelInProcess({ args: ["-C", project, "--resume", id, "--trust", ...ARGS, "recall it"], baseUrl: sim.url });
   expect(resumed.code).toBe(0);
   expect(warnings(resumed.stderr)).toEqual([`hel: adopting session ${id}, which hel did not write here (--trust): its next save signs it as hel's own`]);
   expect(JSON.parse(resumed.stdout).answer).toContain("the number is 41");

@@ -1,11 +1,12 @@
 // Settings that stick: the user's config file and the project's, under the flags and the environment,
-// and what a resumed session keeps of its own. The built CLI against the simulator, real config files.
+// and what a resumed session keeps of its own. hel run in this process as the command runs it
+// (helpers/conversation.ts), against the simulator, with real config files.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { sessionIdOf } from "../helpers/simulators.js";
 
@@ -24,7 +25,7 @@ async function setUp(user: unknown, project: unknown) {
     await mkdir(join(dir, ".hel"));
     await writeFile(join(dir, ".hel", "config.json"), typeof project === "string" ? project : JSON.stringify(project));
   }
-  const run = (args: string[], env: Record<string, string | undefined> = {}) => runHel({ args: ["-C", dir, ...args], baseUrl: sim?.url, env: { XDG_CONFIG_HOME: configHome, ...env } });
+  const run = (args: string[], env: Record<string, string | undefined> = {}) => runHelInProcess({ args: ["-C", dir, ...args], baseUrl: sim.url, env: { XDG_CONFIG_HOME: configHome, ...env } });
   return { dir, configHome, run };
 }
 

@@ -1,6 +1,7 @@
-// Fold end to end, through the CLI against the simulator: the request after a fold is the prefix up
-// to the span plus the note, the span is archived on disk before the snapshot names it, recall reads it
-// back in a new process, and a resumed session sends byte for byte what a continuous one would.
+// Fold end to end, hel run in this process as the command runs it (helpers/conversation.ts) against the
+// simulator: the request after a fold is the prefix up to the span plus the note, the span is archived
+// on disk before the snapshot names it, recall reads it back in the next run, and a resumed session
+// sends byte for byte what a continuous one would.
 import { createHash } from "node:crypto";
 import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import { episode } from "../../sim/policies.js";
 import type { Policy } from "../../sim/types.js";
 import { childTask } from "../../src/agent/children/child-messages.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { simulators, steadyIds, sessionIdOf } from "../helpers/simulators.js";
 
@@ -33,7 +34,7 @@ async function project(): Promise<string> {
 it("after a fold the request is the prefix up to the span's start plus the note; the span is archived on disk and indexed in the snapshot", async () => {
   const dir = await project();
   const s = await sim(steady);
-  const run = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
+  const run = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
   expect(run.code).toBe(0);
   expect(s.requests).toHaveLength(4);
   const beforeFold = body(s, 2);
@@ -76,28 +77,28 @@ it("after a fold the request is the prefix up to the span's start plus the note;
   expect(snapshot.messages.at(-1)).toMatchObject({ role: "assistant", content: "done: look at a.log and b.log" });
 });
 
-it("the first request after --resume of a folded session equals the one a continuous process sends, and recall reads the archive in the new process", async () => {
+it("the first request after --resume of a folded session equals the one a continuous run sends, and recall reads the archive in the next run", async () => {
   const continuousDir = await project();
   const continuous = await sim(steady);
-  const one = await runHel({ args: ["-C", continuousDir, ...TOOLS], input: "look at a.log and b.log\nwhat next?\n", baseUrl: continuous.url });
+  const one = await runHelInProcess({ args: ["-C", continuousDir, ...TOOLS], input: "look at a.log and b.log\nwhat next?\n", baseUrl: continuous.url });
   expect(one.code).toBe(0);
 
   const dir = await project();
   const stopped = await sim(steady);
-  const first = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: stopped.url });
+  const first = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: stopped.url });
   const id = sessionIdOf(first.stderr)!;
-  const second = await runHel({ args: ["-C", dir, ...TOOLS, "--resume", id, "what next?"], baseUrl: stopped.url });
+  const second = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "--resume", id, "what next?"], baseUrl: stopped.url });
   expect(second.code).toBe(0);
   // The project directory is part of the system message; everything else is the same bytes.
   const same = (s: Simulator, d: string) => JSON.stringify(body(s, 4)).replaceAll(d, "<project>");
   expect(same(stopped, dir)).toBe(same(continuous, continuousDir));
   expect(body(stopped, 4).messages.at(-1)).toEqual({ role: "user", content: "[#5] what next?" });
 
-  // recall, in a third process: the archived bytes, stamps, roles and tool calls, never a summary.
+  // recall, in a third run: the archived bytes, stamps, roles and tool calls, never a summary.
   const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
   const recalling = await sim(() => ({ tool_calls: [{ name: "recall", arguments: JSON.stringify({ handle }) }] }));
   recalling.push({ tool_calls: [{ name: "recall", arguments: JSON.stringify({ handle }) }] }, { content: "recalled" });
-  await runHel({ args: ["-C", dir, ...TOOLS, "--resume", id, "what did a.log say?"], baseUrl: recalling.url });
+  await runHelInProcess({ args: ["-C", dir, ...TOOLS, "--resume", id, "what did a.log say?"], baseUrl: recalling.url });
   const recalled = body(recalling, 1).messages.at(-1)!.content!;
   expect(recalled).toBe(
     [
@@ -117,7 +118,7 @@ it("the first request after --resume of a folded session equals the one a contin
 it("recall of a handle that does not exist, or of an archive deleted or corrupted by hand, says so; the session still resumes", async () => {
   const dir = await project();
   const s = await sim(steady);
-  const first = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
+  const first = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
   const id = sessionIdOf(first.stderr)!;
   const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
   const file = join(dir, ".hel", "sessions", id, "archive", `${handle}.json`);
@@ -125,7 +126,7 @@ it("recall of a handle that does not exist, or of an archive deleted or corrupte
   const lastResult = async (args: object): Promise<string> => {
     const r = await sim(() => ({ content: "ok" }));
     r.push(recall(args), { content: "ok" });
-    const run = await runHel({ args: ["-C", dir, ...TOOLS, "--resume", id, "recall it"], baseUrl: r.url });
+    const run = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "--resume", id, "recall it"], baseUrl: r.url });
     expect(run.code).toBe(0);
     return body(r, 1)
       .messages.at(-1)!
@@ -151,7 +152,7 @@ it("recall of a handle that does not exist, or of an archive deleted or corrupte
 it("a read or edit of a file a folded span touched ends with a hint naming the handle and the note, once per file and handle per turn", async () => {
   const dir = await project();
   const s = await sim(steady);
-  const first = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
+  const first = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
   const id = sessionIdOf(first.stderr)!;
   const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
   const hint = `(archived span ${handle} also touched a.log: "changed: nothing" — recall {"handle":"${handle}"} reads it)`;
@@ -159,7 +160,7 @@ it("a read or edit of a file a folded span touched ends with a hint naming the h
   const edit = { tool_calls: [{ name: "search_replace", arguments: JSON.stringify({ path: "a.log", old_text: "'x'", new_text: "'y'" }) }] };
   const r = await sim(() => ({ content: "ok" }));
   r.push(read("./a.log"), read("a.log"), { content: "read twice" }, edit, { content: "edited" });
-  await runHel({ args: ["-C", dir, ...TOOLS, "--resume", id], input: "read a.log twice\nnow edit it\n", baseUrl: r.url });
+  await runHelInProcess({ args: ["-C", dir, ...TOOLS, "--resume", id], input: "read a.log twice\nnow edit it\n", baseUrl: r.url });
   const results = (i: number) =>
     body(r, i)
       .messages.filter((m) => m.role === "tool")
@@ -173,11 +174,11 @@ it("a read or edit of a file a folded span touched ends with a hint naming the h
 it("a full child forks from the folded view: the notes, not the folded spans", async () => {
   const dir = await project();
   const s = await sim(steady);
-  const first = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
+  const first = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "look at a.log and b.log"], baseUrl: s.url });
   const id = sessionIdOf(first.stderr)!;
   const r = await sim(() => ({ content: "ok" }));
   r.push({ tool_calls: [{ name: "delegate_task", arguments: JSON.stringify({ task: "check the build" }) }] }, { content: "child: fine" }, { content: "parent: done" });
-  const run = await runHel({ args: ["-C", dir, ...TOOLS, "--delegate", "full", "--resume", id, "delegate the check"], baseUrl: r.url });
+  const run = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "--delegate", "full", "--resume", id, "delegate the check"], baseUrl: r.url });
   expect(run.code).toBe(0);
   const parent = body(r, 0);
   const child = body(r, 1);
@@ -192,7 +193,7 @@ it("the terminal, --json, --record and `hel sessions show` say what was folded",
   const dir = await project();
   const s = await sim(steady);
   const record = join(dir, "..", `${dir.split("/").pop()}-record`);
-  const run = await runHel({ args: ["-C", dir, ...TOOLS, "--json", "--record", record, "look at a.log and b.log"], baseUrl: s.url });
+  const run = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "--json", "--record", record, "look at a.log and b.log"], baseUrl: s.url });
   expect(run.code).toBe(0);
   const id = JSON.parse(run.stdout).session_id as string;
   const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
@@ -201,7 +202,7 @@ it("the terminal, --json, --record and `hel sessions show` say what was folded",
   expect(JSON.parse(await readFile(join(record, "record.json"), "utf8")).context).toEqual([change]);
   await rm(record, { recursive: true, force: true });
 
-  const show = await runHel({ args: ["-C", dir, "sessions", "show", id] });
+  const show = await runHelInProcess({ args: ["-C", dir, "sessions", "show", id] });
   expect(show.stdout).toContain(`\narchive  ${handle} fold #2–#3: changed: nothing\n`);
   expect(show.stdout).toContain(
     `── instruction 1 ──\n[#1] look at a.log and b.log\n\n── Folded #2–#3 into handle: ${handle} (recall reads it back exactly; ask answers questions about it). ──\nchanged: nothing\nlearned: read a.log, b.log;`,
@@ -213,14 +214,14 @@ it("ask runs a child over the conversation as it was before the fold, plus the q
   const dir = await project();
   const tools = ["--tools", "read_file,search_replace,fold,recall,ask"];
   const s = await sim(steady);
-  const first = await runHel({ args: ["-C", dir, ...tools, "look at a.log and b.log"], baseUrl: s.url });
+  const first = await runHelInProcess({ args: ["-C", dir, ...tools, "look at a.log and b.log"], baseUrl: s.url });
   const id = sessionIdOf(first.stderr)!;
   const handle = JSON.parse(await readFile(join(dir, ".hel", "sessions", id, "snapshot.json"), "utf8")).archive[0].handle;
   const beforeFold = body(s, 2);
 
   const r = await sim(() => ({ content: "ok" }));
   r.push({ tool_calls: [{ name: "ask", arguments: JSON.stringify({ handle, question: "what exactly did a.log say?" }) }] }, { content: "cannot find name 'x'" }, { content: "answered" });
-  const run = await runHel({ args: ["-C", dir, ...tools, "--resume", id, "ask about the build"], baseUrl: r.url });
+  const run = await runHelInProcess({ args: ["-C", dir, ...tools, "--resume", id, "ask about the build"], baseUrl: r.url });
   expect(run.code).toBe(0);
   const child = body(r, 1);
   expect(JSON.stringify({ ...child, messages: child.messages.slice(0, -1) })).toBe(JSON.stringify(beforeFold));
@@ -240,7 +241,7 @@ it("a note field over 4,000 characters is refused with an error result, so later
       { content: "done" },
     ],
   });
-  const run = await runHel({ args: ["-C", dir, ...TOOLS, "look at a.log"], baseUrl: s.url });
+  const run = await runHelInProcess({ args: ["-C", dir, ...TOOLS, "look at a.log"], baseUrl: s.url });
   expect(run.code).toBe(0);
   const last = body(s, 2).messages.at(-1)!;
   expect(last).toMatchObject({ role: "tool" });

@@ -1,7 +1,7 @@
 // `.hel/` entries that are symbolic links are refused at every level. A clone may commit `.hel` itself,
-// `.hel/sessions`, a session's folder or its snapshot.json as a link to a folder elsewhere (`/tmp/…`, or
-// `~`): the built CLI, run as root, writes nothing outside the project through any of them, and says
-// in one line which path is the link.
+// `.hel/sessions`, a session's folder or its snapshot.json as a link to a folder elsewhere (`/tmp/…`,
+// or `~`): hel, run as root in this process as the command runs it (helpers/conversation.ts), writes
+// nothing outside the project through any of them, and says in one line which path is the link.
 import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
@@ -9,7 +9,7 @@ import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { memoFile } from "../../src/fs/file-memo.js";
 import { saveSnapshot } from "../../src/session/snapshot-file.js";
-import { runHel } from "../helpers/hel.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { ID_A, makeSnapshot } from "../helpers/session-fixtures.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -48,7 +48,7 @@ it(".hel linked elsewhere (as to ~): a run, -c and sessions ls write nothing the
   const { project, outside, before } = await setUp();
   await symlink(outside, join(project, ".hel"));
   for (const args of [["hi"], ["-c", "hi"], ["sessions", "ls"]]) {
-    const run = await runHel({ args: ["-C", project, ...args], baseUrl: sim.url });
+    const run = await runHelInProcess({ args: ["-C", project, ...args], baseUrl: sim.url });
     expect(run.code).not.toBe(0);
     expect(helLines(run.stderr)).toHaveLength(1);
     expect(run.stderr).toContain(linkLine(join(project, ".hel")));
@@ -63,7 +63,7 @@ it(".hel/sessions linked elsewhere: the answer is given but not saved there; -c 
   const link = join(project, ".hel", "sessions");
   await symlink(outside, link);
 
-  const run = await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url });
+  const run = await runHelInProcess({ args: ["-C", project, "hi"], baseUrl: sim.url });
   expect(run.stdout).toBe("echo: hi\n");
   expect(run.code).toBe(1);
   expect(run.stderr).toContain(`hel: could not take the lease of session `);
@@ -73,7 +73,7 @@ it(".hel/sessions linked elsewhere: the answer is given but not saved there; -c 
     ["-c", "hi"],
     ["sessions", "ls"],
   ]) {
-    const refused = await runHel({ args: ["-C", project, ...args], baseUrl: sim.url });
+    const refused = await runHelInProcess({ args: ["-C", project, ...args], baseUrl: sim.url });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe(`hel: could not list sessions: ${link} is a symbolic link, which hel does not follow; remove it\n`);
   }
@@ -92,16 +92,16 @@ it("a session folder, or its snapshot.json, linked to hel's own session elsewher
   await symlink(join(outside, ".hel", "sessions", ID_A), folder);
   const before = await tree(outside);
 
-  const resumed = await runHel({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
+  const resumed = await runHelInProcess({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
   expect(resumed.code).toBe(2);
   expect(resumed.stderr).toBe(`hel: could not take the lease of session ${ID_A}: ${folder} is a symbolic link, which hel does not follow; remove it\n`);
-  const listed = await runHel({ args: ["-C", project, "sessions", "ls", "--json"] });
+  const listed = await runHelInProcess({ args: ["-C", project, "sessions", "ls", "--json"] });
   expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: ID_A, error: `session ${ID_A}: ${folder} is a symbolic link, which hel does not follow; remove it` })]);
-  const shown = await runHel({ args: ["-C", project, "sessions", "show", ID_A] });
+  const shown = await runHelInProcess({ args: ["-C", project, "sessions", "show", ID_A] });
   expect(shown.code).toBe(2);
   expect(helLines(shown.stderr)).toEqual([`hel: session ${ID_A}: ${folder} is a symbolic link, which hel does not follow; remove it`]);
   // -c has nothing of its own to continue: a link is no candidate.
-  const continued = await runHel({ args: ["-C", project, "-c", "go on"], baseUrl: sim.url });
+  const continued = await runHelInProcess({ args: ["-C", project, "-c", "go on"], baseUrl: sim.url });
   expect(continued.code).toBe(2);
 
   // The folder real, its snapshot.json the link.
@@ -109,7 +109,7 @@ it("a session folder, or its snapshot.json, linked to hel's own session elsewher
   await mkdir(folder);
   const file = join(folder, "snapshot.json");
   await symlink(join(outside, ".hel", "sessions", ID_A, "snapshot.json"), file);
-  const viaFile = await runHel({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
+  const viaFile = await runHelInProcess({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
   expect(viaFile.code).toBe(2);
   expect(viaFile.stderr).toBe(`hel: session ${ID_A}: snapshot.json is a symbolic link (${file}), which hel does not follow — delete the session with \`hel sessions rm ${ID_A}\`\n`);
 
@@ -124,7 +124,7 @@ it(".hel/cache linked elsewhere is not written through: the memo of agents is ke
   await symlink(outside, join(project, ".hel", "cache"));
   // Settled, so that a start keeps the agent in its memo (fs/file-memo.ts).
   await sleep(2100);
-  const run = await runHel({ args: ["-C", project, "hi"], baseUrl: sim.url });
+  const run = await runHelInProcess({ args: ["-C", project, "hi"], baseUrl: sim.url });
   expect(run.code).toBe(0);
   expect((await stat(memoFile(project, "agents"))).isFile()).toBe(true);
   expect(await tree(outside)).toEqual(before);
@@ -141,7 +141,7 @@ it("a session's commands/, archive/, spill/ and children/ linked to a folder of 
   const before = await tree(outside);
   await saveSnapshot(project, makeSnapshot(project, ID_A));
   for (const name of ["commands", "archive", "spill", "children"]) await symlink(outside, join(project, ".hel", "sessions", ID_A, name));
-  const resumed = await runHel({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
+  const resumed = await runHelInProcess({ args: ["-C", project, "--resume", ID_A, "go on"], baseUrl: sim.url });
   expect(resumed.code).toBe(0);
   expect(await tree(outside)).toEqual(before);
 });

@@ -2,14 +2,14 @@ import { execFile, execFileSync } from "node:child_process";
 import { chmod, chown, mkdir, readdir, readFile, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openBeneath, type OpenDir } from "../../src/fs/beneath.js";
-import { applyEdit, searchReplaceTool, type SearchReplaceArgs } from "../../src/tools/file/search-replace.js";
-import { loadTextFile, saveTextFile } from "../../src/tools/text-file.js";
-import type { FileEdit } from "../../src/changes/file-edit.js";
-import type { ToolContext } from "../../src/tools/types.js";
-import { ToolError } from "../../src/tools/types.js";
-import { ROOT } from "../helpers/hel.js";
-import { toolProject } from "../helpers/tools.js";
+import { openBeneath, type OpenDir } from "../../../src/fs/beneath.js";
+import { applyEdit, searchReplaceTool, type SearchReplaceArgs } from "../../../src/tools/file/search-replace.js";
+import { loadTextFile, saveTextFile } from "../../../src/tools/text-file.js";
+import type { FileEdit } from "../../../src/changes/file-edit.js";
+import type { ToolContext } from "../../../src/tools/types.js";
+import { ToolError } from "../../../src/tools/types.js";
+import { ROOT } from "../../helpers/hel.js";
+import { toolProject } from "../../helpers/tools.js";
 
 const edit = (ctx: ToolContext, args: SearchReplaceArgs) => searchReplaceTool.run(args, ctx);
 

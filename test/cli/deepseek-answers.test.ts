@@ -1,13 +1,14 @@
-// What a DeepSeek user sees of the repairs and the spend controls, through the built CLI against the
-// simulator: a repair is one line on stderr and counts in --json's usage.repairs; an empty answer
-// twice and a request past --max-cost end the turn with their own exit reasons and a line saying
-// why; --child-model (flag or config) is the model of task-only delegations and reviews only.
+// What a DeepSeek user sees of the repairs and the spend controls, from hel run in this process as the
+// command runs it (helpers/conversation.ts), against the simulator: a repair is one line on stderr and
+// counts in --json's usage.repairs; an empty answer twice and a request past --max-cost end the turn
+// with their own exit reasons and a line saying why; --child-model (flag or config) is the model of
+// task-only delegations and reviews only.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runHel } from "../helpers/hel.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 let sim: Simulator;
@@ -20,7 +21,7 @@ it("tool calls written as text: one repair line on stderr, usage.repairs in --js
   sim = await startSimulator({
     script: [{ content: "Reading.", tool_calls: [{ name: "read_file", arguments: JSON.stringify({ path: "a.txt" }) }], markup: { block: "tool_calls" } }, { content: "It says hello." }],
   });
-  const result = await runHel({ args: ["-C", project, "--json", "what does a.txt say"], baseUrl: sim.url });
+  const result = await runHelInProcess({ args: ["-C", project, "--json", "what does a.txt say"], baseUrl: sim.url });
   expect(result.code).toBe(0);
   const json = JSON.parse(result.stdout);
   expect(json).toMatchObject({ answer: "It says hello.", exit_reason: "completed", usage: { requests: 2, repairs: 1 } });
@@ -32,7 +33,7 @@ it("tool calls written as text: one repair line on stderr, usage.repairs in --js
 it("an empty answer twice: exit_reason empty, status 1, and one line saying so", async () => {
   const project = await tempProject();
   sim = await startSimulator({ script: [{ content: null }, { content: "" }] });
-  const result = await runHel({ args: ["-C", project, "--json", "say something"], baseUrl: sim.url });
+  const result = await runHelInProcess({ args: ["-C", project, "--json", "say something"], baseUrl: sim.url });
   expect(result.code).toBe(1);
   expect(JSON.parse(result.stdout)).toMatchObject({ answer: null, exit_reason: "empty", usage: { requests: 2, repairs: 1 } });
   expect(result.stderr).toContain("hel: the model answered nothing, twice — send the instruction again, or put it another way\n");
@@ -53,12 +54,12 @@ describe("--max-cost", () => {
     // A run without a limit measures the first prompt; the limit is then half as much again, so the
     // first request fits and the second, whose prompt holds the first's, does not.
     sim = await startSimulator({ script: script() });
-    await runHel({ args: [...args, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    await runHelInProcess({ args: [...args, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     const spent = sim.requests[0]!.usage!.prompt_tokens / 1e6;
     const limit = (spent * 1.5).toFixed(6);
     await sim.close();
     sim = await startSimulator({ script: script() });
-    const result = await runHel({ args: [...args, "--max-cost", limit, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const result = await runHelInProcess({ args: [...args, "--max-cost", limit, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     expect(sim.requests).toHaveLength(1);
     expect(sim.requests[0]!.usage!.prompt_tokens / 1e6).toBe(spent);
     expect(result.code).toBe(1);
@@ -80,26 +81,26 @@ describe("--max-cost", () => {
     // Compaction is due before the second request; the limit lets the first request through and no other.
     const args = ["-C", project, "--tools", "read_file", "--json", "--compact-at", "200"];
     sim = await startSimulator({ script: script() });
-    await runHel({ args: [...args, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    await runHelInProcess({ args: [...args, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     const limit = ((sim.requests[0]!.usage!.prompt_tokens / 1e6) * 1.5).toFixed(6);
     await sim.close();
     sim = await startSimulator({ script: script() });
-    const result = await runHel({ args: [...args, "--max-cost", limit, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const result = await runHelInProcess({ args: [...args, "--max-cost", limit, "read a.txt"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     expect(sim.requests).toHaveLength(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "budget" });
   });
 
-  it("counts what the session's earlier processes spent: a resume past the limit sends nothing", async () => {
+  it("counts what the session's earlier runs spent: a resume past the limit sends nothing", async () => {
     const project = await tempProject();
     const table = join(project, ".hel-prices.json");
     await writeFile(table, JSON.stringify(prices));
     sim = await startSimulator({ script: [{ content: "first" }, { content: "never sent" }] });
-    const first = await runHel({ args: ["-C", project, "--tools", "none", "hello"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const first = await runHelInProcess({ args: ["-C", project, "--tools", "none", "hello"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     const id = /resume with: hel --resume (\S+)/.exec(first.stderr)![1]!;
     const spent = sim.requests[0]!.usage!.prompt_tokens / 1e6;
-    // Enough for one more request of this size on its own, not on top of what the first process spent.
+    // Enough for one more request of this size on its own, not on top of what the first run spent.
     const limit = (spent * 1.5).toFixed(6);
-    const again = await runHel({ args: ["-C", project, "--tools", "none", "--json", "--max-cost", limit, "--resume", id, "again"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const again = await runHelInProcess({ args: ["-C", project, "--tools", "none", "--json", "--max-cost", limit, "--resume", id, "again"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     expect(sim.requests).toHaveLength(1);
     expect(JSON.parse(again.stdout)).toMatchObject({ exit_reason: "budget" });
   });
@@ -111,7 +112,7 @@ describe("--max-cost", () => {
     const table = join(project, ".hel-prices.json");
     await writeFile(table, JSON.stringify(prices));
     sim = await startSimulator({ script: [{ content: "never sent" }] });
-    const result = await runHel({ args: ["-C", project, "--json", "hi"], baseUrl: sim.url, env: { HEL_PRICES: table } });
+    const result = await runHelInProcess({ args: ["-C", project, "--json", "hi"], baseUrl: sim.url, env: { HEL_PRICES: table } });
     expect(sim.requests).toHaveLength(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ exit_reason: "budget", usage: { requests: 0 } });
   });
@@ -125,7 +126,7 @@ describe("--child-model", () => {
     await mkdir(join(project, ".hel"), { recursive: true });
     await writeFile(join(project, ".hel", "config.json"), JSON.stringify({ "child-model": "deepseek-v4-pro" }));
     sim = await startSimulator({ script: [delegate, { content: "none" }, { content: "done" }] });
-    const result = await runHel({ args: ["-C", project, "--delegate", "task-only", "list the files"], baseUrl: sim.url });
+    const result = await runHelInProcess({ args: ["-C", project, "--delegate", "task-only", "list the files"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(bodies().map((b) => b.model)).toEqual(["deepseek-flash", "deepseek-v4-pro", "deepseek-flash"]);
   });
@@ -142,7 +143,7 @@ describe("--child-model", () => {
         { content: "done" },
       ],
     });
-    const result = await runHel({ args: ["-C", project, "--delegate", "full", "--child-model", "deepseek-v4-pro", "fix add"], baseUrl: sim.url });
+    const result = await runHelInProcess({ args: ["-C", project, "--delegate", "full", "--child-model", "deepseek-v4-pro", "fix add"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(bodies().map((b) => b.model)).toEqual(["deepseek-flash", "deepseek-flash", "deepseek-v4-pro", "deepseek-flash"]);
   });
@@ -150,7 +151,7 @@ describe("--child-model", () => {
   it("leaves a full delegation on the parent's model, which shares its prefix", async () => {
     const project = await tempProject();
     sim = await startSimulator({ script: [delegate, { content: "none" }, { content: "done" }] });
-    const result = await runHel({ args: ["-C", project, "--delegate", "full", "--child-model", "deepseek-v4-pro", "list the files"], baseUrl: sim.url });
+    const result = await runHelInProcess({ args: ["-C", project, "--delegate", "full", "--child-model", "deepseek-v4-pro", "list the files"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(bodies().map((b) => b.model)).toEqual(["deepseek-flash", "deepseek-flash", "deepseek-flash"]);
   });

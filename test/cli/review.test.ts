@@ -1,9 +1,9 @@
-// review_changes end to end, the real CLI against the simulator: the reviewer's first request (the
-// parent's system message and tool list byte for byte, then one message holding the role note, the
-// user's instructions verbatim and the diff), its records, and what the parent gets back when the
-// reviewer answers valid JSON, invalid JSON and then valid, invalid JSON twice, tries to edit, or runs
-// out of budget; a review with no changes starts no reviewer; in git, what changed besides hel's own
-// edits is in the diff.
+// review_changes end to end, hel run in this process as the command runs it (helpers/conversation.ts)
+// against the simulator: the reviewer's first request (the parent's system message and tool list byte
+// for byte, then one message holding the role note, the user's instructions verbatim and the diff),
+// its records, and what the parent gets back when the reviewer answers valid JSON, invalid JSON and
+// then valid, invalid JSON twice, tries to edit, or runs out of budget; a review with no changes starts
+// no reviewer; in git, what changed besides hel's own edits is in the diff.
 import { execFileSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { readFile, readdir, writeFile } from "node:fs/promises";
@@ -13,6 +13,7 @@ import { retryMessage, REVIEW_ROLE_NOTE } from "../../src/agent/children/review.
 import { NO_CHANGES } from "../../src/agent/children/review-tool.js";
 import type { ChatRequest, Message } from "../../src/wire/messages.js";
 import { startSimulator, type SimReply, type SimStep, type Simulator } from "../../sim/index.js";
+import { runHelInProcess } from "../helpers/conversation.js";
 import { runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -47,7 +48,7 @@ async function run(script: SimStep[], extra: string[] = [], project?: string) {
   const dir = project ?? (await tempProject());
   if (!project) await writeFile(join(dir, "calc.py"), "def add(a, b):\n    return a - b\n");
   const out = await tempProject();
-  const result = await runHel({ args: ["-C", dir, "--delegate", "full", "--json", "--record", out, ...extra, INSTRUCTION], baseUrl: sim.url });
+  const result = await runHelInProcess({ args: ["-C", dir, "--delegate", "full", "--json", "--record", out, ...extra, INSTRUCTION], baseUrl: sim.url });
   const jsonl = async (name: string) =>
     (await readFile(join(out, "raw", name), "utf8"))
       .trim()
@@ -192,7 +193,7 @@ describe("in a git repository", () => {
         return steps[requestIndex]!;
       },
     });
-    const result = await runHel({ args: ["-C", dir, "--delegate", "task-only", INSTRUCTION], baseUrl: sim.url });
+    const result = await runHelInProcess({ args: ["-C", dir, "--delegate", "task-only", INSTRUCTION], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const message = bodyOf(2).messages[1]!.content as string;
     expect(message.slice(message.indexOf("\n\ndiff --git") + 2)).toBe(
