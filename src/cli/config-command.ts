@@ -22,7 +22,7 @@ export async function runConfigCommand(flags: RunOptions, json: boolean, io: { s
   if (refused) throw new HelError(refused, 2);
   const secrets = [...(io.env.DEEPSEEK_API_KEY ? [io.env.DEEPSEEK_API_KEY] : []), ...credentialValues(io.env)];
   const warn = (line: string) => io.stderr.write(`hel: ${redactSecrets(line, secrets)}\n`);
-  const settled = await settledConfig({ projectDir: dir, flags, env: io.env, ask: null, warn });
+  const settled = await settledConfig({ projectDir: dir, flags, env: io.env, ask: null, report: (d) => warn(d.problem) });
   const configured = applyConfig(flags, settled.config, settled.from);
   const given = flags.mcpConfig ? await readGivenServers(flags.mcpConfig) : {};
   const options = Object.keys(given).length > 0 ? { ...configured, mcpServers: { ...configured.mcpServers, ...given }, origin: { ...configured.origin, "mcp-servers": "flag" as const } } : configured;

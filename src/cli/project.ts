@@ -11,6 +11,7 @@ import { homedir } from "node:os";
 import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { redactSecrets } from "../redact.js";
+import type { Diagnostic } from "../diagnostics.js";
 import { HelError } from "../errors.js";
 import { errorText } from "./term/kit/style.js";
 import { credentialValues } from "../tools/command/environment.js";
@@ -37,7 +38,13 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   const ask = async (question: string) => (await import("./trust-question.js")).askOnTerminal(question);
   // The user's own typing: a bad file is a usage error before anything else is asked.
   const given = flags.mcpConfig ? await readGivenServers(flags.mcpConfig) : {};
-  const { config, from } = await settledConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, warn });
+  // Each problem is printed as it is found, before the trust question; an editor is shown them too.
+  const diagnostics: Diagnostic[] = [];
+  const report = (d: Diagnostic) => {
+    diagnostics.push(d);
+    warn(d.problem);
+  };
+  const { config, from } = await settledConfig({ projectDir: dir, flags, env: io.env, ask: process.stdin.isTTY ? ask : null, report });
   const configured = applyConfig(flags, config, from);
   const options = { ...configured, mcpServers: runServers(configured.mcpServers, given) };
   const programs = config.hooks || Object.keys(options.mcpServers).length > 0 ? await readOnlyProgramPaths(dir, { hooks: config.hooks, "mcp-servers": options.mcpServers }) : [];
@@ -57,7 +64,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
     servers: options.mcpServers,
     ...(config.hooks ? { hooks: config.hooks } : {}),
   });
-  for (const d of resources.diagnostics) warn(d.problem);
+  for (const d of resources.diagnostics) report(d);
   const { rules, skills, agents } = resources;
   const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
   // Agents are written to be handed work: with some, delegate_task is offered without --delegate too,
@@ -74,7 +81,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
     agents,
     skillDirs: skills.map((s) => s.folder),
     commands: resources.commands,
-    diagnostics: resources.diagnostics,
+    diagnostics,
     warn,
     readOnly,
     ...(resources.hooks ? { hooks: resources.hooks } : {}),

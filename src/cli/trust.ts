@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { z } from "../zod.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { readProblem, readRegularFile } from "../fs/regular-file.js";
+import type { Diagnostic } from "../diagnostics.js";
 import { HelError } from "../errors.js";
 import { configPaths, loadConfigFile, projectBudgets, userConfigDir, type ConfigFile } from "./config.js";
 import { mergeHooks } from "../hooks/hook-config.js";
@@ -51,7 +52,8 @@ export interface TrustInput {
   env: NodeJS.ProcessEnv;
   /** Asks the user the question and says whether they said yes; null where no one can be asked. */
   ask: ((question: string) => Promise<boolean>) | null;
-  warn: (line: string) => void;
+  /** Told each problem with the config files as it is found: a bad server entry, a budget raised, settings left out untrusted. */
+  report: (diagnostic: Diagnostic) => void;
 }
 
 // What this process decided, so the conversations /new and /resume start do not ask again.
@@ -76,13 +78,13 @@ export async function settledConfig(input: TrustInput, table: SettingsTable = SE
   const schema = table === SETTINGS ? undefined : (configFileSchema(table) as unknown as typeof ConfigFileSchema);
   const user = await loadConfigFile(paths.user, schema);
   const read = await loadConfigFile(paths.project, schema);
-  const project = projectBudgets(read, user, input.flags, paths.project, input.warn, table);
+  const project = projectBudgets(read, user, input.flags, paths.project, (problem) => input.report({ file: paths.project, problem }), table);
   const ignored: Settled["ignored"] = Object.keys(read)
     .filter((key) => !(key in project))
     .map((key) => ({ key, value: read[key as keyof ConfigFile], why: "raises your limit" as const }));
-  // A bad server entry is left out and shown as the config file's other problems are.
+  // A bad server entry is left out and reported as the config file's other problems are.
   const shownAll = ({ servers, diagnostics }: CheckedServers) => {
-    for (const d of diagnostics) input.warn(d.problem);
+    for (const d of diagnostics) input.report(d);
     return servers;
   };
   if (user["mcp-servers"]) user["mcp-servers"] = shownAll(checkedServers(user["mcp-servers"], paths.user));
@@ -123,7 +125,7 @@ export async function settledConfig(input: TrustInput, table: SettingsTable = SE
   const how = verdict === "declined" ? "answer y when asked, or pass --trust for one run" : "pass --trust to trust it for this run, or run hel in a terminal to be asked";
   // .mcp.json is named when its servers are among what was left out.
   const files = [...(asked.some((w) => w.key === "mcp-servers") && Object.keys(found).length > 0 ? [mcpJson] : []), paths.project];
-  input.warn(`ignored this project's ${asked.map((w) => w.key).join(", ")} (${files.join(", ")}): a project's own files may not widen what hel does until you trust it — ${how}`);
+  input.report({ file: files[0]!, problem: `ignored this project's ${asked.map((w) => w.key).join(", ")} (${files.join(", ")}): a project's own files may not widen what hel does until you trust it — ${how}` });
   return settled(kept as ConfigFile);
 }
 

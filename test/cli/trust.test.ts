@@ -6,6 +6,7 @@ import { join, relative } from "node:path";
 import { expect, it } from "vitest";
 import { parseArgs } from "../../src/cli/options.js";
 import { trustedConfig } from "../../src/cli/trust.js";
+import type { Diagnostic } from "../../src/diagnostics.js";
 import { readOnlyProgramPaths } from "../../src/cli/trust-programs.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -14,7 +15,7 @@ function trustInput(project: string, home: string, answer: (question: string) =>
   const env = { XDG_CONFIG_HOME: home };
   const invocation = parseArgs(["-C", project, "hi"], env, "0");
   if (invocation.kind !== "run") throw new Error("not a run");
-  return { projectDir: project, flags: invocation.options, env, ask: async (q: string) => answer(q), warn };
+  return { projectDir: project, flags: invocation.options, env, ask: async (q: string) => answer(q), report: (d: Diagnostic) => warn(d.problem) };
 }
 
 async function writeConfig(dir: string, config: object): Promise<void> {
@@ -29,7 +30,7 @@ it("asks about a project's hooks by their commands, keeps the yes, asks again wh
   const invocation = parseArgs(["hi"], env, "test");
   if (invocation.kind !== "run") throw new Error("not a run");
   const questions: string[] = [];
-  const input = { projectDir: dir, flags: invocation.options, env, ask: async (q: string) => (questions.push(q), true), warn: () => undefined };
+  const input = { projectDir: dir, flags: invocation.options, env, ask: async (q: string) => (questions.push(q), true), report: () => undefined };
   await writeConfig(join(home, "hel"), { hooks: { Stop: [{ command: "mine" }] } });
   await writeConfig(join(dir, ".hel"), { hooks: { PostToolUse: [{ matcher: "search_replace", command: "npx prettier --write ." }], Stop: [{ command: "theirs" }] } });
 
@@ -58,7 +59,7 @@ it("starts a project's servers only once trusted, and asks again when they chang
   const mcpJson = (command: string) => writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { theirs: { command, args: ["-x"] } } }));
   const questions: string[] = [];
   const warnings: string[] = [];
-  const config = (answer: boolean) => trustedConfig({ projectDir: project, flags: invocation.options, env, ask: async (q) => (questions.push(q), answer), warn: (w) => warnings.push(w) });
+  const config = (answer: boolean) => trustedConfig({ projectDir: project, flags: invocation.options, env, ask: async (q) => (questions.push(q), answer), report: (d) => warnings.push(d.problem) });
 
   await mcpJson("theirs");
   expect((await config(false))["mcp-servers"]).toEqual({ mine: { command: "mine" } });

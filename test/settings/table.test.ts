@@ -76,7 +76,7 @@ describe("a row added to the table", () => {
     const env = { XDG_CONFIG_HOME: home };
     const flags = parse(["-C", project]).options as unknown as RunOptions;
     const warnings: string[] = [];
-    const settled = await settledConfig({ projectDir: project, flags, env, ask: null, warn: (line) => warnings.push(line) }, TABLE);
+    const settled = await settledConfig({ projectDir: project, flags, env, ask: null, report: (d) => warnings.push(d.problem) }, TABLE);
     expect(settled.config).toEqual({ "max-widgets": 4 });
     expect(settled.ignored).toEqual([{ key: "max-widgets", value: 9, why: "not trusted" }]);
     expect(warnings).toEqual([expect.stringMatching(/^ignored this project's max-widgets \(.*config\.json\): a project's own files may not widen what hel does until you trust it/)]);
@@ -91,7 +91,7 @@ describe("a row added to the table", () => {
     // Aligned: the values start in one column.
     expect(widgets.map((line) => line.length - 1)).toEqual([widgets[1]!.length - 1, widgets[1]!.length - 1]);
     // Trusted for the run, the project's value wins.
-    const trusted = await settledConfig({ projectDir: project, flags: { ...flags, trust: true }, env, ask: null, warn: () => undefined }, TABLE);
+    const trusted = await settledConfig({ projectDir: project, flags: { ...flags, trust: true }, env, ask: null, report: () => undefined }, TABLE);
     expect(applyConfig(flags, trusted.config, trusted.from, TABLE)).toMatchObject({ maxWidgets: 9, origin: { "max-widgets": "project" } });
   });
 });
