@@ -13,9 +13,14 @@ export class FileRefused extends Error {
 // O_NONBLOCK changes nothing for a regular file; for a FIFO it makes open() return at once.
 const openFlags = (follow: boolean) => constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW);
 
+/** Throws FileRefused, saying what it is instead, unless `info` is a regular file's. */
+export function refuseIrregular(info: Stats): void {
+  if (!info.isFile()) throw new FileRefused(`is ${kindOf(info)}, not a regular file`);
+}
+
 /** The buffer to read a file of `size` into: up to one byte past the bound, whatever the size said (it may grow meanwhile). */
 function bufferFor(info: Stats, maxBytes: number): Buffer {
-  if (!info.isFile()) throw new FileRefused(`is ${kindOf(info)}, not a regular file`);
+  refuseIrregular(info);
   return Buffer.alloc(Math.min(maxBytes, info.size) + 1);
 }
 
@@ -47,8 +52,8 @@ export function readRegularFileSync(path: string, maxBytes: number, follow = tru
   }
 }
 
-/** The text of a file opened (without blocking) by a caller with path rules of its own; throws as readRegularFile. */
-export async function readOpened(handle: FileHandle, maxBytes: number): Promise<string> {
+/** The text of a file opened without blocking; throws as readRegularFile. */
+async function readOpened(handle: FileHandle, maxBytes: number): Promise<string> {
   const buffer = bufferFor(await handle.stat(), maxBytes);
   let length = 0;
   for (;;) {

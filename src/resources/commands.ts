@@ -2,7 +2,8 @@
 // hel folder, each a slash command that sends the file's text (after any front matter, whose
 // `description` says what it is for) with `$ARGUMENTS` replaced by what follows the name. Like rules,
 // they are the project's own words sent only when typed, so no trust is asked. A file is read as the
-// tools would read it inside its folder (no symlink leading out, a bounded regular file). A file that
+// tools would read it inside its folder (read-beneath.ts: no symlink leading out of the folder, a
+// bounded regular file). A file that
 // cannot be used, or whose name a front end keeps for its own command (`reserved`), is left out with one
 // diagnostic; the project's file wins over the user's of the same name (precedence.ts). Most projects
 // have none: the folders are looked at without a trip to the thread pool.
@@ -12,9 +13,10 @@ import { z } from "../zod.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { parseFrontMatter } from "../fs/front-matter.js";
 import { quietStat } from "../fs/quiet-stat.js";
-import { readProjectText, whySkipped } from "../tools/project-text.js";
+import { isInside } from "../tools/paths.js";
 import { byPrecedence, type Scope } from "./precedence.js";
-import { realPathOrNull } from "./read-beneath.js";
+import { readWithin, realPathOrNull } from "./read-beneath.js";
+import { IN_HEL, outOfProject, whyUnread } from "./why-unread.js";
 
 /** A command is a prompt typed often, not a document. */
 const MAX_COMMAND_BYTES = 64 * 1024;
@@ -51,7 +53,7 @@ interface Listed {
 }
 
 /** The commands of the project and of the user, by name. */
-export async function loadCommandFiles({ projectDir, userDir, reserved }: CommandsSettings): Promise<{ commands: CommandFile[]; diagnostics: Diagnostic[] }> {
+export function loadCommandFiles({ projectDir, userDir, reserved }: CommandsSettings): { commands: CommandFile[]; diagnostics: Diagnostic[] } {
   const projectFolder = path.join(projectDir, ".hel", "commands");
   const userFolder = realPathOrNull(path.join(userDir, "commands"));
   const listed: Listed[] = [];
@@ -63,12 +65,12 @@ export async function loadCommandFiles({ projectDir, userDir, reserved }: Comman
   }
   const commands: CommandFile[] = [];
   const diagnostics: Diagnostic[] = [];
-  for (const { name, folder, file, shown } of byPrecedence(listed, (l) => l.name).values()) {
+  for (const { scope, name, folder, file, shown } of byPrecedence(listed, (l) => l.name).values()) {
     const skip = (problem: string) => diagnostics.push({ file: shown, problem: `the command file ${shown} ${problem}, so it is skipped — ${problem.startsWith("would") ? "rename it" : "fix it or remove it"}` });
     if (!COMMAND_NAME.test(name)) skip("has a name that is not lowercase letters, digits and hyphens, starting with a letter");
     else if (reserved(name)) skip(`would hide hel's own /${name}`);
     else {
-      const command = await loadCommand(projectDir, folder, file, shown, skip);
+      const command = loadCommand(projectDir, scope, folder, file, shown, skip);
       if (command) commands.push(command);
     }
   }
@@ -85,13 +87,15 @@ function filesOf(folder: string): string[] {
   }
 }
 
-async function loadCommand(projectDir: string, folder: string, file: string, shown: string, skip: (problem: string) => void): Promise<CommandFile | null> {
+function loadCommand(projectDir: string, scope: Scope, folder: string, file: string, shown: string, skip: (problem: string) => void): CommandFile | null {
+  const given = path.join(folder, file);
   let text: string | null;
   try {
-    // Only the folder itself is opened to the read, found by its own path.
-    text = await readProjectText({ projectDir, skillDirs: [{ dir: folder, real: folder }] }, path.join(folder, file), MAX_COMMAND_BYTES);
+    // The project's is reached from the project's root; the user's from its folder's real path.
+    text = scope === "project" ? readWithin(projectDir, path.relative(projectDir, given), MAX_COMMAND_BYTES, { within: folder }) : readWithin(folder, file, MAX_COMMAND_BYTES);
   } catch (e) {
-    skip(`cannot be used: ${whySkipped(shown, e)}`);
+    const out = scope === "project" ? (real: string) => (isInside(projectDir, real) ? IN_HEL : outOfProject(real)) : (real: string) => `leads out of the skill folder ${folder} through a symlink (to ${real})`;
+    skip(`cannot be used: ${whyUnread(e, { given, shown, out })}`);
     return null;
   }
   if (text === null) return null;

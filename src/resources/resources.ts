@@ -48,10 +48,10 @@ export interface Resources {
 
 export async function loadResources(settings: ResourceSettings): Promise<Resources> {
   const { projectDir, here, userDir, secrets, access } = settings;
-  const rules = await loadProjectRules(projectDir, here, secrets);
+  const rules = loadProjectRules(projectDir, here, secrets);
   const found = loadSkills({ projectDir, userDir, secrets });
   const agents = loadNamedAgents({ projectDir, userDir, access, secrets });
-  const commands = await loadCommandFiles({ projectDir, userDir, reserved: settings.reservedCommand });
+  const commands = loadCommandFiles({ projectDir, userDir, reserved: settings.reservedCommand });
   const diagnostics = [...rules.diagnostics, ...found.diagnostics, ...agents.diagnostics, ...commands.diagnostics];
   return {
     rules: rules.rules,

@@ -36,7 +36,7 @@ export function pathScope(ctx: ToolContext): PathScope {
 }
 
 /** A path the rules refuse, or one that changed while in use: `problem` says why in words fit for a person too. */
-export class PathError extends ToolError {
+class PathError extends ToolError {
   constructor(
     readonly problem: string,
     advice: string,

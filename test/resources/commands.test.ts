@@ -1,4 +1,4 @@
-import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { slashCommandsOf } from "../../src/cli/command-files.js";
@@ -63,5 +63,30 @@ describe("loadCommandFiles", () => {
     const loaded = await loadCommandFiles({ projectDir: project, userDir: user, reserved: () => false });
     expect(loaded.commands).toEqual([]);
     expect(loaded.diagnostics.map((d) => d.file)).toEqual([".hel/commands/review.md"]);
+  });
+
+  it("a file may be a symlink within its folder; one leading out of it is skipped, in the words of the tools' path rules", async () => {
+    const { project, user } = await commandFolders();
+    const elsewhere = await tempProject();
+    const projectFolder = join(project, ".hel", "commands");
+    const userFolder = join(user, "commands");
+    await writeFile(join(projectFolder, "fix.md"), "Fix it.\n");
+    await symlink("fix.md", join(projectFolder, "alias.md"));
+    await writeFile(join(project, "docs.md"), "In the project, not in its commands folder.\n");
+    await symlink(join(project, "docs.md"), join(projectFolder, "docs.md"));
+    await writeFile(join(elsewhere, "out.md"), "Outside.\n");
+    await symlink(join(elsewhere, "out.md"), join(projectFolder, "out.md"));
+    await symlink(join(elsewhere, "out.md"), join(userFolder, "mine.md"));
+    const loaded = await loadCommandFiles({ projectDir: project, userDir: user, reserved: () => false });
+    expect(loaded.commands.map((c) => [c.name, c.body])).toEqual([
+      ["alias", "Fix it."],
+      ["fix", "Fix it."],
+    ]);
+    const given = (folder: string, file: string) => JSON.stringify(join(folder, file));
+    expect(loaded.diagnostics.map((d) => d.problem)).toEqual([
+      `the command file .hel/commands/docs.md cannot be used: ${given(projectFolder, "docs.md")} is in .hel/, hel's own state: it is off limits to tools, so it is skipped — fix it or remove it`,
+      `the command file .hel/commands/out.md cannot be used: ${given(projectFolder, "out.md")} leads outside the project directory through a symlink (to ${join(elsewhere, "out.md")}), so it is skipped — fix it or remove it`,
+      `the command file ${join(userFolder, "mine.md")} cannot be used: ${given(userFolder, "mine.md")} leads out of the skill folder ${userFolder} through a symlink (to ${join(elsewhere, "out.md")}), so it is skipped — fix it or remove it`,
+    ]);
   });
 });
