@@ -42,9 +42,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Most tests wait on the processes they start (hel, the simulator, sandboxed commands), so two
-    // files at a time keep two cores busy where vitest's default (one less than the cores) left one idle.
-    maxWorkers: 2,
+    // Most tests wait on the processes they start (hel, the simulator, sandboxed commands): on two cores,
+    // three files at a time keep both busy (docs/measured.md has the suite's times by worker count).
+    maxWorkers: 3,
     // Refuses to run when dist/ or out/ is older than its sources (see the file).
     globalSetup: ["test/helpers/build-is-current.ts"],
     reporters: ["default", closingLine],
