@@ -1,8 +1,8 @@
-// The system prompt: who hel is, the environment, the skills it may read (skills.ts), and the project's
+// The system prompt: who hel is, the environment, the skills it may read (skill-listing.ts), and the project's
 // own rules (resources/rules.ts reads them), the nearest folder's last so they have the last word.
 // Built once per process from values passed in; the date has day precision so that a session resumed
 // the same day sends a byte-identical prefix and keeps its prompt cache.
-import { skillsSection, type Skill } from "./skills.js";
+import { skillsSection, type Skill } from "./skill-listing.js";
 
 export interface ProjectRules {
   file: string;

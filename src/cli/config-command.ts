@@ -11,7 +11,7 @@ import { SETTINGS } from "../settings/table.js";
 import { credentialValues } from "../tools/command/environment.js";
 import { applyConfig, userConfigDir } from "./config.js";
 import type { RunOptions } from "./options.js";
-import { realStartDir } from "./project.js";
+import { realStartDir } from "./open-project.js";
 import { findProjectRoot, refusedRoot } from "../conversation/project-root.js";
 import type { Output } from "../output.js";
 import { settledConfig } from "./trust.js";

@@ -6,7 +6,7 @@ import { mcpServers } from "../mcp/servers.js";
 import { toolDefinitions } from "../tools/registry.js";
 import type { RunOptions } from "./options.js";
 import type { Io } from "../conversation/project.js";
-import { openProject } from "./project.js";
+import { openProject } from "./open-project.js";
 import { count } from "../format.js";
 import { terminalSafe } from "./term/kit/style.js";
 

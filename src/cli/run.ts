@@ -9,7 +9,7 @@ import { runStdin } from "./modes/stdin.js";
 import { oneShotInstruction } from "./one-shot-input.js";
 import type { RunOptions } from "./options.js";
 import type { Io } from "../conversation/project.js";
-import { openProject } from "./project.js";
+import { openProject } from "./open-project.js";
 import type { Ended } from "./terminal-conversation.js";
 
 export { runMcpList } from "./mcp-command.js";

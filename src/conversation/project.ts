@@ -1,4 +1,4 @@
-// What a conversation is opened from: the project as cli/project.ts opened it (its root, the settings
+// What a conversation is opened from: the project as cli/open-project.ts opened it (its root, the settings
 // with the config files applied, the user's and the project's own files read), and where the run
 // reads and writes besides its files.
 import type { NamedAgent } from "../agent/children/named-agent.js";

@@ -4,7 +4,7 @@
 // be used comes back as diagnostics, for the front end to show: nothing is printed here. Everything that
 // goes into requests has the run's secrets masked.
 import type { NamedAgent } from "../agent/children/named-agent.js";
-import type { Skill } from "../agent/skills.js";
+import type { Skill } from "../agent/skill-listing.js";
 import type { ProjectRules } from "../agent/system-prompt.js";
 import type { Diagnostic } from "../diagnostics.js";
 import type { HooksConfig } from "../hooks/hook-config.js";

@@ -18,7 +18,7 @@ import { FileRefused } from "../fs/regular-file.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { redactSecrets } from "../redact.js";
 import { isMissing } from "../tools/paths.js";
-import type { Skill } from "../agent/skills.js";
+import type { Skill } from "../agent/skill-listing.js";
 import { byPrecedence, type Scope } from "./precedence.js";
 import { OpenFolder, realPathOrNull } from "./read-beneath.js";
 

@@ -5,7 +5,7 @@
 // later request and save, and a resumed message is the bytes it was read as (serialize.ts,
 // stored-message.ts), so an edit would be neither sent nor saved. The message types are therefore
 // read-only all the way down, and the compiler refuses an edit; a change to the conversation is a new
-// list (conversation.ts), never a change to a message.
+// list (conversation-edits.ts), never a change to a message.
 import { z } from "../zod.js";
 
 /** `T` with every property and every array read-only, at every depth. */

@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { runOneShot } from "../../src/cli/modes/one-shot.js";
 import { runStdin } from "../../src/cli/modes/stdin.js";
 import { parseArgs, type RunOptions } from "../../src/cli/options.js";
-import { openProject } from "../../src/cli/project.js";
+import { openProject } from "../../src/cli/open-project.js";
 import { exitStatus } from "../../src/cli/run.js";
 import { openOnTerminal } from "../../src/cli/terminal-conversation.js";
 import type { TurnOutcome } from "../../src/agent/loop/loop.js";

@@ -1,7 +1,7 @@
 import { mkdir, readFile, realpath, rename, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Skill } from "../../src/agent/skills.js";
+import type { Skill } from "../../src/agent/skill-listing.js";
 import { memoFile, memoSaves } from "../../src/fs/file-memo.js";
 import { loadSkills, type SkillsSettings } from "../../src/resources/skills.js";
 import { tempProject } from "../helpers/temp-project.js";

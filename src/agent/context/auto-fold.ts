@@ -4,7 +4,7 @@
 // automatic and replaced by one unstamped `[folded <handle>]` message. Pure: the instruction, reading
 // the answer, and the new view.
 import type { Message } from "../../wire/messages.js";
-import { replaceSpan } from "../../wire/conversation.js";
+import { replaceSpan } from "../../wire/conversation-edits.js";
 import type { ArchiveEntry, ArchiveFile } from "../archive.js";
 import { stampOf } from "../stamps.js";
 import type { CommandEpisode } from "./episodes.js";

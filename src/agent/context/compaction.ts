@@ -4,7 +4,7 @@
 // holding it, and the recent tail. Pure: the instruction, where to cut, and the new view.
 import { z } from "../../zod.js";
 import type { Message } from "../../wire/messages.js";
-import { replaceSpan } from "../../wire/conversation.js";
+import { replaceSpan } from "../../wire/conversation-edits.js";
 import { messageJson } from "../../wire/serialize.js";
 import type { ArchiveEntry, ArchiveFile } from "../archive.js";
 import { COMPACTED_PREFIX, newHandle, touchedFiles } from "./fold.js";

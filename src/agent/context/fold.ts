@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { z } from "../../zod.js";
 import { groupDigits } from "../../format.js";
 import type { Message, ToolCall } from "../../wire/messages.js";
-import { replaceSpan } from "../../wire/conversation.js";
+import { replaceSpan } from "../../wire/conversation-edits.js";
 import { toolCallsOf } from "../../wire/stored-message.js";
 import { findToolPairingError } from "../../wire/tool-pairing.js";
 import type { ArchiveEntry, ArchiveFile } from "../archive.js";

@@ -13,7 +13,7 @@ import { openConversation, type Conversation } from "../../conversation/conversa
 import type { Io, Project } from "../../conversation/project.js";
 import { editsOf } from "../../session/edits-by-call.js";
 import type { RunOptions } from "../options.js";
-import { openProject } from "../project.js";
+import { openProject } from "../open-project.js";
 import { editorServers, type EditorServer } from "./editor-servers.js";
 import { approvalsThrough } from "./permission.js";
 import { commandsUpdate, commandText, diagnosticUpdates } from "./resources.js";

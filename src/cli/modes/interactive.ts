@@ -6,7 +6,7 @@ import type { AskApproval } from "../../tools/command/ask-approval.js";
 import type { Io } from "../../conversation/project.js";
 import { withConversation, type Ended } from "../terminal-conversation.js";
 import type { RunOptions } from "../options.js";
-import { openProject } from "../project.js";
+import { openProject } from "../open-project.js";
 import { slashCommandsOf } from "../command-files.js";
 import { openPrompt, resumeTarget } from "./pick.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_SKILL_LISTING, skillsSection } from "../../src/agent/skills.js";
+import { MAX_SKILL_LISTING, skillsSection } from "../../src/agent/skill-listing.js";
 import { buildSystemPrompt } from "../../src/agent/system-prompt.js";
 
 describe("skillsSection", () => {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { parseArgs } from "../../src/cli/options.js";
-import { openProject } from "../../src/cli/project.js";
+import { openProject } from "../../src/cli/open-project.js";
 import { runInProcess } from "../helpers/conversation.js";
 import { helEnv } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";

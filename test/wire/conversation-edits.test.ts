@@ -3,7 +3,7 @@
 // replaced by a pure function that returns a new list.
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, Message } from "../../src/wire/messages.js";
-import { replaceSpan } from "../../src/wire/conversation.js";
+import { replaceSpan } from "../../src/wire/conversation-edits.js";
 import { requestBytes, messageJson } from "../../src/wire/serialize.js";
 import { storedJson, storedMessage } from "../../src/wire/stored-message.js";
 import { buildRequest } from "../../src/agent/request.js";
