@@ -44,10 +44,13 @@ export interface ConversationSettings {
   askApproval?: AskApproval;
 }
 
+/** An instruction's outcome; `blocked`: a UserPromptSubmit hook kept it from being sent, and its line has said why. */
+export type Instructed = TurnOutcome & { blocked?: true };
+
 export interface Conversation {
   readonly session: ActiveSession;
   /** Runs one instruction to its end; resolves once the session has saved it. */
-  instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
+  instruct(text: string, signal: AbortSignal): Promise<Instructed>;
   /** The user has begun typing an instruction: the model client readies a connection for it. */
   warm(): void;
   /** Compacts now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
@@ -115,7 +118,8 @@ export async function openConversation(project: Project, settings: ConversationS
         // `env | hel "why?"` or a pasted key: the conversation, and all that is kept of it, gets it masked.
         const instruction = redactSecrets(text, project.secrets);
         const added = hooks ? await promptContext(hooks, instruction, signal, bus.settle) : "";
-        if (typeof added !== "string") return added;
+        // Not sent: aborted while the hooks ran, or blocked by one (the user's decision, which a front end may go on after).
+        if (typeof added !== "string") return added.exitReason === "aborted" ? added : { ...added, blocked: true };
         beginTurn(active.messages, gapNote + added + instruction, run);
         const outcome = await runTurn(active.messages, run, signal);
         // Told once the model has answered: an instruction sent again after none is the same one, note and all.

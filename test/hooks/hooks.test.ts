@@ -157,6 +157,32 @@ it("UserPromptSubmit exit 2: the instruction is not sent, and the hook's reason 
   expect(run.stderr).toMatch(/↯ the UserPromptSubmit hook ".*" blocked the instruction, which was not sent: no deploys on Friday\n/);
 });
 
+it("stdin's lines: a UserPromptSubmit hook that blocks the second sends the first and the third; the blocked one is on stderr, not in --json, and the run succeeds", async () => {
+  const { command, payloads } = await logging(`if (input.prompt === "deploy") { process.stderr.write("no deploys on Friday"); process.exit(2); }`);
+  const dir = await projectWith({ UserPromptSubmit: [{ command }] });
+  const s = await sim({ script: [{ content: "first done" }, { content: "third done" }] });
+  const run = await runInProcess({ args: ["-C", dir, "--trust", "--json", "--effort", "none"], input: "first\ndeploy\nthird\n", baseUrl: s.url });
+  expect((await payloads()).map((p) => p.prompt)).toEqual(["first", "deploy", "third"]);
+  expect(s.requests).toHaveLength(2);
+  expect(body(s, 0).messages.at(-1)).toEqual({ role: "user", content: "[#1] first" });
+  expect(body(s, 1).messages.slice(-3)).toEqual([
+    { role: "user", content: "[#1] first" },
+    { role: "assistant", content: "first done" },
+    { role: "user", content: "[#2] third" },
+  ]);
+  expect(run.stderr.match(/↯ the UserPromptSubmit hook ".*" blocked the instruction, which was not sent: no deploys on Friday\n/g)).toHaveLength(1);
+  // One object per instruction sent: the blocked one was not, so it has none.
+  const objects = run.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  expect(objects.map((o) => [o.answer, o.exit_reason])).toEqual([
+    ["first done", "completed"],
+    ["third done", "completed"],
+  ]);
+  expect(run.code).toBe(0);
+});
+
 it("PreCompact runs before an automatic compaction, with its trigger", async () => {
   const { command, payloads } = await logging();
   const dir = await projectWith({ PreCompact: [{ command }] });

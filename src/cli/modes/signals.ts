@@ -4,7 +4,7 @@
 // more instructions. The interactive prompt handles Ctrl-C itself.
 import type { TurnOutcome } from "../../agent/loop/loop.js";
 
-export async function withSignals(run: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<{ outcome: TurnOutcome; stopped: NodeJS.Signals | null }> {
+export async function withSignals<T extends TurnOutcome>(run: (signal: AbortSignal) => Promise<T>): Promise<{ outcome: T; stopped: NodeJS.Signals | null }> {
   const controller = new AbortController();
   let stopped: NodeJS.Signals | null = null;
   const on = (signal: NodeJS.Signals) => () => {
