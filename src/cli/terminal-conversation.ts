@@ -7,6 +7,7 @@ import { openConversation, type Conversation } from "../conversation/conversatio
 import type { Io, Project } from "../conversation/project.js";
 import type { AskApproval } from "../tools/command/ask-approval.js";
 import { terminalReaders } from "./terminal-readers.js";
+import { rowWidth, wrapLine } from "./term/kit/style.js";
 import type { Renderer } from "./term/render.js";
 
 export interface TerminalSettings {
@@ -70,7 +71,8 @@ export async function openOnTerminal(project: Project, settings: TerminalSetting
       view.stop();
       await view.flush();
       view.finish();
-      await conversation.end(interrupted);
+      // On a terminal, fitted to its rows as the view's lines are.
+      await conversation.end(interrupted, io.stderr.isTTY ? (words) => wrapLine(words, rowWidth(io.stderr.columns)) : undefined);
     },
   };
 }

@@ -51,7 +51,7 @@ it("Ctrl-C aborts the request in flight, the conversation stays valid, Ctrl-D ex
   expect(screen).toContain('→ read_file {"path":"."}');
   child.stdin.write("\x04");
   expect(await exited).toBe(0);
-  expect(screen).toMatch(/resume with: hel --resume [0-9a-f-]{36}/);
+  expect(screen).toMatch(/resume with:\s+hel --resume [0-9a-f-]{36}/);
 
   // The aborted instruction stays in the conversation; every tool call has its result.
   const last = sim.requests.at(-1)!.body as ChatRequest;

@@ -176,7 +176,7 @@ describe("slash commands", () => {
     expect(last.model).toBe("deepseek-v4-pro");
     expect(last.thinking).toEqual({ type: "disabled" });
     expect(last.max_tokens).toBe(8192);
-    const id = /resume with: hel --resume ([0-9a-f-]{36})/.exec(screen)![1]!;
+    const id = /resume with:\s+hel --resume ([0-9a-f-]{36})/.exec(screen)![1]!;
     const snapshot = JSON.parse(await readFile(join(project, ".hel", "sessions", id, "snapshot.json"), "utf8"));
     expect(snapshot.request_config).toMatchObject({ model: "deepseek-v4-pro", effort: "none", max_output_tokens: 8192 });
   });
@@ -218,7 +218,7 @@ describe("slash commands", () => {
     hel.type("in the first session\r");
     await hel.until(() => sim.requests.length === 1, "the first answer");
     hel.type("/new\r");
-    await hel.until((s) => count(s, "resume with: hel --resume") === 1, "the first session's end");
+    await hel.until((s) => count(s, "resume with:") === 1, "the first session's end");
     hel.type("in the second session\r");
     await hel.until(() => sim.requests.length === 2, "the second answer");
     expect(users(bodies()[1]!)).toEqual(["[#1] in the second session"]);
@@ -257,7 +257,7 @@ describe("slash commands", () => {
     expect(piped.code).toBe(2);
     expect(piped.stderr).toBe("hel: --resume needs a session id when stdin is not a terminal — `hel sessions ls` lists them\n");
     // An id still works as before.
-    const id = /resume with: hel --resume (\S+)/.exec(hel.screen())![1]!;
+    const id = /resume with:\s+hel --resume (\S+)/.exec(hel.screen())![1]!;
     expect((await runHel({ args: ["-C", project, "--tools", "none", "--resume", id, "by id"], baseUrl: sim.url })).code).toBe(0);
     expect(users(bodies()[3]!)).toEqual(["[#1] older", "[#2] again", "[#3] by id"]);
   });

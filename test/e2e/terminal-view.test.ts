@@ -1,7 +1,7 @@
 // What stays on a real terminal (a pseudo-terminal) once things end: a finished command's last lines
 // (more after a failure) with how many came before them, also after Ctrl-C, and `sessions show`
 // with the same tail; and no line wider than the terminal at 60, 80 and 160 columns — the resume
-// preview, the delegation line, the usage line, a long command.
+// preview, the delegation line, the usage line, a long command, the resume line (its command whole).
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { runHel } from "../helpers/hel.js";
@@ -13,7 +13,7 @@ afterEach(async () => sim?.close());
 
 const runCommand = (command: string) => ({ tool_calls: [{ name: "run_command", arguments: JSON.stringify({ command }) }] });
 const plain = (screen: string) => screen.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "");
-const sessionIdOf = (screen: string) => /session (\S+) — resume with/.exec(screen)?.[1] ?? /saved in session (\S+);/.exec(screen)?.[1];
+const sessionIdOf = (screen: string) => /session (\S+) — resume with/.exec(screen)?.[1] ?? /saved in session\s+(\S+);/.exec(screen)?.[1];
 const numbered = (from: number, to: number, row: (n: number) => string) => Array.from({ length: to - from + 1 }, (_, i) => row(from + i));
 
 describe("a finished command", () => {
@@ -41,7 +41,9 @@ describe("a finished command", () => {
     const screen = plain(hel.screen()).replaceAll("\r", "");
     expect(screen).toMatch(/\$ echo one; echo two; sleep 3061\n {2}│ one\n {2}│ two\n {2}✗ interrupted after \d+\.\d\d s: /);
     const id = sessionIdOf(screen)!;
-    expect(screen.trimEnd().split("\n").at(-1)).toBe(`hel: interrupted — the turn so far is saved in session ${id}; resume with: hel --resume ${id} -C ${project}`);
+    // Wider than the terminal's 80 columns: the words fitted to its rows, the command whole on a row of its own.
+    const last = screen.trimEnd().split("\n").slice(-3);
+    expect(last).toEqual(["hel: interrupted — the turn so far is saved in session", `  ${id}; resume with:`, `hel --resume ${id} -C ${project}`]);
   });
 });
 
@@ -69,11 +71,14 @@ describe.each([60, 80, 160])("at %i columns", (columns) => {
     resumed.type("\x04");
     expect(await resumed.exited).toBe(0);
 
-    // Left whole for the terminal to wrap: the answer (prose, copied as it came), and the one-line
-    // messages a person copies or a log is searched for (`hel: …`, the resume command).
-    const whole = (line: string) => line.startsWith("The build is fine") || line.startsWith("hel: ") || / — resume with: /.test(line);
+    // Left whole for the terminal to wrap: the answer (prose, copied as it came), the one-line
+    // messages a log is searched for (`hel: …`), and the resume command a person copies, on its own row.
+    const whole = (line: string) => line.startsWith("The build is fine") || line.startsWith("hel: ") || line.startsWith("hel --resume ");
     const lines = [...screen.split("\n"), ...plain(resumed.screen()).split("\n")].map((line) => line.replace(/\r$/, ""));
     expect(lines.filter((line) => !whole(line) && Array.from(line).length >= columns)).toEqual([]);
+    // The resume line: one line where it fits, else its command whole on a row of its own.
+    const command = `hel --resume ${sessionIdOf(screen)} -C ${project}`;
+    expect(lines).toContain(columns === 160 ? `session ${sessionIdOf(screen)} — resume with: ${command}` : command);
     // The usage line is wrapped between its figures, none left out.
     const usage = screen.slice(screen.indexOf("4 requests · "), screen.indexOf(" tokens\nsession ")).split("\n");
     expect(usage.map((row) => row.trim()).join(" ")).toMatch(/^4 requests · [\d,]+ input tokens \([\d,]+ cached, \d+%\)( ·)? [\d,]+ output( ·)? .*\(parent .*; 1 subagent .*\)( ·)? context ~[\d,]+$/);

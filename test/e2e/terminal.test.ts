@@ -78,10 +78,10 @@ describe("an edit in the terminal", () => {
     expect(screen).toContain("\x1b[1mFixed\x1b[22m\n\nThe greeting said \x1b[1mHelo\x1b[22m; it now says \x1b[36mHello\x1b[39m.");
     expect(screen).not.toContain("**");
     expect(screen).toContain(["changed 2 files:", `  greet.js  ${GREEN("+1")} ${RED("-1")}`, `  NOTES.md  ${GREEN("+3")} ${RED("-0")}${DIM(" (new)")}`].join("\n"));
-    expect(screen).toMatch(/changed 2 files:[^]*resume with: hel --resume [0-9a-f-]{36}/);
+    expect(screen).toMatch(/changed 2 files:[^]*resume with:\s+hel --resume [0-9a-f-]{36}/);
 
     // `sessions show` shows the same diffs: in colour on a terminal, plain in a pipe.
-    const id = /resume with: hel --resume ([0-9a-f-]{36})/.exec(screen)![1]!;
+    const id = /resume with:\s+hel --resume ([0-9a-f-]{36})/.exec(screen)![1]!;
     const shown = await runHel({ args: ["-C", project, "sessions", "show", id] });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(

@@ -27,5 +27,5 @@ export function steadyIds(policy: Policy): Policy {
   };
 }
 
-/** The session id of hel's "resume with" line. */
-export const sessionIdOf = (stderr: string): string | undefined => /resume with: hel --resume (\S+)/.exec(stderr)?.[1];
+/** The session id of hel's "resume with" line (on a narrow terminal, the command is on the next row). */
+export const sessionIdOf = (stderr: string): string | undefined => /resume with:\s+hel --resume (\S+)/.exec(stderr)?.[1];
