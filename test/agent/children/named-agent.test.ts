@@ -173,9 +173,9 @@ it("an agent with read-only access cannot edit, though the session can", async (
   expect(await readFile(join(project, "notes.txt"), "utf8")).toBe("release 1.2\n");
 });
 
-it("the README's agent file is a valid agent", async () => {
-  const readme = await readFile(join(import.meta.dirname, "..", "..", "..", "README.md"), "utf8");
-  const example = /### Named agents[\s\S]*?```markdown\n([\s\S]*?)```/.exec(readme)![1]!;
+it("the agent file docs/extending.md shows is a valid agent", async () => {
+  const doc = await readFile(join(import.meta.dirname, "..", "..", "..", "docs", "extending.md"), "utf8");
+  const example = /## Named agents[\s\S]*?```markdown\n([\s\S]*?)```/.exec(doc)![1]!;
   expect(parseAgentFile("test-writer", example)).toEqual({
     name: "test-writer",
     description: "Writes unit tests for the code the task names, and runs them",
