@@ -56,8 +56,8 @@ export interface Conversation {
   /** Compacts now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
   compact(focus: string): Promise<number | null>;
   readonly controls: ConversationControls;
-  /** The closing lines (closing-lines.ts), after the front end's own; `fit`: how a terminal fits them to its rows. */
-  end(interrupted: boolean, fit?: FitRows): Promise<void>;
+  /** The closing lines (closing-lines.ts), after the front end's own; `toRows`: how a terminal fits them to its rows. */
+  end(interrupted: boolean, toRows?: FitRows): Promise<void>;
   /** Releases the session's lease and the model client's connections. */
   close(): Promise<void>;
 }
@@ -132,7 +132,7 @@ export async function openConversation(project: Project, settings: ConversationS
       compact,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
       controls: conversationControls({ session: active, projectDir: dir, options, usage: () => ledger.run(), changes: changes!, compact, listedModels: modelLister(client), pricedModels: Object.keys(prices.models) }),
-      end: (interrupted, fit) => closingLines(active, dir, interrupted, io, fit),
+      end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
       async close() {
         await servers?.close();
         await active.close();
