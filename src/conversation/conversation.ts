@@ -9,6 +9,7 @@
 import { createHints } from "../agent/context/hints.js";
 import { createEventBus } from "../agent/event-bus.js";
 import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../agent/loop/loop.js";
+import { forProvider } from "../agent/request.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { startBaseline } from "../changes/baseline.js";
 import { redactSecrets } from "../redact.js";
@@ -95,7 +96,7 @@ export async function openConversation(project: Project, settings: ConversationS
       tools: parent.tools,
       toolDefinitions: parent.definitions,
       toolContext: parentToolContext({ project, active, hints, approvals, baseline }),
-      request: active.request,
+      request: forProvider(active.request, options.provider),
       maxSteps: options.maxSteps,
       emit: bus.emit,
       stamps: active.stamps,

@@ -23,6 +23,7 @@ import { monotonicMs } from "../clock.js";
 
 export interface ModelClientOptions {
   baseURL: string;
+  /** "": none, and no Authorization header is sent. */
   apiKey: string;
   /** A stream silent for this long is abandoned. Default 5 minutes. */
   idleTimeoutMs?: number;
@@ -79,6 +80,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const sdk = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey,
+    // No key (a local server): no Authorization header at all, rather than an empty Bearer.
+    ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
     maxRetries: 0,
     timeout: HEADERS_TIMEOUT_MS,
     fetch: dispatcherFetch(dispatcher) as unknown as typeof fetch,
