@@ -1,11 +1,8 @@
 // Builds the exact request body from the conversation. Pure, so the bytes the model receives are
 // decided in one place and tested without a network. Field order is fixed: the body's serialization
 // is what DeepSeek's prefix cache and the records see.
+import type { Provider } from "../model/host.js";
 import type { ChatRequest, Effort, Message, ToolDefinition } from "../wire/messages.js";
-
-/** Who serves the API: DeepSeek itself, or another host or local server speaking the OpenAI wire format. */
-export const PROVIDERS = ["deepseek", "openai-compatible"] as const;
-export type Provider = (typeof PROVIDERS)[number];
 
 /** The settings of a request besides its messages and tools (the session's request_config holds them). */
 export interface RequestSettings {

@@ -68,7 +68,7 @@ export async function openConversation(project: Project, settings: ConversationS
   // What the project looked like at the start, for review_changes and /diff.
   const baseline = options.delegate || settings.interactive ? startBaseline(dir) : null;
   const bus = createEventBus((error) => io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`));
-  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connections);
+  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connections, options.provider);
   warnWithoutSandbox(project);
   let session: ActiveSession | undefined;
   let servers: ParentTools["servers"] = null;

@@ -1,12 +1,10 @@
-// Which server a base URL names, in the words errors and the key check need: whether it is DeepSeek's
-// own API, whether it is on this machine (a local server, which needs no key), and its host as a person
-// would name it.
+// Who serves the API (the `provider` setting) and what a base URL says of its server, in the words
+// errors and the key check need: whether it is on this machine (a local server, which needs no key),
+// and its host as a person would name it.
 
-/** DeepSeek's own API: api.deepseek.com or another host under deepseek.com. */
-export function isDeepSeekHost(baseURL: string): boolean {
-  const host = hostOf(baseURL);
-  return host === "deepseek.com" || host.endsWith(".deepseek.com");
-}
+/** DeepSeek itself (and the simulator, which plays it), or another host or local server speaking the OpenAI wire format. */
+export const PROVIDERS = ["deepseek", "openai-compatible"] as const;
+export type Provider = (typeof PROVIDERS)[number];
 
 /** A server on this machine: localhost, 127.0.0.0/8 or ::1. */
 export function isLoopback(baseURL: string): boolean {

@@ -7,7 +7,8 @@
 import { resolve } from "node:path";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
-import { MAX_OUTPUT_TOKENS, PROVIDERS } from "../agent/request.js";
+import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
+import { PROVIDERS } from "../model/host.js";
 import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
 import { type HooksConfig, HooksSchema } from "../hooks/hook-config.js";
 import { ServerEntrySchema, type ServerMap, serverSummary } from "../mcp/config.js";

@@ -1,23 +1,23 @@
 // buildRequest's DeepSeek-only fields follow the provider, and forProvider keeps reading the session's
 // record (a /model or /effort change is the next request's), as the settings it wraps do.
 import { expect, it } from "vitest";
-import { buildRequest, forProvider, type RequestSettings } from "../../src/agent/request.js";
+import { buildRequest, forProvider } from "../../src/agent/request.js";
+import { requestSettings, type RunRequestConfig } from "../../src/session/snapshot-format.js";
 
 const messages = [{ role: "user" as const, content: "hi" }];
 
 it("openai-compatible: the same body without thinking and reasoning_effort, and a later change to the record is read", () => {
-  const record = { model: "a", maxTokens: 100, effort: "high" as const };
-  const settings: RequestSettings = {
-    get model() {
-      return record.model;
-    },
-    get maxTokens() {
-      return record.maxTokens;
-    },
-    get effort() {
-      return record.effort;
-    },
+  // The session's record and the settings read from it, as a session makes them.
+  const record: RunRequestConfig = {
+    model: "a",
+    max_output_tokens: 100,
+    max_steps: 5,
+    effort: "high",
+    access: "edit",
+    delegate: null,
+    compaction: { enabled: false, threshold_tokens: null },
   };
+  const settings = requestSettings(record);
   const deepseek = buildRequest(messages, [], settings);
   expect(deepseek).toMatchObject({ thinking: { type: "enabled" }, reasoning_effort: "high" });
   const compatible = forProvider(settings, "openai-compatible");
