@@ -2,6 +2,7 @@
 // Standalone simulator for the offline demo, evals and manual runs:
 //   node out/sim/main.js [--port 0] [--policy demo|h11|h9|echo] [--block 64] [--api-key K]...
 //                         [--context-window N] [--no-enforce-reasoning] [--script steps.json]
+//                         [--mode deepseek|openai-compatible] [--no-usage] [--reasoning-field F] [--overflow S]
 // Prints `listening http://127.0.0.1:PORT` on stdout once it accepts requests, then the `export` line that
 // points an installed hel at it (the no-key route the README and hel's no-key error name); SIGINT/SIGTERM
 // close it.
@@ -10,7 +11,10 @@ import { POLICIES } from "./policies.js";
 import { startSimulator } from "./server.js";
 import type { PolicyName, SimOptions, SimStep } from "./types.js";
 
-const USAGE = `usage: sim [--port N] [--policy ${Object.keys(POLICIES).join("|")}] [--block N] ` + `[--api-key K] [--context-window N] [--no-enforce-reasoning] [--script file.json]`;
+const USAGE =
+  `usage: sim [--port N] [--policy ${Object.keys(POLICIES).join("|")}] [--block N] ` +
+  `[--api-key K] [--context-window N] [--no-enforce-reasoning] [--script file.json] ` +
+  `[--mode deepseek|openai-compatible] [--no-usage] [--reasoning-field reasoning_content|reasoning] [--overflow vllm|llama.cpp]`;
 
 function usage(message: string): never {
   process.stderr.write(`sim: ${message} — ${USAGE}\n`);
@@ -27,6 +31,11 @@ ${USAGE}
   --api-key K            accept only this key (repeatable; default: any key)
   --context-window N     context window in tokens (default 1048576)
   --no-enforce-reasoning do not require reasoning_content on tool-calling assistant messages
+  --mode NAME            deepseek (default), or openai-compatible: a server that is not DeepSeek's (usage
+                         without DeepSeek's cache fields, any model name, no key needed, its overflow error)
+  --no-usage             answer without usage at all, as some servers do
+  --reasoning-field F    reasoning_content (default) or reasoning
+  --overflow SHAPE       openai-compatible: the context-overflow error of vllm (default) or llama.cpp
 
 Prints "listening http://127.0.0.1:PORT" once it accepts requests, then the line to paste into another
 terminal, in any project, to run hel on it without a DeepSeek key:
@@ -41,6 +50,11 @@ function int(flag: string, value: string | undefined, min: number): number {
   const n = Number(value);
   if (value === undefined || !Number.isInteger(n) || n < min) usage(`${flag} needs an integer ≥ ${min}`);
   return n;
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
+  if (value === undefined || !(allowed as readonly string[]).includes(value)) usage(`${flag} needs one of ${allowed.join(", ")}`);
+  return value as T;
 }
 
 function parse(argv: string[]): SimOptions {
@@ -70,6 +84,18 @@ function parse(argv: string[]): SimOptions {
         (opts.apiKeys ??= []).push(key);
         break;
       }
+      case "--mode":
+        opts.mode = oneOf(flag, next(), ["deepseek", "openai-compatible"] as const);
+        break;
+      case "--no-usage":
+        opts.omitUsage = true;
+        break;
+      case "--reasoning-field":
+        opts.reasoningField = oneOf(flag, next(), ["reasoning_content", "reasoning"] as const);
+        break;
+      case "--overflow":
+        opts.overflow = oneOf(flag, next(), ["vllm", "llama.cpp"] as const);
+        break;
       case "--no-enforce-reasoning":
         opts.enforceReasoningContent = false;
         break;

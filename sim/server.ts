@@ -12,6 +12,7 @@ import type { Usage } from "../src/wire/messages.js";
 import { cacheSpace, PrefixCache } from "./cache.js";
 import { ApiError, type ApiErrorInfo, defaultStatusError, errorBody, missingAuth, unauthorized } from "./errors.js";
 import { argumentFragments, playReply, textDeltas, type Turn, turnSegments } from "./play.js";
+import { openAiUsage, overflowBody, overflows } from "./openai-compatible.js";
 import { resolvePolicy } from "./policies.js";
 import { promptSegments, tokenizeSegments } from "./template.js";
 import type { SimFault, SimOptions, SimReply, SimRequestRecord, SimStep, Simulator } from "./types.js";
@@ -26,7 +27,8 @@ interface Answer {
   ex: Exchange;
   v: Validated;
   turn: Turn;
-  usage: Usage;
+  /** The usage the response carries; none when the server omits it. */
+  usage: object | undefined;
   meta: ReplyMeta;
   /** Drop the connection after this many chunks (a fault). */
   dropAfter: number | undefined;
@@ -175,8 +177,10 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   const policy = resolvePolicy(opts.policy);
   const cache = new PrefixCache(opts.blockSize ?? 64);
   const contextWindow = opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const enforceReasoningContent = opts.enforceReasoningContent ?? true;
+  const openAiCompatible = opts.mode === "openai-compatible";
+  const enforceReasoningContent = opts.enforceReasoningContent ?? !openAiCompatible;
   const enforceArgumentsJson = opts.enforceArgumentsJson ?? true;
+  const reasoningField = opts.reasoningField ?? "reasoning_content";
   const apiKeys = opts.apiKeys ? new Set(opts.apiKeys) : undefined;
   const requests: SimRequestRecord[] = [];
   /** Chat requests arrived and not yet answered. */
@@ -187,6 +191,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   function authenticate(ex: Exchange): string | undefined {
     const header = ex.req.headers.authorization;
     const m = typeof header === "string" ? /^Bearer\s+(\S.*)$/i.exec(header.trim()) : null;
+    // A server that is not DeepSeek's (a local one) needs no key unless keys were given.
+    if (!m && openAiCompatible && !apiKeys) return "";
     if (!m) {
       // Live: a missing Authorization header gets a 401 without a content type.
       ex.error(missingAuth(), {}, false);
@@ -217,9 +223,12 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
     } catch (e) {
       throw new ApiError(400, `Failed to parse the request body as JSON: ${(e as Error).message}`);
     }
-    const v = validateRequest(body, { enforceReasoningContent, enforceArgumentsJson });
+    const v = validateRequest(body, { enforceReasoningContent, enforceArgumentsJson, anyModel: openAiCompatible });
     const prompt = tokenizeSegments(promptSegments(v.request));
-    checkContext(prompt.ends.length, v.maxTokens, contextWindow);
+    if (openAiCompatible) {
+      const shape = opts.overflow ?? "vllm";
+      if (overflows(shape, contextWindow, prompt.ends.length, v.request.max_tokens)) return ex.json(400, overflowBody(shape, contextWindow, prompt.ends.length, v.request.max_tokens ?? 0));
+    } else checkContext(prompt.ends.length, v.maxTokens, contextWindow);
 
     const index = requestIndex++;
     const scripted = script.shift();
@@ -293,20 +302,22 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       prompt_cache_miss_tokens: promptTokens - hit,
     };
     ex.record.usage = usage;
+    // What the response carries: DeepSeek's usage, OpenAI's shape of it, or none.
+    const sent = opts.omitUsage ? undefined : openAiCompatible ? openAiUsage(usage) : usage;
     const meta = {
       id: randomUUID(),
       created: Math.floor(Date.now() / 1000),
       model: v.model,
       system_fingerprint: FINGERPRINT,
     };
-    const answer: Answer = { ex, v, turn, usage, meta, dropAfter };
+    const answer: Answer = { ex, v, turn, usage: sent, meta, dropAfter };
     if (v.stream) await stream(answer);
     else await whole(answer);
   }
 
   async function whole({ ex, v, turn, usage, meta, dropAfter }: Answer): Promise<void> {
     const message: Record<string, unknown> = { role: "assistant", content: turn.content };
-    if (v.thinking) message["reasoning_content"] = turn.reasoning ?? "";
+    if (v.thinking) message[reasoningField] = turn.reasoning ?? "";
     if (turn.toolCalls.length > 0)
       message["tool_calls"] = turn.toolCalls.map((c, index) => ({
         index,
@@ -321,7 +332,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       model: meta.model,
       system_fingerprint: meta.system_fingerprint,
       choices: [{ index: 0, message, logprobs: null, finish_reason: turn.finishReason }],
-      usage,
+      ...(usage ? { usage } : {}),
     };
     const text = JSON.stringify(body);
     if (dropAfter !== undefined) {
@@ -339,22 +350,24 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
 
   async function stream({ ex, v, turn, usage, meta, dropAfter }: Answer): Promise<void> {
     const base = { id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: meta.system_fingerprint };
-    const chunk = (delta: object, finish: string | null = null, last?: Usage): object => ({
+    const chunk = (delta: object, finish: string | null = null, last?: object): object => ({
       ...base,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       // DeepSeek: with include_usage every chunk has `usage` (null until the last); without it only the last.
-      ...(last ? { usage: last } : v.includeUsage ? { usage: null } : {}),
+      // A server that omits usage sends no `usage` key at all.
+      ...(last ? { usage: last } : v.includeUsage && usage ? { usage: null } : {}),
     });
+    const r = reasoningField;
     const deltas: object[] = [];
-    deltas.push(v.thinking ? { role: "assistant", content: null, reasoning_content: "" } : { role: "assistant", content: "" });
-    if (v.thinking && turn.reasoning) for (const piece of textDeltas(turn.reasoning)) deltas.push({ content: null, reasoning_content: piece });
-    for (const piece of textDeltas(turn.content)) deltas.push(v.thinking ? { content: piece, reasoning_content: null } : { content: piece });
+    deltas.push(v.thinking ? { role: "assistant", content: null, [r]: "" } : { role: "assistant", content: "" });
+    if (v.thinking && turn.reasoning) for (const piece of textDeltas(turn.reasoning)) deltas.push({ content: null, [r]: piece });
+    for (const piece of textDeltas(turn.content)) deltas.push(v.thinking ? { content: piece, [r]: null } : { content: piece });
     turn.toolCalls.forEach((c, index) => {
       deltas.push({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] });
       for (const frag of argumentFragments(c.arguments)) deltas.push({ tool_calls: [{ index, function: { arguments: frag } }] });
     });
     const chunks = deltas.map((d) => chunk(d));
-    chunks.push(chunk(v.thinking ? { content: "", reasoning_content: null } : { content: "" }, turn.finishReason, usage));
+    chunks.push(chunk(v.thinking ? { content: "", [r]: null } : { content: "" }, turn.finishReason, usage));
 
     ex.open(true);
     let sent = 0;

@@ -14,6 +14,7 @@
 // And what DeepSeek refuses in return: a tool call sent back with arguments that are not JSON
 // (`enforceArgumentsJson`), a tool-call turn without its reasoning (`enforceReasoningContent`).
 import type { ChatRequest, Usage } from "../src/wire/messages.js";
+import type { OverflowShape } from "./openai-compatible.js";
 
 /** One model turn to play. */
 export interface SimReply {
@@ -90,6 +91,19 @@ export interface SimOptions {
   apiKeys?: string[];
   /** Default 1048576. */
   contextWindow?: number;
+  /**
+   * `deepseek` (default): DeepSeek's API. `openai-compatible`: a server that speaks the OpenAI wire format
+   * but is not DeepSeek (openai-compatible.ts): usage without DeepSeek's cache fields (cached tokens in
+   * `prompt_tokens_details`), any model name, no key needed unless `apiKeys` is set, tool-call turns sent
+   * back without reasoning accepted, and context overflow answered in `overflow`'s shape.
+   */
+  mode?: "deepseek" | "openai-compatible";
+  /** Responses carry no `usage` at all, not even in the stream's last chunk, as some servers answer. */
+  omitUsage?: boolean;
+  /** The response field reasoning is played in: DeepSeek's `reasoning_content` (default) or `reasoning`. */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** openai-compatible only: whose context-overflow error to answer with; default vllm. */
+  overflow?: OverflowShape;
 }
 
 export interface SimRequestRecord {

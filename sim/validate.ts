@@ -36,6 +36,8 @@ export interface Validated {
 export interface ValidateOptions {
   enforceReasoningContent: boolean;
   enforceArgumentsJson: boolean;
+  /** Serve any model name under its own name, as a server that is not DeepSeek does. */
+  anyModel?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -202,7 +204,7 @@ export function validateRequest(body: unknown, opts: ValidateOptions): Validated
   const messages = rawMessages.map(message);
   const toolList = tools(body["tools"]);
 
-  const canonical = (MODELS as readonly string[]).includes(model) ? model : ALIASES[model];
+  const canonical = (MODELS as readonly string[]).includes(model) || opts.anyModel ? model : ALIASES[model];
   if (!canonical) throw unknownModel(model, MODELS);
   if (messages.length === 0) throw new ApiError(400, "Invalid request: messages must contain at least one message.");
 

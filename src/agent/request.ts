@@ -1,6 +1,7 @@
 // Builds the exact request body from the conversation. Pure, so the bytes the model receives are
 // decided in one place and tested without a network. Field order is fixed: the body's serialization
 // is what DeepSeek's prefix cache and the records see.
+import type { Provider } from "../model/host.js";
 import type { ChatRequest, Effort, Message, ToolDefinition } from "../wire/messages.js";
 
 /** The settings of a request besides its messages and tools (the session's request_config holds them). */
@@ -8,6 +9,16 @@ export interface RequestSettings {
   readonly model: string;
   readonly maxTokens: number;
   readonly effort: Effort;
+  /** Absent: deepseek. */
+  readonly provider?: Provider;
+}
+
+/** The session's settings as `provider` is sent them, still read from the session's record each time. */
+export function forProvider(settings: RequestSettings, provider: Provider): RequestSettings {
+  if (provider === "deepseek") return settings;
+  // The same getters, copied as getters, so each request still reads the record; then the provider.
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(settings));
+  return Object.defineProperty(copy, "provider", { value: provider, enumerable: true }) as RequestSettings;
 }
 
 export function buildRequest(messages: readonly Message[], tools: readonly ToolDefinition[], config: RequestSettings): ChatRequest {
@@ -15,11 +26,14 @@ export function buildRequest(messages: readonly Message[], tools: readonly ToolD
   // The tool list is shared, never copied or changed: the serializer caches its JSON by identity.
   if (tools.length > 0) body.tools = tools as ToolDefinition[];
   // Thinking is sent explicitly: DeepSeek turns it on by default, and its reasoning eats max_tokens.
-  if (config.effort === "none") {
-    body.thinking = { type: "disabled" };
-  } else {
-    body.thinking = { type: "enabled" };
-    body.reasoning_effort = config.effort;
+  // Other servers do not know these fields (some refuse them), so only DeepSeek is sent them.
+  if (config.provider !== "openai-compatible") {
+    if (config.effort === "none") {
+      body.thinking = { type: "disabled" };
+    } else {
+      body.thinking = { type: "enabled" };
+      body.reasoning_effort = config.effort;
+    }
   }
   // max_tokens, not max_completion_tokens: DeepSeek silently ignores the latter.
   body.max_tokens = config.maxTokens;

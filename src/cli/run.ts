@@ -1,8 +1,9 @@
-// Runs hel's main job: checks the API key, chooses the input mode — a one-shot instruction, the
+// Runs hel's main job: checks the API key (none needed for a local openai-compatible server), chooses the input mode — a one-shot instruction, the
 // interactive prompt on a terminal, or stdin's lines — lets it drive its conversation on the terminal
 // (terminal-conversation.ts), and turns how that ended into the exit status. `hel mcp ls` is here
 // too, since it opens a project as a run does.
 import { HelError } from "../errors.js";
+import { hostLabel, isLoopback } from "../model/host.js";
 import { runInteractive } from "./modes/interactive.js";
 import { runOneShot } from "./modes/one-shot.js";
 import { runStdin } from "./modes/stdin.js";
@@ -15,8 +16,12 @@ import type { Ended } from "./terminal-conversation.js";
 export { runMcpList } from "./mcp-command.js";
 
 export async function runHel(flags: RunOptions): Promise<number> {
-  const apiKey = process.env.DEEPSEEK_API_KEY;
-  if (!apiKey) throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel without one: run `npm run sim` in a clone of hel and paste the export line it prints", 2);
+  // A local server speaking the OpenAI format needs no key: none is sent to it then (model/client.ts).
+  const apiKey = process.env.DEEPSEEK_API_KEY || (flags.provider === "openai-compatible" && isLoopback(flags.baseUrl) ? "" : undefined);
+  if (apiKey === undefined) {
+    if (flags.provider === "deepseek") throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel without one: run `npm run sim` in a clone of hel and paste the export line it prints", 2);
+    throw new HelError(`DEEPSEEK_API_KEY is not set — export the key ${hostLabel(flags.baseUrl)} expects as DEEPSEEK_API_KEY (a server on this machine needs none)`, 2);
+  }
   const io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
   // Read before anything else, so an empty instruction ends the run before it costs anything.
   const oneShot = flags.prompt.length > 0 ? await oneShotInstruction(flags.prompt, process.stdin) : null;

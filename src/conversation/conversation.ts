@@ -9,6 +9,7 @@
 import { createHints } from "../agent/context/hints.js";
 import { createEventBus } from "../agent/event-bus.js";
 import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../agent/loop/loop.js";
+import { forProvider } from "../agent/request.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
 import { startBaseline } from "../changes/baseline.js";
 import { redactSecrets } from "../redact.js";
@@ -70,7 +71,7 @@ export async function openConversation(project: Project, settings: ConversationS
   // What the project looked like at the start, for review_changes and /diff.
   const baseline = options.delegate || settings.interactive ? startBaseline(dir) : null;
   const bus = createEventBus((error) => io.stderr.write(`hel: ${error instanceof Error ? error.message : String(error)} — that output stops here; the run goes on\n`));
-  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connections);
+  const client = openModelClient(options.baseUrl, apiKey, io.env, settings.interactive ? "commands" : "flags", project.connections, options.provider);
   warnWithoutSandbox(project);
   let session: ActiveSession | undefined;
   let servers: ParentTools["servers"] = null;
@@ -98,7 +99,7 @@ export async function openConversation(project: Project, settings: ConversationS
       tools: parent.tools,
       toolDefinitions: parent.definitions,
       toolContext: parentToolContext({ project, active, hints, approvals, baseline }),
-      request: active.request,
+      request: forProvider(active.request, options.provider),
       maxSteps: options.maxSteps,
       emit: bus.emit,
       stamps: active.stamps,

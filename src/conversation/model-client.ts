@@ -6,14 +6,16 @@
 import { createModelClient, type ModelClient } from "../model/client.js";
 import type { ApiConnections } from "../model/early-connection.js";
 import { ModelError, type Settings } from "../model/errors.js";
+import type { Provider } from "../model/host.js";
 
 /** `settings`: where the user changes the model, which a refused request's advice names. */
-export function openModelClient(baseURL: string, apiKey: string, env: NodeJS.ProcessEnv, settings: Settings, connections?: ApiConnections): ModelClient {
+export function openModelClient(baseURL: string, apiKey: string, env: NodeJS.ProcessEnv, settings: Settings, connections?: ApiConnections, provider?: Provider): ModelClient {
   const connected = createModelClient({
     baseURL,
     apiKey,
     settings,
     connections,
+    ...(provider ? { provider } : {}),
     ...envNumber(env, "HEL_STREAM_IDLE_MS", (v) => ({ idleTimeoutMs: v })),
     ...envNumber(env, "HEL_RETRY_BASE_MS", (v) => ({ retryBaseMs: v })),
   });

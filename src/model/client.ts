@@ -9,9 +9,10 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { Agent, interceptors } from "undici";
 import type { ChatRequest, FinishReason, Usage, AssistantMessage } from "../wire/messages.js";
-import { dispatcherFetch, type FetchResponse } from "./dispatcher-fetch.js";
+import { dispatcherFetch, type Fetch, type FetchResponse } from "./dispatcher-fetch.js";
 import { apiConnections, type ApiConnections } from "./early-connection.js";
-import { connectionError, ModelError, statusError, type Settings } from "./errors.js";
+import { capacityError, connectionError, ModelError, statusError, type Settings } from "./errors.js";
+import type { Provider } from "./host.js";
 import { retryDelay, type Failure } from "./retry.js";
 import { sseData } from "./sse-decoder.js";
 import { StreamAccumulator, type ChunkLike } from "./stream-accumulator.js";
@@ -23,6 +24,7 @@ import { monotonicMs } from "../clock.js";
 
 export interface ModelClientOptions {
   baseURL: string;
+  /** "": none, and no Authorization header is sent. */
   apiKey: string;
   /** A stream silent for this long is abandoned. Default 5 minutes. */
   idleTimeoutMs?: number;
@@ -33,6 +35,8 @@ export interface ModelClientOptions {
   settings?: Settings;
   /** The connections to the API, when the start opened one already (early-connection.ts); else the client's own. */
   connections?: ApiConnections | null;
+  /** Who serves baseURL, as errors name it (errors.ts). Default deepseek. */
+  provider?: Provider;
 }
 
 export interface StreamHandlers {
@@ -79,12 +83,15 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const sdk = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey,
+    // No key (a local server): no Authorization header at all, rather than an empty Bearer.
+    ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
     maxRetries: 0,
     timeout: HEADERS_TIMEOUT_MS,
-    fetch: dispatcherFetch(dispatcher) as unknown as typeof fetch,
+    fetch: withFlatErrors(dispatcherFetch(dispatcher)) as unknown as typeof fetch,
   });
   const sleep = options.sleep ?? abortableSleep;
   const settings = options.settings ?? "flags";
+  const provider = options.provider ?? "deepseek";
   const baseMs = options.retryBaseMs ?? 1000;
   // The memory the last answered body was written into, for the next: memory a process touches for
   // the first time is slow to fault in. A call takes it (or, while another call has it, makes its
@@ -155,7 +162,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         const failure = outcome.failure;
         const said = whatWasSaid(outcome.error, options.apiKey);
         const delay = retryDelay(failure, attempt, baseMs);
-        if (delay === null) throw finalError(failure, said, options.baseURL, attempt, outcome.error, settings);
+        if (delay === null) throw finalError(failure, said, options.baseURL, attempt, outcome.error, settings, provider);
         handlers.onRetry?.({ attempt, delayMs: delay, reason: describe(failure, said), status: failure.kind === "status" ? failure.status : 0 });
         await sleep(delay, signal).catch(() => {
           throw new ModelError("aborted", "the request was aborted");
@@ -169,8 +176,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         return ModelListSchema.parse(page.data).map((model) => model.id);
       } catch (error) {
         const said = whatWasSaid(error, options.apiKey);
-        if (error instanceof APIError && typeof error.status === "number") throw statusError(error.status, said.apiMessage, options.baseURL, 1, settings);
-        if (error instanceof APIConnectionError) throw connectionError(options.baseURL, said.cause, 1);
+        if (error instanceof APIError && typeof error.status === "number") throw statusError(error.status, said.apiMessage, options.baseURL, 1, settings, provider);
+        if (error instanceof APIConnectionError) throw connectionError(options.baseURL, said.cause, 1, provider);
         throw new ModelError("stream", `${options.baseURL}/models is not a list of models (${said.cause || String(error)}) — check --base-url / HEL_BASE_URL`);
       }
     },
@@ -220,24 +227,24 @@ function whatWasSaid(error: unknown, apiKey: string): Said {
  * A connection failure keeps the last attempt's own error as its cause, for HEL_DEBUG=1 to print
  * with its stack; an HTTP error's body is the server's, which a proxy may have filled with the key.
  */
-function finalError(failure: Failure, said: Said, baseURL: string, attempts: number, cause: unknown, settings: Settings): ModelError {
-  const error = describeFinal(failure, said, baseURL, attempts, settings);
+function finalError(failure: Failure, said: Said, baseURL: string, attempts: number, cause: unknown, settings: Settings, provider: Provider): ModelError {
+  const error = describeFinal(failure, said, baseURL, attempts, settings, provider);
   if (failure.kind === "connection" && cause !== undefined) error.cause = cause;
   return error;
 }
 
-function describeFinal(failure: Failure, said: Said, baseURL: string, attempts: number, settings: Settings): ModelError {
+function describeFinal(failure: Failure, said: Said, baseURL: string, attempts: number, settings: Settings, provider: Provider): ModelError {
   switch (failure.kind) {
     case "status":
-      return statusError(failure.status, said.apiMessage, baseURL, attempts, settings);
+      return statusError(failure.status, said.apiMessage, baseURL, attempts, settings, provider);
     case "connection":
-      return connectionError(baseURL, said.cause, attempts);
+      return connectionError(baseURL, said.cause, attempts, provider);
     case "idle":
       return new ModelError("stream", `the answer stream from ${baseURL} sent nothing for too long and was abandoned — try again; the conversation is kept`);
     case "dropped":
       return new ModelError("stream", `the answer stream from ${baseURL} broke off before it finished — try again; the conversation is kept`);
     case "insufficient_system_resource":
-      return new ModelError("server", `DeepSeek ran out of capacity while answering (insufficient_system_resource${attempts > 1 ? `, ${attempts} tries` : ""}) — try again in a few minutes; the conversation is kept`);
+      return capacityError(attempts, baseURL, provider);
   }
 }
 
@@ -254,6 +261,27 @@ function describe(failure: Failure, said: Said): string {
     case "insufficient_system_resource":
       return "insufficient_system_resource";
   }
+}
+
+/**
+ * vLLM and SGLang send an error as a flat object ({"object":"error","message",…}), where DeepSeek, OpenAI
+ * and llama.cpp nest it under `error`; the SDK reads only `error`, so a flat one is given to it nested.
+ */
+function withFlatErrors(fetch: Fetch): Fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.ok) return response;
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const flat = typeof parsed === "object" && parsed !== null && !("error" in parsed) && typeof (parsed as { message?: unknown }).message === "string";
+    const body = flat ? JSON.stringify({ error: parsed }) : text;
+    return { ...response, text: async () => body, json: async () => JSON.parse(body) as unknown };
+  };
 }
 
 function apiMessage(error: unknown): string {

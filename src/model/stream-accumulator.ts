@@ -1,7 +1,8 @@
 // Folds DeepSeek's streamed chunks into one assistant message. Pure: chunks in, message out.
 // Tool-call argument fragments are joined by their index, and every call comes out with an id no other
 // call of the message has; usage is taken from whichever chunk carries it (DeepSeek puts it on the last
-// content chunk, OpenAI on an extra one).
+// content chunk, OpenAI on an extra one). Reasoning is read from DeepSeek's `reasoning_content` or, where
+// a server names it so (vLLM, OpenRouter and others), `reasoning`.
 import { FINISH_REASONS, UsageSchema, type AssistantMessage, type FinishReason, type ToolCall, type Usage } from "../wire/messages.js";
 
 interface ToolCallDelta {
@@ -11,7 +12,7 @@ interface ToolCallDelta {
   function?: { name?: string; arguments?: string };
 }
 export interface ChunkLike {
-  choices?: { delta?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
+  choices?: { delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
   usage?: unknown;
 }
 
@@ -41,8 +42,9 @@ export class StreamAccumulator {
     if (!choice) return { text: "", reasoning: "" };
     const delta = choice.delta ?? {};
     const text = delta.content ?? "";
-    const reasoning = delta.reasoning_content ?? "";
-    if (typeof delta.reasoning_content === "string") this.reasoning = (this.reasoning ?? "") + reasoning;
+    const told = typeof delta.reasoning_content === "string" ? delta.reasoning_content : delta.reasoning;
+    const reasoning = told ?? "";
+    if (typeof told === "string") this.reasoning = (this.reasoning ?? "") + reasoning;
     this.content += text;
     for (const fragment of delta.tool_calls ?? []) {
       const index = fragment.index ?? this.calls.size;

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
 import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
+import { PROVIDERS } from "../model/host.js";
 import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
 import { type HooksConfig, HooksSchema } from "../hooks/hook-config.js";
 import { ServerEntrySchema, type ServerMap, serverSummary } from "../mcp/config.js";
@@ -122,6 +123,19 @@ export const SETTINGS = [
     config: { type: z.url("must be a URL such as https://api.deepseek.com") },
     // Where the key is sent.
     widens: () => true,
+  }),
+  row({
+    key: "provider",
+    type: z.enum(PROVIDERS, { error: `--provider takes one of ${PROVIDERS.join(", ")}` }),
+    flag: {
+      value: "<name>",
+      help: "who serves base-url: deepseek, or openai-compatible (another host or a local server: DeepSeek-only request fields are not sent)",
+      choices: PROVIDERS,
+      default: (env) => env.HEL_PROVIDER || "deepseek",
+    },
+    env: "HEL_PROVIDER",
+    // It changes only which fields a request carries, not what hel may do or where the key goes.
+    config: { type: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(", ")}` }) },
   }),
   row({
     key: "max-output-tokens",

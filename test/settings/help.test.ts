@@ -1,6 +1,6 @@
 // --help's settings paragraph, derived from the table (settings/help.ts), says word for word what the
-// hand-written one said before the table: only its lines may break elsewhere; the sentences about
-// trust, written by hand, name every setting the table says needs it.
+// hand-written one said before the table, with the rows added since (provider): only its lines may
+// break elsewhere; the sentences about trust, written by hand, name every setting the table says needs it.
 import { expect, it } from "vitest";
 import { envHelp, settingsHelp } from "../../src/settings/help.js";
 import { widening } from "../../src/cli/trust.js";
@@ -8,12 +8,12 @@ import { SETTINGS } from "../../src/settings/table.js";
 
 const BEFORE = `Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
-  child-max-tokens, child-model, max-cost, base-url, approval, checkpoint-max-mb: the disk the file
+  child-max-tokens, child-model, max-cost, base-url, approval, provider, checkpoint-max-mb: the disk the file
   checkpoints may use, default 1024; allow: command prefixes given the network unasked, such as
   ["git fetch"], matched on whole words of a simple command line; mcp-servers: MCP servers
   as in .mcp.json's mcpServers; mcp-timeout: seconds an MCP tool call may take, default 60) and hooks
   (commands run at SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop with the
-  event's JSON on stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL win over the project's file,
+  event's JSON on stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL/HEL_PROVIDER win over the project's file,
   which wins over the user's. The project's base-url, network, allow, approval, hooks, MCP servers (its
   .mcp.json and its mcp-servers) and an access wider than the user's (or edit) are used only once you
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
@@ -34,7 +34,7 @@ it("lists the config keys word for word as before, in lines of at most 103 chara
 });
 
 it("names the settings' environment variables as before", () => {
-  expect(envHelp(SETTINGS)).toBe("  HEL_MODEL, HEL_BASE_URL  defaults for --model and --base-url");
+  expect(envHelp(SETTINGS)).toBe("  HEL_MODEL, HEL_BASE_URL, HEL_PROVIDER  defaults for --model and --base-url and --provider");
 });
 
 it("the --trust flag and the settings paragraph name every setting that needs trust (their words are written by hand)", () => {

@@ -38,3 +38,17 @@ it("names a key of its own when any key is accepted", async () => {
   const printed = await startSim([]);
   expect(printed.split("\n")[2]).toMatch(/^ {2}export HEL_BASE_URL=http:\/\/127\.0\.0\.1:\d+ DEEPSEEK_API_KEY=sim-key$/);
 });
+
+it("--mode openai-compatible with --no-usage, --reasoning-field and --overflow answers as such a server does", async () => {
+  const printed = await startSim(["--mode", "openai-compatible", "--no-usage", "--reasoning-field", "reasoning", "--overflow", "llama.cpp", "--context-window", "40"]);
+  const url = /^listening (http:\/\/127\.0\.0\.1:\d+)$/m.exec(printed)![1]!;
+  const post = (content: string) => fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "any", messages: [{ role: "user", content }] }) });
+  const ok = await post("hi");
+  expect(ok.status).toBe(200);
+  const body = (await ok.json()) as { usage?: unknown; choices: { message: Record<string, unknown> }[] };
+  expect(body).not.toHaveProperty("usage");
+  expect(typeof body.choices[0]!.message["reasoning"]).toBe("string");
+  const over = await post("word ".repeat(60));
+  expect(over.status).toBe(400);
+  expect(((await over.json()) as { error: { type: string; n_ctx: number } }).error).toMatchObject({ type: "exceed_context_size_error", n_ctx: 40 });
+});
