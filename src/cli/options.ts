@@ -41,7 +41,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv, version: strin
       "after",
       `
 Environment:
-  DEEPSEEK_API_KEY   your DeepSeek API key (required; never written to disk)
+  DEEPSEEK_API_KEY   your DeepSeek API key, or the key of the host at --base-url (not needed for a server on this machine with --provider openai-compatible; never written to disk)
 ${envHelp(SETTINGS)}
   HEL_PRICES         a JSON price table replacing the built-in one (for the cost estimates)
   HEL_DEBUG=1        show stack traces

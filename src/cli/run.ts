@@ -3,7 +3,7 @@
 // (terminal-conversation.ts), and turns how that ended into the exit status. `hel mcp ls` is here
 // too, since it opens a project as a run does.
 import { HelError } from "../errors.js";
-import { hostLabel, isLoopback } from "../model/host.js";
+import { apiKeyFor, hostLabel } from "../model/host.js";
 import { runInteractive } from "./modes/interactive.js";
 import { runOneShot } from "./modes/one-shot.js";
 import { runStdin } from "./modes/stdin.js";
@@ -16,8 +16,7 @@ import type { Ended } from "./terminal-conversation.js";
 export { runMcpList } from "./mcp-command.js";
 
 export async function runHel(flags: RunOptions): Promise<number> {
-  // A local server speaking the OpenAI format needs no key: none is sent to it then (model/client.ts).
-  const apiKey = process.env.DEEPSEEK_API_KEY || (flags.provider === "openai-compatible" && isLoopback(flags.baseUrl) ? "" : undefined);
+  const apiKey = apiKeyFor(flags.provider, flags.baseUrl, process.env);
   if (apiKey === undefined) {
     if (flags.provider === "deepseek") throw new HelError("DEEPSEEK_API_KEY is not set — export your DeepSeek API key, or try hel without one: run `npm run sim` in a clone of hel and paste the export line it prints", 2);
     throw new HelError(`DEEPSEEK_API_KEY is not set — export the key ${hostLabel(flags.baseUrl)} expects as DEEPSEEK_API_KEY (a server on this machine needs none)`, 2);

@@ -12,6 +12,14 @@ export function isLoopback(baseURL: string): boolean {
   return host === "localhost" || host.endsWith(".localhost") || /^127(?:\.\d{1,3}){3}$/.test(host) || host === "[::1]" || host === "::1";
 }
 
+/**
+ * The API key a run sends: DEEPSEEK_API_KEY, or for a local server speaking the OpenAI format none
+ * ("", and then no Authorization header is sent); undefined when a key is needed and missing.
+ */
+export function apiKeyFor(provider: Provider, baseURL: string, env: NodeJS.ProcessEnv): string | undefined {
+  return env.DEEPSEEK_API_KEY || (provider === "openai-compatible" && isLoopback(baseURL) ? "" : undefined);
+}
+
 /** The host (and port) of a base URL, as errors name who answered; the URL itself when it does not parse. */
 export function hostLabel(baseURL: string): string {
   try {

@@ -8,7 +8,8 @@ const LISTED = ["model", "effort", "access", "network", "auto-fold", "compact-at
 /** The Environment section's line for the settings' variables. */
 export function envHelp(table: SettingsTable): string {
   const rows = table.filter((s) => s.env);
-  return `  ${rows.map((s) => s.env).join(", ")}  defaults for ${rows.map((s) => `--${s.key}`).join(" and ")}`;
+  const flags = rows.map((s) => `--${s.key}`);
+  return `  ${rows.map((s) => s.env).join(", ")}  defaults for ${flags.length > 1 ? `${flags.slice(0, -1).join(", ")} and ${flags.at(-1)}` : flags.join("")}`;
 }
 
 /** The Settings paragraph: the files, their keys, and which source wins; laid out in lines of at most `width`. */

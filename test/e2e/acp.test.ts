@@ -370,4 +370,21 @@ describe("hel acp", () => {
     expect(ended.code).toBe(0);
     expectOnlyProtocol(ended.stdout);
   });
+
+  it("a local openai-compatible server needs no API key: the session opens, and its request carries no Authorization header", async () => {
+    const local = await startSimulator({ mode: "openai-compatible" });
+    try {
+      const editor = await startEditor({ DEEPSEEK_API_KEY: undefined }, ["--provider", "openai-compatible", "--base-url", local.url]);
+      const project = await tempProject();
+      const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+      const done = await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      expect(done.stopReason).toBe("end_turn");
+      expect(local.requests).toHaveLength(1);
+      expect(local.requests[0]!.headers.authorization).toBeUndefined();
+      expect(local.requests[0]!.body).not.toHaveProperty("thinking");
+      await editor.close();
+    } finally {
+      await local.close();
+    }
+  });
 });

@@ -34,7 +34,7 @@ it("lists the config keys word for word as before, in lines of at most 103 chara
 });
 
 it("names the settings' environment variables as before", () => {
-  expect(envHelp(SETTINGS)).toBe("  HEL_MODEL, HEL_BASE_URL, HEL_PROVIDER  defaults for --model and --base-url and --provider");
+  expect(envHelp(SETTINGS)).toBe("  HEL_MODEL, HEL_BASE_URL, HEL_PROVIDER  defaults for --model, --base-url and --provider");
 });
 
 it("the --trust flag and the settings paragraph name every setting that needs trust (their words are written by hand)", () => {

@@ -14,6 +14,7 @@ import type { Io, Project } from "../../conversation/project.js";
 import { editsOf } from "../../session/edits-by-call.js";
 import type { RunOptions } from "../options.js";
 import { openProject } from "../open-project.js";
+import { apiKeyFor } from "../../model/host.js";
 import { editorServers, type EditorServer } from "./editor-servers.js";
 import { approvalsThrough } from "./permission.js";
 import { commandsUpdate, commandText, diagnosticUpdates } from "./resources.js";
@@ -42,8 +43,8 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
   let notices = false;
   /** `client`: the editor's side of the connection, which the session's updates and questions go to. */
   const open = async (cwd: string, resume: string | null, client: AgentContext, mcpServers: readonly EditorServer[]): Promise<string> => {
-    const apiKey = process.env.DEEPSEEK_API_KEY;
-    if (!apiKey) throw RequestError.authRequired(undefined, "DEEPSEEK_API_KEY is not set — give hel acp your DeepSeek API key in its environment (the editor's agent_servers env)");
+    const apiKey = apiKeyFor(flags.provider, flags.baseUrl, process.env);
+    if (apiKey === undefined) throw RequestError.authRequired(undefined, "DEEPSEEK_API_KEY is not set — give hel acp your DeepSeek API key in its environment (the editor's agent_servers env)");
     // Nothing of a session's own goes to stdout, which is the protocol's.
     const io: Io = { stdout: { write: () => undefined }, stderr: process.stderr, env: process.env, cwd };
     const opened = await openProject({ ...flags, cwd, resume, continue: false, pickSession: false }, apiKey, io);
