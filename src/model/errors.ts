@@ -1,5 +1,6 @@
 // Turns a failed model request into one line for a person: what went wrong and what to do.
 import { HelError } from "../errors.js";
+import { contextOverflow } from "./context-overflow.js";
 
 export type ModelErrorKind = "auth" | "balance" | "context" | "bad_request" | "rate" | "server" | "connection" | "stream" | "aborted";
 
@@ -9,24 +10,24 @@ export class ModelError extends HelError {
     readonly kind: ModelErrorKind,
     message: string,
     readonly status?: number,
+    /** For a refusal for length: the context window the server named, when it named one. */
+    readonly window?: number,
   ) {
     super(message, 1);
   }
 }
 
-const CONTEXT_TOO_LONG = /maximum context length|context length|too many tokens|reduce the length/i;
-
 /** Where the user chooses the model and the rest: hel's flags, or the interactive prompt's commands. */
 export type Settings = "flags" | "commands";
 
-/** The error for an HTTP status DeepSeek answered with, after any retries. */
-export function statusError(status: number, apiMessage: string, baseURL: string, attempts: number, settings: Settings = "flags"): ModelError {
+/** The error for an HTTP status DeepSeek answered with, after any retries; `body` is the server's error object. */
+export function statusError(status: number, apiMessage: string, baseURL: string, attempts: number, settings: Settings = "flags", body?: unknown): ModelError {
   const detail = apiMessage ? `: ${apiMessage}` : "";
   const tries = attempts > 1 ? ` after ${attempts} tries` : "";
   if (status === 401) return new ModelError("auth", `DeepSeek rejected the API key (401) — check DEEPSEEK_API_KEY and create a new key at platform.deepseek.com if needed`, status);
   if (status === 402) return new ModelError("balance", `the DeepSeek account is out of balance (402) — top up at platform.deepseek.com, then resume the session`, status);
-  if (status === 400 && CONTEXT_TOO_LONG.test(apiMessage))
-    return new ModelError("context", `the conversation is longer than the model's context window (400${detail}) — start a new session, or lower --max-output-tokens`, status);
+  const overflow = contextOverflow(status, apiMessage, body);
+  if (overflow) return new ModelError("context", `the conversation is longer than the model's context window (400${detail}) — start a new session, or lower --max-output-tokens`, status, overflow.window);
   if (status === 400 || status === 422)
     return new ModelError(
       "bad_request",

@@ -6,7 +6,7 @@
 import { ModelError } from "../../model/errors.js";
 import type { Message, ToolDefinition } from "../../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
-import { compactionInstruction, instructionsBlock, windowOf, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
+import { compactionInstruction, instructionsBlock, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
 import { estimateTokens } from "../meter.js";
 import { messageJson } from "../../wire/serialize.js";
 import { estimateInputTokens, estimateRequestTokens, meterBefore, type Meter } from "../meter.js";
@@ -100,7 +100,7 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
     if (signal.aborted) return { meter, compacted: false, requested: true };
     const refused = answer.error instanceof ModelError && answer.error.kind === "context";
     // The window the refusal names bounds the tail kept, so the compacted view fits it.
-    if (refused) compaction.window = windowOf(answer.message) ?? compaction.window;
+    if (refused) compaction.window = (answer.error as ModelError).window ?? compaction.window;
     keep = tailTokens(compaction.compactAt, compaction.window);
     const next = refused ? nextStart(messages, from, messages.length) : null;
     if (next === null) return fail(`the summary request failed: ${answer.message}`, { requested: true });

@@ -23,7 +23,6 @@ import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned }
 import { estimateInputTokens, estimateRequestTokens, meterBefore, type Meter } from "../meter.js";
 import { buildRequest, MAX_OUTPUT_TOKENS, type RequestSettings } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
-import { windowOf } from "../context/compaction.js";
 import { autoFoldNow } from "../context/auto-fold-run.js";
 import { unstamped, type StampCounter } from "../stamps.js";
 import { addUsage, emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
@@ -156,7 +155,7 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
       // Refused for its length: compact, and send it again once.
       if (modelError?.kind === "context" && run.compaction && run.archive && !retriedForLength && !run.compaction.state.stopped) {
         retriedForLength = true;
-        run.compaction.window = windowOf(message) ?? run.compaction.window;
+        run.compaction.window = modelError.window ?? run.compaction.window;
         if (await compact(step)) {
           step--;
           continue;
