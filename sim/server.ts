@@ -26,7 +26,8 @@ interface Answer {
   ex: Exchange;
   v: Validated;
   turn: Turn;
-  usage: Usage;
+  /** What the answer carries; undefined when the step omits it. */
+  usage: Usage | undefined;
   meta: ReplyMeta;
   /** Drop the connection after this many chunks (a fault). */
   dropAfter: number | undefined;
@@ -293,13 +294,15 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       prompt_cache_miss_tokens: promptTokens - hit,
     };
     ex.record.usage = usage;
+    const { prompt_cache_hit_tokens: _hit, prompt_cache_miss_tokens: _miss, ...openai } = usage;
+    const sent = reply.usage === "omitted" ? undefined : reply.usage === "openai" ? (openai as Usage) : usage;
     const meta = {
       id: randomUUID(),
       created: Math.floor(Date.now() / 1000),
       model: v.model,
       system_fingerprint: FINGERPRINT,
     };
-    const answer: Answer = { ex, v, turn, usage, meta, dropAfter };
+    const answer: Answer = { ex, v, turn, usage: sent, meta, dropAfter };
     if (v.stream) await stream(answer);
     else await whole(answer);
   }
@@ -321,7 +324,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       model: meta.model,
       system_fingerprint: meta.system_fingerprint,
       choices: [{ index: 0, message, logprobs: null, finish_reason: turn.finishReason }],
-      usage,
+      ...(usage ? { usage } : {}),
     };
     const text = JSON.stringify(body);
     if (dropAfter !== undefined) {

@@ -2,7 +2,7 @@
 // Tool-call argument fragments are joined by their index, and every call comes out with an id no other
 // call of the message has; usage is taken from whichever chunk carries it (DeepSeek puts it on the last
 // content chunk, OpenAI on an extra one).
-import { FINISH_REASONS, UsageSchema, type AssistantMessage, type FinishReason, type ToolCall, type Usage } from "../wire/messages.js";
+import { FINISH_REASONS, parseUsage, type AssistantMessage, type FinishReason, type ToolCall, type Usage } from "../wire/messages.js";
 
 interface ToolCallDelta {
   index?: number;
@@ -34,8 +34,7 @@ export class StreamAccumulator {
   /** Returns the text and reasoning deltas of this chunk, for the caller to show as they arrive. */
   push(chunk: ChunkLike): { text: string; reasoning: string } {
     if (chunk.usage) {
-      const parsed = UsageSchema.safeParse(chunk.usage);
-      if (parsed.success) this.usage = parsed.data;
+      this.usage = parseUsage(chunk.usage) ?? this.usage;
     }
     const choice = chunk.choices?.[0];
     if (!choice) return { text: "", reasoning: "" };
