@@ -302,8 +302,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       prompt_cache_miss_tokens: promptTokens - hit,
     };
     ex.record.usage = usage;
-    // What the response carries: DeepSeek's usage, OpenAI's shape of it, or none.
-    const sent = opts.omitUsage ? undefined : openAiCompatible ? openAiUsage(usage) : usage;
+    // What the response carries: DeepSeek's usage, OpenAI's shape of it, or none (the mode's, or the step's).
+    const sent = opts.omitUsage || reply.usage === "omitted" ? undefined : openAiCompatible || reply.usage === "openai" ? openAiUsage(usage) : usage;
     const meta = {
       id: randomUUID(),
       created: Math.floor(Date.now() / 1000),

@@ -30,6 +30,12 @@ export interface SimReply {
    * whole reasoning) instead of being sent as tool calls, and the turn finishes with "stop".
    */
   markup?: SimMarkup;
+  /**
+   * The usage the answer carries, as other OpenAI-compatible servers send it: "omitted", none at all;
+   * "openai", without DeepSeek's prompt_cache_hit/miss_tokens (the cache only in prompt_tokens_details).
+   * The request's record keeps the full usage either way.
+   */
+  usage?: "omitted" | "openai";
 }
 
 /** How tool calls written as text are spelled (markup.ts): the spellings of successive model versions. */

@@ -21,6 +21,18 @@ export function estimateTokens(text: string): number {
   return Math.ceil((text.length - cjk) * 0.3 + cjk * 0.6);
 }
 
+const PUNCTUATION = /[!-/:-@[-`{-~]/g;
+
+/**
+ * Tool definitions are JSON schemas: their quotes, colons and braces are nearly a token each, which the
+ * prose rule of thumb undercounts by about a fifth.
+ */
+function estimateDefinitionTokens(tools: readonly ToolDefinition[]): number {
+  if (tools.length === 0) return 0;
+  const text = JSON.stringify(tools);
+  return estimateTokens(text) + Math.ceil((text.match(PUNCTUATION)?.length ?? 0) * 0.35);
+}
+
 /** Input tokens the next request would carry: measured up to the meter, estimated after it. */
 export function estimateInputTokens(meter: Meter | null, messages: readonly Message[]): number {
   const from = meter ? Math.min(meter.message_count, messages.length) : 0;
@@ -30,11 +42,12 @@ export function estimateInputTokens(meter: Meter | null, messages: readonly Mess
 }
 
 /**
- * Input tokens a whole request would carry, for --max-cost: without a meter (an agent's first request,
- * hel's own in-band ones) its tool list is estimated too, which a measured request already counts.
+ * Input tokens a whole request would carry, for --max-cost and compaction: without a meter (a turn's
+ * first request, hel's own in-band ones) its tool list is estimated too, which a measured request
+ * already counts.
  */
 export function estimateRequestTokens(meter: Meter | null, messages: readonly Message[], tools: readonly ToolDefinition[]): number {
-  return estimateInputTokens(meter, messages) + (meter || tools.length === 0 ? 0 : estimateTokens(JSON.stringify(tools)));
+  return estimateInputTokens(meter, messages) + (meter ? 0 : estimateDefinitionTokens(tools));
 }
 
 /**

@@ -1,7 +1,8 @@
 // Usage totals: the five figures `--json`, records and snapshots report, summed over requests, and
 // with a cost beside them (Spend). One schema for every file that stores them.
 import { z } from "../zod.js";
-import type { Usage } from "../wire/messages.js";
+import type { AssistantMessage, Usage } from "../wire/messages.js";
+import { estimateTokens } from "./meter.js";
 
 const count = z.number().int().nonnegative();
 
@@ -11,6 +12,8 @@ export const UsageTotalsSchema = z.object({
   completion_tokens: count,
   prompt_cache_hit_tokens: count,
   prompt_cache_miss_tokens: count,
+  /** Of `requests`, those answered without usage, whose tokens are hel's estimate; absent when none. */
+  estimated_requests: count.optional(),
 });
 export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
 
@@ -27,12 +30,30 @@ export const emptyTotals = (): UsageTotals => ({
 });
 
 export function addUsage(totals: UsageTotals, usage: Usage | undefined): UsageTotals {
+  return sumTotals(totals, {
+    requests: 1,
+    prompt_tokens: usage?.prompt_tokens ?? 0,
+    completion_tokens: usage?.completion_tokens ?? 0,
+    prompt_cache_hit_tokens: usage?.prompt_cache_hit_tokens ?? 0,
+    prompt_cache_miss_tokens: usage?.prompt_cache_miss_tokens ?? 0,
+    ...(usage?.estimated ? { estimated_requests: 1 } : {}),
+  });
+}
+
+/**
+ * The usage of a response that reported none: the prompt as estimated before it was sent (none of it
+ * taken as cached), the answer's text as written, marked estimated.
+ */
+export function estimatedUsage(promptTokens: number, answer: AssistantMessage): Usage {
+  const calls = (answer.tool_calls ?? []).map((c) => c.function.name + c.function.arguments).join("");
+  const completion = estimateTokens((answer.content ?? "") + (answer.reasoning_content ?? "") + calls);
   return {
-    requests: totals.requests + 1,
-    prompt_tokens: totals.prompt_tokens + (usage?.prompt_tokens ?? 0),
-    completion_tokens: totals.completion_tokens + (usage?.completion_tokens ?? 0),
-    prompt_cache_hit_tokens: totals.prompt_cache_hit_tokens + (usage?.prompt_cache_hit_tokens ?? 0),
-    prompt_cache_miss_tokens: totals.prompt_cache_miss_tokens + (usage?.prompt_cache_miss_tokens ?? 0),
+    prompt_tokens: promptTokens,
+    completion_tokens: completion,
+    total_tokens: promptTokens + completion,
+    prompt_cache_hit_tokens: 0,
+    prompt_cache_miss_tokens: promptTokens,
+    estimated: true,
   };
 }
 
@@ -40,12 +61,14 @@ export function addUsage(totals: UsageTotals, usage: Usage | undefined): UsageTo
 export const totalsOf = (u: UsageTotals): UsageTotals => sumTotals(emptyTotals(), u);
 
 export function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
+  const estimated = (a.estimated_requests ?? 0) + (b.estimated_requests ?? 0);
   return {
     requests: a.requests + b.requests,
     prompt_tokens: a.prompt_tokens + b.prompt_tokens,
     completion_tokens: a.completion_tokens + b.completion_tokens,
     prompt_cache_hit_tokens: a.prompt_cache_hit_tokens + b.prompt_cache_hit_tokens,
     prompt_cache_miss_tokens: a.prompt_cache_miss_tokens + b.prompt_cache_miss_tokens,
+    ...(estimated > 0 ? { estimated_requests: estimated } : {}),
   };
 }
 

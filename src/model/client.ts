@@ -176,7 +176,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         return ModelListSchema.parse(page.data).map((model) => model.id);
       } catch (error) {
         const said = whatWasSaid(error, options.apiKey);
-        if (error instanceof APIError && typeof error.status === "number") throw statusError(error.status, said.apiMessage, options.baseURL, 1, settings, provider);
+        if (error instanceof APIError && typeof error.status === "number") throw statusError(error.status, said.apiMessage, options.baseURL, 1, settings, provider, said.body);
         if (error instanceof APIConnectionError) throw connectionError(options.baseURL, said.cause, 1, provider);
         throw new ModelError("stream", `${options.baseURL}/models is not a list of models (${said.cause || String(error)}) — check --base-url / HEL_BASE_URL`);
       }
@@ -216,11 +216,13 @@ function classify(error: unknown, answerStarted: boolean): Failure {
 interface Said {
   apiMessage: string;
   cause: string;
+  /** The server's error object, for what its fields say (a refusal for length, the window it names). */
+  body: unknown;
 }
 
 /** A proxy may quote the request's Authorization header in its error body, so the key is taken out here. */
 function whatWasSaid(error: unknown, apiKey: string): Said {
-  return { apiMessage: redactSecrets(apiMessage(error), [apiKey]), cause: redactSecrets(causeText(error), [apiKey]) };
+  return { apiMessage: redactSecrets(apiMessage(error), [apiKey]), cause: redactSecrets(causeText(error), [apiKey]), body: error instanceof APIError ? error.error : undefined };
 }
 
 /**
@@ -236,7 +238,7 @@ function finalError(failure: Failure, said: Said, baseURL: string, attempts: num
 function describeFinal(failure: Failure, said: Said, baseURL: string, attempts: number, settings: Settings, provider: Provider): ModelError {
   switch (failure.kind) {
     case "status":
-      return statusError(failure.status, said.apiMessage, baseURL, attempts, settings, provider);
+      return statusError(failure.status, said.apiMessage, baseURL, attempts, settings, provider, said.body);
     case "connection":
       return connectionError(baseURL, said.cause, attempts, provider);
     case "idle":

@@ -3,6 +3,7 @@
 // another server is named by its host, with advice for that host, a local one's being whether it runs.
 import { HelError } from "../errors.js";
 import { hostLabel, isLoopback, type Provider } from "./host.js";
+import { contextOverflow } from "./context-overflow.js";
 
 export type ModelErrorKind = "auth" | "balance" | "context" | "bad_request" | "rate" | "server" | "connection" | "stream" | "aborted";
 
@@ -12,22 +13,22 @@ export class ModelError extends HelError {
     readonly kind: ModelErrorKind,
     message: string,
     readonly status?: number,
+    /** For a refusal for length: the context window the server named, when it named one. */
+    readonly window?: number,
   ) {
     super(message, 1);
   }
 }
 
-const CONTEXT_TOO_LONG = /maximum context length|context length|too many tokens|reduce the length/i;
-
 /** Where the user chooses the model and the rest: hel's flags, or the interactive prompt's commands. */
 export type Settings = "flags" | "commands";
 
-/** The error for an HTTP status the server answered with, after any retries. */
-export function statusError(status: number, apiMessage: string, baseURL: string, attempts: number, settings: Settings = "flags", provider: Provider = "deepseek"): ModelError {
+/** The error for an HTTP status the server answered with, after any retries; `body` is the server's error object. */
+export function statusError(status: number, apiMessage: string, baseURL: string, attempts: number, settings: Settings = "flags", provider: Provider = "deepseek", body?: unknown): ModelError {
   const detail = apiMessage ? `: ${apiMessage}` : "";
   const tries = attempts > 1 ? ` after ${attempts} tries` : "";
-  if (status === 400 && CONTEXT_TOO_LONG.test(apiMessage))
-    return new ModelError("context", `the conversation is longer than the model's context window (400${detail}) — start a new session, or lower --max-output-tokens`, status);
+  const overflow = contextOverflow(status, apiMessage, body);
+  if (overflow) return new ModelError("context", `the conversation is longer than the model's context window (400${detail}) — start a new session, or lower --max-output-tokens`, status, overflow.window);
   if (provider !== "deepseek") return otherServerError(status, detail, baseURL, tries, settings);
   if (status === 401) return new ModelError("auth", `DeepSeek rejected the API key (401) — check DEEPSEEK_API_KEY and create a new key at platform.deepseek.com if needed`, status);
   if (status === 402) return new ModelError("balance", `the DeepSeek account is out of balance (402) — top up at platform.deepseek.com, then resume the session`, status);

@@ -3,7 +3,7 @@
 // call of the message has; usage is taken from whichever chunk carries it (DeepSeek puts it on the last
 // content chunk, OpenAI on an extra one). Reasoning is read from DeepSeek's `reasoning_content` or, where
 // a server names it so (vLLM, OpenRouter and others), `reasoning`.
-import { FINISH_REASONS, UsageSchema, type AssistantMessage, type FinishReason, type ToolCall, type Usage } from "../wire/messages.js";
+import { FINISH_REASONS, parseUsage, type AssistantMessage, type FinishReason, type ToolCall, type Usage } from "../wire/messages.js";
 
 interface ToolCallDelta {
   index?: number;
@@ -35,8 +35,7 @@ export class StreamAccumulator {
   /** Returns the text and reasoning deltas of this chunk, for the caller to show as they arrive. */
   push(chunk: ChunkLike): { text: string; reasoning: string } {
     if (chunk.usage) {
-      const parsed = UsageSchema.safeParse(chunk.usage);
-      if (parsed.success) this.usage = parsed.data;
+      this.usage = parseUsage(chunk.usage) ?? this.usage;
     }
     const choice = chunk.choices?.[0];
     if (!choice) return { text: "", reasoning: "" };

@@ -12,7 +12,7 @@ import type { RunOptions } from "./run-options.js";
  * (by default 80% of the flags' model's window).
  */
 export function requestConfigFor(options: RunOptions): (stored: RequestConfig | null) => RunRequestConfig {
-  const compactAt = options.compactAt ?? defaultCompactAt(options.model);
+  const compactAt = options.compactAt ?? defaultCompactAt(options.model, options.contextWindow);
   return (stored) => {
     const model = stored && options.origin.model !== "flag" ? stored.model : options.model;
     const effort = stored?.effort && options.origin.effort !== "flag" ? stored.effort : options.effort;

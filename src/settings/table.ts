@@ -240,6 +240,17 @@ export const SETTINGS = [
     // Compaction's threshold in tokens, 0 = never: checked here, so a file written for it is valid.
     config: { type: count(0) },
   }),
+  row({
+    key: "context-window",
+    // null: the model's own window when hel knows the model, else the smallest of DeepSeek's.
+    type: positiveInt("--context-window").nullable(),
+    flag: {
+      value: "<tokens>",
+      help: "the model's context window in tokens, for a model hel does not know (default 131072); compaction starts at 80% of it",
+      from: orNull,
+    },
+    config: { type: count(1) },
+  }),
   row({ key: "json", type: z.boolean(), perRun: true, flag: { help: "print one JSON object per instruction on stdout", default: false, from: Boolean } }),
   row({
     key: "json-events",

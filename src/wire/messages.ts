@@ -66,8 +66,25 @@ export const UsageSchema = z.looseObject({
   prompt_cache_miss_tokens: z.number().int().nonnegative().default(0),
   prompt_tokens_details: z.looseObject({ cached_tokens: z.number().optional() }).nullish(),
   completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().optional() }).nullish(),
+  /** Set by hel, never by a server: the response had no usage, so these tokens are hel's estimate. */
+  estimated: z.literal(true).optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
+
+/**
+ * A response's usage, or undefined when it is not one. DeepSeek reports the cache as
+ * prompt_cache_hit_tokens; other OpenAI-compatible servers as prompt_tokens_details.cached_tokens,
+ * which is read where DeepSeek's own figure is absent.
+ */
+export function parseUsage(raw: unknown): Usage | undefined {
+  const parsed = UsageSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const { estimated: _, ...usage } = parsed.data;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if ((raw as Record<string, unknown>).prompt_cache_hit_tokens !== undefined || cached === undefined) return usage;
+  const hit = Math.min(cached, usage.prompt_tokens);
+  return { ...usage, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: usage.prompt_tokens - hit };
+}
 
 export const EFFORTS = ["none", "low", "high", "max"] as const;
 export type Effort = (typeof EFFORTS)[number];

@@ -8,7 +8,7 @@ import { SETTINGS } from "../../src/settings/table.js";
 
 const BEFORE = `Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
-  child-max-tokens, child-model, max-cost, base-url, approval, provider, checkpoint-max-mb: the disk the file
+  child-max-tokens, child-model, max-cost, base-url, approval, provider, context-window, checkpoint-max-mb: the disk the file
   checkpoints may use, default 1024; allow: command prefixes given the network unasked, such as
   ["git fetch"], matched on whole words of a simple command line; mcp-servers: MCP servers
   as in .mcp.json's mcpServers; mcp-timeout: seconds an MCP tool call may take, default 60) and hooks

@@ -4,12 +4,12 @@
 // limit hel stops compacting and says so. The user's PreCompact hooks run just before the summary is
 // asked for, whether the user asked (manual) or the size did (auto).
 import { ModelError } from "../../model/errors.js";
-import type { Message } from "../../wire/messages.js";
+import type { Message, ToolDefinition } from "../../wire/messages.js";
 import type { ArchiveIndex } from "./archive-index.js";
-import { compactionInstruction, instructionsBlock, windowOf, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
+import { compactionInstruction, instructionsBlock, MAX_COMPACTION_FAILURES, planCompaction, tailStart, tailTokens, type CompactionState } from "./compaction.js";
 import { estimateTokens } from "../meter.js";
 import { messageJson } from "../../wire/serialize.js";
-import { estimateInputTokens, meterBefore, type Meter } from "../meter.js";
+import { estimateInputTokens, estimateRequestTokens, meterBefore, type Meter } from "../meter.js";
 import type { Usage } from "../../wire/messages.js";
 import { askInBand, type InBandRun } from "./in-band.js";
 import type { Hooks } from "../../hooks/hooks.js";
@@ -50,11 +50,11 @@ export interface AskedCompaction {
 }
 
 /** Whether the next request, as the meter tells its size, is over --compact-at. */
-export function wantsCompaction(run: { compaction?: CompactionSettings | undefined }, meter: Meter | null, messages: readonly Message[]): boolean {
+export function wantsCompaction(run: { compaction?: CompactionSettings | undefined; toolDefinitions: readonly ToolDefinition[] }, meter: Meter | null, messages: readonly Message[]): boolean {
   const settings = run.compaction;
   if (settings === undefined || settings.compactAt <= 0 || settings.state.stopped) return false;
   const limit = settings.window ? Math.min(settings.compactAt, Math.floor(settings.window * 0.8)) : settings.compactAt;
-  return estimateInputTokens(meter, messages) > limit;
+  return estimateRequestTokens(meter, messages, run.toolDefinitions) > limit;
 }
 
 /** The next place after `from`, before `end`, where a request may start (a user or assistant message), or null. */
@@ -100,7 +100,7 @@ export async function compactNow(messages: Message[], run: CompactRun, signal: A
     if (signal.aborted) return { meter, compacted: false, requested: true };
     const refused = answer.error instanceof ModelError && answer.error.kind === "context";
     // The window the refusal names bounds the tail kept, so the compacted view fits it.
-    if (refused) compaction.window = windowOf(answer.message) ?? compaction.window;
+    if (refused) compaction.window = (answer.error as ModelError).window ?? compaction.window;
     keep = tailTokens(compaction.compactAt, compaction.window);
     const next = refused ? nextStart(messages, from, messages.length) : null;
     if (next === null) return fail(`the summary request failed: ${answer.message}`, { requested: true });

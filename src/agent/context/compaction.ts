@@ -26,9 +26,9 @@ export type CompactionState = z.infer<typeof CompactionStateSchema>;
 /** Windows of DeepSeek's models, in tokens; an unknown model is taken to have the smallest. */
 const WINDOWS: Record<string, number> = { "deepseek-flash": 1_048_576, "deepseek-v4-pro": 1_048_576, "deepseek-v4-flash": 1_048_576 };
 
-/** --compact-at's default: 80% of the model's context window. */
-export function defaultCompactAt(model: string): number {
-  return Math.floor((WINDOWS[model] ?? 131_072) * 0.8);
+/** --compact-at's default: 80% of the model's context window, which --context-window states when given. */
+export function defaultCompactAt(model: string, window?: number | null): number {
+  return Math.floor((window ?? WINDOWS[model] ?? 131_072) * 0.8);
 }
 
 /** The in-band instruction: it asks for the summary and nothing else. */
@@ -74,12 +74,6 @@ export function tailStart(view: readonly Message[], keepTokens: number): number 
 
 /** The tail a compaction keeps: at most a quarter of --compact-at, and of the window once a refusal told it. */
 export const tailTokens = (compactAt: number, window?: number): number => Math.min(TAIL_TOKENS, Math.floor(compactAt / 4), window ? Math.floor(window / 4) : Infinity);
-
-/** The window a refusal for length names ("maximum context length is N tokens"), or undefined. */
-export function windowOf(error: string): number | undefined {
-  const match = /maximum context length is (\d+)/i.exec(error);
-  return match ? Number(match[1]) : undefined;
-}
 
 export const INSTRUCTIONS_BLOCK = "The user's instructions from the earlier part of the conversation, left out of this request to fit, verbatim:";
 

@@ -7,6 +7,7 @@ import { ModelError } from "../../model/errors.js";
 import type { Message, ToolDefinition } from "../../wire/messages.js";
 import type { AgentRef, EventSink } from "../events.js";
 import { estimateRequestTokens } from "../meter.js";
+import { estimatedUsage } from "../usage.js";
 import { buildRequest, type RequestSettings } from "../request.js";
 import type { SpendLimit } from "../spend-limit.js";
 
@@ -26,7 +27,8 @@ export type InBandAnswer = { ok: true; turn: ModelTurn } | { ok: false; error: u
 export async function askInBand(run: InBandRun, messages: readonly Message[], signal: AbortSignal, step: number): Promise<InBandAnswer> {
   const { ref, emit } = run;
   const body = buildRequest(messages, run.toolDefinitions, run.request);
-  const allowed = run.spendLimit?.({ agent: ref, promptTokens: estimateRequestTokens(null, messages, run.toolDefinitions), model: body.model, maxTokens: body.max_tokens! });
+  const promptTokens = estimateRequestTokens(null, messages, run.toolDefinitions);
+  const allowed = run.spendLimit?.({ agent: ref, promptTokens, model: body.model, maxTokens: body.max_tokens! });
   if (allowed && "refused" in allowed) return { ok: false, error: new Error(allowed.refused), message: allowed.refused };
   if (allowed) body.max_tokens = allowed.maxTokens;
   try {
@@ -34,8 +36,10 @@ export async function askInBand(run: InBandRun, messages: readonly Message[], si
       onAttempt: (attempt) => emit({ ...ref, type: "request", step, body, attempt }),
       onRetry: (info) => emit({ ...ref, type: "retry", ...info }),
     });
-    emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
-    return { ok: true, turn };
+    // Counted with its tokens estimated when the server reported no usage, as the loop's requests are.
+    const answered = turn.usage ?? estimatedUsage(promptTokens, turn.message);
+    emit({ ...ref, type: "response", step, status: turn.status, usage: answered, finishReason: turn.finishReason, durationMs: turn.durationMs });
+    return { ok: true, turn: { ...turn, usage: answered } };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     emit({ ...ref, type: "response", step, status: error instanceof ModelError ? (error.status ?? 0) : 0, usage: undefined, finishReason: null, durationMs: 0, error: message });

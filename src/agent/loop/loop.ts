@@ -23,10 +23,9 @@ import { FOLD_TOOL_NAME, foldedView, planFold, type FoldArgs, type FoldPlanned }
 import { estimateInputTokens, estimateRequestTokens, meterBefore, type Meter } from "../meter.js";
 import { buildRequest, MAX_OUTPUT_TOKENS, type RequestSettings } from "../request.js";
 import { compactNow, wantsCompaction, type CompactionSettings } from "../context/compact-run.js";
-import { windowOf } from "../context/compaction.js";
 import { autoFoldNow } from "../context/auto-fold-run.js";
 import { unstamped, type StampCounter } from "../stamps.js";
-import { addUsage, emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
+import { addUsage, emptyTotals, estimatedUsage, sumTotals, type UsageTotals } from "../usage.js";
 import { callsFromMarkup } from "./repair-markup.js";
 import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
@@ -138,7 +137,8 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
     if (wantsCompaction(run, meter, messages)) await compact(step);
     const body = buildRequest(messages, run.toolDefinitions, maxTokens === run.request.maxTokens ? run.request : { ...run.request, maxTokens });
     maxTokens = run.request.maxTokens;
-    const allowed = run.spendLimit?.({ agent: ref, promptTokens: estimateRequestTokens(meter, messages, run.toolDefinitions), model: body.model, maxTokens: body.max_tokens! });
+    const promptTokens = estimateRequestTokens(meter, messages, run.toolDefinitions);
+    const allowed = run.spendLimit?.({ agent: ref, promptTokens, model: body.model, maxTokens: body.max_tokens! });
     if (allowed && "refused" in allowed) return end("budget", null, allowed.refused);
     if (allowed) body.max_tokens = allowed.maxTokens;
     let turn;
@@ -156,7 +156,7 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
       // Refused for its length: compact, and send it again once.
       if (modelError?.kind === "context" && run.compaction && run.archive && !retriedForLength && !run.compaction.state.stopped) {
         retriedForLength = true;
-        run.compaction.window = windowOf(message) ?? run.compaction.window;
+        run.compaction.window = modelError.window ?? run.compaction.window;
         if (await compact(step)) {
           step--;
           continue;
@@ -164,9 +164,11 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
       }
       return modelError?.kind === "aborted" ? end("aborted", null) : end("error", null, message);
     }
-    usage = addUsage(usage, turn.usage);
+    // A server that reports no usage still answered a request: it is counted, with its tokens estimated.
+    const answered = turn.usage ?? estimatedUsage(promptTokens, turn.message);
+    usage = addUsage(usage, answered);
     if (turn.usage) meter = { message_count: messages.length, input_tokens: turn.usage.prompt_tokens };
-    emit({ ...ref, type: "response", step, status: turn.status, usage: turn.usage, finishReason: turn.finishReason, durationMs: turn.durationMs });
+    emit({ ...ref, type: "response", step, status: turn.status, usage: answered, finishReason: turn.finishReason, durationMs: turn.durationMs });
 
     let message = turn.message;
     const repair = (kind: RepairKind, detail: string) => emit({ ...ref, type: "repair", step, kind, detail });

@@ -1,6 +1,6 @@
 // What /cost prints: the tokens and dollars this process has spent in the session so far, one line
 // per agent (the parent, then each subagent in the order it started), a total, and the spend against
-// --max-cost when one is set. Pure.
+// --max-cost when one is set; requests answered without usage are marked estimated. Pure.
 import type { UsageReport } from "../../agent/usage-ledger.js";
 import type { Spend } from "../../agent/usage.js";
 import { childLabel } from "../../agent/children/kinds.js";
@@ -16,7 +16,9 @@ export function formatCost(report: UsageReport, maxCost: number | null = null): 
     .map(([who, spend]) => {
       const tokens = `${groupDigits(spend.prompt_tokens)} in (${groupDigits(spend.prompt_cache_hit_tokens)} cached), ${groupDigits(spend.completion_tokens)} out`;
       const cost = spend.cost_usd === null ? "cost unknown" : formatUsd(spend.cost_usd);
-      return `${who.padEnd(width)}  ${plural(spend.requests, "request")}, ${tokens}, ${cost}`;
+      // Requests a server answered without usage: their tokens, and so their cost, are hel's estimate.
+      const estimated = spend.estimated_requests ? ` (${spend.estimated_requests} estimated)` : "";
+      return `${who.padEnd(width)}  ${plural(spend.requests, "request")}${estimated}, ${tokens}, ${cost}`;
     })
     .concat(budget);
 }

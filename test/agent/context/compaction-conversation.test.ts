@@ -165,3 +165,76 @@ it("with all the default tools and a 6,000-token window, a conversation that out
   expect(result).toContain(`in ${first!.handle} (named by ${second!.handle}; recall {"handle":"${first!.handle}"} reads it):`);
   expect(result).toMatch(/\t\[#2\] +1\tBIGUNIQ-1 opens this file/);
 });
+
+/** Other servers' refusals for length, as each sends them (the `error` member is what the client reads). */
+const OVERFLOWS: [string, unknown, number | undefined][] = [
+  [
+    "vLLM",
+    {
+      error: {
+        object: "error",
+        message: "This model's maximum context length is 6000 tokens. However, you requested 9100 tokens (9000 in the messages, 100 in the completion). Please reduce the length of the messages or completion.",
+        type: "BadRequestError",
+        param: null,
+        code: 400,
+      },
+    },
+    6000,
+  ],
+  ["SGLang", { error: { object: "error", message: "The input (9000 tokens) is longer than the model's context length (6000 tokens).", type: "BadRequestError", param: null, code: 400 } }, 6000],
+  ["llama.cpp", { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error", n_prompt_tokens: 9000, n_ctx: 6000 } }, 6000],
+  ["an OpenAI-style host", { error: { message: "Input is too long for this model.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }, undefined],
+];
+
+for (const [server, refusal, window] of OVERFLOWS) {
+  it(`${server}'s refusal for length is compacted and sent again once, as DeepSeek's is${window ? "; the window it names bounds the session's compaction" : ""}`, async () => {
+    const dir = await project();
+    // The fourth request (the second instruction's, with its read) is refused as that server refuses it.
+    const refusing: Policy = (req, ctx) => (ctx.requestIndex === 3 ? { fault: { kind: "status", status: 400, body: refusal } } : steady(req, ctx));
+    const s = await sim({ policy: refusing });
+    const run = await runInProcess({ args: ["-C", dir, ...ARGS.slice(0, 4), "--compact-at", "12000"], input: "read notes1.txt\nread notes2.txt\nread notes3.txt\n", baseUrl: s.url });
+    expect(run.stderr).not.toMatch(/hel: /);
+    expect(run.code).toBe(0);
+    expect(s.requests[3]!.status).toBe(400);
+    const refused = body(s, 3);
+    const summary = body(s, 4);
+    const again = body(s, 5);
+    expect(summary.messages.at(-1)).toEqual({ role: "user", content: compactionInstruction() });
+    expect(summary.messages.slice(0, -1)).toEqual(refused.messages);
+    expect(again.messages[1]!.content).toMatch(/^\[compacted /);
+    expect(again.messages.length).toBeLessThan(refused.messages.length);
+    expect(again.messages.at(-1)).toEqual(refused.messages.at(-1));
+    // The third instruction: with a named window of 6,000 its view is compacted before it is sent
+    // (its estimate is over 80% of the window); without one --compact-at 12000 lets it go.
+    const summaries = s.requests.filter((r) => (r.body as ChatRequest).messages.at(-1)!.content === compactionInstruction());
+    expect(summaries.length).toBe(window ? 2 : 1);
+    expect(run.stdout).toMatch(/done: read notes3.txt\n$/);
+  });
+}
+
+it("--context-window 16000 starts compaction at 80% of it, 12,800 tokens, so a server with that window refuses nothing; without it none starts", async () => {
+  const dir = await tempProject();
+  const names = Array.from({ length: 16 }, (_, n) => `part${n + 1}.txt`);
+  for (const name of names) await writeFile(join(dir, name), Array.from({ length: 40 }, (_, j) => `${name} line ${j}: the quick brown fox jumps over the lazy dog`).join("\n") + "\n");
+  // Two files an instruction: what compaction replaces is earlier instructions' work.
+  const input = Array.from({ length: 8 }, (_, i) => `read ${names[2 * i]} ${names[2 * i + 1]}\n`).join("");
+  const isSummary = (r: Simulator["requests"][number]) => (r.body as ChatRequest).messages.at(-1)!.content === compactionInstruction();
+  const args = ["-C", dir, "--tools", "read_file", "--effort", "none", "--max-output-tokens", "400"];
+
+  const s = await sim({ policy: steady, contextWindow: 16_000 });
+  const run = await runInProcess({ args: [...args, "--context-window", "16000"], input, baseUrl: s.url });
+  expect(run.code).toBe(0);
+  expect(s.requests.map((r) => r.status).filter((x) => x !== 200)).toEqual([]);
+  const first = s.requests.findIndex(isSummary);
+  expect(first).toBeGreaterThan(0);
+  // The last request before it was near 12,800 (within an instruction's reads, and the misestimate of a
+  // turn's first request): compaction started there, not near the window.
+  const before = s.requests[first - 1]!.usage!.prompt_tokens;
+  expect(before).toBeGreaterThan(12_800 - 2_500);
+  expect(before).toBeLessThan(12_800 + 2_500);
+
+  const unset = await sim({ policy: steady });
+  const plain = await runInProcess({ args, input, baseUrl: unset.url });
+  expect(plain.code).toBe(0);
+  expect(unset.requests.filter(isSummary)).toEqual([]);
+});

@@ -282,9 +282,20 @@ it("the events: each request, its deltas and response, each call's start and end
   expect(sent).toEqual(model.bodies);
 });
 
-it("usage is summed over the turn's requests, one without usage counted as a request; the meter is the last measured one", async () => {
+it("usage is summed over the turn's requests, one without usage counted as a request with its tokens estimated; the meter is the last measured one", async () => {
   const { outcome, events } = await turn(fakeModel([{ message: notes("a"), usage: usage(100, 10, 0) }, { message: notes("b"), usage: usage(300, 30, 256) }, { message: answer("done") }]));
-  expect(outcome.usage).toEqual({ requests: 3, prompt_tokens: 400, completion_tokens: 40, prompt_cache_hit_tokens: 256, prompt_cache_miss_tokens: 144 });
+  const estimated = events.flatMap((e) => (e.type === "response" ? [e.usage!] : []))[2]!;
+  expect(estimated).toMatchObject({ estimated: true, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: estimated.prompt_tokens });
+  expect(estimated.prompt_tokens).toBeGreaterThan(300);
+  expect(estimated.completion_tokens).toBeGreaterThan(0);
+  expect(outcome.usage).toEqual({
+    requests: 3,
+    prompt_tokens: 400 + estimated.prompt_tokens,
+    completion_tokens: 40 + estimated.completion_tokens,
+    prompt_cache_hit_tokens: 256,
+    prompt_cache_miss_tokens: 144 + estimated.prompt_tokens,
+    estimated_requests: 1,
+  });
   // The second request, the last with usage, sent four messages: system, user, a call and its result.
   expect(outcome.meter).toEqual({ message_count: 4, input_tokens: 300 });
   expect(events.at(-1)).toMatchObject({ type: "turn_end", usage: outcome.usage, meter: outcome.meter });

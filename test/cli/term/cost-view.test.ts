@@ -11,6 +11,14 @@ describe("formatCost", () => {
     expect(formatCost(report(0.0123))).toEqual(["parent  2 requests, 1,500 in (1,000 cached), 40 out, $0.0123", "total   2 requests, 1,500 in (1,000 cached), 40 out, $0.0123"]);
   });
 
+  it("requests answered without usage are marked estimated, where there are any", () => {
+    const estimated = { ...spend(null), estimated_requests: 1 };
+    expect(formatCost({ ...report(null), parent: estimated, total: estimated })).toEqual([
+      "parent  2 requests (1 estimated), 1,500 in (1,000 cached), 40 out, cost unknown",
+      "total   2 requests (1 estimated), 1,500 in (1,000 cached), 40 out, cost unknown",
+    ]);
+  });
+
   it("with --max-cost: a last line with the spend against it and what is left", () => {
     expect(formatCost(report(0.0123), 0.05).at(-1)).toBe("budget: $0.0123 of --max-cost $0.0500 spent, $0.0377 left");
     expect(formatCost(report(null), 0.05).at(-1)).toBe("budget: --max-cost $0.0500, spend unknown (a model has no price)");
