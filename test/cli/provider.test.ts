@@ -36,6 +36,17 @@ describe("request fields", () => {
     expect(second!.messages[2]).toMatchObject({ role: "assistant", reasoning_content: "read a first" });
   });
 
+  it("openai-compatible asks for the plain output limit, at most a quarter of --context-window, so a 32K vLLM server that adds max_tokens to the prompt answers", async () => {
+    sim = await startSimulator({ mode: "openai-compatible", overflow: "vllm", contextWindow: 32_768, script: [{ content: "a" }, { content: "b" }, { content: "c" }] });
+    const project = await tempProject();
+    const args = ["-C", project, "--provider", "openai-compatible", "--model", "local-model"];
+    expect((await runHelInProcess({ args: [...args, "hi"], baseUrl: sim.url })).code).toBe(0);
+    expect((await runHelInProcess({ args: [...args, "--context-window", "16000", "hi"], baseUrl: sim.url })).code).toBe(0);
+    expect((await runHelInProcess({ args: [...args, "--max-output-tokens", "2000", "hi"], baseUrl: sim.url })).code).toBe(0);
+    expect(bodies(sim).map((b) => b.max_tokens)).toEqual([8192, 4000, 2000]);
+    expect(sim.requests.map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
   it("HEL_PROVIDER sets it too; the default, deepseek, is sent both fields as before", async () => {
     sim = await startSimulator({ mode: "openai-compatible", script: [{ content: "a" }, { content: "b" }] });
     const project = await tempProject();
