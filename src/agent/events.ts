@@ -102,6 +102,8 @@ export type AgentEvent = AgentRef &
         contextTokens: number;
         /** What the last answered request measured, for the next turn's estimate; null if none was. */
         meter: Meter | null;
+        /** The answer's value, when --json-schema shaped it and it fit. */
+        structured?: unknown;
       }
   );
 

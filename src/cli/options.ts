@@ -113,6 +113,7 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .action(() => {
       const options = validate([], program.opts(), flagOrigins(program, SETTINGS, env));
       if (options.json || options.jsonEvents) throw new HelError("hel acp keeps stdout for the protocol, so --json and --json-events cannot be used with it — leave them out", 2);
+      if (options.jsonSchema !== null) throw new HelError("hel acp answers the editor in prose, so --json-schema cannot be used with it — leave it out", 2);
       invocation = { kind: "acp", options };
     });
   program

@@ -76,6 +76,8 @@ export async function openConversation(project: Project, settings: ConversationS
   let session: ActiveSession | undefined;
   let servers: ParentTools["servers"] = null;
   try {
+    // Loaded only with --json-schema; a schema that cannot be used stops the run before a session starts.
+    const answerSchema = options.jsonSchema ? await (await import("./answer-schema.js")).loadAnswerSchema(options.jsonSchema, io.cwd) : null;
     session = await sessionFor(project, settings.resume, ledger);
     const active = session;
     // Told to the model with the next instruction.
@@ -106,6 +108,7 @@ export async function openConversation(project: Project, settings: ConversationS
       archive: active.archive,
       compaction: { compactAt, state: active.compaction },
       autoFold: options.autoFold === "on",
+      ...(answerSchema ? { answerShape: answerSchema } : {}),
     };
     await subscribeReaders(bus, { ledger, session: active, hints, record: options.record }, settings.readers);
     if (hooks) gapNote += await sessionStartContext(hooks, active.saved);
@@ -121,7 +124,7 @@ export async function openConversation(project: Project, settings: ConversationS
         const added = hooks ? await promptContext(hooks, instruction, signal, bus.settle) : "";
         // Not sent: aborted while the hooks ran, or blocked by one (the user's decision, which a front end may go on after).
         if (typeof added !== "string") return added.exitReason === "aborted" ? added : { ...added, blocked: true };
-        beginTurn(active.messages, gapNote + added + instruction, run);
+        beginTurn(active.messages, gapNote + added + instruction + (answerSchema?.note ?? ""), run);
         const outcome = await runTurn(active.messages, run, signal);
         // Told once the model has answered: an instruction sent again after none is the same one, note and all.
         if (active.messages.at(-1)?.role !== "user") gapNote = "";

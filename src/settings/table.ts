@@ -259,6 +259,13 @@ export const SETTINGS = [
     flag: { help: "print every event as a JSON line on stdout as it happens (for editors and scripts)", default: false, from: Boolean },
   }),
   row({
+    key: "json-schema",
+    // A flag only: the shape of what this invocation prints, which a project's file must not change under a script.
+    type: z.string().min(1, "--json-schema takes a file or a JSON Schema").nullable(),
+    perRun: true,
+    flag: { value: "<file or JSON>", help: "the final answer must be one JSON value valid against this JSON Schema (asked once more on a mismatch, then exit 1); --json adds it as structured_output", from: orNull },
+  }),
+  row({
     key: "show-reasoning",
     type: z.boolean(),
     flag: { help: "show all of the model's reasoning on stderr, not just its last lines while it streams", default: false, from: Boolean },

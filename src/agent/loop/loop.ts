@@ -58,6 +58,17 @@ export interface AgentSetup {
   autoFold?: boolean;
   /** The user's hooks, for this agent; absent when none is configured, and then nothing is started. */
   hooks?: Hooks;
+  /** The shape the final answer must have (--json-schema): checked once the model stops, asked again once on a mismatch. Only the parent's. */
+  answerShape?: AnswerShape;
+}
+
+/** A final answer as --json-schema wants it: its value, or what is wrong with it. */
+export type AnswerVerdict = { value: unknown } | { mismatch: string };
+
+export interface AnswerShape {
+  check(answer: string): AnswerVerdict;
+  /** The user message that asks for the answer again, naming what was wrong. */
+  retry(mismatch: string): string;
 }
 
 /** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
@@ -67,6 +78,8 @@ export interface AgentToolContext extends ToolContext {
 
 export interface TurnOutcome {
   answer: string | null;
+  /** The answer's value, parsed and checked, when the run has an answer shape and the answer fits it. */
+  structured?: unknown;
   exitReason: ExitReason;
   error?: string;
   usage: UsageTotals;
@@ -101,10 +114,11 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
   const { ref, emit } = run;
   let usage = emptyTotals();
   let meter: Meter | null = null;
-  const end = (exitReason: ExitReason, answer: string | null, error?: string): TurnOutcome => {
-    const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}) };
+  const end = (exitReason: ExitReason, answer: string | null, error?: string, shaped?: { value: unknown }): TurnOutcome => {
+    const structured = shaped ? { structured: shaped.value } : {};
+    const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}), ...structured };
     const contextTokens = estimateInputTokens(meter, messages);
-    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, meter, ...(error ? { error } : {}) });
+    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, meter, ...(error ? { error } : {}), ...structured });
     return outcome;
   };
 
@@ -115,6 +129,7 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
   let resentEmpty = false;
   let maxTokens = run.request.maxTokens;
   let stopBlocks = 0;
+  let reshaped = false;
   const compact = async (step: number): Promise<boolean> => {
     if (!run.archive || !run.compaction) return false;
     const done = await compactNow(messages, { ...run, archive: run.archive, compaction: run.compaction }, signal, meter, step);
@@ -215,7 +230,16 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
     if (calls.length === 0) {
       const goOn = run.hooks && stopBlocks < MAX_STOP_BLOCKS ? await run.hooks.stop(stopBlocks > 0, signal) : null;
       // Interrupted while a Stop hook ran: the answer is whole all the same.
-      if (goOn === null || signal.aborted) return end("completed", message.content ?? "");
+      if (goOn === null || signal.aborted) {
+        const answer = message.content ?? "";
+        if (!run.answerShape) return end("completed", answer);
+        const verdict = run.answerShape.check(answer);
+        if ("value" in verdict) return end("completed", answer, undefined, verdict);
+        if (reshaped || signal.aborted) return end("error", answer, `the answer did not fit --json-schema, asked twice: ${verdict.mismatch}`);
+        reshaped = true;
+        append(messages, { role: "user", content: run.stamps.stamp(run.answerShape.retry(verdict.mismatch)) }, run);
+        continue;
+      }
       stopBlocks++;
       append(messages, { role: "user", content: run.stamps.stamp(`[Stop hook]\n${goOn}`) }, run);
       continue;
