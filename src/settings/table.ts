@@ -86,6 +86,7 @@ const pathOrNull = (raw: unknown) => (raw ? resolve(String(raw)) : null);
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
 const DEFAULT_MODEL = "deepseek-flash";
+const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 const DEFAULT_BASE_URL = "https://api.deepseek.com";
 
 export const SETTINGS = [
@@ -257,6 +258,18 @@ export const SETTINGS = [
     type: z.boolean(),
     perRun: true,
     flag: { help: "print every event as a JSON line on stdout as it happens (for editors and scripts)", default: false, from: Boolean },
+  }),
+  row({
+    key: "output-format",
+    // Claude Code's headless shapes (cli/json/stream-json.ts), for scripts written for `claude -p`.
+    type: z.enum(OUTPUT_FORMATS, { error: `--output-format takes ${OUTPUT_FORMATS.join(", ")}` }),
+    perRun: true,
+    flag: {
+      value: "<format>",
+      help: "stream-json: one JSON line per message in the shapes of claude -p --output-format stream-json; json: only its result line; text: the answer (default)",
+      choices: OUTPUT_FORMATS,
+      default: "text",
+    },
   }),
   row({
     key: "json-schema",

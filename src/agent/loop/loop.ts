@@ -62,6 +62,9 @@ export interface AgentSetup {
   answerShape?: AnswerShape;
 }
 
+/** How the error of a turn whose answer did not fit --json-schema twice begins. */
+export const SHAPE_MISMATCH = "the answer did not fit --json-schema, asked twice";
+
 /** A final answer as --json-schema wants it: its value, or what is wrong with it. */
 export type AnswerVerdict = { value: unknown } | { mismatch: string };
 
@@ -235,7 +238,7 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
         if (!run.answerShape) return end("completed", answer);
         const verdict = run.answerShape.check(answer);
         if ("value" in verdict) return end("completed", answer, undefined, verdict);
-        if (reshaped || signal.aborted) return end("error", answer, `the answer did not fit --json-schema, asked twice: ${verdict.mismatch}`);
+        if (reshaped || signal.aborted) return end("error", answer, `${SHAPE_MISMATCH}: ${verdict.mismatch}`);
         reshaped = true;
         append(messages, { role: "user", content: run.stamps.stamp(run.answerShape.retry(verdict.mismatch)) }, run);
         continue;
