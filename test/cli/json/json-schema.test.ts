@@ -66,6 +66,21 @@ describe("--json-schema", () => {
     expect(json).not.toHaveProperty("structured_output");
   });
 
+  it("checks the answer of each instruction on stdin's lines, each told the schema", async () => {
+    const sim = await start({ script: [{ content: "no" }, { content: '{"name":"Ada","age":36}' }, { content: '{"name":"Bob","age":7}' }] });
+    const result = await runInProcess({ args: ["-C", await tempProject(), "--json", "--json-schema", JSON.stringify(SCHEMA)], input: "one\ntwo\n", baseUrl: sim.url });
+    expect(result.code).toBe(0);
+    const objects = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JsonOutputSchema.parse(JSON.parse(line)));
+    expect(objects.map((o) => o.structured_output)).toEqual([
+      { name: "Ada", age: 36 },
+      { name: "Bob", age: 7 },
+    ]);
+    expect(bodies(sim)[2]!.messages.at(-1)).toEqual({ role: "user", content: `[#3] two${NOTE}` });
+  });
+
   it("--json without --json-schema has no structured_output", async () => {
     const sim = await start({ script: [{ content: '{"name":"Ada","age":36}' }] });
     const result = await runInProcess({ args: ["-C", await tempProject(), "--json", "who?"], baseUrl: sim.url });
