@@ -79,6 +79,8 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
     /** The parent's: every request of the instruction, its subagents' included. */
     usage: UsageTotalsSchema,
     context_tokens: count,
+    /** With --json-schema, the answer's value once it fit. */
+    structured_output: z.unknown().optional(),
   }),
 ]);
 type ParsedJsonEvent = z.infer<typeof JsonEventSchema>;
@@ -158,6 +160,7 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
         ...(event.error ? { error: event.error } : {}),
         usage: parent ? instructionTotals : event.usage,
         context_tokens: event.contextTokens,
+        ...("structured" in event ? { structured_output: event.structured } : {}),
       };
     }
   }

@@ -6,6 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { JsonEventSchema } from "../../../src/cli/json/json-events.js";
 import { JsonOutputSchema } from "../../../src/cli/json/json-output.js";
 import { parseArgs } from "../../../src/cli/options.js";
 import type { ChatRequest } from "../../../src/wire/messages.js";
@@ -79,6 +80,17 @@ describe("--json-schema", () => {
       { name: "Bob", age: 7 },
     ]);
     expect(bodies(sim)[2]!.messages.at(-1)).toEqual({ role: "user", content: `[#3] two${NOTE}` });
+  });
+
+  it("--json-events' last turn_end carries it too", async () => {
+    const sim = await start({ script: [{ content: '{"name":"Ada","age":36}' }] });
+    const result = await runInProcess({ args: ["-C", await tempProject(), "--json-events", "--json-schema", JSON.stringify(SCHEMA), "who?"], baseUrl: sim.url });
+    const end = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JsonEventSchema.parse(JSON.parse(line)))
+      .at(-1);
+    expect(end).toMatchObject({ type: "turn_end", agent: "parent", structured_output: { name: "Ada", age: 36 } });
   });
 
   it("--json without --json-schema has no structured_output", async () => {
