@@ -271,6 +271,10 @@ export const SETTINGS = [
       default: "text",
     },
   }),
+  // Claude Code's headless flags, taken so that its command lines run hel unchanged: an instruction is
+  // already printed and done (`-p`), and stream-json is always whole (`--verbose`).
+  row({ key: "print", type: z.boolean(), perRun: true, flag: { short: "p", help: "as claude -p: hel with an instruction prints its answer and exits anyway", default: false, from: Boolean } }),
+  row({ key: "verbose", type: z.boolean(), perRun: true, flag: { help: "as claude --verbose: --output-format stream-json writes every message anyway", default: false, from: Boolean } }),
   row({
     key: "json-schema",
     // A flag only: the shape of what this invocation prints, which a project's file must not change under a script.

@@ -121,6 +121,14 @@ describe("--output-format stream-json", () => {
     expect(end.total_cost_usd).toBeGreaterThan(0);
   });
 
+  it("runs the command line a script wrote for claude -p", async () => {
+    const sim = await start({ script: [{ content: "Hi." }] });
+    const result = await runInProcess({ args: ["-C", await tempProject(), "-p", "say hi", "--output-format", "stream-json", "--verbose"], baseUrl: sim.url });
+    expect(result.code).toBe(0);
+    expect(linesOf(result.stdout).map((l) => l.type)).toEqual(["system", "assistant", "result"]);
+    expect((sim.requests[0]!.body as ChatRequest).messages.at(-1)).toEqual({ role: "user", content: "[#1] say hi" });
+  });
+
   it("tags a subagent's messages with the call that started it", async () => {
     const sim = await start({
       script: [{ tool_calls: [{ id: "call_d", name: "delegate_task", arguments: JSON.stringify({ task: "Say which files exist." }) }] }, { content: "Only README.md." }, { content: "There is only README.md." }],
