@@ -121,7 +121,7 @@ export function createStreamJson(write: (line: string) => void, settings: Stream
   /** Per agent (the parent, or a delegation's number): its model, and its last response's usage and end. */
   const models = new Map<string, string>();
   const answered = new Map<string, { usage: Usage; stop: StopReason | null }>();
-  /** The parent's calls that start a subagent, waiting for it to start; then each subagent's call. */
+  /** Calls of a tool that starts a subagent, waiting for it to start; then each subagent's call. */
   const starting: string[] = [];
   const startedBy = new Map<number, string>();
   const failed = new Set<string>();
@@ -163,7 +163,7 @@ export function createStreamJson(write: (line: string) => void, settings: Stream
         if (event.usage) answered.set(key, { usage: anthropicUsage(event.usage), stop: stopReason(event.finishReason) });
         return;
       case "tool_start":
-        if (event.agent === "parent" && traitsOf(event.name)?.startsChild) starting.push(event.callId);
+        if (traitsOf(event.name)?.startsChild) starting.push(event.callId);
         return;
       case "delegation_start": {
         // Subagents start in the order of the calls that start them.
@@ -171,9 +171,13 @@ export function createStreamJson(write: (line: string) => void, settings: Stream
         if (call) startedBy.set(event.number, call);
         return;
       }
-      case "tool_end":
+      case "tool_end": {
         if (event.isError) failed.add(event.callId);
+        // A call that ended without starting its subagent (refused, blocked by a hook) waits no more.
+        const waiting = starting.indexOf(event.callId);
+        if (waiting >= 0) starting.splice(waiting, 1);
         return;
+      }
       case "message": {
         const message = messageLine(event.message, key);
         if (message) line(message);

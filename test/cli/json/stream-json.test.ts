@@ -143,6 +143,21 @@ describe("--output-format stream-json", () => {
     expect(end).toMatchObject({ num_turns: 2, usage: anthropic(...sim.requests.map((r) => r.usage!)) });
   });
 
+  it("tags a subagent's messages with its own call when an earlier call to start one was refused", async () => {
+    const sim = await start({
+      script: [
+        { tool_calls: [{ id: "call_bad", name: "delegate_task", arguments: "{task: nope" }] },
+        { tool_calls: [{ id: "call_d", name: "delegate_task", arguments: JSON.stringify({ task: "Say which files exist." }) }] },
+        { content: "Only README.md." },
+        { content: "There is only README.md." },
+      ],
+    });
+    const result = await runInProcess({ args: ["-C", await tempProject(), "--delegate", "task-only", "--output-format", "stream-json", "list the files"], baseUrl: sim.url });
+    expect(result.code).toBe(0);
+    const child = linesOf(result.stdout).filter((l) => (l.type === "assistant" || l.type === "user") && l.parent_tool_use_id !== null);
+    expect(child.map((l) => (l.type === "assistant" ? l.parent_tool_use_id : null))).toEqual(["call_d"]);
+  });
+
   it("ends a failed instruction with an error result, exit 1", async () => {
     const sim = await start({ script: [{ fault: { kind: "status", status: 400, body: { error: { message: "bad request", type: "invalid_request_error" } } } }] });
     const result = await runInProcess({ args: ["-C", await tempProject(), "--output-format", "stream-json", "hi"], baseUrl: sim.url });
