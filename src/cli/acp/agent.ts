@@ -19,7 +19,7 @@ import { editorServers, type EditorServer } from "./editor-servers.js";
 import { approvalsThrough } from "./permission.js";
 import { commandsUpdate, commandText, diagnosticUpdates } from "./resources.js";
 import { promptText } from "./prompt-text.js";
-import { replayUpdates, stopReasonOf, TurnUpdates } from "./updates.js";
+import { replayUpdates, stopReasonOf, todoEntries, TurnUpdates } from "./updates.js";
 
 interface OpenSession {
   conversation: Conversation;
@@ -51,7 +51,6 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     const fromEditor = editorServers(mcpServers);
     if (fromEditor.unsupported.length > 0) opened.warn(`left out the editor's MCP servers ${fromEditor.unsupported.join(", ")}: hel speaks stdio and streamable HTTP`);
     const project = { ...opened, options: { ...opened.options, mcpServers: { ...opened.options.mcpServers, ...fromEditor.servers } } };
-    const updates = new TurnUpdates(project.dir);
     // Known once the conversation is open, before any update is sent.
     let id = "";
     let sent = Promise.resolve();
@@ -65,16 +64,20 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     const askApproval = approvalsThrough(
       (asked, signal) => client.request(methods.client.session.requestPermission, asked, { cancellationSignal: signal }),
       () => id,
-      (command) => updates.callOf(command),
+      (command) => updates?.callOf(command) ?? null,
     );
+    // Made once the conversation is open, with the todo list a resumed session kept.
+    let updates: TurnUpdates | null = null;
     const view = (event: AgentEvent) => {
-      for (const update of updates.updatesOf(event)) send(update);
+      for (const update of updates?.updatesOf(event) ?? []) send(update);
     };
     const conversation = await openConversation(project, { resume, interactive: false, readers: async () => [view], askApproval }, io);
     id = conversation.session.id;
+    updates = new TurnUpdates(project.dir, conversation.session.todo);
     sessions.set(id, { conversation, commands: project.commands, delivered: () => sent, running: null });
     const { messages, edits } = conversation.session;
     if (resume !== null) for (const update of replayUpdates(messages, editsOf(edits), project.dir)) send(update);
+    if (resume !== null && conversation.session.todo.length > 0) send({ sessionUpdate: "plan", entries: todoEntries(conversation.session.todo) });
     await sent;
     // Once the editor has the session's id: an update of a session it does not know yet may be dropped.
     setImmediate(() => {
