@@ -11,6 +11,7 @@ import { createEventBus } from "../agent/event-bus.js";
 import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../agent/loop/loop.js";
 import { forProvider } from "../agent/request.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
+import { PLAN_NOTE, type PlanMode } from "../agent/plan-mode.js";
 import { startBaseline } from "../changes/baseline.js";
 import { redactSecrets } from "../redact.js";
 import type { ActiveSession } from "../session/session.js";
@@ -57,6 +58,11 @@ export interface Conversation {
   /** Compacts now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
   compact(focus: string): Promise<number | null>;
   readonly controls: ConversationControls;
+  /**
+   * Plan mode (agent/plan-mode.ts): on with --plan, switched by the front end between instructions
+   * (/plan, Shift+Tab, ACP's session mode). Not saved: a resumed session plans only when asked again.
+   */
+  readonly plan: PlanMode;
   /** The closing lines (closing-lines.ts), after the front end's own; `toRows`: how a terminal fits them to its rows. */
   end(interrupted: boolean, toRows?: FitRows): Promise<void>;
   /** Releases the session's lease and the model client's connections. */
@@ -91,7 +97,9 @@ export async function openConversation(project: Project, settings: ConversationS
     servers = parent.servers;
     const spendLimit = sessionSpendLimit(options.maxCost, active, ledger, prices);
     const hooks = conversationHooks(project, io.env, active, bus.emit);
+    const plan: PlanMode = { on: options.plan };
     const run: AgentSetup = {
+      plan,
       ref: { agent: "parent" },
       ...(hooks ? { hooks } : {}),
       ...(spendLimit ? { spendLimit } : {}),
@@ -121,7 +129,7 @@ export async function openConversation(project: Project, settings: ConversationS
         const added = hooks ? await promptContext(hooks, instruction, signal, bus.settle) : "";
         // Not sent: aborted while the hooks ran, or blocked by one (the user's decision, which a front end may go on after).
         if (typeof added !== "string") return added.exitReason === "aborted" ? added : { ...added, blocked: true };
-        beginTurn(active.messages, gapNote + added + instruction, run);
+        beginTurn(active.messages, gapNote + added + instruction + (plan.on ? PLAN_NOTE : ""), run);
         const outcome = await runTurn(active.messages, run, signal);
         // Told once the model has answered: an instruction sent again after none is the same one, note and all.
         if (active.messages.at(-1)?.role !== "user") gapNote = "";
@@ -131,6 +139,7 @@ export async function openConversation(project: Project, settings: ConversationS
         return outcome;
       },
       compact,
+      plan,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
       controls: conversationControls({ session: active, projectDir: dir, options, usage: () => ledger.run(), changes: changes!, compact, listedModels: modelLister(client), pricedModels: Object.keys(prices.models) }),
       end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),

@@ -31,6 +31,7 @@ import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
 import type { Hooks } from "../../hooks/hooks.js";
 import type { SpendLimit } from "../spend-limit.js";
+import { planPolicy, planRefusal, type PlanMode } from "../plan-mode.js";
 
 export interface AgentSetup {
   ref: AgentRef;
@@ -58,6 +59,8 @@ export interface AgentSetup {
   autoFold?: boolean;
   /** The user's hooks, for this agent; absent when none is configured, and then nothing is started. */
   hooks?: Hooks;
+  /** Plan mode (../plan-mode.ts), read at each call; a child shares its parent's. Absent: never on. */
+  plan?: PlanMode;
 }
 
 /** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
@@ -313,7 +316,11 @@ async function runToolCall(call: ToolCall, run: AgentSetup, ctx: AgentToolContex
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
-  const called = { ...ctx, report: { ...noReports, onOutput } };
+  // In plan mode a call that could change something is refused before any hook sees it, and a command runs read-only.
+  const planning = run.plan?.on === true;
+  const refusal = planning && tools.some((tool) => tool.name === name) ? planRefusal(name) : null;
+  if (refusal !== null) return { content: `Error: ${refusal}`, isError: true };
+  const called = { ...ctx, ...(planning ? { policy: planPolicy(ctx.policy) } : {}), report: { ...noReports, onOutput } };
   const { hooks } = run;
   if (!hooks) return executeToolCall(call, tools, called);
   const input = argumentsOf(call);
