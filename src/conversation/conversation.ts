@@ -58,11 +58,6 @@ export interface Conversation {
   /** Compacts now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
   compact(focus: string): Promise<number | null>;
   readonly controls: ConversationControls;
-  /**
-   * Plan mode (agent/plan-mode.ts): on with --plan, switched by the front end between instructions
-   * (/plan, Shift+Tab, ACP's session mode). Not saved: a resumed session plans only when asked again.
-   */
-  readonly plan: PlanMode;
   /** The closing lines (closing-lines.ts), after the front end's own; `toRows`: how a terminal fits them to its rows. */
   end(interrupted: boolean, toRows?: FitRows): Promise<void>;
   /** Releases the session's lease and the model client's connections. */
@@ -139,9 +134,18 @@ export async function openConversation(project: Project, settings: ConversationS
         return outcome;
       },
       compact,
-      plan,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
-      controls: conversationControls({ session: active, projectDir: dir, options, usage: () => ledger.run(), changes: changes!, compact, listedModels: modelLister(client), pricedModels: Object.keys(prices.models) }),
+      controls: conversationControls({
+        session: active,
+        projectDir: dir,
+        options,
+        usage: () => ledger.run(),
+        changes: changes!,
+        compact,
+        plan,
+        listedModels: modelLister(client),
+        pricedModels: Object.keys(prices.models),
+      }),
       end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
       async close() {
         await servers?.close();
