@@ -11,7 +11,6 @@ import { createEventBus } from "../agent/event-bus.js";
 import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../agent/loop/loop.js";
 import { forProvider } from "../agent/request.js";
 import { createUsageLedger } from "../agent/usage-ledger.js";
-import { PLAN_NOTE, type PlanMode } from "../agent/plan-mode.js";
 import { startBaseline } from "../changes/baseline.js";
 import { redactSecrets } from "../redact.js";
 import type { ActiveSession } from "../session/session.js";
@@ -92,7 +91,7 @@ export async function openConversation(project: Project, settings: ConversationS
     servers = parent.servers;
     const spendLimit = sessionSpendLimit(options.maxCost, active, ledger, prices);
     const hooks = conversationHooks(project, io.env, active, bus.emit);
-    const plan: PlanMode = { on: options.plan };
+    const plan = { on: options.plan };
     const run: AgentSetup = {
       plan,
       ref: { agent: "parent" },
@@ -124,7 +123,7 @@ export async function openConversation(project: Project, settings: ConversationS
         const added = hooks ? await promptContext(hooks, instruction, signal, bus.settle) : "";
         // Not sent: aborted while the hooks ran, or blocked by one (the user's decision, which a front end may go on after).
         if (typeof added !== "string") return added.exitReason === "aborted" ? added : { ...added, blocked: true };
-        beginTurn(active.messages, gapNote + added + instruction + (plan.on ? PLAN_NOTE : ""), run);
+        beginTurn(active.messages, gapNote + added + instruction, run);
         const outcome = await runTurn(active.messages, run, signal);
         // Told once the model has answered: an instruction sent again after none is the same one, note and all.
         if (active.messages.at(-1)?.role !== "user") gapNote = "";

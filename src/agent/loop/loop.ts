@@ -31,7 +31,7 @@ import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
 import type { Hooks } from "../../hooks/hooks.js";
 import type { SpendLimit } from "../spend-limit.js";
-import { planPolicy, planRefusal, type PlanMode } from "../plan-mode.js";
+import { PLAN_NOTE, planPolicy, planRefusal, type PlanMode } from "../plan-mode.js";
 
 export interface AgentSetup {
   ref: AgentRef;
@@ -84,9 +84,11 @@ const MAX_STOP_BLOCKS = 3;
  * Starts an instruction: reports it, and adds it to the conversation as a user message — unless the
  * conversation ends with this very instruction, unanswered (its request failed, or was interrupted,
  * before any answer): sent again, it is that one, so the conversation holds it once and the request
- * is the one the instruction would have sent the first time.
+ * is the one the instruction would have sent the first time. In plan mode the instruction ends with the note.
  */
-export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentSetup, "ref" | "emit" | "stamps">): void {
+export function beginTurn(messages: Message[], given: string, run: Pick<AgentSetup, "ref" | "emit" | "stamps" | "plan">): void {
+  // In plan mode the model hears of it here, in the user's message, and nowhere else.
+  const instruction = run.plan?.on ? given + PLAN_NOTE : given;
   const last = messages.at(-1);
   const again = last?.role === "user" && unstamped(last.content) === instruction;
   run.emit({ ...run.ref, type: "turn_start", instruction, ...(again ? { again: true as const } : {}) });
