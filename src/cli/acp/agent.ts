@@ -3,7 +3,7 @@
 // for session/load) opens one, in one conversation (conversation/conversation.ts) to which this mode
 // hands in its reader of the event stream: updates.ts makes what the editor is shown. session/cancel
 // is Ctrl-C: the turn stops and is saved. The MCP servers the editor names join the session's
-// (editor-servers.ts). The problems with the user's and the project's own files, and their command
+// (editor-servers.ts). Its modes are the default and plan mode (modes.ts). The problems with the user's and the project's own files, and their command
 // files, are the editor's too (resources.ts). Only the protocol goes to stdout; warnings go to stderr.
 // It ends when the editor closes stdin (or a signal comes), closing every session it opened.
 import { Readable, Writable } from "node:stream";
@@ -19,6 +19,7 @@ import { editorServers, type EditorServer } from "./editor-servers.js";
 import { approvalsThrough } from "./permission.js";
 import { commandsUpdate, commandText, diagnosticUpdates } from "./resources.js";
 import { promptText } from "./prompt-text.js";
+import { modeState, setMode } from "./modes.js";
 import { replayUpdates, stopReasonOf, todoEntries, TurnUpdates } from "./updates.js";
 
 interface OpenSession {
@@ -98,7 +99,8 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       try {
-        return { sessionId: await open(params.cwd, null, client, params.mcpServers ?? []) };
+        const sessionId = await open(params.cwd, null, client, params.mcpServers ?? []);
+        return { sessionId, modes: modeState(sessions.get(sessionId)!.conversation.controls.plan) };
       } catch (error) {
         throw clientError(error);
       }
@@ -107,11 +109,17 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
       try {
         // Its lease is this process's own: opening it again would say another process holds it.
         if (sessions.has(params.sessionId)) throw new Error(`session ${params.sessionId} is already open in this editor connection — send its prompts to it as it is, or start another with session/new`);
-        await open(params.cwd, params.sessionId, client, params.mcpServers ?? []);
-        return {};
+        const sessionId = await open(params.cwd, params.sessionId, client, params.mcpServers ?? []);
+        return { modes: modeState(sessions.get(sessionId)!.conversation.controls.plan) };
       } catch (error) {
         throw clientError(error);
       }
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const session = sessions.get(params.sessionId);
+      if (!session) throw RequestError.invalidParams(undefined, `no session ${params.sessionId} is open — create it with session/new or session/load`);
+      if (!setMode(session.conversation.controls.plan, params.modeId)) throw RequestError.invalidParams(undefined, `hel has no mode ${JSON.stringify(params.modeId)} — its modes are default and plan`);
+      return {};
     })
     .onRequest(methods.agent.session.prompt, async ({ params }) => {
       const session = sessions.get(params.sessionId);
