@@ -5,7 +5,7 @@
 import type { SessionModeState } from "@agentclientprotocol/sdk";
 import type { PlanMode } from "../../agent/plan-mode.js";
 
-export const PLAN_MODE_ID = "plan";
+const PLAN_MODE_ID = "plan";
 const DEFAULT_MODE_ID = "default";
 
 export function modeState(plan: PlanMode): SessionModeState {
