@@ -7,7 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { PLAN_NOTE } from "../../src/agent/plan-mode.js";
+import { PLAN_NOTE, planPolicy, planRefusal } from "../../src/agent/plan-mode.js";
 import { runInProcess } from "../helpers/conversation.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { simulators } from "../helpers/simulators.js";
@@ -64,4 +64,11 @@ it("a delegated child in plan mode changes nothing either", async () => {
   expect(await readFile(join(dir, "a.txt"), "utf8")).toBe("one\n");
   const childSecond = s.requests[2]!.body as ChatRequest;
   expect(childSecond.messages.at(-1)!.content).toContain(REFUSAL);
+});
+
+it("lets run what changes nothing, commands read-only, and refuses the rest by what it is", () => {
+  expect(["read_file", "grep", "find_files", "fold", "recall", "ask", "todo", "run_command", "delegate_task", "review_changes"].map(planRefusal)).toEqual(Array(10).fill(null));
+  expect(planRefusal("mcp__gh__create_issue")).toMatch(/^plan mode: mcp__gh__create_issue was not run, since it may change things outside what hel can keep read-only/);
+  const policy = { access: "full" as const, network: true, approvals: null, readOnlyPaths: [], secrets: [], skillDirs: [] };
+  expect(planPolicy(policy)).toEqual({ ...policy, access: "read-only" });
 });
