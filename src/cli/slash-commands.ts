@@ -12,6 +12,7 @@ import { formatCost } from "./term/cost-view.js";
 import { pickSession } from "./term/session-picker.js";
 import type { Style } from "./term/kit/style.js";
 import { formatSessionList } from "./term/transcript.js";
+import { planModeLine } from "./term/plan-question.js";
 
 export interface SlashContext {
   controls: ConversationControls;
@@ -200,6 +201,18 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
       const stamp = /^#?(\d+)$/.exec(args.trim());
       if (!stamp) return ctx.say(["/fold takes the stamp where the episode began, like /fold #12"]);
       ctx.send(foldInstruction(Number(stamp[1])));
+    },
+  },
+  {
+    name: "plan",
+    args: "[on|off]",
+    summary: "plan mode: the model looks, changes nothing, and ends with a plan for you to say go to; alone, switch it (Shift+Tab too)",
+    values: () => ["on", "off"],
+    run: (ctx, args) => {
+      const word = args.trim();
+      if (word !== "" && word !== "on" && word !== "off") return ctx.say(["/plan takes on or off, or nothing to switch plan mode"]);
+      ctx.controls.plan.on = word === "" ? !ctx.controls.plan.on : word === "on";
+      ctx.say([planModeLine(ctx.controls.plan.on)]);
     },
   },
 ];

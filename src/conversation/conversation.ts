@@ -93,7 +93,9 @@ export async function openConversation(project: Project, settings: ConversationS
     servers = parent.servers;
     const spendLimit = sessionSpendLimit(options.maxCost, active, ledger, prices);
     const hooks = conversationHooks(project, io.env, active, bus.emit);
+    const plan = { on: options.plan };
     const run: AgentSetup = {
+      plan,
       ref: { agent: "parent" },
       ...(hooks ? { hooks } : {}),
       ...(spendLimit ? { spendLimit } : {}),
@@ -135,7 +137,17 @@ export async function openConversation(project: Project, settings: ConversationS
       },
       compact,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
-      controls: conversationControls({ session: active, projectDir: dir, options, usage: () => ledger.run(), changes: changes!, compact, listedModels: modelLister(client), pricedModels: Object.keys(prices.models) }),
+      controls: conversationControls({
+        session: active,
+        projectDir: dir,
+        options,
+        usage: () => ledger.run(),
+        changes: changes!,
+        compact,
+        plan,
+        listedModels: modelLister(client),
+        pricedModels: Object.keys(prices.models),
+      }),
       end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
       async close() {
         await servers?.close();

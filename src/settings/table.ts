@@ -104,6 +104,12 @@ export const SETTINGS = [
   }),
   row({ key: "continue", type: z.boolean(), perRun: true, flag: { short: "c", help: "continue the most recently updated session of this project", default: false, from: Boolean } }),
   row({
+    key: "plan",
+    type: z.boolean(),
+    perRun: true,
+    flag: { help: "plan mode: the model looks and changes nothing (commands run read-only), and ends with a plan; `hel -c go` carries it out", default: false, from: Boolean },
+  }),
+  row({
     key: "cwd",
     type: z.string(),
     perRun: true,

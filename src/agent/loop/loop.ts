@@ -31,6 +31,7 @@ import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
 import type { Hooks } from "../../hooks/hooks.js";
 import type { SpendLimit } from "../spend-limit.js";
+import { PLAN_NOTE, planPolicy, planRefusal, type PlanMode } from "../plan-mode.js";
 
 export interface AgentSetup {
   ref: AgentRef;
@@ -60,6 +61,8 @@ export interface AgentSetup {
   hooks?: Hooks;
   /** The shape the final answer must have (--json-schema): checked once the model stops, asked again once on a mismatch. Only the parent's. */
   answerShape?: AnswerShape;
+  /** Plan mode (../plan-mode.ts), read at each call; a child shares its parent's. Absent: never on. */
+  plan?: PlanMode;
 }
 
 /** How the error of a turn whose answer did not fit --json-schema twice begins. */
@@ -97,9 +100,11 @@ const MAX_STOP_BLOCKS = 3;
  * Starts an instruction: reports it, and adds it to the conversation as a user message — unless the
  * conversation ends with this very instruction, unanswered (its request failed, or was interrupted,
  * before any answer): sent again, it is that one, so the conversation holds it once and the request
- * is the one the instruction would have sent the first time.
+ * is the one the instruction would have sent the first time. In plan mode the instruction ends with the note.
  */
-export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentSetup, "ref" | "emit" | "stamps">): void {
+export function beginTurn(messages: Message[], given: string, run: Pick<AgentSetup, "ref" | "emit" | "stamps" | "plan">): void {
+  // In plan mode the model hears of it here, in the user's message, and nowhere else.
+  const instruction = run.plan?.on ? given + PLAN_NOTE : given;
   const last = messages.at(-1);
   const again = last?.role === "user" && unstamped(last.content) === instruction;
   run.emit({ ...run.ref, type: "turn_start", instruction, ...(again ? { again: true as const } : {}) });
@@ -340,7 +345,11 @@ async function runToolCall(call: ToolCall, run: AgentSetup, ctx: AgentToolContex
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
-  const called = { ...ctx, report: { ...noReports, onOutput } };
+  // In plan mode a call that could change something is refused before any hook sees it, and a command runs read-only.
+  const planning = run.plan?.on === true;
+  const refusal = planning && tools.some((tool) => tool.name === name) ? planRefusal(name) : null;
+  if (refusal !== null) return { content: `Error: ${refusal}`, isError: true };
+  const called = { ...ctx, ...(planning ? { policy: planPolicy(ctx.policy) } : {}), report: { ...noReports, onOutput } };
   const { hooks } = run;
   if (!hooks) return executeToolCall(call, tools, called);
   const input = argumentsOf(call);

@@ -18,6 +18,8 @@ import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "../term/k
 import type { SessionSummary } from "../../session/catalog.js";
 import type { AskApproval } from "../../tools/command/ask-approval.js";
 import { approvalQuestion, APPROVAL_KEYS } from "../term/approval-question.js";
+import { PLAN_KEYS, PLAN_PROMPT_MODE, planModeLine, planQuestion } from "../term/plan-question.js";
+import { GO_INSTRUCTION } from "../../agent/plan-mode.js";
 
 export interface ConversationDeps {
   instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
@@ -52,6 +54,8 @@ interface Handlers {
   /** What the conversation's commands may read, for Tab's completions. */
   controls: ConversationControls;
   interrupt(): void;
+  /** Shift+Tab: plan mode on or off. */
+  switchPlan(): void;
   close(): void;
 }
 
@@ -86,6 +90,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
     },
     onTyping: () => current?.warm(),
     onInterrupt: () => current?.interrupt(),
+    onModeKey: () => current?.switchPlan(),
     onClose: () => {
       closed = true;
       current?.close();
@@ -121,10 +126,15 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           if (current === handlers) current = null;
           resolve(ending);
         };
+        const { plan } = deps.controls;
+        const showMode = (redraw = false) => prompt.setMode(plan.on ? PLAN_PROMPT_MODE : null, redraw);
         const ready = () => {
           if (ending) return end(ending);
           const next = queue.shift();
-          if (next === undefined) return prompt.show();
+          if (next === undefined) {
+            showMode();
+            return prompt.show();
+          }
           // A queued line is shown as if typed at the prompt, so the screen reads in order; a command's
           // text comes from a file, whose control characters must not reach the terminal.
           const lines = terminalSafe(next.text).split("\n");
@@ -147,6 +157,8 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
               const outcome = await deps.instruct(text, controller.signal);
               deps.stop();
               if (outcome.exitReason === "aborted" && !closed) say(["(interrupted — the conversation is kept; type the next instruction)"]);
+              // A plan, with nothing queued after it: go, edit, or keep planning.
+              if (plan.on && outcome.exitReason === "completed" && !closed && queue.length === 0) await afterPlan(controller.signal);
             } finally {
               running = null;
               if (!closed) ready();
@@ -154,6 +166,17 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
             }
           })();
           running = { controller, done };
+        };
+        const afterPlan = async (signal: AbortSignal) => {
+          const { lines, keys } = planQuestion(style);
+          say(lines);
+          const answer = PLAN_KEYS[(await prompt.askKey(keys, Object.keys(PLAN_KEYS), signal)) ?? "n"]!;
+          if (answer === "keep") return;
+          plan.on = false;
+          say([planModeLine(false)]);
+          // The same session goes on at its own access, the plan in view: nothing is copied.
+          if (answer === "go") queue.unshift({ text: GO_INSTRUCTION, sent: true });
+          else prompt.insert(`${GO_INSTRUCTION} `);
         };
         const runCommand = async (slash: NonNullable<ReturnType<typeof parseSlash>>) => {
           if (!slash.command) return say([`there is no command /${slash.name} — /help lists them`]);
@@ -190,6 +213,11 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
               return;
             }
             start(text);
+          },
+          switchPlan() {
+            plan.on = !plan.on;
+            if (running) deps.note(style.dim(`(${planModeLine(plan.on)})`));
+            showMode(!running);
           },
           interrupt() {
             if (running) {
