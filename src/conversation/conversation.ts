@@ -15,6 +15,7 @@ import { startBaseline } from "../changes/baseline.js";
 import { redactSecrets } from "../redact.js";
 import type { ActiveSession } from "../session/session.js";
 import type { AskApproval } from "../tools/command/ask-approval.js";
+import { BackgroundJobs } from "../tools/command/jobs.js";
 import { closingLines, type FitRows } from "./closing-lines.js";
 import { commandApprovals, warnWithoutSandbox } from "./command-approvals.js";
 import { askedCompactAt, compactOnAsk } from "./compact.js";
@@ -59,7 +60,7 @@ export interface Conversation {
   readonly controls: ConversationControls;
   /** The closing lines (closing-lines.ts), after the front end's own; `toRows`: how a terminal fits them to its rows. */
   end(interrupted: boolean, toRows?: FitRows): Promise<void>;
-  /** Releases the session's lease and the model client's connections. */
+  /** Releases the session's lease and the model client's connections, after ending its background jobs. */
   close(): Promise<void>;
 }
 
@@ -91,6 +92,7 @@ export async function openConversation(project: Project, settings: ConversationS
     servers = parent.servers;
     const spendLimit = sessionSpendLimit(options.maxCost, active, ledger, prices);
     const hooks = conversationHooks(project, io.env, active, bus.emit);
+    const jobs = new BackgroundJobs((event) => bus.emit({ agent: "parent", ...event }));
     const run: AgentSetup = {
       ref: { agent: "parent" },
       ...(hooks ? { hooks } : {}),
@@ -98,7 +100,7 @@ export async function openConversation(project: Project, settings: ConversationS
       client,
       tools: parent.tools,
       toolDefinitions: parent.definitions,
-      toolContext: parentToolContext({ project, active, hints, approvals, baseline }),
+      toolContext: parentToolContext({ project, active, hints, approvals, baseline, jobs }),
       request: forProvider(active.request, options.provider),
       maxSteps: options.maxSteps,
       emit: bus.emit,
@@ -132,9 +134,20 @@ export async function openConversation(project: Project, settings: ConversationS
       },
       compact,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
-      controls: conversationControls({ session: active, projectDir: dir, options, usage: () => ledger.run(), changes: changes!, compact, listedModels: modelLister(client), pricedModels: Object.keys(prices.models) }),
+      controls: conversationControls({
+        session: active,
+        projectDir: dir,
+        options,
+        usage: () => ledger.run(),
+        changes: changes!,
+        compact,
+        listedModels: modelLister(client),
+        pricedModels: Object.keys(prices.models),
+        jobs: () => jobs.list(),
+      }),
       end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
       async close() {
+        await jobs.endAll();
         await servers?.close();
         await active.close();
         await client.close();

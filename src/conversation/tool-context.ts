@@ -9,6 +9,7 @@ import type { Baseline } from "../changes/baseline.js";
 import type { ActiveSession } from "../session/session.js";
 import { EditLog } from "../tools/edit-log.js";
 import { keepLostEdits } from "../tools/file/lost-edits.js";
+import type { BackgroundJobs } from "../tools/command/jobs.js";
 import type { CommandApprovals, ProcessGroup } from "../tools/types.js";
 import type { Project } from "./project.js";
 
@@ -19,9 +20,10 @@ export interface ToolContextDeps {
   approvals: CommandApprovals;
   /** Kept for review_changes and /diff; null: none. */
   baseline: Baseline | null;
+  jobs: BackgroundJobs;
 }
 
-export function parentToolContext({ project, active, hints, approvals, baseline }: ToolContextDeps): AgentSetup["toolContext"] {
+export function parentToolContext({ project, active, hints, approvals, baseline, jobs }: ToolContextDeps): AgentSetup["toolContext"] {
   const { dir, options } = project;
   return {
     projectDir: dir,
@@ -35,6 +37,7 @@ export function parentToolContext({ project, active, hints, approvals, baseline 
       claim: () => active.claim(),
       trackCommand: (group: ProcessGroup) => active.trackCommand(group),
       archiveHint: hints.hint,
+      jobs,
     },
     changes: { beforeChange: active.checkpointing.beforeChange, beforeWrite: (file, content) => baseline?.keep(file, content) },
     caller: { label: null, editLog: EditLog.forParent(keepLostEdits({ projectDir: dir })) },
