@@ -15,7 +15,6 @@ import { startBaseline } from "../changes/baseline.js";
 import { redactSecrets } from "../redact.js";
 import type { ActiveSession } from "../session/session.js";
 import type { AskApproval } from "../tools/command/ask-approval.js";
-import { BackgroundJobs } from "../tools/command/jobs.js";
 import { closingLines, type FitRows } from "./closing-lines.js";
 import { commandApprovals, warnWithoutSandbox } from "./command-approvals.js";
 import { askedCompactAt, compactOnAsk } from "./compact.js";
@@ -30,7 +29,7 @@ import { sessionChanges } from "./session-changes.js";
 import { sessionChildren } from "./session-children.js";
 import { sessionFor } from "./session-start.js";
 import { sessionSpendLimit } from "./session-spend.js";
-import { parentToolContext } from "./tool-context.js";
+import { parentToolContext, sessionJobs } from "./tool-context.js";
 import { parentTools, serverToolsOffer, type ParentTools } from "./tool-list.js";
 
 export interface ConversationSettings {
@@ -92,7 +91,7 @@ export async function openConversation(project: Project, settings: ConversationS
     servers = parent.servers;
     const spendLimit = sessionSpendLimit(options.maxCost, active, ledger, prices);
     const hooks = conversationHooks(project, io.env, active, bus.emit);
-    const jobs = new BackgroundJobs((event) => bus.emit({ agent: "parent", ...event }));
+    const jobs = sessionJobs(bus.emit);
     const run: AgentSetup = {
       ref: { agent: "parent" },
       ...(hooks ? { hooks } : {}),

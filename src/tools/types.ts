@@ -5,7 +5,6 @@ import type { z } from "zod";
 import type { CursorStore } from "./cursors.js";
 import type { FileEdit } from "../changes/file-edit.js";
 import type { EditLog } from "./edit-log.js";
-import type { BackgroundJobs } from "./command/jobs.js";
 
 export const ACCESS_LEVELS = ["read-only", "edit", "full"] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
@@ -98,8 +97,6 @@ export interface SessionPort {
    * the group lives, even after hel is gone; the function it resolves to is called once the group is gone.
    */
   trackCommand(group: ProcessGroup): Promise<(() => Promise<void>) | undefined>;
-  /** The session's background jobs; absent where none can run (no conversation holds them). */
-  readonly jobs?: BackgroundJobs;
   /**
    * A line to end a call's result with when its file was touched by a span of the conversation that
    * has been archived (the session keeps the archive; tools only ask), or null.

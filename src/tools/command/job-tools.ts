@@ -3,7 +3,7 @@
 // read-only) counts as a change of the turn, so the turn's checkpoints hold what the job changed.
 import { z } from "../../zod.js";
 import { ToolError, type Tool, type ToolContext } from "../types.js";
-import { MAX_WAIT_S, type BackgroundJobs } from "./jobs.js";
+import { jobsOf, MAX_WAIT_S, type BackgroundJobs } from "./jobs.js";
 
 const JobOutputArgs = z.strictObject({
   job: z.number().int(),
@@ -16,7 +16,7 @@ export const jobOutputTool: Tool<z.infer<typeof JobOutputArgs>> = {
   description: "A background job's new output since the last look, and its exit code once it ended.",
   schema: JobOutputArgs,
   spill: false,
-  run: async (args, ctx) => (await jobsOf(ctx)).look(args.job, args.wait_s ?? 0, ctx.signal),
+  run: async (args, ctx) => (await sessionJobs(ctx)).look(args.job, args.wait_s ?? 0, ctx.signal),
 };
 
 export const jobKillTool: Tool<z.infer<typeof JobKillArgs>> = {
@@ -24,11 +24,11 @@ export const jobKillTool: Tool<z.infer<typeof JobKillArgs>> = {
   description: "End a background job and every process it started.",
   schema: JobKillArgs,
   spill: false,
-  run: async (args, ctx) => (await jobsOf(ctx)).kill(args.job, ctx.signal),
+  run: async (args, ctx) => (await sessionJobs(ctx)).kill(args.job, ctx.signal),
 };
 
-async function jobsOf(ctx: ToolContext): Promise<BackgroundJobs> {
-  const jobs = ctx.session.jobs;
+async function sessionJobs(ctx: ToolContext): Promise<BackgroundJobs> {
+  const jobs = jobsOf(ctx.session);
   if (jobs === undefined || ctx.caller.label !== null) throw new ToolError("there are no background jobs here: run_command {background: true} starts them, in the main conversation only");
   if (ctx.policy.access !== "read-only") await ctx.changes.beforeChange(ctx.signal);
   return jobs;

@@ -6,6 +6,8 @@
 // process is hel's own child, confined in a PID namespace that dies with it (run-command.ts), and on
 // the way out every group still running is killed (run-process.ts). Which jobs run is written to the
 // session's jobs.json at each start and end, so a resumed session can say which ended with hel.
+// The conversation attaches its jobs to the session port it gives its own tools; a port without them
+// (a child's, a tool run alone) has none.
 import { createWriteStream, type WriteStream } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -13,7 +15,7 @@ import { z } from "../../zod.js";
 import { OutputCapture, type CaptureOptions } from "./output.js";
 import { commandDetails, commandHeadline, withOutput } from "./result.js";
 import { runProcess, type Ending, type ProcessSpec, type RunControls } from "./run-process.js";
-import { ToolError } from "../types.js";
+import { ToolError, type SessionPort } from "../types.js";
 
 export const MAX_JOBS = 8;
 export const MAX_WAIT_S = 30;
@@ -70,6 +72,18 @@ interface Job {
   wake: (() => void)[];
   newWindow(): OutputCapture;
   shown(file: string): string;
+}
+
+const bySession = new WeakMap<SessionPort, BackgroundJobs>();
+
+/** `session`, whose tools now reach `jobs`. */
+export function withJobs<T extends SessionPort>(session: T, jobs: BackgroundJobs): T {
+  bySession.set(session, jobs);
+  return session;
+}
+
+export function jobsOf(session: SessionPort): BackgroundJobs | undefined {
+  return bySession.get(session);
 }
 
 const JobsFile = z.object({ jobs: z.array(z.object({ job: z.number(), command: z.string(), log: z.string(), running: z.boolean() })) });

@@ -26,7 +26,7 @@ import { OutputCapture, type CapturedOutput } from "./output.js";
 import { commandDetails, formatCommandResult, putBackLines, type CommandOutside } from "./result.js";
 import { sandboxDenial } from "./sandbox-denial.js";
 import { jobNamespacePrefix, pidNamespacePrefix } from "./pid-namespace.js";
-import type { BackgroundJobs } from "./jobs.js";
+import { jobsOf, type BackgroundJobs } from "./jobs.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
 import { describeGrant, grantFor, joinGrants, NETWORK_GRANT } from "./sandbox-grant.js";
@@ -185,7 +185,7 @@ const NO_JOBS_HERE = "background commands need bubblewrap (Linux), which ends th
 /** The session's jobs, with room for one more; throws the refusal where a job cannot start. */
 function jobsFor(ctx: ToolContext, program: SandboxProgram | null): BackgroundJobs {
   if (ctx.caller.label !== null) throw new ToolError("a subagent cannot start background commands (its jobs would outlive its run): run the command in the foreground, with a timeout_s");
-  const jobs = ctx.session.jobs;
+  const jobs = jobsOf(ctx.session);
   if (jobs === undefined || program?.kind !== "bwrap") throw new ToolError(NO_JOBS_HERE);
   jobs.checkRoom();
   return jobs;

@@ -7,7 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { jobKillTool, jobOutputTool } from "../../../src/tools/command/job-tools.js";
-import { BackgroundJobs, type JobEvent } from "../../../src/tools/command/jobs.js";
+import { BackgroundJobs, withJobs, type JobEvent } from "../../../src/tools/command/jobs.js";
 import { runCommandTool, type RunCommandArgs } from "../../../src/tools/command/run-command.js";
 import type { Access, ToolContext } from "../../../src/tools/types.js";
 import { running } from "../../helpers/processes.js";
@@ -23,7 +23,7 @@ async function project(access: Access) {
   const events: JobEvent[] = [];
   const jobs = new BackgroundJobs((event) => events.push(event));
   opened.push(jobs);
-  const ctx: ToolContext = { ...p.ctx, session: { ...p.ctx.session, jobs } };
+  const ctx: ToolContext = { ...p.ctx, session: withJobs({ ...p.ctx.session }, jobs) };
   return { ...p, ctx, jobs, events };
 }
 
