@@ -6,10 +6,10 @@ import { ToolError, type Tool, type ToolContext } from "../types.js";
 import { jobsOf, MAX_WAIT_S, type BackgroundJobs } from "./jobs.js";
 
 const JobOutputArgs = z.strictObject({
-  job: z.number().int(),
+  job: z.int().min(1),
   wait_s: z.number().min(0).max(MAX_WAIT_S).optional().describe(`Wait up to this (≤${MAX_WAIT_S}) for output or the end.`),
 });
-const JobKillArgs = z.strictObject({ job: z.number().int() });
+const JobKillArgs = z.strictObject({ job: z.int().min(1) });
 
 export const jobOutputTool: Tool<z.infer<typeof JobOutputArgs>> = {
   name: "job_output",

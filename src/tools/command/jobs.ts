@@ -93,6 +93,8 @@ export class BackgroundJobs {
   private next = 1;
   private sessionDir: string | null = null;
   private saving: Promise<void> = Promise.resolve();
+  /** Set when the conversation closes: the jobs end with hel, and are recorded and told as running then. */
+  private closing = false;
 
   constructor(private readonly onEvent: (event: JobEvent) => void) {}
 
@@ -164,6 +166,7 @@ export class BackgroundJobs {
         job.notes = await start.afterEnd();
         job.ending = ending;
         job.wallMs = wallMs;
+        if (this.closing) return;
         const details = commandDetails({ ending, wallMs, timeoutS: 0 });
         this.onEvent({ type: "job_end", job: id, command: job.command, exitCode: details.exitCode, signal: details.signal, killed: job.killed });
         await this.record();
@@ -220,6 +223,8 @@ export class BackgroundJobs {
 
   /** Ends every running job: the conversation is closing. */
   async endAll(): Promise<void> {
+    this.closing = true;
+    await this.saving;
     for (const job of this.jobs.values()) job.stop.abort();
     await Promise.all([...this.jobs.values()].map((job) => job.done));
   }
