@@ -1,11 +1,12 @@
 // Background jobs in whole conversations in this process: PreToolUse hooks see job_output and job_kill
-// calls (and may block them), what a job changes between turns is in the next turn's checkpoint, a
-// background command is refused as a foreground one is when the user says no to its escalation, and
-// /jobs's controls list the jobs.
+// calls (and may block them), what a job changes between turns is in the next turn's checkpoint,
+// the terminal says when a job starts, and /jobs lists the jobs.
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { slashCommands, type SlashContext } from "../../src/cli/slash-commands.js";
+import { PLAIN } from "../../src/cli/term/kit/style.js";
 import { openTestConversation } from "../helpers/conversation.js";
 import { running } from "../helpers/processes.js";
 import { simulators } from "../helpers/simulators.js";
@@ -44,6 +45,12 @@ it("PreToolUse hooks fire for job_output and job_kill, and a blocked job_kill le
   ]);
   expect(running("sleep 3501")).not.toEqual([]);
   expect(hel.conversation.controls.jobs()).toEqual([{ job: 1, command: "echo up; sleep 3501", running: true, ended: null, log: expect.stringMatching(/^\.hel\/sessions\/[^/]+\/spill\//) }]);
+  const said: string[] = [];
+  const commands = slashCommands([]);
+  const ctx: SlashContext = { controls: hel.conversation.controls, say: (lines) => void said.push(...lines), ask: async () => "", style: PLAIN, width: 80, exit: () => {}, switchTo: () => {}, send: () => {}, commands };
+  await commands.find((c) => c.name === "jobs")!.run(ctx, "");
+  expect(said).toEqual([`job 1 running: echo up; sleep 3501  ${hel.conversation.controls.jobs()[0]!.log}`]);
+  expect(hel.stderr()).toContain("⧖ job 1 started: echo up; sleep 3501\n");
   await hel.close();
   expect(running("sleep 3501")).toEqual([]);
 });

@@ -198,7 +198,7 @@ describe("the loop's limits and the model's mistakes", () => {
     expect(result.code).toBe(0);
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a\n");
     expect(bodies()[0]!.tools!.map((t) => t.function.name)).toEqual(["read_file", "run_command", "grep", "find_files", "fold", "recall", "ask", "job_output", "job_kill"]);
-    expect(bodies()[1]!.messages.at(-1)!.content).toBe('[#2] Error: unknown tool "search_replace". Available tools: read_file, run_command, grep, find_files, fold, recall, ask');
+    expect(bodies()[1]!.messages.at(-1)!.content).toBe('[#2] Error: unknown tool "search_replace". Available tools: read_file, run_command, grep, find_files, fold, recall, ask, job_output, job_kill');
   });
 
   it("a path outside the project is refused as a tool error", async () => {

@@ -1,15 +1,16 @@
 // Background jobs with real processes, in the sandbox (edit access) and under full access: a server a
 // job starts on the loopback is reached by a later foreground command, job_output gives what is new and
 // then how the job ended, job_kill ends every process the job started (setsid ones too), a ninth job
-// is refused, a subagent starts none, and a long output is bounded and spilled.
+// is refused, a subagent starts none, an escalation the user refuses starts none, and a long output
+// is bounded and spilled.
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { jobKillTool, jobOutputTool } from "../../../src/tools/command/job-tools.js";
 import { BackgroundJobs, withJobs, type JobEvent } from "../../../src/tools/command/jobs.js";
-import { runCommandTool, type RunCommandArgs } from "../../../src/tools/command/run-command.js";
-import type { Access, ToolContext } from "../../../src/tools/types.js";
+import { escalatingRunCommandTool, runCommandTool, type RunCommandArgs } from "../../../src/tools/command/run-command.js";
+import type { Access, CommandApprovals, ToolContext } from "../../../src/tools/types.js";
 import { running } from "../../helpers/processes.js";
 import { toolProject } from "../../helpers/tools.js";
 
@@ -122,6 +123,27 @@ describe("background jobs", () => {
     await expect(run(child, { command: "sleep 3205", background: true })).rejects.toThrow(/a subagent cannot start background commands/);
     await expect(output(child, 1)).rejects.toThrow(/no background jobs here/);
     expect(running("sleep 3205")).toEqual([]);
+  });
+
+  it("a background command is escalated as a foreground one: refused by the user, it does not start", async () => {
+    const { ctx, jobs } = await project("edit");
+    const grant = { network: true, writable: [] };
+    let asked: unknown = null;
+    const approvals: CommandApprovals = {
+      mode: "on-request",
+      allowed: () => null,
+      denied: () => undefined,
+      deniedFor: () => grant,
+      decide: async (request) => {
+        asked = request;
+        return "no";
+      },
+    };
+    const escalating = { ...ctx, policy: { ...ctx.policy, approvals } };
+    await expect(escalatingRunCommandTool.run({ command: "sleep 3206", background: true, escalate: true, justification: "it serves" }, escalating)).rejects.toThrow(/the user refused to give this command the network/);
+    expect(asked).toEqual({ command: "sleep 3206", justification: "it serves", agent: null, grant });
+    expect(jobs.list()).toEqual([]);
+    expect(running("sleep 3206")).toEqual([]);
   });
 
   it("an unknown job is an error that says jobs end with hel", async () => {
