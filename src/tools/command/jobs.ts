@@ -51,8 +51,14 @@ export interface JobStart {
   /** How to show an absolute path of the session to the model. */
   shown(file: string): string;
   onStart: RunControls["onStart"];
-  /** Called once the job ended: what was put back after it, as lines for its last look. */
-  afterEnd(): Promise<string[]>;
+  /**
+   * Puts back what the job changed of the places kept from commands (git's settings and hooks, what
+   * the sandbox keeps read-only), then watches them afresh: at each look and at the end, so that what
+   * a long job changes there is undone as the model looks on. Lines for the model about what it did.
+   */
+  putBack(): string[];
+  /** Called once the job ended: removes what its launch made. */
+  cleanup(): Promise<void>;
 }
 
 interface Job {
@@ -72,6 +78,7 @@ interface Job {
   wake: (() => void)[];
   newWindow(): OutputCapture;
   shown(file: string): string;
+  putBack(): string[];
 }
 
 const bySession = new WeakMap<SessionPort, BackgroundJobs>();
@@ -139,6 +146,7 @@ export class BackgroundJobs {
       window: null as unknown as OutputCapture,
       newWindow: () => new OutputCapture({ ...start.capture, onText: (text) => logStream.write(text) }),
       shown: start.shown,
+      putBack: start.putBack,
     };
     job.window = job.newWindow();
     const sink = {
@@ -163,7 +171,8 @@ export class BackgroundJobs {
     });
     job.done = run.then(
       async ({ ending, wallMs }) => {
-        job.notes = await start.afterEnd();
+        job.notes.push(...start.putBack());
+        await start.cleanup();
         job.ending = ending;
         job.wallMs = wallMs;
         if (this.closing) return;
@@ -174,7 +183,7 @@ export class BackgroundJobs {
       },
       async () => {
         job.ending = { kind: "exit", code: null, signal: null };
-        job.notes = await start.afterEnd();
+        await start.cleanup();
       },
     );
     this.jobs.set(id, job);
@@ -206,7 +215,8 @@ export class BackgroundJobs {
     const output = await window.finish();
     if (job.ending !== null) job.logStream.end();
     const header = job.ending === null ? `job ${id} running · ${seconds(performance.now() - job.started)}` : `job ${id} ${this.headline(job)}`;
-    const lines = [header, ...(job.ending === null ? [] : job.notes)];
+    if (job.ending === null) job.notes.push(...job.putBack());
+    const lines = [header, ...job.notes.splice(0)];
     return withOutput(lines, output, output.spillPath === null ? null : job.shown(output.spillPath));
   }
 

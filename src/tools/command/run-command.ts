@@ -116,6 +116,7 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   const network = ctx.policy.network || grant?.network === true;
   let launch: Launch;
   let putBackKept: (() => string[]) | null = null;
+  let keptPolicy: { kept: string[]; nestedHel: string[] } | null = null;
   if (access === "full" || program === null) {
     const namespace = program?.kind !== "bwrap" ? null : jobs !== null ? jobNamespacePrefix(program.path) : pidNamespacePrefix(program.path);
     if (jobs !== null && namespace === null) throw new ToolError(NO_JOBS_HERE);
@@ -123,10 +124,13 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
     launch = { file: file!, args: rest, env: {}, cleanup: async () => undefined };
   } else {
     const policy = sandboxPolicy(ctx.projectDir, access, { network, granted: grant?.writable ?? [], readOnly: ctx.policy.readOnlyPaths });
-    if (access === "edit") putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept, policy.nestedHel);
+    if (access === "edit") {
+      putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept, policy.nestedHel);
+      keptPolicy = policy;
+    }
     launch = await sandboxedLaunch(program, policy, cwd, argv);
   }
-  const putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
+  let putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
   const capture = new OutputCapture({ secrets: ctx.policy.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.report.onOutput });
   const commandPATH: Record<string, string> = process.env.PATH === undefined ? {} : { PATH: commandPath(process.env.PATH, ctx.projectDir, grant !== null) };
   const spec = { file: launch.file, args: launch.args, cwd, env: commandEnvironment(process.env, { ...launch.env, ...commandPATH }) };
@@ -139,11 +143,13 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
       capture: { secrets: ctx.policy.secrets, openSpill: () => newSpillFile(ctx) },
       shown: (file) => projectRelative(pathScope(ctx), file),
       onStart: (group) => ctx.session.trackCommand(group),
-      afterEnd: async () => {
+      putBack: () => {
         const lines = putBackLines(putBackGit?.() ?? [], putBackKept?.() ?? []);
-        await launch.cleanup();
+        if (putBackGit !== null) putBackGit = guardGit(ctx.projectDir);
+        if (putBackKept !== null && keptPolicy !== null) putBackKept = guardKeptPlaces(ctx.projectDir, keptPolicy.kept, keptPolicy.nestedHel);
         return lines;
       },
+      cleanup: () => launch.cleanup(),
     });
   }
   try {

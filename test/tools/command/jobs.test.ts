@@ -146,6 +146,15 @@ describe("background jobs", () => {
     expect(running("sleep 3206")).toEqual([]);
   });
 
+  it("puts back what a running job did to git's hooks at each look, not only at its end", async () => {
+    const { ctx, dir } = await project("edit");
+    const hook = path.join(dir, "sub", ".git", "hooks", "pre-commit");
+    const started = await run(ctx, { command: `git init -q sub && printf '#!/bin/sh\\n' > sub/.git/hooks/pre-commit && echo made; sleep 3207`, background: true });
+    expect(started).toMatch(/^job 1 running · \d+\.\d s\nGit settings and hooks are the user's, so what the command changed there was put back: .*sub\/\.git\/hooks\/pre-commit/);
+    expect(existsSync(hook)).toBe(false);
+    expect(running("sleep 3207")).not.toEqual([]);
+  });
+
   it("an unknown job is an error that says jobs end with hel", async () => {
     const { ctx } = await project("edit");
     await expect(output(ctx, 4)).rejects.toThrow(/there is no job 4: jobs end with hel/);
