@@ -3,6 +3,7 @@
 // loop did.
 import type { FileEdit } from "../changes/file-edit.js";
 import type { HookEvent } from "../hooks/hook-config.js";
+import type { JobEvent } from "../tools/command/jobs.js";
 import type { ToolDetails } from "../tools/types.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
 import type { ArchiveFile } from "./archive.js";
@@ -95,6 +96,8 @@ export type AgentEvent = AgentRef &
         toolCalls: { name: string; arguments: string }[];
         usage: UsageTotals;
       }
+    /** A background job (run_command with background) started, or ended: by itself, or by job_kill (`killed`). */
+    | JobEvent
     | {
         type: "turn_end";
         answer: string | null;

@@ -32,6 +32,10 @@ export interface ToolTraits {
   hintedPath?: true;
   /** It only reads (the project, or the conversation's archive): a call of it changes no file. */
   readsOnly?: true;
+  /** It works on the session's background jobs, which only the parent has: refused to every child. */
+  jobs?: true;
+  /** Its result changes with time (a job's output): the same call again is never a storm. */
+  polls?: true;
 }
 
 const DECLARED = {
@@ -45,6 +49,8 @@ const DECLARED = {
   ask: { offered: "by default", startsChild: "question", readsOnly: true },
   // It changes no file: it only shows the user the model's steps.
   todo: { offered: "by default", readsOnly: true },
+  job_output: { offered: "by default", jobs: true, polls: true },
+  job_kill: { offered: "by default", jobs: true },
   delegate_task: { offered: "with --delegate", startsChild: "task", concurrent: true },
   review_changes: { offered: "with --delegate", startsChild: "task", readsOnly: true },
 } as const satisfies Record<string, ToolTraits>;

@@ -10,7 +10,7 @@ import { formatChanges } from "./term/kit/changes-view.js";
 import type { ConversationControls } from "../conversation/controls.js";
 import { formatCost } from "./term/cost-view.js";
 import { pickSession } from "./term/session-picker.js";
-import type { Style } from "./term/kit/style.js";
+import { terminalSafe, type Style } from "./term/kit/style.js";
 import { formatSessionList } from "./term/transcript.js";
 import { planModeLine } from "./term/plan-question.js";
 
@@ -178,6 +178,15 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
     name: "cost",
     summary: "tokens and dollars spent so far in this session, per agent, and against --max-cost",
     run: (ctx) => ctx.say(formatCost(ctx.controls.usage(), ctx.controls.maxCost)),
+  },
+  {
+    name: "jobs",
+    summary: "list the background jobs",
+    run: (ctx) => {
+      const jobs = ctx.controls.jobs();
+      if (jobs.length === 0) return ctx.say(["no background jobs in this run"]);
+      ctx.say(jobs.map((j) => `job ${j.job} ${j.running ? "running" : (j.ended ?? "ended")}: ${terminalSafe(j.command)}  ${ctx.style.dim(j.log)}`));
+    },
   },
   {
     name: "compact",

@@ -11,6 +11,7 @@ import type { ActiveSession } from "../session/session.js";
 import type { Turn } from "../session/snapshot-format.js";
 import { checkpointBefore } from "../session/turn-checkpoints.js";
 import type { RunOptions } from "../settings/run-options.js";
+import type { JobSummary } from "../tools/command/jobs.js";
 import type { Effort, Message } from "../wire/messages.js";
 import type { PlanMode } from "../agent/plan-mode.js";
 
@@ -50,10 +51,12 @@ export interface ConversationControls {
   rewindFiles(turn: number): Promise<FileChange[]>;
   /** A fork of the saved session with the turns before `turn`; its id. */
   forkBefore(turn: number): Promise<string>;
+  /** The background jobs of this run, running or ended. */
+  jobs(): JobSummary[];
 }
 
 /** What the controls are made from: the conversation's session and project, and the parts it assembled. */
-export interface ControlsDeps extends Pick<ConversationControls, "changes" | "usage" | "compact" | "listedModels" | "pricedModels" | "plan"> {
+export interface ControlsDeps extends Pick<ConversationControls, "changes" | "usage" | "compact" | "listedModels" | "pricedModels" | "plan" | "jobs"> {
   session: ActiveSession;
   projectDir: string;
   options: Pick<RunOptions, "maxOutputTokens" | "maxCost">;

@@ -29,7 +29,7 @@ import { sessionChanges } from "./session-changes.js";
 import { sessionChildren } from "./session-children.js";
 import { sessionFor } from "./session-start.js";
 import { sessionSpendLimit } from "./session-spend.js";
-import { parentToolContext } from "./tool-context.js";
+import { parentToolContext, sessionJobs } from "./tool-context.js";
 import { parentTools, serverToolsOffer, type ParentTools } from "./tool-list.js";
 
 export interface ConversationSettings {
@@ -59,7 +59,7 @@ export interface Conversation {
   readonly controls: ConversationControls;
   /** The closing lines (closing-lines.ts), after the front end's own; `toRows`: how a terminal fits them to its rows. */
   end(interrupted: boolean, toRows?: FitRows): Promise<void>;
-  /** Releases the session's lease and the model client's connections. */
+  /** Releases the session's lease and the model client's connections, after ending its background jobs. */
   close(): Promise<void>;
 }
 
@@ -94,6 +94,7 @@ export async function openConversation(project: Project, settings: ConversationS
     const spendLimit = sessionSpendLimit(options.maxCost, active, ledger, prices);
     const hooks = conversationHooks(project, io.env, active, bus.emit);
     const plan = { on: options.plan };
+    const jobs = sessionJobs(bus.emit);
     const run: AgentSetup = {
       plan,
       ref: { agent: "parent" },
@@ -102,7 +103,7 @@ export async function openConversation(project: Project, settings: ConversationS
       client,
       tools: parent.tools,
       toolDefinitions: parent.definitions,
-      toolContext: parentToolContext({ project, active, hints, approvals, baseline }),
+      toolContext: parentToolContext({ project, active, hints, approvals, baseline, jobs }),
       request: forProvider(active.request, options.provider),
       maxSteps: options.maxSteps,
       emit: bus.emit,
@@ -147,9 +148,11 @@ export async function openConversation(project: Project, settings: ConversationS
         plan,
         listedModels: modelLister(client),
         pricedModels: Object.keys(prices.models),
+        jobs: () => jobs.list(),
       }),
       end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
       async close() {
+        await jobs.endAll();
         await servers?.close();
         await active.close();
         await client.close();

@@ -26,8 +26,8 @@ const names = (tools: readonly Tool[]) => tools.map((t) => t.name);
 
 describe("the catalogue", () => {
   it("gives --tools its names and its default, and --delegate its two tools", () => {
-    expect(SELECTABLE_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
-    expect(DEFAULT_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
+    expect(SELECTABLE_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo", "job_output", "job_kill"]);
+    expect(DEFAULT_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo", "job_output", "job_kill"]);
     expect(DELEGATE_TOOLS).toEqual(["delegate_task", "review_changes"]);
   });
 
@@ -74,10 +74,11 @@ describe("a child's tools", () => {
   it("keeps the parent's list and its definitions, refusing what the kind of child may not do", async () => {
     expect(names(childTools(tools, CHILD_KIND_ROWS.delegate))).toEqual(names(tools));
     const noChildren = "a subagent cannot delegate";
-    expect(await refusals("delegate")).toEqual({ delegate_task: noChildren, review_changes: noChildren });
-    expect(await refusals("review")).toEqual({ search_replace: "you are the reviewer:", delegate_task: noChildren, review_changes: noChildren });
+    const noJobs = { job_output: "a subagent has no", job_kill: "a subagent has no" };
+    expect(await refusals("delegate")).toEqual({ ...noJobs, delegate_task: noChildren, review_changes: noChildren });
+    expect(await refusals("review")).toEqual({ search_replace: "you are the reviewer:", ...noJobs, delegate_task: noChildren, review_changes: noChildren });
     const noArchive = "you are answering a";
-    expect(await refusals("ask")).toEqual({ fold: noArchive, ask: noArchive, delegate_task: noChildren, review_changes: noChildren });
+    expect(await refusals("ask")).toEqual({ fold: noArchive, ask: noArchive, ...noJobs, delegate_task: noChildren, review_changes: noChildren });
   });
 });
 

@@ -98,7 +98,7 @@ it("asks with one key: y runs it once, a remembers the command for the session, 
   // The model is offered escalation in the interactive prompt, and told what the user decided.
   const first = sim.requests[0]!.body as ChatRequest;
   const runCommand = first.tools!.find((tool) => tool.function.name === "run_command")!;
-  expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir", "escalate", "justification"]);
+  expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir", "background", "escalate", "justification"]);
   const results = sim.requests
     .map((r) => (r.body as ChatRequest).messages.at(-1)!)
     .filter((m) => m.role === "tool")
@@ -145,7 +145,7 @@ it("a one-shot run in a terminal asks when --approval on-request says so, and --
   expect(piped.stderr).toContain("hel: --approval on-request needs a terminal or an editor to ask you in — escalation is off in this run\n");
   const body = sim.requests.at(-1)!.body as ChatRequest;
   const runCommand = body.tools!.find((tool) => tool.function.name === "run_command")!;
-  expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir"]);
+  expect(Object.keys((runCommand.function.parameters as { properties: object }).properties)).toEqual(["command", "timeout_s", "workdir", "background"]);
 });
 
 /**

@@ -7,6 +7,7 @@ import type { ProjectChanges } from "../../changes/unified-diff.js";
 import { findFilesTool, grepTool } from "../../tools/search/tools.js";
 import { readFileTool } from "../../tools/file/read-file.js";
 import { escalatingRunCommandTool, runCommandTool } from "../../tools/command/run-command.js";
+import { jobKillTool, jobOutputTool } from "../../tools/command/job-tools.js";
 import { searchReplaceTool } from "../../tools/file/search-replace.js";
 import type { Access, ApprovalMode, Tool } from "../../tools/types.js";
 import type { Message } from "../../wire/messages.js";
@@ -58,6 +59,8 @@ const MAKERS: readonly Maker[] = [
   (deps) => createRecallTool(deps.archive) as Tool,
   (deps) => createAskTool({ archive: deps.archive, parentMessages: deps.parentMessages, children: deps.children, budgetTokens: deps.askBudgetTokens }) as Tool,
   () => todoTool as Tool,
+  () => jobOutputTool as Tool,
+  () => jobKillTool as Tool,
   (deps, choice) => (choice.delegate ? (createDelegateTool({ mode: choice.delegate, parentMessages: deps.parentMessages, children: deps.children, ...(deps.agents ? { agents: deps.agents } : {}) }) as Tool) : null),
   (deps) => (deps.changes ? (createReviewTool({ parentMessages: deps.parentMessages, children: deps.children, changes: deps.changes }) as Tool) : null),
 ];

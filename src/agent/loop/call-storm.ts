@@ -20,6 +20,7 @@ const STORM_RESULT = "this call was not run:";
 /** When `call` should not run, the stamp of the earlier identical result to name (null if unstamped); null when it may run. */
 export function stormRepeat(view: readonly Message[], call: ToolCall): { stamp: number | null } | null {
   const { name, arguments: args } = call.function;
+  if (traitsOf(name)?.polls) return null;
   let seen = 0;
   let identical = 0;
   let current = true;

@@ -71,6 +71,9 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("todo"), ...ref, items: TodoListSchema }),
   z.object({ type: z.literal("delegation_start"), ...ref, ...child, task: z.string() }),
   z.object({ type: z.literal("delegation_end"), ...ref, ...child, exit_reason: exitReason, answer: z.string().nullable(), usage: UsageTotalsSchema }),
+  /** A background job started, or ended (`killed`: by job_kill); a job hel's end ends has no job_end. */
+  z.object({ type: z.literal("job_start"), ...ref, job: count, command: z.string() }),
+  z.object({ type: z.literal("job_end"), ...ref, job: count, command: z.string(), exit_code: z.number().int().nullable(), signal: z.string().nullable(), killed: z.boolean() }),
   z.object({
     type: z.literal("turn_end"),
     ...ref,
@@ -131,6 +134,10 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
       return { type: "repair", ...ref, step: event.step, kind: event.kind, detail: event.detail };
     case "tool_start":
       return { type: "tool_start", ...ref, call_id: event.callId, name: event.name, arguments: event.arguments };
+    case "job_start":
+      return { type: "job_start", ...ref, job: event.job, command: event.command };
+    case "job_end":
+      return { type: "job_end", ...ref, job: event.job, command: event.command, exit_code: event.exitCode, signal: event.signal, killed: event.killed };
     case "tool_output":
       return { type: "tool_output", ...ref, call_id: event.callId, name: event.name, text: event.text, skipped_bytes: event.skippedBytes };
     case "tool_end":

@@ -287,6 +287,13 @@ export function createRenderer(options: RendererOptions): Renderer {
       working.delete(event.number);
       printErr(...wrapped(`⇠ delegation #${event.number} ${event.exitReason}: ${formatUsage(event.usage)}`));
     },
+    job_start: (event) => {
+      printErr(`⧖ job ${event.job} started: ${firstLine(terminalSafe(event.command))}`);
+    },
+    job_end: (event) => {
+      const how = event.killed ? "killed" : event.exitCode !== null ? `exit code ${event.exitCode}` : `killed by ${event.signal ?? "a signal"}`;
+      printErr(`⧖ job ${event.job} ended (${how}): ${firstLine(terminalSafe(event.command))}`);
+    },
     turn_end: parentOnly((event) => {
       stopTicker();
       if (event.error) stderr.write(`hel: ${errorText(event.error)}\n`);

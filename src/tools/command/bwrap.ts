@@ -7,7 +7,8 @@
 // the other global files in it are bound read-only over it; the command runs in its own user
 // namespace (no capability, not even in the bounding set, and none to be had back by making another
 // namespace where bubblewrap can forbid it), UTS (hostname), IPC, PID and, without network, network
-// namespaces, and dies with hel.
+// namespaces, and dies with hel. A command that joins the session's shared network namespace
+// (shared-network.ts) makes none of its own.
 import type { SandboxPolicy } from "./sandbox-policy.js";
 
 /** What the bubblewrap at hand supports beyond the options every version has. */
@@ -17,7 +18,7 @@ export interface BwrapFeatures {
 
 const KERNEL_FILES = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
 
-export function bwrapArgs(policy: SandboxPolicy, cwd: string, argv: readonly string[], features: BwrapFeatures): string[] {
+export function bwrapArgs(policy: SandboxPolicy, cwd: string, argv: readonly string[], features: BwrapFeatures, sharedNetwork = false): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const p of KERNEL_FILES) args.push("--ro-bind-try", p, p);
   args.push("--tmpfs", "/tmp");
@@ -34,7 +35,7 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, argv: readonly str
       else args.push("--ro-bind", p.path, p.path);
     }
   }
-  if (!policy.network) args.push("--unshare-net");
+  if (!policy.network && !sharedNetwork) args.push("--unshare-net");
   args.push("--unshare-user", ...(features.disableUserns ? ["--disable-userns"] : []), "--unshare-uts", "--unshare-ipc", "--unshare-pid");
   args.push("--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "--", ...argv);
   return args;

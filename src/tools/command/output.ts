@@ -43,6 +43,8 @@ export interface CaptureOptions {
    * longer than PROGRESS_BYTES, its last lines, after `skippedBytes` left out.
    */
   onProgress?(text: string, skippedBytes: number): void;
+  /** Every piece of the cleaned, redacted output, as it comes: a background job's log. */
+  onText?(text: string): void;
 }
 
 export interface CapturedOutput {
@@ -216,6 +218,7 @@ export class OutputCapture {
 
   private accept(text: string): void {
     if (text === "") return;
+    this.options.onText?.(text);
     const bytes = Buffer.byteLength(text);
     this.unreported += bytes;
     if (this.options.onProgress && this.progressTimer === undefined) this.progressTimer = setTimeout(() => this.reportProgress(), PROGRESS_MS).unref();

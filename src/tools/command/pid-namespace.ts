@@ -10,9 +10,11 @@
 // other than root gets a user namespace that maps them to themselves, where setuid programs such as
 // sudo do not work. Whether this works here (inside a container it may not) is tried, once when it
 // does, again after a while when it did not (a busy machine may refuse a namespace for a moment); where
-// it does not, the command runs in its process group only.
+// it does not, the command runs in its process group only. A background job must not outlive hel: its
+// bubblewrap is hel's own child, without the shell, and so dies with it.
 import { spawnSync } from "node:child_process";
 
+const SHELL_BETWEEN = 4;
 const RETRY_MS = 60_000;
 const tried = new Map<string, { prefix: string[] | null; at: number }>();
 
@@ -27,4 +29,9 @@ export function pidNamespacePrefix(bwrap: string): string[] | null {
   const prefix = probe.status === 0 ? candidate : null;
   tried.set(bwrap, { prefix, at: Date.now() });
   return prefix;
+}
+
+/** pidNamespacePrefix without the shell between hel and bubblewrap: what runs in it dies with hel. */
+export function jobNamespacePrefix(bwrap: string): string[] | null {
+  return pidNamespacePrefix(bwrap)?.slice(SHELL_BETWEEN) ?? null;
 }

@@ -55,18 +55,28 @@ export function formatCommandResult(outcome: CommandOutcome): string {
   if (outcome.escalation) lines.push(escalationHint(outcome.escalation));
   if (ending.kind === "timeout") lines.push(`If it needs longer and is not waiting for input, run it again with a larger timeout_s (at most 600).`);
   if (ending.kind === "interrupted") lines.push("The user stopped it (Ctrl-C). Ask before running it again.");
-  if (outcome.gitPutBack.length > 0) {
-    lines.push(`Git settings and hooks are the user's, so what the command changed there was put back: ${outcome.gitPutBack.join("; ")}.`);
-  }
-  if ((outcome.keptPutBack ?? []).length > 0) lines.push(`Some places are read-only to commands, so what the command made there was undone: ${outcome.keptPutBack!.join("; ")}.`);
+  lines.push(...putBackLines(outcome.gitPutBack, outcome.keptPutBack ?? []));
+  return withOutput(lines, output, outcome.spillPath);
+}
+
+/** What was put back after a command, for the model. */
+export function putBackLines(gitPutBack: readonly string[], keptPutBack: readonly string[]): string[] {
+  const lines: string[] = [];
+  if (gitPutBack.length > 0) lines.push(`Git settings and hooks are the user's, so what the command changed there was put back: ${gitPutBack.join("; ")}.`);
+  if (keptPutBack.length > 0) lines.push(`Some places are read-only to commands, so what the command made there was undone: ${keptPutBack.join("; ")}.`);
+  return lines;
+}
+
+/** `lines`, then the output: whole, or its head, failing lines and tail, with where the whole is. */
+export function withOutput(lines: readonly string[], output: CapturedOutput, spillPath: string | null): string {
   if (output.bytes === 0) return [...lines, "(no output)"].join("\n");
   if (output.omitted === null) return [...lines, trimFinalNewline(output.head)].join("\n");
 
   const { omitted } = output;
   const gap = `${count(omitted.lines, "line")} (${formatSize(omitted.bytes)})`;
   const where =
-    outcome.spillPath !== null
-      ? `the whole output (${groupDigits(output.lines)} lines, ${formatSize(output.bytes)}) is in ${outcome.spillPath}; read the left-out part with ${readOnCall(outcome.spillPath, omitted.firstLine)}`
+    spillPath !== null
+      ? `the whole output (${groupDigits(output.lines)} lines, ${formatSize(output.bytes)}) is in ${spillPath}; read the left-out part with ${readOnCall(spillPath, omitted.firstLine)}`
       : `the whole output could not be saved (${output.spillError ?? "unknown error"})`;
   if (omitted.failingLines === 0) return [...lines, `${output.head}[… ${gap} left out; ${where} …]`, trimFinalNewline(omitted.tail)].join("\n");
   // What failed is what the model needs of a long log: those lines of the middle, then the tail.

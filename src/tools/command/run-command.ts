@@ -11,7 +11,10 @@
 // the project), and still in the sandbox, with everything else it keeps (sandbox-grant.ts); a command
 // given a grant runs with a PATH that reaches no program in the project. The environment rules hold
 // either way. A sandboxed command that failed for want of network or of a write outside the project
-// says, under on-request, that it may be escalated, and what that would give.
+// says, under on-request, that it may be escalated, and what that would give. With `background` the
+// command becomes one of the session's jobs (jobs.ts), in the same sandbox and after the same
+// approvals, and the call returns after its first second; jobs need bubblewrap, which makes them a PID
+// namespace that dies with hel, and the parent's conversation: a child's run ends before its jobs would.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "../../zod.js";
@@ -20,14 +23,16 @@ import { commandPath, shellFor } from "./find-program.js";
 import { guardGit } from "./git-guard.js";
 import { guardKeptPlaces } from "./kept-guard.js";
 import { OutputCapture, type CapturedOutput } from "./output.js";
-import { commandDetails, formatCommandResult, type CommandOutside } from "./result.js";
+import { commandDetails, formatCommandResult, putBackLines, type CommandOutside } from "./result.js";
 import { sandboxDenial } from "./sandbox-denial.js";
-import { pidNamespacePrefix } from "./pid-namespace.js";
+import { jobNamespacePrefix, pidNamespacePrefix } from "./pid-namespace.js";
+import { jobsOf, type BackgroundJobs } from "./jobs.js";
 import { runProcess } from "./run-process.js";
 import { findSandboxProgram, installAdvice, sandboxedLaunch, type Launch, type SandboxProgram } from "./sandbox.js";
 import { describeGrant, grantFor, joinGrants, NETWORK_GRANT } from "./sandbox-grant.js";
 import { sandboxPolicy } from "./sandbox-policy.js";
 import { shellArgv } from "./shell-line.js";
+import { startSharedNetwork } from "./shared-network.js";
 import { pathScope, projectRelative, resolveToolPath } from "../paths.js";
 import { newSpillFile } from "../spill.js";
 import { ToolError, type SandboxGrant, type Tool, type ToolContext } from "../types.js";
@@ -42,6 +47,7 @@ const ARGS = {
   command: z.string(),
   timeout_s: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}.`),
   workdir: z.string().optional().describe("Relative to the project."),
+  background: z.boolean().optional().describe("Run on as a job: see job_output."),
 };
 const ESCALATION_ARGS = {
   escalate: z.boolean().optional().describe("Only after the sandbox stopped this command (no network, or a write outside the project): true asks the user to give it what was denied."),
@@ -95,9 +101,11 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   const cwd = args.workdir === undefined ? ctx.projectDir : await workdir(ctx, args.workdir);
   const timeoutS = args.timeout_s ?? DEFAULT_TIMEOUT_S;
   const { access, approvals } = ctx.policy;
+  const program = access === "full" ? findSandboxProgram(ctx.projectDir) : sandboxProgram(ctx.projectDir, access);
+  const jobs = args.background === true ? jobsFor(ctx, program) : null;
   const widened = access === "full" ? null : await widening(args, ctx, cwd);
   const grant = widened?.grant ?? null;
-  const program = access === "full" ? findSandboxProgram(ctx.projectDir) : sandboxProgram(ctx.projectDir, access);
+  if (jobs !== null && program !== null && !ctx.policy.network) await startSharedNetwork(program.path, ctx.projectDir);
   // The session must exist and be leased before the command starts: the command is recorded in it,
   // and its .hel/ directory must exist to be protected.
   await ctx.session.claim();
@@ -108,25 +116,46 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   const network = ctx.policy.network || grant?.network === true;
   let launch: Launch;
   let putBackKept: (() => string[]) | null = null;
+  let keptPolicy: { kept: string[]; nestedHel: string[] } | null = null;
   if (access === "full" || program === null) {
-    const namespace = program?.kind === "bwrap" ? pidNamespacePrefix(program.path) : null;
+    const namespace = program?.kind !== "bwrap" ? null : jobs !== null ? jobNamespacePrefix(program.path) : pidNamespacePrefix(program.path);
+    if (jobs !== null && namespace === null) throw new ToolError(NO_JOBS_HERE);
     const [file, ...rest] = [...(namespace ?? []), ...argv];
     launch = { file: file!, args: rest, env: {}, cleanup: async () => undefined };
   } else {
     const policy = sandboxPolicy(ctx.projectDir, access, { network, granted: grant?.writable ?? [], readOnly: ctx.policy.readOnlyPaths });
-    if (access === "edit") putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept, policy.nestedHel);
+    if (access === "edit") {
+      putBackKept = guardKeptPlaces(ctx.projectDir, policy.kept, policy.nestedHel);
+      keptPolicy = policy;
+    }
     launch = await sandboxedLaunch(program, policy, cwd, argv);
   }
-  const putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
+  let putBackGit = access === "edit" ? guardGit(ctx.projectDir) : null;
   const capture = new OutputCapture({ secrets: ctx.policy.secrets, openSpill: () => newSpillFile(ctx), onProgress: ctx.report.onOutput });
   const commandPATH: Record<string, string> = process.env.PATH === undefined ? {} : { PATH: commandPath(process.env.PATH, ctx.projectDir, grant !== null) };
+  const spec = { file: launch.file, args: launch.args, cwd, env: commandEnvironment(process.env, { ...launch.env, ...commandPATH }) };
+  if (jobs !== null) {
+    return jobs.start({
+      command: args.command,
+      spec,
+      log: await newSpillFile(ctx),
+      sessionDir: ctx.session.dir,
+      capture: { secrets: ctx.policy.secrets, openSpill: () => newSpillFile(ctx) },
+      shown: (file) => projectRelative(pathScope(ctx), file),
+      onStart: (group) => ctx.session.trackCommand(group),
+      putBack: () => {
+        const lines = putBackLines(putBackGit?.() ?? [], putBackKept?.() ?? []);
+        if (putBackGit !== null) putBackGit = guardGit(ctx.projectDir);
+        if (putBackKept !== null && keptPolicy !== null) putBackKept = guardKeptPlaces(ctx.projectDir, keptPolicy.kept, keptPolicy.nestedHel);
+        return lines;
+      },
+      cleanup: () => launch.cleanup(),
+    });
+  }
   try {
     let run;
     try {
-      run = await runProcess(
-        { file: launch.file, args: launch.args, cwd, env: commandEnvironment(process.env, { ...launch.env, ...commandPATH }) },
-        { timeoutMs: timeoutS * 1000, signal: ctx.signal, output: capture, onStart: (group) => ctx.session.trackCommand(group) },
-      );
+      run = await runProcess(spec, { timeoutMs: timeoutS * 1000, signal: ctx.signal, output: capture, onStart: (group) => ctx.session.trackCommand(group) });
     } catch (e) {
       throw new ToolError(`the command could not be started: ${(e as Error).message}`);
     }
@@ -155,6 +184,17 @@ async function runCommand(args: RunCommandArgs, ctx: ToolContext): Promise<strin
   } finally {
     await launch.cleanup();
   }
+}
+
+const NO_JOBS_HERE = "background commands need bubblewrap (Linux), which ends them with hel, and it cannot run here: run the command in the foreground, with a timeout_s";
+
+/** The session's jobs, with room for one more; throws the refusal where a job cannot start. */
+function jobsFor(ctx: ToolContext, program: SandboxProgram | null): BackgroundJobs {
+  if (ctx.caller.label !== null) throw new ToolError("a subagent cannot start background commands (its jobs would outlive its run): run the command in the foreground, with a timeout_s");
+  const jobs = jobsOf(ctx.session);
+  if (jobs === undefined || program?.kind !== "bwrap") throw new ToolError(NO_JOBS_HERE);
+  jobs.checkRoom();
+  return jobs;
 }
 
 /**

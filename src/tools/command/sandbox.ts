@@ -10,6 +10,7 @@ import { bwrapArgs, type BwrapFeatures } from "./bwrap.js";
 import { findSystemProgram, isExecutable } from "./find-program.js";
 import type { SandboxPolicy } from "./sandbox-policy.js";
 import { seatbeltProfile } from "./seatbelt.js";
+import { sharedNetworkPrefix } from "./shared-network.js";
 
 export interface SandboxProgram {
   kind: "bwrap" | "sandbox-exec";
@@ -56,8 +57,12 @@ export interface Launch {
 /** The process that runs `argv` in `cwd` under `policy`. */
 export async function sandboxedLaunch(program: SandboxProgram, policy: SandboxPolicy, cwd: string, argv: readonly string[]): Promise<Launch> {
   if (program.kind === "bwrap") {
+    // Without the network, a command joins the loopback the session's background jobs share, once there is one.
+    const shared = policy.network ? null : sharedNetworkPrefix();
+    const args = bwrapArgs(policy, cwd, argv, bwrapFeatures(program.path), shared !== null);
+    const [file, ...rest] = shared === null ? [program.path, ...args] : [...shared, program.path, ...args];
     // The private /tmp is the place to write temporary files, wherever hel's own TMPDIR points.
-    return { file: program.path, args: bwrapArgs(policy, cwd, argv, bwrapFeatures(program.path)), env: { TMPDIR: "/tmp" }, cleanup: async () => undefined };
+    return { file: file!, args: rest, env: { TMPDIR: "/tmp" }, cleanup: async () => undefined };
   }
   // Seatbelt cannot give the command a /tmp of its own: it gets a fresh directory as TMPDIR instead.
   const tmp = await realpath(await mkdtemp(path.join(tmpdir(), "hel-command-")));
