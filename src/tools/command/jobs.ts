@@ -17,7 +17,7 @@ import { commandDetails, commandHeadline, withOutput } from "./result.js";
 import { runProcess, type Ending, type ProcessSpec, type RunControls } from "./run-process.js";
 import { ToolError, type SessionPort } from "../types.js";
 
-export const MAX_JOBS = 8;
+const MAX_JOBS = 8;
 export const MAX_WAIT_S = 30;
 /** What a job printed in this long is in run_command's answer. */
 const FIRST_LOOK_MS = 1000;
