@@ -25,6 +25,7 @@ import { readOnlyProgramPaths } from "./trust-programs.js";
 import type { RunOptions } from "./options.js";
 import { findProjectRoot, refusedRoot } from "../conversation/project-root.js";
 import { apiConnections } from "../model/early-connection.js";
+import { recoverMerges } from "../worktrees/journal.js";
 import type { Io, Project } from "../conversation/project.js";
 
 /** `connectEarly`: the first request follows the opening at once (an instruction given, stdin's lines), so the API's connection is opened during it. */
@@ -53,6 +54,9 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   connections?.open();
   const unwritable = await helDirProblem(dir);
   if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
+  // A merge of a worktree that a killed hel left half done is finished or rolled back before anything reads the files.
+  const recovered = await recoverMerges(dir, io.env).catch((e: Error) => `could not settle an interrupted worktree merge: ${e.message}`);
+  if (recovered) warn(recovered);
   // The project's own text (rules, skills, agents, commands) needs no trust: each is listed or sent as it is, the key masked.
   const resources = await loadResources({
     projectDir: dir,

@@ -43,7 +43,7 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
     await place.project(["worktree", "add", "--quiet", "--no-checkout", "-b", options.branch, dir, base], options.signal ? { signal: options.signal } : {});
     const pointer = (await readFile(join(dir, ".git"), "utf8")).trim();
     admin = pointer.startsWith("gitdir: ") ? pointer.slice("gitdir: ".length) : null;
-    if (!admin || !admin.startsWith(join(place.commonDir, "worktrees"))) throw new WorktreeError(`git made .hel/worktrees/${options.name} with an unexpected git folder (${pointer})`, "git");
+    if (!admin?.startsWith(join(place.commonDir, "worktrees"))) throw new WorktreeError(`git made .hel/worktrees/${options.name} with an unexpected git folder (${pointer})`, "git");
     // The checkout runs in hel's store: no filter of the project runs on the files written.
     await place.own(["read-tree", "-u", "--reset", base], { workTree: dir, index: join(admin, "index"), ...(options.signal ? { signal: options.signal } : {}) });
     await saveRecord(place, {
@@ -177,16 +177,21 @@ function keptBecause(record: WorktreeRecord, intact: boolean, locked: boolean, f
   return files.length > 0 ? "unmerged changes" : "no changes";
 }
 
-/** Removes the worktrees of a session; refuses unmerged ones unless `force` (none is removed then). */
-export async function removeSessionWorktrees(projectDir: string, session: string, options: { force?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
-  const place = await openPlace(projectDir, options.env);
-  const records = (await allRecords(place)).filter((r) => r.session === session);
-  if (!options.force) {
-    for (const record of records) {
-      const files = record.merged ? [] : await pendingFiles(place, record).catch(() => []);
-      if (files.length > 0) throw new WorktreeError(`worktree "${record.name}" of this session has changes not merged: \`hel worktrees merge ${record.name}\`, or remove with --force`, "unmerged");
-    }
+/** The worktrees of these sessions that hold changes not merged into the project. */
+export async function unmergedOfSessions(projectDir: string, sessions: readonly string[], env?: NodeJS.ProcessEnv): Promise<string[]> {
+  const place = await openPlace(projectDir, env);
+  const unmerged: string[] = [];
+  for (const record of (await allRecords(place)).filter((r) => r.session !== undefined && sessions.includes(r.session))) {
+    const files = record.merged ? [] : await pendingFiles(place, record).catch(() => []);
+    if (files.length > 0) unmerged.push(record.name);
   }
+  return unmerged;
+}
+
+/** Removes the worktrees of a session, merged or not (`unmergedOfSessions` asks first); their names. */
+export async function removeSessionWorktrees(projectDir: string, session: string, env?: NodeJS.ProcessEnv): Promise<string[]> {
+  const place = await openPlace(projectDir, env);
+  const records = (await allRecords(place)).filter((r) => r.session === session);
   for (const record of records) await removeRecorded(place, record, true);
   return records.map((r) => r.name);
 }
