@@ -35,6 +35,8 @@ export const Journal = z.object({
   conflicts: z.array(z.string()),
   /** Every change of the worktree is in the project once written (no conflict kept the project's side). */
   complete: z.boolean(),
+  /** The worktree's commit merged: a worktree that stays counts its changes from there on. */
+  tip: z.string().regex(/^[0-9a-f]{40,64}$/),
 });
 export type Journal = z.infer<typeof Journal>;
 
@@ -86,7 +88,8 @@ async function settle(place: Place, journal: Journal, merged: boolean): Promise<
   const record = await readRecord(place, journal.name);
   if (record) {
     if (merged && journal.removeAfter) await removeRecorded(place, record, true);
-    else await saveRecord(place, { ...record, merged: merged && journal.complete, conflicts: journal.conflicts });
+    else if (merged && journal.complete) await saveRecord(place, { ...record, base: journal.tip, merged: true, conflicts: journal.conflicts });
+    else await saveRecord(place, { ...record, merged: false, conflicts: journal.conflicts });
   }
   await rm(journalPath(place), { force: true });
 }

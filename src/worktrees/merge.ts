@@ -64,7 +64,7 @@ async function mergeNow(place: Place, name: string, { markers = false, beforeWri
     moved = entries.filter((_, i) => !onDisk[i]).map((e) => e.path);
     if (moved.length > 0) continue;
     const complete = conflicts.every((c) => c.kind === "text");
-    await applyJournaled(place, { version: 1, name, entries, removeAfter: !inUse && conflicts.length === 0, conflicts: conflicts.map((c) => c.path), complete });
+    await applyJournaled(place, { version: 1, name, entries, removeAfter: !inUse && conflicts.length === 0, conflicts: conflicts.map((c) => c.path), complete, tip: theirs });
     return { status: conflicts.length > 0 ? "conflict" : "applied", files, conflicts };
   }
   await saveRecord(place, { ...record, conflicts: moved });
