@@ -45,5 +45,7 @@ async function resumedWorktree(root: string, flags: Pick<RunOptions, "resume" | 
   if (!id) return null;
   const saved = await loadSnapshotFile(root, id, { unsigned: true }).catch(() => null);
   const inside = join(root, ".hel", "worktrees") + sep;
-  return saved?.snapshot.cwd.startsWith(inside) ? (saved.snapshot.cwd.slice(inside.length).split(sep)[0] ?? null) : null;
+  const name = saved?.snapshot.cwd.startsWith(inside) ? saved.snapshot.cwd.slice(inside.length).split(sep)[0] : undefined;
+  // Only a worktree hel made and still keeps: a session whose worktree is gone goes on in the project.
+  return name && (await openWorktree(root, name, env).catch(() => null)) ? name : null;
 }
