@@ -150,7 +150,7 @@ export async function openConversation(project: Project, settings: ConversationS
         pricedModels: Object.keys(prices.models),
         jobs: () => jobs.list(),
       }),
-      end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
+      end: (interrupted, toRows) => closingLines(active, project.sessionsDir ?? dir, interrupted, io, toRows),
       async close() {
         await jobs.endAll();
         await servers?.close();

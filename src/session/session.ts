@@ -36,7 +36,10 @@ import { SessionError } from "./errors.js";
 import { removeLeftovers } from "./leftovers.js";
 
 export interface StartOptions {
+  /** The project whose `.hel/sessions` keeps the session. */
   projectDir: string;
+  /** The folder the session's files are in, when not the project's: its worktree (`hel -w`). */
+  workDir?: string;
   resume: string | null;
   continueLatest: boolean;
   /**
@@ -211,7 +214,7 @@ class Session implements ActiveSession {
     this.turns = [...(stored?.turns ?? [])];
     this.todo = stored?.todo ?? [];
     this.checkpointing = new Checkpointing(
-      { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024, secrets: options.checkpointSecrets ?? [] },
+      { projectDir: options.workDir ?? options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024, secrets: options.checkpointSecrets ?? [] },
       stored?.checkpoints ?? [],
     );
     lease?.onLost(() => this.warnLost());
@@ -356,7 +359,7 @@ class Session implements ActiveSession {
     return {
       schema_version: SCHEMA_VERSION,
       session_id: this.id,
-      cwd: this.options.projectDir,
+      cwd: this.options.workDir ?? this.options.projectDir,
       created_at: this.createdAt,
       updated_at: new Date().toISOString(),
       request_config: this.requestConfig,
