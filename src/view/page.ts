@@ -175,8 +175,9 @@ function outputHtml(text: string): string {
 
 function diffHtml(edit: FileEdit): string {
   const lineHtml = (line: string) => `<span class="${line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx"}">${h(line)}</span>`;
-  const hunks = edit.hunks.map((hunk) => `<span class="hunk">@@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@</span>\n${hunk.lines.map(lineHtml).join("\n")}`);
-  return `<div class="diff"><div class="diff-head">${h(edit.path)}${edit.created ? " (new file)" : ""} <span class="add">+${edit.added}</span> <span class="del">−${edit.removed}</span></div><pre>${hunks.join("\n")}</pre></div>`;
+  // Each line is a block of its own (so its colour spans the width): no line breaks between them.
+  const hunks = edit.hunks.map((hunk) => `<span class="hunk">@@ -${hunk.old_start},${hunk.old_lines} +${hunk.new_start},${hunk.new_lines} @@</span>${hunk.lines.map(lineHtml).join("")}`);
+  return `<div class="diff"><div class="diff-head">${h(edit.path)}${edit.created ? " (new file)" : ""} <span class="add">+${edit.added}</span> <span class="del">−${edit.removed}</span></div><pre>${hunks.join("")}</pre></div>`;
 }
 
 function childHtml(child: ExportedChild, children: Children, nested: Set<number>): string {
@@ -224,7 +225,7 @@ table { border-collapse: collapse; margin: .75rem 0; font-variant-numeric: tabul
 .answer { margin: .75rem 0; } .md > :first-child { margin-top: 0; } .md > :last-child { margin-bottom: 0; }
 .call { margin: .6rem 0; padding: .5rem .75rem; border: 1px solid var(--line); border-radius: 6px; }
 .call-head .tool { font-weight: 600; }
-.diff pre span { display: block; } .diff .add { color: var(--add); background: var(--add-bg); } .diff .del { color: var(--del); background: var(--del-bg); } .diff .hunk { color: var(--muted); } .diff-head .add, .diff-head .del { background: none; }
+.diff pre span { display: block; min-height: 1lh; } .diff .add { color: var(--add); background: var(--add-bg); } .diff .del { color: var(--del); background: var(--del-bg); } .diff .hunk { color: var(--muted); } .diff-head .add, .diff-head .del { background: none; }
 .child { margin: .6rem 0 .2rem; padding: .4rem .75rem; border-left: 3px solid var(--accent); background: color-mix(in srgb, var(--card) 60%, transparent); border-radius: 0 6px 6px 0; }
 .child > summary { font-weight: 600; color: var(--fg); }
 .note { margin: .6rem 0; } .fold { padding: .3rem .9rem; border: 1px dashed var(--line); border-radius: 6px; margin: .75rem 0; }

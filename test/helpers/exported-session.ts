@@ -19,6 +19,7 @@ export const HOSTILE = [
   "",
   "<script>window.__pwned = 1</script>",
   '<img src="https://example.invalid/x.png" onerror="window.__pwned = 2">',
+  "",
   "![tracker](https://example.invalid/t.gif) and [a link](javascript:window.__pwned=3) and [the docs](https://example.invalid/docs)",
 ].join("\n");
 
