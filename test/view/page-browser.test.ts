@@ -39,7 +39,7 @@ it("loads with no console error and no request beyond its own file, and runs not
   expect(await page.locator("img").count()).toBe(0);
   expect(await page.locator("a[href]").evaluateAll((links) => links.map((a) => (a as unknown as { protocol: string }).protocol).filter((p) => p !== "https:" && p !== "file:"))).toEqual([]);
   // The model's raw HTML is on the page as text.
-  expect(await page.locator("main").innerText()).toContain("<script>window.__pwned = 1</script>");
+  expect(await page.locator("main").textContent()).toContain("<script>window.__pwned = 1</script>");
 });
 
 it("draws the chart of every request: cached and uncached prompt tokens and output tokens", async () => {
@@ -65,11 +65,11 @@ it("nests the child's transcript under the call that started it, and shows the e
   const child = page.locator("#child-1");
   expect(await child.evaluate((el) => el.closest(".call")?.querySelector(".tool")?.textContent)).toBe("delegate_task");
   expect(await child.locator(".call .tool").allInnerTexts()).toEqual(["read_file"]);
-  expect(await child.locator(".answer").last().innerText()).toContain("notes.md asks to ship it on Friday.");
+  expect(await child.locator(".answer").last().textContent()).toContain("notes.md asks to ship it on Friday.");
   const diff = page.locator(".call .diff");
   expect(await diff.locator("pre .del").allInnerTexts()).toEqual(["-hello there"]);
   expect(await diff.locator("pre .add").allInnerTexts()).toEqual(["+hello world"]);
-  expect(await page.locator("#archive .fold .fold-note").innerText()).toContain("a.txt says hello there");
+  expect(await page.locator("#archive .fold .fold-note").textContent()).toContain("a.txt says hello there");
   expect(await page.locator("#turns li").count()).toBe(1);
 
   await mkdir(ARTIFACTS, { recursive: true });
