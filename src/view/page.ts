@@ -26,12 +26,14 @@ const dollars = (usd: number | null): string => (usd === null ? "unknown" : form
 const digits = (n: number): string => n.toLocaleString("en-US");
 
 export function renderSessionPage(doc: SessionDocument, assets: PageAssets): string {
+  // Inside <script>, "</script" would end the element wherever it stood (in a string, say).
+  const script = assets.script.replace(/<\/(script)/gi, "<\\/$1");
   const style = `${assets.style}\n${PAGE_STYLE}`;
   // A data block is not run: the script reads the chart's figures from it. "<" is escaped so no text
   // in it can close the element.
   const agents = doc.spend.by_agent.map((a) => ({ label: a.label, cost_usd: a.cost_usd }));
   const data = JSON.stringify({ requests: doc.requests, agents }).replace(/</g, "\\u003c");
-  const csp = `default-src 'none'; script-src ${sha256(assets.script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
+  const csp = `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
   const childByNumber = new Map(doc.children.map((c) => [c.number, c]));
   const nested = new Set<number>();
   const body = entriesHtml(doc.entries, childByNumber, nested);
@@ -56,7 +58,7 @@ ${loose.length > 0 ? `<h2>Other subagents</h2>\n${loose.map((c) => childHtml(c, 
 </main>
 ${archiveHtml(doc.archive, childByNumber, nested)}
 <script type="application/json" id="hel-data">${data}</script>
-<script>${assets.script}</script>
+<script>${script}</script>
 </body>
 </html>
 `;
