@@ -75,8 +75,8 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
   const kept = keepTurns(snapshot, n);
   const forkId = newSessionId();
   const now = new Date().toISOString();
-  // The fork starts with no subagent transcripts of its own.
-  const { child_transcripts: _, ...withoutTranscripts } = kept;
+  // The fork starts with no subagent transcripts of its own, and no requests: the original's were the original's spending.
+  const { child_transcripts: _, requests: _requests, ...withoutTranscripts } = kept;
   const fork: Snapshot = {
     ...withoutTranscripts,
     session_id: forkId,

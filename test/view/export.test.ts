@@ -16,6 +16,7 @@ import { buildDocument } from "../../src/view/build-document.js";
 import { renderSessionPage } from "../../src/view/page.js";
 import { loadChildren } from "../../src/session/child-files.js";
 import { loadSnapshotFile } from "../../src/session/snapshot-file.js";
+import { forkSession } from "../../src/session/fork.js";
 import { runHelInProcess } from "../helpers/conversation.js";
 import { CHILD_TASK, exportScript, makeExportedSession, type MadeSession } from "../helpers/exported-session.js";
 import { KEY } from "../helpers/sim.js";
@@ -99,6 +100,13 @@ describe("a session saved before hel kept each request", () => {
     expect(page).not.toContain('id="request-chart"');
     expect(page).toContain("saved before hel kept each request's tokens");
   });
+});
+
+it("a fork starts with no requests of its own: the original's stay the original's", async () => {
+  const fork = await forkSession(made.dir, made.id);
+  const { snapshot } = await loadSnapshotFile(made.dir, fork.id);
+  expect(snapshot.requests).toBeUndefined();
+  expect((await loadSnapshotFile(made.dir, made.id)).snapshot.requests).toHaveLength(7);
 });
 
 describe("hel sessions export --format md", () => {
