@@ -1,5 +1,5 @@
 // The formats other people's tools read — `--json-events` lines, `--record` files, snapshots, child
-// transcripts, archives, what a hook reads on stdin, `hel config --json`, `hel sessions export --format json` — and the command line's flags are a contract:
+// transcripts, archives, what a hook reads on stdin, `hel config --json` — and the command line's flags are a contract:
 // fields are added, never removed or renamed. Each format's JSON schema (from its one zod definition)
 // is flattened to the list of its field paths with their types, kept in test/contracts/<name>.txt; a
 // path that disappears fails here.
