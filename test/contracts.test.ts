@@ -20,6 +20,7 @@ import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../sr
 import { SnapshotSchema } from "../src/session/snapshot-format.js";
 import { SettingReportSchema } from "../src/settings/report.js";
 import { ExitNow, parseArgs } from "../src/cli/options.js";
+import { SessionDocumentSchema } from "../src/view/document.js";
 
 const DIR = join(import.meta.dirname, "contracts");
 const RECORD = process.env.HEL_RECORD_CONTRACTS === "1";
@@ -116,6 +117,7 @@ const CONTRACTS: Record<string, () => string[]> = {
   hooks: () => Object.entries(HOOK_PAYLOAD_SCHEMAS).flatMap(([event, schema]) => schemaPaths(schema, event)),
   flags: flagPaths,
   config: () => schemaPaths(SettingReportSchema),
+  "session-export": () => schemaPaths(SessionDocumentSchema),
 };
 
 describe("the contracts other tools read", () => {

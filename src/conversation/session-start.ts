@@ -18,6 +18,7 @@ export function sessionFor({ dir, sessionsDir, options, apiKey, systemPrompt, wa
     requestConfig: requestConfigFor(options),
     warn,
     usage: () => ledger.run().total,
+    requests: () => ledger.requests(),
     checkpointMaxBytes: options.checkpointMaxMb * 1024 * 1024,
     checkpointSecrets: [apiKey],
   });

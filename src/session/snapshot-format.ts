@@ -12,7 +12,7 @@ import { EXIT_REASONS } from "../agent/events.js";
 import { MeterSchema } from "../agent/meter.js";
 import { TodoListSchema } from "../agent/todo-list.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
-import { UsageTotalsSchema } from "../agent/usage.js";
+import { RequestUsageSchema, UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { FileEditSchema } from "../changes/file-edit.js";
 import type { RequestSettings } from "../agent/request.js";
@@ -135,6 +135,8 @@ export const SnapshotSchema = z.object({
   child_transcripts: z.array(z.object({ number: z.number().int().positive(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).optional(),
   /** The parent's todo list as its last todo call left it; absent while it has none. */
   todo: TodoListSchema.optional(),
+  /** Every answered request, the children's included, oldest first. Absent in snapshots written before it was kept. */
+  requests: z.array(RequestUsageSchema).optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;
