@@ -1,5 +1,5 @@
 // The formats other people's tools read — `--json-events` lines, `--record` files, snapshots, child
-// transcripts, archives, session request logs, `hel stats --json`, what a hook reads on stdin, `hel config --json` — and the command line's flags are a contract:
+// transcripts, archives, `hel stats --json`, what a hook reads on stdin, `hel config --json` — and the command line's flags are a contract:
 // fields are added, never removed or renamed. Each format's JSON schema (from its one zod definition)
 // is flattened to the list of its field paths with their types, kept in test/contracts/<name>.txt; a
 // path that disappears fails here.
@@ -16,7 +16,6 @@ import { JsonEventSchema } from "../src/cli/json/json-events.js";
 import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
 import { SnapshotSchema } from "../src/session/snapshot-format.js";
-import { RequestRecordSchema } from "../src/session/request-log.js";
 import { StatsReportSchema } from "../src/session/request-stats.js";
 import { SettingReportSchema } from "../src/settings/report.js";
 import { ExitNow, parseArgs } from "../src/cli/options.js";
@@ -114,7 +113,6 @@ const CONTRACTS: Record<string, () => string[]> = {
   hooks: () => Object.entries(HOOK_PAYLOAD_SCHEMAS).flatMap(([event, schema]) => schemaPaths(schema, event)),
   flags: flagPaths,
   config: () => schemaPaths(SettingReportSchema),
-  "session-requests": () => schemaPaths(RequestRecordSchema),
   stats: () => schemaPaths(StatsReportSchema),
 };
 

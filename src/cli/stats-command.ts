@@ -1,5 +1,5 @@
-// `hel stats [--days N] [--json]`: what this project's sessions spent, by day and by model, from their
-// request logs and the price table (HEL_PRICES or the built-in one).
+// `hel stats [--days N] [--json]`: what this project's sessions spent, by day and by model, from the
+// requests their snapshots keep and the price table (HEL_PRICES or the built-in one).
 import { realpath } from "node:fs/promises";
 import { HelError } from "../errors.js";
 import { findProjectRoot } from "../conversation/project-root.js";

@@ -4,7 +4,6 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { helDir } from "../fs/hel-dir.js";
 import { SessionError } from "./errors.js";
-import { REQUEST_LOG } from "./request-log.js";
 
 export interface SessionPaths {
   dir: string;
@@ -13,8 +12,6 @@ export interface SessionPaths {
   children: string;
   /** Spans that left the view, one `<handle>.json` each. */
   archive: string;
-  /** Every answered request, a line each (request-log.ts). */
-  requests: string;
   /** The lease: a directory proper-lockfile creates while a process uses the session. */
   active: string;
   /** Which process took the lease last: a token it checks before each save replaces the snapshot. */
@@ -39,7 +36,6 @@ export function sessionPaths(projectDir: string, id: string): SessionPaths {
     spill: join(dir, "spill"),
     children: join(dir, "children"),
     archive: join(dir, "archive"),
-    requests: join(dir, REQUEST_LOG),
     active: join(dir, ".active"),
     holder: join(dir, ".active.holder"),
   };

@@ -1,11 +1,22 @@
 // What a project's requests used and cost, by UTC day and by model, each figure split into DeepSeek's
-// peak and off-peak hours: `hel stats`, from the sessions' request logs (request-log.ts). Pure: the
+// peak and off-peak hours: `hel stats`, from the requests each session's snapshot keeps. Pure: the
 // records, the price table and the time it is now in, the report out. Days are UTC days, as DeepSeek's
 // peak hours are UTC hours. Dollars are the price table's estimate at each request's time; a request
 // whose model has no price adds its tokens and no dollars, and is counted as unpriced.
 import { z } from "../zod.js";
 import { isPeak, requestCost, type PriceTable } from "../model/prices.js";
-import type { RequestRecord } from "./request-log.js";
+
+/** What stats reads of each answered request a snapshot keeps. */
+export const StatsRequestSchema = z.object({
+  at: z.iso.datetime({ offset: true }),
+  model: z.string(),
+  prompt_tokens: z.number().int().nonnegative(),
+  prompt_cache_hit_tokens: z.number().int().nonnegative(),
+  prompt_cache_miss_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+  estimated: z.literal(true).optional(),
+});
+type StatsRequest = z.infer<typeof StatsRequestSchema>;
 
 const count = z.number().int().nonnegative();
 
@@ -38,10 +49,10 @@ export const StatsReportSchema = z.object({
   from: z.iso.date().nullable(),
   /** Sessions with a request in the window. */
   sessions: count,
-  /** Saved sessions with no request log (saved before hel kept one): not counted. */
+  /** Saved sessions that keep no requests (saved before hel kept them, or not laid out as hel writes): not counted. */
   unrecorded_sessions: count,
-  /** Log lines that were not a request record (cut short, or not hel's): not counted. */
-  skipped_lines: count,
+  /** Kept requests that were not a request's record (not hel's): not counted. */
+  skipped_requests: count,
   total: RowSchema,
   /** Oldest day first; each day's models by name. */
   by_day: z.array(RowSchema.extend({ day: z.iso.date(), models: z.array(RowSchema.extend({ model: z.string() })) })),
@@ -51,7 +62,7 @@ export const StatsReportSchema = z.object({
 export type StatsReport = z.infer<typeof StatsReportSchema>;
 
 export interface SessionRequests {
-  records: readonly RequestRecord[];
+  records: readonly StatsRequest[];
   skipped: number;
 }
 
@@ -87,9 +98,9 @@ class Tally {
   readonly peak = emptySums();
   readonly offPeak = emptySums();
 
-  add(record: RequestRecord, peak: boolean, cost: number | null): void {
+  add(record: StatsRequest, peak: boolean, cost: number | null): void {
     const s = peak ? this.peak : this.offPeak;
-    const u = record.usage;
+    const u = record;
     s.requests++;
     s.prompt += u.prompt_tokens;
     s.hit += u.prompt_cache_hit_tokens;
@@ -146,7 +157,7 @@ export function requestStats(input: StatsInput): StatsReport {
       if (at.getTime() < fromMs) continue;
       counted = true;
       const peak = isPeak(at, input.table.peak);
-      const cost = requestCost({ ...record.usage, total_tokens: record.usage.prompt_tokens + record.usage.completion_tokens }, record.model, at, input.table);
+      const cost = requestCost({ ...record, total_tokens: record.prompt_tokens + record.completion_tokens }, record.model, at, input.table);
       const dayKey = at.toISOString().slice(0, 10);
       let day = days.get(dayKey);
       if (!day) days.set(dayKey, (day = { tally: new Tally(), models: new Map() }));
@@ -160,7 +171,7 @@ export function requestStats(input: StatsInput): StatsReport {
     from,
     sessions,
     unrecorded_sessions: input.unrecordedSessions,
-    skipped_lines: skipped,
+    skipped_requests: skipped,
     total: total.row(),
     by_day: byKey([...days]).map(([day, d]) => ({ day, ...d.tally.row(), models: byKey([...d.models]).map(([model, t]) => ({ model, ...t.row() })) })),
     by_model: byKey([...models]).map(([model, t]) => ({ model, ...t.row() })),

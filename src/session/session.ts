@@ -33,7 +33,6 @@ import { latestSessionId, resolveSessionId } from "./catalog.js";
 import { loadSnapshotFile, saveSnapshot, type SnapshotIdentity } from "./snapshot-file.js";
 import { SessionError } from "./errors.js";
 import { removeLeftovers } from "./leftovers.js";
-import { RequestLog } from "./request-log.js";
 
 export interface StartOptions {
   projectDir: string;
@@ -165,8 +164,6 @@ class Session implements ActiveSession {
   private tools: ToolDefinition[] = [];
   private readonly createdAt: string;
   private readonly pendingChildren: ChildTranscript[] = [];
-  /** This run's answered requests, appended to the session's log at each save. */
-  private readonly requestLog = new RequestLog();
   /** The hash of each transcript written, by its number: the snapshot keeps them (snapshot-format.ts). */
   private readonly childHashes: Map<number, string>;
   readonly edits: StoredEdit[];
@@ -246,11 +243,9 @@ class Session implements ActiveSession {
   /**
    * A reader of the run's event stream: it keeps what each edit changed (for `sessions show`) and
    * saves when a parent turn ends (the archive's new spans, which the loop indexed, written first), however it ended: the loop leaves every tool call with its result,
-   * so a turn cut short is a conversation that can be continued. Usage it asks the ledger; each answered
-   * request it keeps for the request log, written with the save.
+   * so a turn cut short is a conversation that can be continued. Usage it asks the ledger.
    */
   observe(event: AgentEvent): Promise<void> | void {
-    this.requestLog.observe(event);
     // An instruction sent again is the turn it already is.
     if (event.agent === "parent" && event.type === "turn_start" && !event.again) this.instructionNext = true;
     if (event.agent === "parent" && event.type === "message" && this.instructionNext) {
@@ -282,10 +277,6 @@ class Session implements ActiveSession {
       // Transcripts and archive files first: a snapshot never names a file that is not on disk.
       await this.flushChildren(lease);
       await this.flushArchive(lease);
-      await this.requestLog.flush(
-        sessionPaths(this.options.projectDir, this.id).requests,
-        whileLeased(this.options.projectDir, lease, () => this.notSaved()),
-      );
       const snapshot = this.snapshot();
       this.onDisk = await saveSnapshot(this.options.projectDir, snapshot, { lease, expected: this.onDisk });
       this.saved = true;

@@ -1,18 +1,20 @@
-// `hel stats`'s figures from request records the test made: UTC day boundaries, DeepSeek's peak and
-// off-peak hours at the built-in prices (dollars worked out by hand below), two models and one without a
-// price, --days counting back from today, and the project's logs read as untrusted files.
+// `hel stats`'s figures from requests the test made: UTC day boundaries, DeepSeek's peak and off-peak
+// hours at the built-in prices (dollars worked out by hand below), two models and one without a price,
+// --days counting back from today, and the requests the project's snapshots keep, read from their
+// first lines as untrusted data.
 import { mkdir, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PRICES } from "../../src/model/prices.js";
 import { sessionPaths } from "../../src/session/paths.js";
 import { projectRequests } from "../../src/session/project-requests.js";
-import { parseRequestLog, type RequestRecord } from "../../src/session/request-log.js";
 import { requestStats, type Figures } from "../../src/session/request-stats.js";
 import { tempProject } from "../helpers/temp-project.js";
+import { writeSnapshotHeader } from "../helpers/session-fixtures.js";
 
-const usage = (prompt: number, hit: number, output: number) => ({ prompt_tokens: prompt, completion_tokens: output, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: prompt - hit });
-const record = (at: string, model: string, u: RequestRecord["usage"]): RequestRecord => ({ at, agent: "parent", model, duration_ms: 100, usage: u });
+type Usage = { prompt_tokens: number; completion_tokens: number; prompt_cache_hit_tokens: number; prompt_cache_miss_tokens: number; estimated?: true };
+type RequestRecord = Usage & { at: string; model: string };
+const usage = (prompt: number, hit: number, output: number): Usage => ({ prompt_tokens: prompt, completion_tokens: output, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: prompt - hit });
+const record = (at: string, model: string, u: Usage): RequestRecord => ({ at, model, ...u });
 
 // 2026-12-07 is a Monday. Peak: Mon–Fri 01:00–04:00 and 06:00–10:00 UTC, prices ×2.
 // deepseek-flash $0.003 hit / $0.15 miss / $0.60 output; deepseek-v4-pro $0.022 / $0.66 / $1.98 per million.
@@ -33,8 +35,8 @@ const RECORDS = {
   saturdayMorning: record("2026-12-05T02:00:00.000Z", "deepseek-flash", BIG), // weekend: $0.1218
 };
 
-function figures(requests: RequestRecord["usage"][], cost: number, extra: Partial<Figures> = {}): Figures {
-  const sum = (k: keyof RequestRecord["usage"]) => requests.reduce((s, u) => s + Number(u[k] ?? 0), 0);
+function figures(requests: Usage[], cost: number, extra: Partial<Figures> = {}): Figures {
+  const sum = (k: keyof Usage) => requests.reduce((s, u) => s + Number(u[k] ?? 0), 0);
   const prompt = sum("prompt_tokens");
   return {
     requests: requests.length,
@@ -112,44 +114,33 @@ describe("requestStats", () => {
       { records: [RECORDS.mondayLate], skipped: 2 },
       { records: [RECORDS.tuesdayPeak, estimated], skipped: 0 },
     ]);
-    expect(report).toMatchObject({ sessions: 1, skipped_lines: 2, total: { requests: 2, estimated_requests: 1 } });
+    expect(report).toMatchObject({ sessions: 1, skipped_requests: 2, total: { requests: 2, estimated_requests: 1 } });
   });
 });
 
-describe("the project's request logs", () => {
-  const line = (r: RequestRecord) => `${JSON.stringify(r)}\n`;
+describe("the requests the project's snapshots keep", () => {
+  // As a session keeps them: who sent each and what it cost then, which stats does not read.
+  const kept = (r: RequestRecord) => ({ agent: "parent", ...r, cost_usd: null });
 
-  it("are read without the snapshots, a bad line skipped, a session without a log counted as unrecorded, a linked session passed over", async () => {
+  it("are read from each snapshot's first line, a record that is not one skipped, a session without them counted as unrecorded", async () => {
     const project = await tempProject();
-    const elsewhere = await tempProject();
-    const logged = sessionPaths(project, "logged");
-    await mkdir(logged.dir, { recursive: true });
-    await writeFile(logged.requests, line(RECORDS.tuesdayPeak) + "not json\n" + '{"at":"yesterday"}\n' + line(RECORDS.wednesdayFirst).slice(0, 40));
-    const old = sessionPaths(project, "old");
-    await mkdir(old.dir, { recursive: true });
-    await writeFile(old.snapshot, "{}");
-    await mkdir(join(elsewhere, "planted"), { recursive: true });
-    await writeFile(join(elsewhere, "planted", "requests.jsonl"), line(RECORDS.saturdayMorning));
-    await symlink(join(elsewhere, "planted"), sessionPaths(project, "linked").dir);
-    // Never saved: no snapshot and no log. Not a session that left anything out.
+    await writeSnapshotHeader(project, "kept", { updated_at: RECORDS.tuesdayPeak.at, requests: [kept(RECORDS.tuesdayPeak), { at: "yesterday" }, "not a request", kept(RECORDS.unpriced)] });
+    await writeSnapshotHeader(project, "old", { updated_at: RECORDS.tuesdayPeak.at });
+    await mkdir(sessionPaths(project, "other-layout").dir);
+    await writeFile(sessionPaths(project, "other-layout").snapshot, JSON.stringify({ requests: [kept(RECORDS.tuesdayPeak)], messages: [] }));
+    // Never saved: no snapshot. Not a session that left anything out.
     await mkdir(sessionPaths(project, "empty").dir);
 
-    const read = await projectRequests(project);
-    expect(read).toEqual({ sessions: [{ records: [RECORDS.tuesdayPeak], skipped: 3 }], unrecorded: 1 });
+    expect(await projectRequests(project)).toEqual({ sessions: [{ records: [RECORDS.tuesdayPeak, RECORDS.unpriced], skipped: 2 }], unrecorded: 2 });
   });
 
-  it("a log that is a link to another file is not read", async () => {
+  it("are not read through a link: a linked session directory or snapshot is counted as unrecorded", async () => {
     const project = await tempProject();
-    const paths = sessionPaths(project, "s1");
-    await mkdir(paths.dir, { recursive: true });
-    await writeFile(join(project, "outside.jsonl"), line(RECORDS.tuesdayPeak));
-    await writeFile(paths.snapshot, "{}");
-    await symlink(join(project, "outside.jsonl"), paths.requests);
-    expect(await projectRequests(project)).toEqual({ sessions: [], unrecorded: 1 });
-  });
-
-  it("parse line by line, with the optional fields kept", () => {
-    const child: RequestRecord = { ...RECORDS.tuesdayPeak, agent: "child", delegation: 2, usage: { ...BIG, estimated: true } };
-    expect(parseRequestLog(`${line(child)}\n\n${line(RECORDS.unpriced)}`)).toEqual({ records: [child, RECORDS.unpriced], skipped: 0 });
+    const elsewhere = await tempProject();
+    await writeSnapshotHeader(elsewhere, "planted", { requests: [kept(RECORDS.saturdayMorning)] });
+    await mkdir(sessionPaths(project, "x").dir, { recursive: true });
+    await symlink(sessionPaths(elsewhere, "planted").dir, sessionPaths(project, "linked").dir);
+    await symlink(sessionPaths(elsewhere, "planted").snapshot, sessionPaths(project, "x").snapshot);
+    expect(await projectRequests(project)).toEqual({ sessions: [], unrecorded: 2 });
   });
 });

@@ -1,6 +1,6 @@
 // `hel stats` as a person reads it: a table of each UTC day's models, then each model over the whole
 // window and the total, with the dollars split into DeepSeek's peak and off-peak hours; below it, what
-// the figures leave out (sessions without a log, unreadable lines, models without a price).
+// the figures leave out (sessions that keep no requests, records that are not hel's, models without a price).
 import { formatUsd, type PeakRule } from "../../model/prices.js";
 import type { Row, StatsReport } from "../../session/request-stats.js";
 import { count, groupDigits } from "../../format.js";
@@ -58,9 +58,12 @@ export function formatStats(report: StatsReport, peak: PeakRule | null): string 
 
 function notes(report: StatsReport): string[] {
   const out: string[] = [];
-  if (report.unrecorded_sessions > 0) out.push(`${count(report.unrecorded_sessions, "session")} saved before hel kept request logs ${report.unrecorded_sessions === 1 ? "is" : "are"} not counted`);
-  if (report.skipped_lines > 0)
-    out.push(`${count(report.skipped_lines, "line")} of the request logs ${report.skipped_lines === 1 ? "was" : "were"} not a request record and ${report.skipped_lines === 1 ? "is" : "are"} not counted`);
+  if (report.unrecorded_sessions > 0)
+    out.push(
+      `${count(report.unrecorded_sessions, "session")} that ${report.unrecorded_sessions === 1 ? "keeps" : "keep"} no record of ${report.unrecorded_sessions === 1 ? "its" : "their"} requests (saved by an older hel, or unreadable) ${report.unrecorded_sessions === 1 ? "is" : "are"} not counted`,
+    );
+  if (report.skipped_requests > 0)
+    out.push(`${count(report.skipped_requests, "kept request")} that ${report.skipped_requests === 1 ? "was" : "were"} not hel's record of one ${report.skipped_requests === 1 ? "is" : "are"} not counted`);
   if (report.total.unpriced_requests > 0)
     out.push(`${count(report.total.unpriced_requests, "request")} named a model the price table has no price for: ${report.total.unpriced_requests === 1 ? "its" : "their"} dollars are not in the sums`);
   if (report.total.estimated_requests > 0) out.push(`${count(report.total.estimated_requests, "request")} came back without usage: ${report.total.estimated_requests === 1 ? "its" : "their"} tokens are hel's estimate`);
