@@ -141,9 +141,31 @@ const tallyIn = <K>(map: Map<K, Tally>, key: K): Tally => {
 
 const byKey = <T>(entries: [string, T][]): [string, T][] => entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The price table's peak rule read once per UTC hour (it names whole hours), and each request priced
+ * off-peak, then multiplied in peak hours: a thousand sessions hold tens of thousands of requests.
+ */
+function pricer(table: PriceTable): (record: StatsRequest, atMs: number) => { peak: boolean; cost: number | null } {
+  const offPeak: PriceTable = { ...table, peak: null };
+  const hours = new Map<number, boolean>();
+  return (record, atMs) => {
+    const hour = Math.floor(atMs / HOUR_MS);
+    let peak = hours.get(hour);
+    if (peak === undefined) hours.set(hour, (peak = isPeak(new Date(hour * HOUR_MS), table.peak)));
+    const base = requestCost({ ...record, total_tokens: record.prompt_tokens + record.completion_tokens }, record.model, new Date(atMs), offPeak);
+    return { peak, cost: base === null ? null : peak ? base * table.peak!.multiplier : base };
+  };
+}
+
+/** The UTC day of an ISO time: its first ten characters when it is in UTC, as hel writes it. */
+const dayOf = (at: string, atMs: number): string => (at.endsWith("Z") ? at.slice(0, 10) : new Date(atMs).toISOString().slice(0, 10));
+
 export function requestStats(input: StatsInput): StatsReport {
   const from = input.days === null ? null : firstDay(input.now, input.days);
   const fromMs = from === null ? -Infinity : Date.parse(`${from}T00:00:00Z`);
+  const price = pricer(input.table);
   const total = new Tally();
   const days = new Map<string, { tally: Tally; models: Map<string, Tally> }>();
   const models = new Map<string, Tally>();
@@ -153,12 +175,11 @@ export function requestStats(input: StatsInput): StatsReport {
     skipped += session.skipped;
     let counted = false;
     for (const record of session.records) {
-      const at = new Date(record.at);
-      if (at.getTime() < fromMs) continue;
+      const atMs = Date.parse(record.at);
+      if (atMs < fromMs) continue;
       counted = true;
-      const peak = isPeak(at, input.table.peak);
-      const cost = requestCost({ ...record, total_tokens: record.prompt_tokens + record.completion_tokens }, record.model, at, input.table);
-      const dayKey = at.toISOString().slice(0, 10);
+      const { peak, cost } = price(record, atMs);
+      const dayKey = dayOf(record.at, atMs);
       let day = days.get(dayKey);
       if (!day) days.set(dayKey, (day = { tally: new Tally(), models: new Map() }));
       for (const tally of [total, day.tally, tallyIn(day.models, record.model), tallyIn(models, record.model)]) tally.add(record, peak, cost);
