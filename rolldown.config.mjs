@@ -14,7 +14,8 @@
 //   undici is never loaded, and the SDK is told there is no global ReadableStream (see `define`).
 // - Built-in modules that dependencies load at start-up for paths hel never or rarely takes are
 //   left out or loaded on first use (see DEFERRED_BUILTINS): loading them slowed every run.
-import { builtinModules } from "node:module";
+import { readFileSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "rolldown";
 
@@ -80,6 +81,16 @@ const mcpApart = {
   },
 };
 
+// The session page's script (build/view-page.js) runs in a browser: one script with uPlot in it, and
+// uPlot's styles beside it as view-page.css; the page carries both inline (src/view/page-assets.ts).
+const uplotStyles = {
+  name: "hel-uplot-styles",
+  generateBundle() {
+    const css = createRequire(import.meta.url).resolve("uplot/dist/uPlot.min.css");
+    this.emitFile({ type: "asset", fileName: "view-page.css", source: readFileSync(css, "utf8") });
+  },
+};
+
 const deferBuiltins = {
   name: "hel-deferred-builtins",
   resolveId(id, importer) {
@@ -139,5 +150,11 @@ export default defineConfig([
     input: { "mcp-connection": MCP_CONNECTION },
     platform: "node",
     output,
+  },
+  {
+    input: { "view-page": "build/view-page.js" },
+    platform: "browser",
+    plugins: [uplotStyles],
+    output: { dir: "dist/.next", format: "iife", entryFileNames: "[name].js", charset: "ascii", comments: false, minify: true },
   },
 ]);

@@ -31,7 +31,7 @@ const MANIFEST = join(DIST, ".bundle.json");
 const KEPT = new Set(["bin", "bundle", ".tsc", ".next", ".built", ".bundle.json", ".lock"]);
 const LOCK = join(DIST, ".lock");
 // Entries whose names do not change from one bundle to the next, in the order they are replaced.
-const FIXED = ["search-worker.cjs", "mcp-connection.cjs", "main.cjs"];
+const FIXED = ["search-worker.cjs", "mcp-connection.cjs", "view-page.js", "view-page.css", "main.cjs"];
 const LAUNCHER = ["compile-cache.cjs", "hel.cjs"];
 
 const dev = process.argv.includes("--dev");

@@ -10,8 +10,9 @@ import { doorViolations, importCycles, importGraph, layerOf, layerViolations, re
 // mcp/ makes the MCP servers' tools, on tools/ and beneath the agent that offers them.
 // settings/ is what a run is told (flags, config files, trust); resources/ the user's and the project's own
 // files (rules, skills, agents, command files, hooks, MCP servers); conversation/ assembles one
-// conversation from them for every front end in cli/, which hands in its readers.
-const LAYERS = [["."], ["wire", "fs"], ["changes"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record"], ["resources", "settings"], ["conversation"], ["cli"], ["bin"]];
+// conversation from them for every front end in cli/, which hands in its readers. view/ is a saved
+// session as a document and its renderings (the page, Markdown, ATIF), for export and the viewer.
+const LAYERS = [["."], ["wire", "fs"], ["changes"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record"], ["resources", "settings"], ["conversation", "view"], ["cli"], ["bin"]];
 // Inside a room, the same rule between its folders; "." is the room's own files. In agent/ these are
 // the vocabulary every part speaks (events, usage, meter, stamps, requests, the archived span).
 const ROOMS: Record<string, string[][]> = {

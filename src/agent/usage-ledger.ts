@@ -9,7 +9,7 @@ import { requestCost, type PriceTable } from "../model/prices.js";
 import type { Usage } from "../wire/messages.js";
 import type { DelegateMode } from "./events.js";
 import type { AgentEvent, AgentRef, ChildKind } from "./events.js";
-import { addUsage, emptyTotals, sumTotals, type Spend } from "./usage.js";
+import { addUsage, emptyTotals, sumTotals, type RequestUsage, type Spend } from "./usage.js";
 
 export interface Pricing {
   table: PriceTable;
@@ -42,6 +42,8 @@ export interface UsageLedger {
   instruction(): UsageReport;
   /** Everything this process has sent. */
   run(): UsageReport;
+  /** Each request this process had answered, in the order the answers came. */
+  requests(): readonly RequestUsage[];
   /** Holds `usd` for the request `agent` is about to send, until its response event. */
   hold(agent: AgentRef, usd: number): void;
   /** US dollars held for requests sent and not yet answered. */
@@ -103,6 +105,7 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
   const models = new Map<string, string>();
   const keyOf = (ref: AgentRef) => `${ref.agent}:${ref.delegation ?? 0}`;
   const holds = new Map<string, number>();
+  const requests: RequestUsage[] = [];
 
   return {
     observe(event) {
@@ -127,7 +130,9 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
           holds.delete(keyOf(event));
           if (!event.usage) break;
           const model = models.get(keyOf(event));
-          const cost = model === undefined ? null : requestCost(event.usage, model, pricing.now(), pricing.table);
+          const at = pricing.now();
+          const cost = model === undefined ? null : requestCost(event.usage, model, at, pricing.table);
+          requests.push(requestUsage(event, model ?? "", at, event.usage, cost));
           for (const scope of [instruction, run]) {
             if (event.agent === "parent") {
               scope.parent = addSpend(scope.parent, event.usage, cost);
@@ -142,7 +147,23 @@ export function createUsageLedger(pricing: Pricing): UsageLedger {
     },
     instruction: () => instruction.report(),
     run: () => run.report(),
+    requests: () => requests,
     hold: (agent, usd) => void holds.set(keyOf(agent), usd),
     held: () => [...holds.values()].reduce((sum, usd) => sum + usd, 0),
+  };
+}
+
+function requestUsage(ref: AgentRef, model: string, at: Date, usage: Usage, cost: number | null): RequestUsage {
+  return {
+    agent: ref.agent,
+    ...(ref.agent === "child" && ref.delegation !== undefined ? { delegation: ref.delegation } : {}),
+    model,
+    at: at.toISOString(),
+    prompt_tokens: usage.prompt_tokens,
+    prompt_cache_hit_tokens: usage.prompt_cache_hit_tokens,
+    prompt_cache_miss_tokens: usage.prompt_cache_miss_tokens,
+    completion_tokens: usage.completion_tokens,
+    ...(usage.estimated ? { estimated: true as const } : {}),
+    cost_usd: cost,
   };
 }

@@ -21,6 +21,26 @@ export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
 export const SpendSchema = UsageTotalsSchema.extend({ cost_usd: z.number().nonnegative().nullable() });
 export type Spend = z.infer<typeof SpendSchema>;
 
+/**
+ * One answered request, as the session keeps it for views and stats: which agent sent it, for which
+ * model, when the answer came, its tokens and what it cost then (null: the model had no price).
+ */
+export const RequestUsageSchema = z.object({
+  agent: z.enum(["parent", "child"]),
+  /** The child's number, for a child's request. */
+  delegation: z.number().int().positive().optional(),
+  model: z.string(),
+  at: z.iso.datetime({ offset: true }),
+  prompt_tokens: count,
+  prompt_cache_hit_tokens: count,
+  prompt_cache_miss_tokens: count,
+  completion_tokens: count,
+  /** The server reported no usage: these tokens are hel's estimate. */
+  estimated: z.literal(true).optional(),
+  cost_usd: z.number().nonnegative().nullable(),
+});
+export type RequestUsage = z.infer<typeof RequestUsageSchema>;
+
 export const emptyTotals = (): UsageTotals => ({
   requests: 0,
   prompt_tokens: 0,

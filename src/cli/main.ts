@@ -24,7 +24,7 @@ async function main(): Promise<number> {
   const invocation = parseArgs(process.argv.slice(2), process.env, version);
   if (invocation.kind === "sessions" || invocation.kind === "rewind") {
     const { runSessionsCommand } = await import("./sessions-command.js");
-    return runSessionsCommand(invocation);
+    return runSessionsCommand(invocation, { version, env: process.env });
   }
   if (invocation.kind === "stats") {
     const { runStatsCommand } = await import("./stats-command.js");

@@ -1,12 +1,13 @@
 // hel's command line (its flags are a contract: scripts and evals use them), parsed with commander and checked with zod into RunOptions.
 // These flag names are a contract with scripts and evals: add to them, never rename them.
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { resolve } from "node:path";
 import { HelError } from "../errors.js";
 import { addSettingFlags, flagOrigins, flagValues } from "../settings/flags.js";
 import { envHelp, settingsHelp } from "../settings/help.js";
 import { type RunOptions, RunOptionsSchema } from "../settings/run-options.js";
 import { SETTINGS } from "../settings/table.js";
+import { EXPORT_FORMATS, type ExportFormat } from "../view/export-formats.js";
 
 export type { RunOptions };
 
@@ -14,7 +15,7 @@ export type Invocation =
   | { kind: "run"; options: RunOptions }
   /** `hel [flags] acp`: an editor drives hel over the Agent Client Protocol; the flags before it set up every session. */
   | { kind: "acp"; options: RunOptions }
-  | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork"; ids: string[]; json: boolean; cwd: string; at?: number }
+  | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork" | "export"; ids: string[]; json: boolean; cwd: string; at?: number; format?: ExportFormat; output?: string }
   | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string }
   | { kind: "mcp"; options: RunOptions }
   /** `hel [flags] config [--json]`: the settings a run here would have, and where each came from. */
@@ -82,8 +83,10 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
   const sessions = program
     .command("sessions")
     // The top-level help lists commands by name only: their arguments are said here.
-    .description("list, show and delete this project's sessions: sessions ls [--json], sessions show <id> [--json], sessions rm <ids...>, sessions fork <id> [--at <turn>]");
-  const sessionCommand = (action: "ls" | "show" | "rm" | "fork") => (ids: string[] | string | undefined, opts: { json?: boolean; at?: string }) => {
+    .description(
+      "list, show and delete this project's sessions: sessions ls [--json], sessions show <id> [--json], sessions rm <ids...>, sessions fork <id> [--at <turn>], sessions export <id> [--format html|md|json|atif] [-o file]",
+    );
+  const sessionCommand = (action: "ls" | "show" | "rm" | "fork" | "export") => (ids: string[] | string | undefined, opts: { json?: boolean; at?: string; format?: ExportFormat; output?: string }) => {
     invocation = {
       kind: "sessions",
       action,
@@ -91,6 +94,8 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       json: Boolean(opts.json),
       cwd: resolve(String(program.opts().cwd ?? ".")),
       ...(opts.at !== undefined ? { at: turnNumber("--at", opts.at, 0) } : {}),
+      ...(opts.format !== undefined ? { format: opts.format } : {}),
+      ...(opts.output !== undefined ? { output: resolve(opts.output) } : {}),
     };
   };
   sessions
@@ -115,6 +120,13 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .argument("<id>")
     .option("--at <turn>", "keep turns 1 to this one (default: all)")
     .action((id, opts) => sessionCommand("fork")(id, opts));
+  sessions
+    .command("export")
+    .description("a session as one file: a self-contained page (html, the default), Markdown, its data as JSON, or an ATIF trajectory")
+    .argument("<id>")
+    .addOption(new Option("--format <format>", "html, md, json or atif").choices(EXPORT_FORMATS).default("html"))
+    .option("-o, --output <file>", "write it to this file (default: stdout)")
+    .action((id, opts) => sessionCommand("export")(id, opts));
   program
     .command("acp")
     .description("serve an editor over the Agent Client Protocol on stdin/stdout (Zed's agent_servers and others); flags go before it: hel --model <name> acp")

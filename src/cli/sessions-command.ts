@@ -1,25 +1,25 @@
 // `hel sessions ls | show | rm`: read and delete this project's saved sessions. `show` shows a session
 // hel did not write here too (read-only, saying so), and reads nothing through a link.
-import { createHash } from "node:crypto";
-import { readdir, realpath } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { HelError } from "../errors.js";
-import { join } from "node:path";
-import { ChildTranscriptSchema, type ChildTranscript } from "../agent/children/child-transcript.js";
-import { sessionPaths } from "../session/paths.js";
+import { loadChildren } from "../session/child-files.js";
 import { latestSessionId, listSessions, removeSessions, resolveSessionId } from "../session/catalog.js";
 import { forkSession, rewindSession } from "../session/fork.js";
 import { loadSnapshotFile } from "../session/snapshot-file.js";
-import { ownDir } from "../fs/own-dir.js";
-import { readRegularFile } from "../fs/regular-file.js";
 import { styleFor, terminalSafe } from "./term/kit/style.js";
 import { formatChildTranscript, formatDelegations, formatRewind, formatSessionList, formatTranscript } from "./term/transcript.js";
 import type { Invocation } from "./options.js";
 import { findProjectRoot } from "../conversation/project-root.js";
 import { editsOf } from "../session/edits-by-call.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { renderExport, type ExportFormat } from "../view/export-formats.js";
+import { readPageAssets } from "../view/page-assets.js";
+import { readSessionDocument } from "../view/read-session.js";
 
 type SessionsInvocation = Extract<Invocation, { kind: "sessions" | "rewind" }>;
 
-export async function runSessionsCommand(invocation: SessionsInvocation): Promise<number> {
+/** `version`: hel's, which an ATIF trajectory names; `env`: where the API key to mask is read. */
+export async function runSessionsCommand(invocation: SessionsInvocation, { version, env }: { version: string; env: NodeJS.ProcessEnv } = { version: "unknown", env: process.env }): Promise<number> {
   // Sessions are keyed by the project's real path, as `hel` runs record it.
   const start = await realpath(invocation.cwd).catch(() => {
     throw new HelError(`the project directory ${invocation.cwd} does not exist — check -C`, 2);
@@ -62,6 +62,11 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
       }
       return 0;
     }
+    case "export": {
+      const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
+      await exportSession(projectDir, id, invocation.format ?? "html", invocation.output ?? null, version, env.DEEPSEEK_API_KEY);
+      return 0;
+    }
     case "fork": {
       const id = await resolveSessionId(projectDir, invocation.ids[0] ?? "");
       const fork = await forkSession(projectDir, id, invocation.at);
@@ -81,6 +86,24 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
   }
 }
 
+/**
+ * Writes one session in one format to `output` (atomically) or stdout, its secrets masked: the API key
+ * of this environment, the value every other writer of hel masks.
+ */
+async function exportSession(projectDir: string, id: string, format: ExportFormat, output: string | null, version: string, apiKey: string | undefined): Promise<void> {
+  const secrets = apiKey ? [apiKey] : [];
+  const doc = await readSessionDocument(projectDir, id, secrets);
+  const assets = format === "html" ? await readPageAssets() : null;
+  const text = renderExport(doc, format, version, assets);
+  if (output === null) process.stdout.write(text);
+  else {
+    await writeFileAtomic(output, Buffer.from(text, "utf8")).catch((error: Error) => {
+      throw new HelError(`could not write ${output}: ${error.message} — choose another file with -o`, 1);
+    });
+    process.stderr.write(`hel: exported session ${id} as ${format} to ${output}\n`);
+  }
+}
+
 /** The session as the terminal may show it: every text in it (the model's, the user's, files', commands') without control sequences. */
 function shown<T>(value: T): T {
   if (typeof value === "string") return terminalSafe(value) as T;
@@ -89,31 +112,4 @@ function shown<T>(value: T): T {
     return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, shown(v)])) as T;
   }
   return value;
-}
-
-/** A transcript is a child's conversation, as a snapshot is the parent's: bounded all the same. */
-const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
-
-async function loadChildren(projectDir: string, id: string): Promise<{ transcript: ChildTranscript; sha256: string }[]> {
-  const dir = sessionPaths(projectDir, id).children;
-  const real = await ownDir(projectDir, dir, false).catch((e: Error) => {
-    throw new HelError(`${e.message} to show the rest of the session`, 2);
-  });
-  const names = real ? await readdir(dir) : [];
-  const numbered = names.filter((name) => /^\d+\.json$/.test(name)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
-  return Promise.all(
-    numbered.map(async (name) => {
-      const file = join(dir, name);
-      let parsed: ReturnType<typeof ChildTranscriptSchema.safeParse> | undefined;
-      let text = "";
-      try {
-        text = await readRegularFile(file, MAX_TRANSCRIPT_BYTES, false);
-        parsed = ChildTranscriptSchema.safeParse(JSON.parse(text));
-      } catch {
-        // Not JSON: reported below like any other broken transcript.
-      }
-      if (!parsed?.success) throw new HelError(`the subagent transcript ${file} is damaged — delete it to show the rest of the session`, 2);
-      return { transcript: parsed.data, sha256: createHash("sha256").update(text).digest("hex") };
-    }),
-  );
 }

@@ -17,6 +17,7 @@ export function sessionFor({ dir, options, apiKey, systemPrompt, warn }: Project
     requestConfig: requestConfigFor(options),
     warn,
     usage: () => ledger.run().total,
+    requests: () => ledger.requests(),
     checkpointMaxBytes: options.checkpointMaxMb * 1024 * 1024,
     checkpointSecrets: [apiKey],
   });

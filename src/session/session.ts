@@ -10,7 +10,7 @@ import { ArchiveIndex } from "../agent/context/archive-index.js";
 import type { ChildTranscript } from "../agent/children/child-transcript.js";
 import { StampCounter } from "../agent/stamps.js";
 import type { AgentEvent } from "../agent/events.js";
-import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
+import { emptyTotals, sumTotals, type RequestUsage, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
@@ -49,6 +49,8 @@ export interface StartOptions {
   warn(line: string): void;
   /** What this process has used so far (the usage ledger's figures), added to the stored session's. */
   usage(): UsageTotals;
+  /** Each request this process had answered (the usage ledger's), kept after the stored session's. */
+  requests?: () => readonly RequestUsage[];
   /** Past this size on disk, the oldest file checkpoints are pruned. */
   checkpointMaxBytes?: number;
   /** Values no file checkpoint may hold (the API key). */
@@ -368,8 +370,14 @@ class Session implements ActiveSession {
       ...(this.checkpointing.entries.length > 0 ? { checkpoints: this.checkpointing.entries } : {}),
       ...(this.stored?.forked_from ? { forked_from: this.stored.forked_from } : {}),
       ...(this.childHashes.size > 0 ? { child_transcripts: [...this.childHashes].map(([number, sha256]) => ({ number, sha256 })) } : {}),
+      ...this.requestLog(),
       messages: this.messages,
     };
+  }
+
+  private requestLog(): { requests?: RequestUsage[] } {
+    const requests = [...(this.stored?.requests ?? []), ...(this.options.requests?.() ?? [])];
+    return requests.length > 0 ? { requests } : {};
   }
 
   private warnLost(): void {

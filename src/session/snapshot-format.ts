@@ -11,7 +11,7 @@ import { DELEGATE_MODES } from "../agent/events.js";
 import { EXIT_REASONS } from "../agent/events.js";
 import { MeterSchema } from "../agent/meter.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
-import { UsageTotalsSchema } from "../agent/usage.js";
+import { RequestUsageSchema, UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
 import { FileEditSchema } from "../changes/file-edit.js";
 import type { RequestSettings } from "../agent/request.js";
@@ -132,6 +132,8 @@ export const SnapshotSchema = z.object({
    * snapshot vouches for them, as for the archive. Absent in snapshots written before it was kept.
    */
   child_transcripts: z.array(z.object({ number: z.number().int().positive(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).optional(),
+  /** Every answered request, the children's included, oldest first. Absent in snapshots written before it was kept. */
+  requests: z.array(RequestUsageSchema).optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;

@@ -68,7 +68,7 @@ type HelRunInProcess = Omit<InProcessRun, "baseUrl"> & { baseUrl?: string };
 async function runWith(run: HelRunInProcess, out: Captured): Promise<number> {
   const invocation = parseArgs(run.args, out.io.env, "test");
   // `hel sessions ls | show | rm` write to the process's own streams; a fork masks the process's key.
-  if (invocation.kind === "sessions" && invocation.action !== "fork") return writingTo(out, () => runSessionsCommand(invocation));
+  if (invocation.kind === "sessions" && invocation.action !== "fork") return writingTo(out, () => runSessionsCommand(invocation, { version: "test", env: out.io.env }));
   if (invocation.kind === "stats") return runStatsCommand(invocation, out.io);
   if (invocation.kind !== "run") throw new Error(`not a run: ${run.args.join(" ")}`);
   const flags = invocation.options;
