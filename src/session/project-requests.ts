@@ -6,7 +6,8 @@
 // leaves out; a directory that holds no snapshot is no saved session and is not counted at all.
 import { headerOnFirstLine } from "./snapshot-file.js";
 import { sessionIds } from "./catalog.js";
-import { StatsRequestSchema, type SessionRequests } from "./request-stats.js";
+import { RequestUsageSchema } from "../agent/usage.js";
+import type { SessionRequests } from "./request-stats.js";
 
 export interface ProjectRequests {
   sessions: SessionRequests[];
@@ -34,7 +35,7 @@ export async function projectRequests(projectDir: string): Promise<ProjectReques
       unrecorded++;
       return;
     }
-    const parsed = kept.map((r) => StatsRequestSchema.safeParse(r));
+    const parsed = kept.map((r) => RequestUsageSchema.safeParse(r));
     sessions.push({ records: parsed.flatMap((p) => (p.success ? [p.data] : [])), skipped: parsed.filter((p) => !p.success).length });
   };
   for (let i = 0; i < ids.length; i += AT_ONCE) await Promise.all(ids.slice(i, i + AT_ONCE).map(readOne));

@@ -5,18 +5,10 @@
 // whose model has no price adds its tokens and no dollars, and is counted as unpriced.
 import { z } from "../zod.js";
 import { isPeak, requestCost, type PriceTable } from "../model/prices.js";
+import type { RequestUsage } from "../agent/usage.js";
 
 /** What stats reads of each answered request a snapshot keeps. */
-export const StatsRequestSchema = z.object({
-  at: z.iso.datetime({ offset: true }),
-  model: z.string(),
-  prompt_tokens: z.number().int().nonnegative(),
-  prompt_cache_hit_tokens: z.number().int().nonnegative(),
-  prompt_cache_miss_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  estimated: z.literal(true).optional(),
-});
-type StatsRequest = z.infer<typeof StatsRequestSchema>;
+type StatsRequest = Pick<RequestUsage, "at" | "model" | "prompt_tokens" | "prompt_cache_hit_tokens" | "prompt_cache_miss_tokens" | "completion_tokens" | "estimated">;
 
 const count = z.number().int().nonnegative();
 

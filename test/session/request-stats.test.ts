@@ -119,7 +119,7 @@ describe("requestStats", () => {
 });
 
 describe("the requests the project's snapshots keep", () => {
-  // As a session keeps them: who sent each and what it cost then, which stats does not read.
+  // As a session keeps them (agent/usage.ts RequestUsageSchema): who sent each and what it cost then, which stats does not read.
   const kept = (r: RequestRecord) => ({ agent: "parent", ...r, cost_usd: null });
 
   it("are read from each snapshot's first line, a record that is not one skipped, a session without them counted as unrecorded", async () => {
@@ -131,7 +131,7 @@ describe("the requests the project's snapshots keep", () => {
     // Never saved: no snapshot. Not a session that left anything out.
     await mkdir(sessionPaths(project, "empty").dir);
 
-    expect(await projectRequests(project)).toEqual({ sessions: [{ records: [RECORDS.tuesdayPeak, RECORDS.unpriced], skipped: 2 }], unrecorded: 2 });
+    expect(await projectRequests(project)).toEqual({ sessions: [{ records: [kept(RECORDS.tuesdayPeak), kept(RECORDS.unpriced)], skipped: 2 }], unrecorded: 2 });
   });
 
   it("are not read through a link: a linked session directory or snapshot is counted as unrecorded", async () => {
