@@ -42,9 +42,11 @@ export async function openViewer(invocation: WebInvocation, io: WebIo): Promise<
 
 export async function runWebCommand(invocation: WebInvocation, io: WebIo): Promise<number> {
   const viewer = await openViewer(invocation, io);
+  // Listeners that stay: with none left, signal-exit (proper-lockfile's, loaded by the session list)
+  // would raise the signal again and end the process before the server closes.
   await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
+    process.on("SIGINT", () => resolve());
+    process.on("SIGTERM", () => resolve());
   });
   await viewer.close();
   return 0;

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 /** `hel web` as a process of its own, and the URL it printed. */
-async function startHelWeb(dir: string): Promise<{ child: ChildProcess; url: string }> {
+async function startHelWeb(dir: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   const child = spawn(process.execPath, [HEL_BIN, "-C", dir, "web"], { env: { ...process.env, DEEPSEEK_API_KEY: KEY, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -41,7 +41,7 @@ async function startHelWeb(dir: string): Promise<{ child: ChildProcess; url: str
       if (found) resolve(found[1]!);
     });
   });
-  return { child, url };
+  return { child, url, stderr: () => stderr };
 }
 
 describe("hel web in headless Chromium", () => {
@@ -94,8 +94,8 @@ describe("hel web in headless Chromium", () => {
     expect(requested.length).toBeGreaterThan(3);
     expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith("data:"))).toEqual([]);
 
+    const ended = new Promise<{ code: number | null; signal: string | null }>((resolve) => server!.once("exit", (code, signal) => resolve({ code, signal })));
     server.kill("SIGINT");
-    const code = await new Promise<number | null>((resolve) => server!.once("exit", (c) => resolve(c)));
-    expect(code).toBe(0);
+    expect({ ...(await ended), stderr: started.stderr() }).toEqual({ code: 0, signal: null, stderr: "" });
   });
 });
