@@ -114,6 +114,7 @@ describe("hel web", () => {
   it("an unknown session is 404, a session id that climbs out is no session", async () => {
     expect((await read(`/s/nope?token=${token}`)).status).toBe(404);
     expect((await read(`/s/..%2F..%2Fetc?token=${token}`)).status).toBe(404);
+    expect((await read(`/s/%E0%A4%A?token=${token}`)).status).toBe(404);
   });
 
   it("tells an open event stream when the session is saved again, and nothing it serves changes the project", async () => {

@@ -40,6 +40,15 @@ const COMMON_HEADERS = {
   "x-content-type-options": "nosniff",
 };
 
+/** A path segment as text; "" (no session) when it is not valid percent-encoding. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return "";
+  }
+}
+
 function sendPage(res: ServerResponse, status: number, page: Page): void {
   res.writeHead(status, { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "content-security-policy": page.csp });
   res.end(page.html);
@@ -68,7 +77,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (url.pathname === "/") return sendPage(res, 200, listPage(projectDir, await listSessions(projectDir), token));
     const match = /^\/s\/([^/]+)(\/page|\/events)?$/.exec(url.pathname);
-    const id = match ? decodeURIComponent(match[1]!) : "";
+    const id = match ? decoded(match[1]!) : "";
     if (!match || !(await sessionExists(id))) return sendPage(res, 404, messagePage("No such session", `There is no saved session ${id || url.pathname} in this project.`, token));
     if (match[2] === "/events") return streamChanges(id, url.searchParams.get("since") ?? "", req, res);
     if (match[2] === "/page") {
