@@ -111,6 +111,18 @@ describe("hel web", () => {
     }
   });
 
+  it("--port takes a port number; a port in use is one line saying what to do", async () => {
+    for (const port of ["0", "65536", "http", "8080.5"]) {
+      expect(() => parseArgs(["web", "--port", port], {}, "test")).toThrow(`--port takes a port number from 1 to 65535, not "${port}" — or leave it out for a free one`);
+    }
+    const taken = parseArgs(["-C", project, "web", "--port", String(viewer.port)], {}, "test");
+    if (taken.kind !== "web") throw new Error("not hel web");
+    await expect(openViewer(taken, { stdout: { write: () => true }, env: {} })).rejects.toMatchObject({
+      exitCode: 1,
+      message: `port ${viewer.port} is in use — choose another with --port, or leave it out for a free one`,
+    });
+  });
+
   it("an unknown session is 404, a session id that climbs out is no session", async () => {
     expect((await read(`/s/nope?token=${token}`)).status).toBe(404);
     expect((await read(`/s/..%2F..%2Fetc?token=${token}`)).status).toBe(404);
