@@ -7,7 +7,7 @@ import { addSettingFlags, flagOrigins, flagValues } from "../settings/flags.js";
 import { envHelp, settingsHelp } from "../settings/help.js";
 import { type RunOptions, RunOptionsSchema } from "../settings/run-options.js";
 import { SETTINGS } from "../settings/table.js";
-import { EXPORT_FORMATS, type ExportFormat } from "../view/export-formats.js";
+import { EXPORT_FORMATS, type ExportFormat } from "../view/format-names.js";
 
 export type { RunOptions };
 

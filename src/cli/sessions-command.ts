@@ -12,7 +12,8 @@ import type { Invocation } from "./options.js";
 import { findProjectRoot } from "../conversation/project-root.js";
 import { editsOf } from "../session/edits-by-call.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { renderExport, type ExportFormat } from "../view/export-formats.js";
+import { renderExport } from "../view/export-formats.js";
+import type { ExportFormat } from "../view/format-names.js";
 import { readPageAssets } from "../view/page-assets.js";
 import { readSessionDocument } from "../view/read-session.js";
 

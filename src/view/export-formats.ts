@@ -5,8 +5,7 @@ import type { SessionDocument } from "./document.js";
 import { renderSessionPage, type PageAssets } from "./page.js";
 import { renderSessionMarkdown } from "./session-markdown.js";
 
-export const EXPORT_FORMATS = ["html", "md", "json", "atif"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+import type { ExportFormat } from "./format-names.js";
 
 /** `assets` is needed (and read by the caller) only for html. */
 export function renderExport(doc: SessionDocument, format: ExportFormat, helVersion: string, assets: PageAssets | null): string {

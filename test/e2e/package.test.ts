@@ -1,12 +1,13 @@
 // The package as npm would publish it: named so `npm install -g` finds hel (the registry's `hel` is
 // another library), with the `hel` command, and holding everything that command needs: a copy of just
-// the files `npm pack` lists, with no node_modules beside it, starts and runs a task.
+// the files `npm pack` lists, with no node_modules beside it, starts, runs a task and exports its session as a page.
 import { spawn, spawnSync } from "node:child_process";
 import { cp, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { collect, helEnv, ROOT } from "../helpers/hel.js";
+import { sessionIdOf } from "../helpers/simulators.js";
 import { tempProject } from "../helpers/temp-project.js";
 
 let sim: Simulator | undefined;
@@ -24,7 +25,7 @@ it("is hel-agent, whose packed files alone run the hel command", async () => {
   expect(files).toContain("dist/bundle/main.cjs");
   // The README's links lead into docs/, which goes along.
   expect(files).toContain("docs/usage.md");
-  expect(files.filter((path) => !/^(dist\/(bin|bundle)\/[^/]+\.cjs|docs\/[^/]+\.md|package\.json|README\.md|LICENSE)$/.test(path))).toEqual([]);
+  expect(files.filter((path) => !/^(dist\/(bin|bundle)\/[^/]+\.cjs|dist\/bundle\/view-page\.(js|css)|docs\/[^/]+\.(md|png)|package\.json|README\.md|LICENSE)$/.test(path))).toEqual([]);
 
   const installed = await tempProject();
   for (const path of files) await cp(join(ROOT, path), join(installed, path));
@@ -38,4 +39,11 @@ it("is hel-agent, whose packed files alone run the hel command", async () => {
   const run = await collect(spawn(process.execPath, [bin, "-C", project, "hi"], { env: { ...env, HEL_BASE_URL: sim.url } }));
   expect(run.stdout).toBe("echo: hi\n");
   expect(run.code).toBe(0);
+
+  // The session page's script and styles go along, found beside the bundle.
+  const id = sessionIdOf(run.stderr)!;
+  const page = await collect(spawn(process.execPath, [bin, "-C", project, "sessions", "export", id], { env }));
+  expect(page.code).toBe(0);
+  expect(page.stdout).toContain('<figure id="request-chart"');
+  expect(page.stdout).toContain(".u-legend");
 });

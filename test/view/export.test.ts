@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Ajv } from "ajv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
-import { EXPORT_FORMATS } from "../../src/view/export-formats.js";
+import { EXPORT_FORMATS } from "../../src/view/format-names.js";
 import { SessionDocumentSchema, type Entry, type SessionDocument, type ToolCallEntry } from "../../src/view/document.js";
 import { markdownHtml } from "../../src/view/markdown-html.js";
 import { runHelInProcess } from "../helpers/conversation.js";
