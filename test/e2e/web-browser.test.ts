@@ -1,5 +1,5 @@
 // `hel web` in a real browser: the built hel serves a session made on the simulator (a fold, an edit,
-// a subagent) and headless Chromium (Debian's, driven by playwright-core) opens the list and the
+// a subagent) and headless Chromium (helpers/browser.ts) opens the list and the
 // session: no console error, no request beyond the loopback server, the nested child, the chart and
 // the diff in the page; a turn added while the page is open appears in it (server-sent events); a
 // screenshot is kept in test-artifacts/. Ctrl-C stops the server with status 0.
@@ -7,24 +7,23 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { chromium, type Browser } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
 import { HEL_BIN, PROJECT_ROOT } from "../../scripts/hel-bin.js";
 import { runHelInProcess } from "../helpers/conversation.js";
 import { CHILD_TASK, exportScript, makeExportedSession } from "../helpers/exported-session.js";
 import { KEY } from "../helpers/sim.js";
+import { openInChromium, type OpenedPage } from "../helpers/browser.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(PROJECT_ROOT, "test-artifacts");
 const SECOND_ANSWER = "The second turn is *here*.";
 
 let sim: Simulator | undefined;
 let server: ChildProcess | undefined;
-let browser: Browser | undefined;
+let opened: OpenedPage | undefined;
 
 afterAll(async () => {
-  await browser?.close();
+  await opened?.close();
   if (server && server.exitCode === null) server.kill("SIGKILL");
   await sim?.close();
 });
@@ -52,16 +51,8 @@ describe("hel web in headless Chromium", () => {
     server = started.child;
     const origin = new URL(started.url).origin;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-    const requested: string[] = [];
-    context.on("request", (r) => requested.push(r.url()));
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on("console", (m) => (m.type() === "error" || m.type() === "warning" ? problems.push(`${m.type()}: ${m.text()}`) : undefined));
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-
-    await page.goto(started.url);
+    opened = await openInChromium(started.url, { width: 1280, height: 1000 });
+    const { page, problems, requests } = opened;
     const row = page.locator(`#sessions tr[data-session="${made.id}"]`);
     await expect(row.textContent()).resolves.toContain("change a.txt to say hello world");
     await row.locator("a").click();
@@ -91,8 +82,10 @@ describe("hel web in headless Chromium", () => {
     await page.screenshot({ path: join(ARTIFACTS, "hel-web-session.png") });
 
     expect(problems).toEqual([]);
-    expect(requested.length).toBeGreaterThan(3);
-    expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith("data:"))).toEqual([]);
+    // The list, the frame, the page in it (twice: before and after the new turn), the event stream.
+    expect(requests.filter((u) => u.includes(`/s/${made.id}/page?`)).length).toBeGreaterThanOrEqual(2);
+    expect(requests.filter((u) => u.includes(`/s/${made.id}/events?`)).length).toBeGreaterThan(0);
+    expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
 
     const ended = new Promise<{ code: number | null; signal: string | null }>((resolve) => server!.once("exit", (code, signal) => resolve({ code, signal })));
     server.kill("SIGINT");
