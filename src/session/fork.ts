@@ -75,7 +75,8 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
   const kept = keepTurns(snapshot, n);
   const forkId = newSessionId();
   const now = new Date().toISOString();
-  // The fork starts with no subagent transcripts of its own.
+  // The fork starts with no subagent transcripts of its own, and none of the original's requests: the
+  // original made them and keeps them (the fork's usage starts at zero below, and so does its list).
   const { child_transcripts: _, ...withoutTranscripts } = kept;
   const fork: Snapshot = {
     ...withoutTranscripts,
@@ -84,6 +85,7 @@ export async function forkSession(projectDir: string, id: string, at?: number): 
     updated_at: now,
     usage: { ...kept.usage, requests: 0, prompt_tokens: 0, completion_tokens: 0, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 0 },
     children: 0,
+    requests: [],
     forked_from: { session_id: id, turn: n },
   };
   const lease = await acquireLease(projectDir, forkId, { create: true });

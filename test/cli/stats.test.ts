@@ -4,6 +4,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../sim/index.js";
+import { forkSession } from "../../src/session/fork.js";
 import { sessionPaths } from "../../src/session/paths.js";
 import { StatsReportSchema } from "../../src/session/request-stats.js";
 import { runHelInProcess } from "../helpers/conversation.js";
@@ -49,6 +50,11 @@ describe("hel stats", () => {
     expect(report.total).toMatchObject({ requests: 3, prompt_tokens: sum("prompt_tokens"), completion_tokens: sum("completion_tokens"), prompt_cache_hit_tokens: sum("prompt_cache_hit_tokens") });
     expect(report.by_model.map((m) => m.model)).toEqual(["deepseek-flash"]);
     expect(report.sessions).toBe(1);
+
+    // A fork's conversation is the original's, but not its requests: they are counted once.
+    await forkSession(project, JSON.parse(run.stdout).session_id);
+    const afterFork = StatsReportSchema.parse(JSON.parse((await runHelInProcess({ args: ["-C", project, "stats", "--json"] })).stdout));
+    expect(afterFork).toMatchObject({ sessions: 1, unrecorded_sessions: 0, total: { requests: 3 } });
   });
 
   it("prints a row per day and model, the models over the window and the total; --days leaves out older days", async () => {
