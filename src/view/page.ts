@@ -26,11 +26,14 @@ const dollars = (usd: number | null): string => (usd === null ? "unknown" : form
 const digits = (n: number): string => n.toLocaleString("en-US");
 
 export function renderSessionPage(doc: SessionDocument, assets: PageAssets): string {
+  // Inside <script>, "</script" would end the element wherever it stood (in a string, say).
+  const script = assets.script.replace(/<\/(script)/gi, "<\\/$1");
   const style = `${assets.style}\n${PAGE_STYLE}`;
   // A data block is not run: the script reads the chart's figures from it. "<" is escaped so no text
   // in it can close the element.
-  const data = JSON.stringify({ requests: doc.requests }).replace(/</g, "\\u003c");
-  const csp = `default-src 'none'; script-src ${sha256(assets.script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
+  const agents = doc.spend.by_agent.map((a) => ({ label: a.label, cost_usd: a.cost_usd }));
+  const data = JSON.stringify({ requests: doc.requests, agents }).replace(/</g, "\\u003c");
+  const csp = `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
   const childByNumber = new Map(doc.children.map((c) => [c.number, c]));
   const nested = new Set<number>();
   const body = entriesHtml(doc.entries, childByNumber, nested);
@@ -55,7 +58,7 @@ ${loose.length > 0 ? `<h2>Other subagents</h2>\n${loose.map((c) => childHtml(c, 
 </main>
 ${archiveHtml(doc.archive, childByNumber, nested)}
 <script type="application/json" id="hel-data">${data}</script>
-<script>${assets.script}</script>
+<script>${script}</script>
 </body>
 </html>
 `;
@@ -95,7 +98,7 @@ function usageHtml(doc: SessionDocument): string {
   );
   const chart =
     doc.requests.length > 0
-      ? `<figure id="request-chart" aria-label="prompt tokens (cached, uncached) and output tokens of every request"></figure>`
+      ? `<div class="charts"><figure id="request-chart" aria-label="prompt tokens (cached, uncached) and output tokens of every request"></figure><figure id="agent-chart" aria-label="dollars per agent"></figure></div>`
       : `<p class="quiet">This session was saved before hel kept each request's tokens: only its totals are known.</p>`;
   return `<section id="usage">
 <h2>Requests and dollars</h2>
@@ -219,7 +222,7 @@ a { color: var(--accent); }
 .quiet, .label, .stamp, summary { color: var(--muted); }
 .label { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; }
 table { border-collapse: collapse; margin: .75rem 0; font-variant-numeric: tabular-nums; } th, td { padding: .2rem .6rem; border-bottom: 1px solid var(--line); text-align: right; } th:first-child, td:first-child { text-align: left; } tfoot th, tfoot td { font-weight: 600; }
-#request-chart { margin: 0; min-height: 320px; }
+.charts { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; } #request-chart { margin: 0; min-height: 320px; flex: 1 1 40rem; } #agent-chart { margin: 0; min-height: 320px; flex: 0 1 18rem; }
 .turns li { margin: .15rem 0; } .checkpoint { font-size: .8rem; color: var(--muted); border: 1px solid var(--line); border-radius: 4px; padding: 0 .3rem; }
 .instruction { margin-top: 1.5rem; padding: .5rem .9rem; border-left: 4px solid var(--accent); background: var(--card); border-radius: 0 6px 6px 0; } .instruction h3 { margin: .2rem 0; }
 .answer { margin: .75rem 0; } .md > :first-child { margin-top: 0; } .md > :last-child { margin-bottom: 0; }

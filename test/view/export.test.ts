@@ -12,6 +12,11 @@ import { startSimulator, type Simulator } from "../../sim/index.js";
 import { EXPORT_FORMATS } from "../../src/view/format-names.js";
 import { SessionDocumentSchema, type Entry, type SessionDocument, type ToolCallEntry } from "../../src/view/document.js";
 import { markdownHtml } from "../../src/view/markdown-html.js";
+import { buildDocument } from "../../src/view/build-document.js";
+import { renderSessionPage } from "../../src/view/page.js";
+import { loadChildren } from "../../src/session/child-files.js";
+import { loadSnapshotFile } from "../../src/session/snapshot-file.js";
+import { forkSession } from "../../src/session/fork.js";
 import { runHelInProcess } from "../helpers/conversation.js";
 import { CHILD_TASK, exportScript, makeExportedSession, type MadeSession } from "../helpers/exported-session.js";
 import { KEY } from "../helpers/sim.js";
@@ -75,6 +80,34 @@ describe("hel sessions export --format json", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/html, md, json, atif/);
   });
+});
+
+describe("a session saved before hel kept each request", () => {
+  it("has its totals, each child's dollars from its transcript, the parent's unknown, and a page that says why it has no chart", async () => {
+    const { snapshot } = await loadSnapshotFile(made.dir, made.id);
+    const { requests: _, ...older } = snapshot;
+    const children = (await loadChildren(made.dir, made.id)).map((c) => ({ transcript: c.transcript, vouched: true }));
+    const doc = buildDocument({ snapshot: older, signed: true, children, archive: new Map(), secrets: [KEY], exportedAt: new Date() });
+    expect(doc.requests).toEqual([]);
+    expect(doc.spend.total).toEqual({ ...snapshot.usage, cost_usd: null });
+    expect(doc.spend.by_agent.map((a) => [a.label, a.requests, a.cost_usd === null])).toEqual([
+      ["parent", 5, true],
+      ["#1 task-only", 2, false],
+    ]);
+    // An archive not read is said so, not left out.
+    expect(doc.archive[0]).toMatchObject({ entries: null, problem: "its file was not read" });
+    const page = renderSessionPage(doc, { script: "void 0", style: "" });
+    expect(page).not.toContain('id="request-chart"');
+    expect(page).toContain("saved before hel kept each request's tokens");
+  });
+});
+
+it("a fork starts with no requests of its own: the original's stay the original's", async () => {
+  const fork = await forkSession(made.dir, made.id);
+  const { snapshot } = await loadSnapshotFile(made.dir, fork.id);
+  // An empty list, not none: a session without one was saved before hel kept them (stats and the page say so).
+  expect(snapshot.requests).toEqual([]);
+  expect((await loadSnapshotFile(made.dir, made.id)).snapshot.requests).toHaveLength(7);
 });
 
 describe("hel sessions export --format md", () => {

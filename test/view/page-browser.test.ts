@@ -42,21 +42,26 @@ it("loads with no console error and no request beyond its own file, and runs not
   expect(await page.locator("main").textContent()).toContain("<script>window.__pwned = 1</script>");
 });
 
-it("draws the chart of every request: cached and uncached prompt tokens and output tokens", async () => {
-  const { page } = opened;
-  const chart = page.locator("#request-chart");
-  expect(await chart.locator("canvas").count()).toBe(1);
-  expect(await chart.locator(".u-legend .u-label").allInnerTexts()).toEqual(["request", "prompt, cached", "prompt, uncached", "output"]);
-  // Something was drawn: the canvas holds pixels that are not transparent.
-  const painted = await chart.locator("canvas").evaluate((canvas) => {
+/** How many pixels of a canvas are not transparent: something was drawn. */
+const painted = (canvas: ReturnType<OpenedPage["page"]["locator"]>) =>
+  canvas.evaluate((element) => {
     // The tests compile without the DOM's types: the canvas as much of it as is used here.
-    const c = canvas as unknown as { width: number; height: number; getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
-    const pixels = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+    const c = element as unknown as { width: number; height: number; getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+    const pixels = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
     let n = 0;
     for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) n++;
     return n;
   });
-  expect(painted).toBeGreaterThan(1000);
+
+it("draws the chart of every request (cached and uncached prompt tokens, output tokens) and the one of dollars per agent", async () => {
+  const { page } = opened;
+  const chart = page.locator("#request-chart");
+  expect(await chart.locator("canvas").count()).toBe(1);
+  expect(await chart.locator(".u-legend .u-label").allTextContents()).toEqual(["request", "prompt, cached", "prompt, uncached", "output"]);
+  expect(await painted(chart.locator("canvas"))).toBeGreaterThan(1000);
+  const agents = page.locator("#agent-chart");
+  expect(await agents.locator(".u-legend .u-label").allTextContents()).toEqual(["agent", "dollars"]);
+  expect(await painted(agents.locator("canvas"))).toBeGreaterThan(1000);
   expect(await page.locator("table.spend tbody th").allInnerTexts()).toEqual(["parent", "#1 task-only"]);
 });
 
