@@ -1,5 +1,5 @@
 // The formats other people's tools read — `--json-events` lines, `--record` files, snapshots, child
-// transcripts, archives, what a hook reads on stdin, `hel config --json`, `hel sessions export --format json`, `hel stats --json` — and the command line's flags are a contract:
+// transcripts, archives, what a hook reads on stdin, `hel config --json` — and the command line's flags are a contract:
 // fields are added, never removed or renamed. Each format's JSON schema (from its one zod definition)
 // is flattened to the list of its field paths with their types, kept in test/contracts/<name>.txt; a
 // path that disappears fails here.
@@ -16,7 +16,6 @@ import { JsonEventSchema } from "../src/cli/json/json-events.js";
 import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
 import { SnapshotSchema } from "../src/session/snapshot-format.js";
-import { StatsReportSchema } from "../src/session/request-stats.js";
 import { SettingReportSchema } from "../src/settings/report.js";
 import { ExitNow, parseArgs } from "../src/cli/options.js";
 import { SessionDocumentSchema } from "../src/view/document.js";
@@ -115,7 +114,6 @@ const CONTRACTS: Record<string, () => string[]> = {
   flags: flagPaths,
   config: () => schemaPaths(SettingReportSchema),
   "session-export": () => schemaPaths(SessionDocumentSchema),
-  stats: () => schemaPaths(StatsReportSchema),
 };
 
 describe("the contracts other tools read", () => {
