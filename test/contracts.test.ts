@@ -16,6 +16,7 @@ import { JsonEventSchema } from "../src/cli/json/json-events.js";
 import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
 import { SnapshotSchema } from "../src/session/snapshot-format.js";
+import { StatsReportSchema } from "../src/session/request-stats.js";
 import { SettingReportSchema } from "../src/settings/report.js";
 import { ExitNow, parseArgs } from "../src/cli/options.js";
 import { SessionDocumentSchema } from "../src/view/document.js";
@@ -114,6 +115,7 @@ const CONTRACTS: Record<string, () => string[]> = {
   flags: flagPaths,
   config: () => schemaPaths(SettingReportSchema),
   "session-export": () => schemaPaths(SessionDocumentSchema),
+  stats: () => schemaPaths(StatsReportSchema),
 };
 
 describe("the contracts other tools read", () => {
