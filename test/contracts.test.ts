@@ -18,6 +18,7 @@ import { StreamJsonLineSchema } from "../src/cli/json/stream-json.js";
 import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
 import { SnapshotSchema } from "../src/session/snapshot-format.js";
+import { StatsReportSchema } from "../src/session/request-stats.js";
 import { SettingReportSchema } from "../src/settings/report.js";
 import { ExitNow, parseArgs } from "../src/cli/options.js";
 import { SessionDocumentSchema } from "../src/view/document.js";
@@ -118,6 +119,7 @@ const CONTRACTS: Record<string, () => string[]> = {
   flags: flagPaths,
   config: () => schemaPaths(SettingReportSchema),
   "session-export": () => schemaPaths(SessionDocumentSchema),
+  stats: () => schemaPaths(StatsReportSchema),
 };
 
 describe("the contracts other tools read", () => {

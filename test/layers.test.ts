@@ -20,8 +20,9 @@ const ROOMS: Record<string, string[][]> = {
   agent: [["."], ["context"], ["loop"], ["children"]],
   tools: [["."], ["file", "search", "command"]],
   // The input modes drive the conversation the root's files assemble; run.ts only chooses a mode.
-  // acp/ is the editor's mode, beside them: main.ts starts it for `hel acp`.
-  cli: [["term", "json"], ["."], ["modes", "acp"], ["run.ts"], ["main.ts"]],
+  // acp/ is the editor's mode, beside them: main.ts starts it for `hel acp`. web/ is `hel web`'s server,
+  // which web-command.ts starts.
+  cli: [["term", "json", "web"], ["."], ["modes", "acp"], ["run.ts"], ["main.ts"]],
   // kit/ is the terminal's toolkit (style, the live region, markdown, the prompt and its history, the
   // diff view); the root's files are the views of hel's events, tools and sessions, made with it.
   "cli/term": [["kit"], ["."]],

@@ -15,6 +15,7 @@ import type { BenchSection } from "./section.js";
 import { sessionSection } from "./session.js";
 import { startupSection, versionSection } from "./startup.js";
 import { worktreesSection } from "./worktrees.js";
+import { usageStatsSection } from "./usage-stats.js";
 
 export type { BenchContext, BenchSection } from "./section.js";
 
@@ -34,4 +35,5 @@ export const SECTIONS: readonly BenchSection[] = [
   checkpointsSection,
   buildSection,
   worktreesSection,
+  usageStatsSection,
 ];

@@ -30,6 +30,14 @@ async function main(): Promise<number> {
     const { runWorktreesCommand } = await import("./worktrees-command.js");
     return runWorktreesCommand(invocation);
   }
+  if (invocation.kind === "stats") {
+    const { runStatsCommand } = await import("./stats-command.js");
+    return runStatsCommand(invocation, { stdout: process.stdout, env: process.env });
+  }
+  if (invocation.kind === "web") {
+    const { runWebCommand } = await import("./web-command.js");
+    return runWebCommand(invocation, { stdout: process.stdout, env: process.env });
+  }
   if (invocation.kind === "acp") {
     // Loaded only here: the protocol's SDK is no part of a terminal run.
     const { runAcp } = await import("./acp/agent.js");

@@ -20,12 +20,28 @@ export type Invocation =
   | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string }
   | { kind: "mcp"; options: RunOptions }
   /** `hel [flags] config [--json]`: the settings a run here would have, and where each came from. */
-  | { kind: "config"; options: RunOptions; json: boolean };
+  | { kind: "config"; options: RunOptions; json: boolean }
+  /** `hel stats`: this project's requests, tokens and dollars by day and model; `days` null: every recorded day. */
+  | { kind: "stats"; days: number | null; json: boolean; cwd: string }
+  /** `hel web`: the read-only viewer of this project's sessions; `port` 0: any free port. */
+  | { kind: "web"; port: number; cwd: string };
 
 /** A turn number as --at and --to take it. */
 function turnNumber(flag: string, text: string, least: number): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < least) throw new HelError(`${flag} takes a turn number${least > 0 ? " from 1" : ""}, not ${JSON.stringify(text)} — see hel sessions show for the turns`, 2);
+  return n;
+}
+
+function dayCount(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1) throw new HelError(`--days takes a number of days from 1, not ${JSON.stringify(text)} — see hel stats --help`, 2);
+  return n;
+}
+
+function portNumber(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 65535) throw new HelError(`--port takes a port number from 1 to 65535, not ${JSON.stringify(text)} — or leave it out for a free one`, 2);
   return n;
 }
 
@@ -187,6 +203,23 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .option("--json", "as JSON")
     .action((opts: { json?: boolean }) => {
       invocation = { kind: "config", options: validate([], program.opts(), flagOrigins(program, SETTINGS, env)), json: Boolean(opts.json) };
+    });
+
+  program
+    .command("stats")
+    .description("this project's requests, tokens, cache hits and dollars by day and by model, peak and off-peak: stats [--days N] [--json]")
+    .option("--days <n>", "only the last N days (UTC), today included")
+    .option("--json", "as JSON")
+    .action((opts: { days?: string; json?: boolean }) => {
+      invocation = { kind: "stats", days: opts.days === undefined ? null : dayCount(opts.days), json: Boolean(opts.json), cwd: resolve(String(program.opts().cwd ?? ".")) };
+    });
+
+  program
+    .command("web")
+    .description("a read-only viewer of this project's sessions in your browser, on 127.0.0.1 only: web [--port N]")
+    .option("--port <n>", "the port to listen on (default: any free one)")
+    .action((opts: { port?: string }) => {
+      invocation = { kind: "web", port: opts.port === undefined ? 0 : portNumber(opts.port), cwd: resolve(String(program.opts().cwd ?? ".")) };
     });
 
   for (const command of [program, ...program.commands, ...sessions.commands, ...worktrees.commands, ...mcp.commands]) {

@@ -16,7 +16,7 @@ import { lookAtSnapshot, updatedAtOnFirstLine, writtenByHel } from "./snapshot-f
  * The ids of the session directories of this project, unsorted; none when .hel does not exist. A
  * link in a session's place is listed, so that what is wrong with it is said where it is used.
  */
-async function sessionIds(projectDir: string): Promise<string[]> {
+export async function sessionIds(projectDir: string): Promise<string[]> {
   try {
     if (!(await ownDir(projectDir, sessionsDir(projectDir), false))) return [];
     const entries = await readdir(sessionsDir(projectDir), { withFileTypes: true });

@@ -525,9 +525,17 @@ export async function lookAtSnapshot<T>(projectDir: string, id: string, look: (s
  * file cannot be read.
  */
 export async function updatedAtOnFirstLine(projectDir: string, id: string): Promise<string | null> {
+  return updatedAtOf(await headerOnFirstLine(projectDir, id));
+}
+
+/**
+ * A saved snapshot's header, parsed from its first line alone and not validated (the messages are
+ * never read); null when the file is laid out another way. Throws when the file cannot be read.
+ */
+export async function headerOnFirstLine(projectDir: string, id: string): Promise<Record<string, unknown> | null> {
   const paths = sessionPaths(projectDir, id);
   await ownDir(projectDir, paths.dir, false);
-  return updatedAtOf(headerOfFirstLine(await firstLine(paths.snapshot)));
+  return headerOfFirstLine(await firstLine(paths.snapshot));
 }
 
 /** A raw header's updated_at, when it is a date. */

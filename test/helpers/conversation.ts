@@ -18,6 +18,7 @@ import { helEnv, ROOT, type HelResult } from "./hel.js";
 import { hasExitCode } from "../../src/errors.js";
 import { errorText } from "../../src/cli/term/kit/style.js";
 import { runSessionsCommand } from "../../src/cli/sessions-command.js";
+import { runStatsCommand } from "../../src/cli/stats-command.js";
 
 export interface InProcessRun {
   /** hel's arguments (`-C <project>` among them); for runInProcess, ending with the instruction. */
@@ -68,6 +69,7 @@ async function runWith(run: HelRunInProcess, out: Captured): Promise<number> {
   const invocation = parseArgs(run.args, out.io.env, "test");
   // `hel sessions ls | show | rm` write to the process's own streams; a fork masks the process's key.
   if (invocation.kind === "sessions" && invocation.action !== "fork") return writingTo(out, () => runSessionsCommand(invocation, { version: "test", env: out.io.env }));
+  if (invocation.kind === "stats") return runStatsCommand(invocation, out.io);
   if (invocation.kind !== "run") throw new Error(`not a run: ${run.args.join(" ")}`);
   const flags = invocation.options;
   const project = await openProject(flags, out.io.env.DEEPSEEK_API_KEY!, out.io);
@@ -91,7 +93,7 @@ async function writingTo<T>(out: Captured, command: () => Promise<T>): Promise<T
 }
 
 /**
- * As runInProcess, `hel sessions ls | show | rm` too, and a failure ends the run as src/cli/main.ts
+ * As runInProcess, `hel sessions ls | show | rm` and `hel stats` too, and a failure ends the run as src/cli/main.ts
  * ends the process: one `hel: ` line on stderr after what was printed before it, and the error's exit
  * status (1 when it has none).
  */

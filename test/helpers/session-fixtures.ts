@@ -1,5 +1,5 @@
 // Builders for session tests: a valid snapshot with a tool call and its result, and the SessionError a call throws.
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { expect } from "vitest";
 import { sessionPaths } from "../../src/session/paths.js";
 import { SessionError } from "../../src/session/errors.js";
@@ -79,4 +79,14 @@ export async function unsign(projectDir: string, id: string): Promise<void> {
   const unsigned = text.replace(/,"mac":"[0-9a-f]{64}"(?=,"messages":\[\n)/, "");
   expect(unsigned).not.toBe(text);
   await writeFile(file, unsigned);
+}
+
+/**
+ * A snapshot.json whose first line is `header` as encodeSnapshot lays one out, and no messages: for
+ * readers of the first line alone (`hel stats`), which never read further.
+ */
+export async function writeSnapshotHeader(projectDir: string, id: string, header: Record<string, unknown>): Promise<void> {
+  const paths = sessionPaths(projectDir, id);
+  await mkdir(paths.dir, { recursive: true });
+  await writeFile(paths.snapshot, `${JSON.stringify(header).slice(0, -1)}${Object.keys(header).length > 0 ? "," : ""}"messages":[\n]}\n`);
 }
