@@ -14,6 +14,7 @@ export function sessionChildren(options: RunOptions, session: ActiveSession, led
     budget: { maxSteps: options.childMaxSteps, maxTokens: options.childMaxTokens },
     firstNumber: session.childCount,
     childModel: options.childModel,
+    isolation: options.childIsolation,
     saveTranscript: (transcript) => {
       const spent = ledger.run().delegations.find((d) => d.delegation === transcript.number);
       return session.saveChild({ ...transcript, ...(spent ? { usage: totalsOf(spent) } : {}), cost_usd: spent?.cost_usd ?? null });
