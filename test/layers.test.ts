@@ -6,12 +6,13 @@ import { doorViolations, importCycles, importGraph, layerOf, layerViolations, re
 // everything; bin/ is the launcher, which no module imports.
 // changes/ is what a session changed in the project (baselines, diffs), read by tools, reviews and views;
 // its checkpoints write through fs/ (beneath the project, hel's state folder).
+// worktrees/ makes, merges and removes the git worktrees isolated writers work in, on changes/ (its git).
 // hooks/ runs the user's programs as commands run, for the agents that call them at fixed points;
 // mcp/ makes the MCP servers' tools, on tools/ and beneath the agent that offers them.
 // settings/ is what a run is told (flags, config files, trust); resources/ the user's and the project's own
 // files (rules, skills, agents, command files, hooks, MCP servers); conversation/ assembles one
 // conversation from them for every front end in cli/, which hands in its readers.
-const LAYERS = [["."], ["wire", "fs"], ["changes"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record"], ["resources", "settings"], ["conversation"], ["cli"], ["bin"]];
+const LAYERS = [["."], ["wire", "fs"], ["changes"], ["worktrees"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record"], ["resources", "settings"], ["conversation"], ["cli"], ["bin"]];
 // Inside a room, the same rule between its folders; "." is the room's own files. In agent/ these are
 // the vocabulary every part speaks (events, usage, meter, stamps, requests, the archived span).
 const ROOMS: Record<string, string[][]> = {

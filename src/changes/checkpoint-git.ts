@@ -42,12 +42,20 @@ export interface GitCall {
   /** Another work tree (a nested repository's) and index than the project's. */
   workTree?: string;
   index?: string;
+  /** Another object database than the store's own (a repository's whose objects hel reads and adds to). */
+  objects?: string;
+  /** Find the repository from the work tree as git does (no GIT_DIR, work tree or index given). */
+  discover?: boolean;
+  /** Exit codes besides 0 whose output is the answer (`merge-tree` says 1 for a conflict). */
+  exitCodes?: readonly number[];
+  /** More settings, after hel's own, so that they win (`key=value`). */
+  config?: readonly string[];
   signal?: AbortSignal;
 }
 
 export type Git = {
   (args: readonly string[], call?: GitCall): Promise<string>;
-  buffer(args: readonly string[], input: string): Promise<Buffer>;
+  buffer(args: readonly string[], input: string, call?: GitCall): Promise<Buffer>;
 };
 
 /** git, pointed at hel's store with the project as its work tree, and nothing else to read. */
@@ -62,9 +70,14 @@ export function gitFor(projectDir: string, gitDir: string): Git {
     PATH: path,
     HOME: gitDir,
     XDG_CONFIG_HOME: gitDir,
-    GIT_DIR: gitDir,
-    ...(call.bare ? {} : { GIT_WORK_TREE: call.workTree ?? projectDir }),
-    GIT_INDEX_FILE: call.index ?? join(gitDir, "index"),
+    ...(call.discover
+      ? {}
+      : {
+          GIT_DIR: gitDir,
+          ...(call.bare ? {} : { GIT_WORK_TREE: call.workTree ?? projectDir }),
+          GIT_INDEX_FILE: call.index ?? join(gitDir, "index"),
+        }),
+    ...(call.objects ? { GIT_OBJECT_DIRECTORY: call.objects } : {}),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_ATTR_NOSYSTEM: "1",
@@ -78,30 +91,36 @@ export function gitFor(projectDir: string, gitDir: string): Git {
     new Promise<T>((resolve, reject) => {
       const child = execFile(
         "git",
-        [...SETTINGS, "--literal-pathspecs", ...args],
+        [...SETTINGS, ...(call.config ?? []).flatMap((setting) => ["-c", setting]), "--literal-pathspecs", ...args],
         { cwd: call.bare ? gitDir : (call.workTree ?? projectDir), env: envFor(call), maxBuffer: 256 * 1024 * 1024, encoding, ...(call.signal ? { signal: call.signal } : {}) },
         (error, stdout, stderr) => {
-          if (error) reject(new CheckpointError(`git ${args[0]} failed: ${(String(stderr) || error.message).trim().split("\n")[0]}`));
+          if (error && !call.exitCodes?.includes(Number(error.code))) reject(new CheckpointError(`git ${args[0]} failed: ${(String(stderr) || error.message).trim().split("\n")[0]}`));
           else resolve(stdout as T);
         },
       );
+      // A git that exits without reading its input (an error, `cat-file` with nothing asked) closes the pipe.
+      child.stdin?.on("error", () => undefined);
       if (call.input !== undefined) child.stdin?.end(call.input);
     });
   const git = ((args: readonly string[], call: GitCall = {}) => run<string>(args, call, "utf8")) as Git;
-  git.buffer = (args, input) => run<Buffer>(args, { input }, "buffer");
+  git.buffer = (args, input, call = {}) => run<Buffer>(args, { ...call, input }, "buffer");
   return git;
 }
 
 /** The store's folder for a project: its key is the hash of the root's real path, device and inode. */
 export async function checkpointDir(projectDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return join(userStateDir(env), "checkpoints", await projectKey(projectDir));
+}
+
+/** A project's key in hel's state folder: the hash of its root's real path, device and inode. */
+export async function projectKey(projectDir: string): Promise<string> {
   const real = await realpath(projectDir);
   const info = await stat(real);
-  const key = createHash("sha256").update(`${real}\0${info.dev}\0${info.ino}`).digest("hex").slice(0, 32);
-  return join(userStateDir(env), "checkpoints", key);
+  return createHash("sha256").update(`${real}\0${info.dev}\0${info.ino}`).digest("hex").slice(0, 32);
 }
 
 /** Makes a folder of hel's own (mode 700) and checks it is a real directory, not a link. */
-async function ownFolder(dir: string): Promise<void> {
+export async function ownFolder(dir: string): Promise<void> {
   await mkdir(dir, { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== "EEXIST") throw e;
   });

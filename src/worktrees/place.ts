@@ -1,0 +1,152 @@
+// Where a project's worktrees are kept and the two gits that work on them, both under the git guard
+// (changes/checkpoint-git.ts: no hooks, no fsmonitor, no global or system config, literal pathspecs).
+// - `project`: git on the project's own repository, for what only it can do (make, lock, remove and
+//   prune worktrees, move and delete `hel/` branches, read HEAD). Its config is read, so the settings that
+//   would make these commands run a program are overridden, and none of them reads or writes file content.
+// - `own`: git on hel's own store in its state folder (`<state>/worktrees/<key>/git`), which uses the
+//   project's object database but none of its config or attributes: everything that reads or writes file
+//   content (snapshots, checkouts, merges, diffs) runs here, so no filter, textconv or merge driver the
+//   project names can run. The store's info/exclude leaves out `.hel/`; the project's info/exclude still
+//   says what is ignored, as its `.gitignore` files do.
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { randomBytes, createHash } from "node:crypto";
+import { realpath } from "node:fs/promises";
+import { join } from "node:path";
+import { gitFor, ownFolder, projectKey, type GitCall } from "../changes/checkpoint-git.js";
+import { ensureStateDir, userStateDir } from "../fs/state-dir.js";
+import { WorktreeError, type FileChange } from "./types.js";
+
+/** Attributes that let no program run; merges and diffs stay git's own (no `-merge`, no `-diff`). */
+const ATTRIBUTES = "* -filter -text -ident !eol !working-tree-encoding -export-subst\n";
+
+type Run = (args: readonly string[], call?: GitCall) => Promise<string>;
+
+export interface Place {
+  /** The project's top folder (its real path). */
+  top: string;
+  /** The project repository's git directory for its main work tree, and its common directory. */
+  gitDir: string;
+  commonDir: string;
+  format: "sha1" | "sha256";
+  /** hel's folder for this project's worktrees in its state folder: records, journal, store, lock. */
+  stateDir: string;
+  project: Run;
+  own: Run;
+  ownBuffer: (args: readonly string[], call?: GitCall) => Promise<Buffer>;
+}
+
+/** The project's repository and hel's store for it; throws WorktreeError without git or a repository. */
+export async function openPlace(projectDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Place> {
+  const top = await realpath(projectDir);
+  await ensureStateDir(env);
+  const root = join(userStateDir(env), "worktrees");
+  await ownFolder(root);
+  const stateDir = join(root, await projectKey(top));
+  await ownFolder(stateDir);
+  const found = await gitFor(top, stateDir)(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"], { discover: true }).catch((e: Error) => {
+    if (/ENOENT/.test(e.message)) throw new WorktreeError("git is not installed (or not on PATH): worktrees need git", "no-git");
+    if (/not a git repository/i.test(e.message)) throw new WorktreeError(`${top} is not in a git repository: worktrees need one (git init, then commit)`, "not-a-repository");
+    throw new WorktreeError(oneLineOf(e), "git");
+  });
+  const [shown, gitDir, commonDir, format] = found.split("\n");
+  if (!shown || !gitDir || !commonDir) throw new WorktreeError(`git did not say where the repository of ${top} is`, "git");
+  if ((await realpath(shown)) !== top) throw new WorktreeError(`${top} is a folder inside the repository at ${shown}: start hel in ${shown} to use worktrees`, "subfolder");
+  const store = join(stateDir, "git");
+  const objectFormat = format === "sha256" ? "sha256" : "sha1";
+  await makeStore(top, store, objectFormat);
+  const projectGit = gitFor(top, gitDir);
+  const ownGit = gitFor(top, store);
+  const ownCall = (call: GitCall = {}): GitCall => ({ objects: join(commonDir, "objects"), config: [`core.excludesFile=${join(commonDir, "info", "exclude")}`], ...call });
+  return {
+    top,
+    gitDir,
+    commonDir,
+    format: objectFormat,
+    stateDir,
+    project: (args, call) => projectGit(args, call),
+    own: (args, call) => ownGit(args, ownCall(call)),
+    ownBuffer: (args, call) => ownGit.buffer(args, "", ownCall(call)),
+  };
+}
+
+async function makeStore(top: string, store: string, format: string): Promise<void> {
+  await ownFolder(store);
+  const made = await readFile(join(store, "HEAD")).then(
+    () => true,
+    () => false,
+  );
+  if (!made) await gitFor(top, store)(["init", "--quiet", "--bare", `--object-format=${format}`], { bare: true });
+  await mkdir(join(store, "info"), { recursive: true, mode: 0o700 });
+  await writeFile(join(store, "info", "attributes"), ATTRIBUTES);
+  await writeFile(join(store, "info", "exclude"), "/.hel/\n");
+}
+
+function oneLineOf(e: Error): string {
+  return e.message.split("\n")[0] ?? "git failed";
+}
+
+/** The object id of `ref` (a commit), or null when it names none (an unborn HEAD, a missing branch). */
+export async function commitOf(place: Place, ref: string): Promise<string | null> {
+  return place.project(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { exitCodes: [1] }).then((out) => out.trim() || null);
+}
+
+export async function treeOf(place: Place, commit: string): Promise<string> {
+  return (await place.own(["rev-parse", "--verify", `${commit}^{tree}`])).trim();
+}
+
+/**
+ * A commit of `workTree` as it is now, tracked changes and untracked files that are not ignored
+ * included, on top of `parent` (none: a root commit). The index seeded from `seedIndex` (copied, never
+ * written) makes git hash only what changed since it; the copy is kept at `keepIndex` when given.
+ */
+export async function snapshot(place: Place, workTree: string, seedIndex: string, parent: string | null, keepIndex?: string): Promise<{ commit: string; tree: string }> {
+  const index = join(place.stateDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    const seeded = await copyFile(seedIndex, index).then(
+      () => true,
+      () => false,
+    );
+    const add = () => place.own(["add", "--all", "--", "."], { workTree, index });
+    if (seeded) {
+      // An index git wrote in a form hel's store cannot read (a split index): hash from the parent instead.
+      await add().catch(async () => {
+        await rm(index, { force: true });
+        if (parent) await place.own(["read-tree", parent], { workTree, index });
+        await add();
+      });
+    } else {
+      if (parent) await place.own(["read-tree", parent], { workTree, index });
+      await add();
+    }
+    const tree = (await place.own(["write-tree"], { workTree, index })).trim();
+    const commit = (await place.own(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", "hel: snapshot"], { workTree, index })).trim();
+    if (keepIndex) await rename(index, keepIndex);
+    return { commit, tree };
+  } finally {
+    await rm(index, { force: true });
+  }
+}
+
+/** Each file that differs between two commits or trees, with its added and removed lines. */
+export async function changedFiles(place: Place, from: string, to: string): Promise<FileChange[]> {
+  const out = await place.own(["diff-tree", "-r", "-z", "--no-renames", "--numstat", from, to]);
+  const fields = out.split("\0");
+  const files: FileChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i++) {
+    const [added, removed, path] = fields[i]!.split("\t");
+    if (path === undefined) continue;
+    const binary = added === "-";
+    files.push({ path, added: binary ? 0 : Number(added), removed: binary ? 0 : Number(removed), ...(binary ? { binary } : {}) });
+  }
+  return files;
+}
+
+/** The bytes of a blob. */
+export function blobOf(place: Place, oid: string): Promise<Buffer> {
+  return place.ownBuffer(["cat-file", "blob", oid]);
+}
+
+/** The object id git gives these bytes as a blob. */
+export function blobId(place: Place, data: Buffer): string {
+  return createHash(place.format).update(`blob ${data.length}\0`).update(data).digest("hex");
+}
