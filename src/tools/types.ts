@@ -184,14 +184,18 @@ export interface MergedFile {
   path: string;
   added: number;
   removed: number;
+  /** Lines are not counted in a binary file. */
+  binary?: boolean;
 }
 
-/** A file git could not merge: its kind, and the conflicting hunks of the parent's side and the child's. */
+/** A file git could not merge: its kind, and the conflicting hunks of the parent's side and the child's (a few, bounded). */
 export interface MergeConflict {
   path: string;
   kind: "text" | "binary" | "mode" | "deleted";
-  ours: string;
-  theirs: string;
+  ours: string[];
+  theirs: string[];
+  /** Hunks or lines were left out past the bounds. */
+  truncated: boolean;
 }
 
 /** How an isolated child's work came into the parent's tree (delegate_task with a worktree). */

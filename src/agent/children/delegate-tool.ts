@@ -113,7 +113,7 @@ function defaultIsolation(children: Children, access: Access): Isolation {
 
 async function startIsolated(children: Children, spec: ChildSpec, ctx: AgentToolContext): Promise<{ child: Child; workspace: Workspace }> {
   try {
-    if (!children.startIsolated) throw new WorkspaceUnavailable("this session cannot make worktrees");
+    if (!children.startIsolated) throw new WorkspaceUnavailable("the project is not a git repository (its folder has no .git)");
     return await children.startIsolated(spec, ctx.agent);
   } catch (error) {
     if (!(error instanceof WorkspaceUnavailable)) throw error;

@@ -1,10 +1,10 @@
 // An isolated child's own workspace (delegate_task with `isolation: "worktree"`): a git worktree of the
 // project, made when the call starts, locked while the child runs, and, when the child ends, its work
 // committed and merged into the parent's tree, one child at a time in the order they end. The engine
-// that makes, merges and removes worktrees is given (the worktrees room); this module decides the order:
-// the turn's checkpoint and the review's baseline are told before a merge changes the parent's files,
-// so /rewind undoes a merged child; a clean merge or no change removes the worktree and its branch, a
-// conflict or an unfinished child keeps them for `hel worktrees merge|rm`. The result the parent's model
+// that makes, merges and removes worktrees is given (the worktrees room: a clean merge or no change
+// removes the worktree and its branch, a conflict keeps them); this module decides the order: the turn's
+// checkpoint and the review's baseline are told before a merge changes the parent's files, so /rewind
+// undoes a merged child, and a child that did not finish keeps its work for `hel worktrees merge|rm`. The result the parent's model
 // reads is worded here, from the same details the event stream carries.
 import type { ChangeWatch, MergeConflict, MergeDetails, MergedFile } from "../../tools/types.js";
 
@@ -18,22 +18,21 @@ export interface Worktree {
   branch: string;
 }
 
-/** What the worktrees room does for a child; each call runs git through the git guard. */
+/** What the worktrees room does for a child (each call runs git through the git guard), for one project. */
 export interface WorktreeEngine {
-  /** Throws WorkspaceUnavailable when the project has no git or is no repository. */
-  make(name: string, branch: string): Promise<Worktree>;
-  lock(wt: Worktree, reason: string): Promise<void>;
-  unlock(wt: Worktree): Promise<void>;
+  /** Throws WorkspaceUnavailable when the project has no git, is no repository, or a worktree cannot be made. */
+  make(name: string, branch: string, session: string): Promise<Worktree>;
+  lock(wt: Worktree, locked: boolean): Promise<void>;
   /** Commits the worktree's changes on its branch: the files changed since it was made. */
   commit(wt: Worktree): Promise<MergedFile[]>;
-  /** A 3-way merge into the project's tree, all or nothing. */
+  /** A 3-way merge into the project's tree, all or nothing; removes the worktree and branch unless it conflicts. */
   merge(wt: Worktree): Promise<{ status: "applied" | "no changes" | "conflict"; files: MergedFile[]; conflicts: MergeConflict[] }>;
   remove(wt: Worktree): Promise<void>;
   /** A file's content in the project's tree (null: none), for the baseline a merge is preceded by. */
   readProjectFile(path: string): Promise<string | null>;
 }
 
-/** The project cannot have a worktree: no git, or not a repository; the message says which, for the model. */
+/** A child cannot have a worktree: no git, no repository, or it could not be made; the message says why. */
 export class WorkspaceUnavailable extends Error {
   override name = "WorkspaceUnavailable";
 }
@@ -41,7 +40,7 @@ export class WorkspaceUnavailable extends Error {
 /** A child's workspace while it runs. */
 export interface Workspace {
   readonly worktree: Worktree;
-  /** Commits the child's work and merges it into the parent's tree (after `changes` are told); then removes or keeps. */
+  /** Commits the child's work and merges it into the parent's tree, after `changes` are told. */
   merge(changes: ChangeWatch, signal: AbortSignal): Promise<MergeDetails>;
   /** Commits the child's work and keeps it unmerged (it did not finish); removed when it changed nothing. */
   keep(): Promise<MergeDetails>;
@@ -53,7 +52,7 @@ export interface Workspaces {
 }
 
 export function createWorkspaces(engine: WorktreeEngine): Workspaces {
-  // Merges, and the removals after them, go one at a time, in the order the children end.
+  // Merges go one at a time, in the order the children end, each with its checkpoint before it.
   let queue: Promise<unknown> = Promise.resolve();
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const done = queue.then(work);
@@ -63,40 +62,31 @@ export function createWorkspaces(engine: WorktreeEngine): Workspaces {
   return {
     async open(sessionId, number) {
       const short = sessionId.slice(0, 8);
-      const worktree = await engine.make(`${short}-${number}`, `hel/${short}/${number}`);
-      await engine.lock(worktree, `subagent ${number} of session ${short} is running`);
-      const details = (status: MergeDetails["status"], files: MergedFile[], conflicts: MergeConflict[], kept: boolean): MergeDetails => ({
-        kind: "merge",
-        worktree: worktree.name,
-        branch: worktree.branch,
-        status,
-        files,
-        conflicts,
-        kept,
-      });
-      const finish = (merge: ((files: MergedFile[]) => Promise<MergeDetails>) | null) =>
-        inTurn(async () => {
-          await engine.unlock(worktree);
-          const files = await engine.commit(worktree);
-          if (files.length === 0) {
-            await engine.remove(worktree);
-            return details("no changes", [], [], false);
-          }
-          if (!merge) return details("not merged", files, [], true);
-          return merge(files);
-        });
+      const worktree = await engine.make(`${short}-${number}`, `hel/${short}/${number}`, sessionId);
+      await engine.lock(worktree, true);
+      const details = (outcome: Pick<MergeDetails, "status" | "files" | "conflicts" | "kept">): MergeDetails => ({ kind: "merge", worktree: worktree.name, branch: worktree.branch, ...outcome });
+      // Unlocked first: the child no longer works in it, and the engine removes only a worktree not in use.
+      const committed = async () => {
+        await engine.lock(worktree, false);
+        return engine.commit(worktree);
+      };
       return {
         worktree,
         merge: (changes, signal) =>
-          finish(async (files) => {
-            await changes.beforeChange(signal);
-            for (const file of files) changes.beforeWrite(file.path, await engine.readProjectFile(file.path));
+          inTurn(async () => {
+            const files = await committed();
+            if (files.length > 0) {
+              await changes.beforeChange(signal);
+              for (const file of files) changes.beforeWrite(file.path, await engine.readProjectFile(file.path));
+            }
             const outcome = await engine.merge(worktree);
-            const kept = outcome.status === "conflict";
-            if (!kept) await engine.remove(worktree);
-            return details(outcome.status, outcome.files.length > 0 ? outcome.files : files, outcome.conflicts, kept);
+            return details({ ...outcome, files: outcome.files.length > 0 ? outcome.files : files, kept: outcome.status === "conflict" });
           }),
-        keep: () => finish(null),
+        keep: async () => {
+          const files = await committed();
+          if (files.length === 0) await engine.remove(worktree);
+          return details({ status: files.length === 0 ? "no changes" : "not merged", files, conflicts: [], kept: files.length > 0 });
+        },
       };
     },
   };
@@ -121,7 +111,7 @@ export function mergeReport(d: MergeDetails): string {
       break;
     case "conflict":
       lines.push(`Merge: conflict — nothing of this subagent's work was applied; its worktree and branch ${d.branch} are kept.`);
-      for (const c of d.conflicts) lines.push(`Conflict in ${c.path} (${c.kind}):`, "<<<<<<< project (ours)", ...hunk(c.ours), "=======", ...hunk(c.theirs), ">>>>>>> subagent (theirs)");
+      for (const c of d.conflicts) lines.push(...conflictLines(c));
       lines.push(
         `To finish: redo the conflicting change yourself in the project's files, then tell the user to discard the worktree (\`hel worktrees rm ${d.worktree}\`); or the user runs \`hel worktrees merge ${d.worktree}\` to get git-style conflict markers to resolve.`,
       );
@@ -130,4 +120,13 @@ export function mergeReport(d: MergeDetails): string {
   return lines.join("\n");
 }
 
-const hunk = (text: string): string[] => (text === "" ? [] : text.replace(/\n$/, "").split("\n"));
+/** A conflict as git would mark it in the file: each hunk of the project's side against the child's. */
+function conflictLines(c: MergeConflict): string[] {
+  const lines = [`Conflict in ${c.path} (${c.kind === "text" ? "the same lines changed on both sides" : `${c.kind}: git cannot merge it`}):`];
+  const hunks = Math.max(c.ours.length, c.theirs.length);
+  for (let i = 0; i < hunks; i++) lines.push("<<<<<<< project", ...body(c.ours[i]), "=======", ...body(c.theirs[i]), ">>>>>>> subagent");
+  if (c.truncated) lines.push("(more of it was left out)");
+  return lines;
+}
+
+const body = (hunk: string | undefined): string[] => (hunk ? hunk.replace(/\n$/, "").split("\n") : []);

@@ -44,8 +44,9 @@ const ToolDetailsSchema = z.discriminatedUnion("kind", [
     worktree: z.string(),
     branch: z.string(),
     status: z.enum(["applied", "no changes", "conflict", "not merged"]),
-    files: z.array(z.object({ path: z.string(), added: count, removed: count })),
-    conflicts: z.array(z.object({ path: z.string(), kind: z.enum(["text", "binary", "mode", "deleted"]), ours: z.string(), theirs: z.string() })),
+    files: z.array(z.object({ path: z.string(), added: count, removed: count, binary: z.boolean().optional() })),
+    /** Each side's conflicting hunks, a few and bounded; truncated: some were left out. */
+    conflicts: z.array(z.object({ path: z.string(), kind: z.enum(["text", "binary", "mode", "deleted"]), ours: z.array(z.string()), theirs: z.array(z.string()), truncated: z.boolean() })),
     kept: z.boolean(),
   }),
 ]);
