@@ -25,6 +25,8 @@ import { readOnlyProgramPaths } from "./trust-programs.js";
 import type { RunOptions } from "./options.js";
 import { findProjectRoot, refusedRoot } from "../conversation/project-root.js";
 import { apiConnections } from "../model/early-connection.js";
+import { recoverMerges } from "../worktrees/journal.js";
+import { sessionPlace } from "./session-worktree.js";
 import type { Io, Project } from "../conversation/project.js";
 
 /** `connectEarly`: the first request follows the opening at once (an instruction given, stdin's lines), so the API's connection is opened during it. */
@@ -53,10 +55,16 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   connections?.open();
   const unwritable = await helDirProblem(dir);
   if (unwritable) throw new HelError(`${unwritable}, so hel could not save this session — make it writable, or run hel in a project you can write`, 1);
+  // A merge of a worktree that a killed hel left half done is finished or rolled back before anything reads the files.
+  const recovered = await recoverMerges(dir, io.env).catch((e: Error) => `could not settle an interrupted worktree merge: ${e.message}`);
+  if (recovered) warn(recovered);
+  // With -w (or resuming a session that had one) the session works in its own worktree; its records stay here.
+  const place = await sessionPlace(dir, here, flags, io.env);
+  if (place.worktree) warn(`this session works in its worktree .hel/worktrees/${place.worktree} (branch hel/${place.worktree}); \`hel worktrees merge ${place.worktree}\` brings its changes in`);
   // The project's own text (rules, skills, agents, commands) needs no trust: each is listed or sent as it is, the key masked.
   const resources = await loadResources({
-    projectDir: dir,
-    here,
+    projectDir: place.dir,
+    here: place.here,
     userDir: userConfigDir(io.env),
     secrets,
     access: options.access,
@@ -66,14 +74,15 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
   });
   for (const d of resources.diagnostics) report(d);
   const { rules, skills, agents } = resources;
-  const systemPrompt = buildSystemPrompt({ projectDir: dir, here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
+  const systemPrompt = buildSystemPrompt({ projectDir: place.dir, here: place.here, platform: `${process.platform} ${process.arch}`, date: isoDay(new Date()), rules, skills });
   // Agents are written to be handed work: with some, delegate_task is offered without --delegate too,
   // a plain delegation seeing only its task, as an agent does unless its file says otherwise.
   const delegating = agents.length > 0 && options.delegate === null ? { ...options, delegate: "task-only" as const } : options;
   const readOnly = [userConfigDir(io.env), ...programs];
   return {
-    dir,
-    here,
+    dir: place.dir,
+    here: place.here,
+    ...(place.sessionsDir ? { sessionsDir: place.sessionsDir } : {}),
     options: delegating,
     apiKey,
     secrets,

@@ -14,7 +14,8 @@ export type Invocation =
   | { kind: "run"; options: RunOptions }
   /** `hel [flags] acp`: an editor drives hel over the Agent Client Protocol; the flags before it set up every session. */
   | { kind: "acp"; options: RunOptions }
-  | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork"; ids: string[]; json: boolean; cwd: string; at?: number }
+  | { kind: "sessions"; action: "ls" | "show" | "rm" | "fork"; ids: string[]; json: boolean; cwd: string; at?: number; force?: boolean }
+  | { kind: "worktrees"; action: "ls" | "merge" | "rm"; name: string; json: boolean; force: boolean; cwd: string }
   | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string }
   | { kind: "mcp"; options: RunOptions }
   /** `hel [flags] config [--json]`: the settings a run here would have, and where each came from. */
@@ -75,7 +76,7 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .command("sessions")
     // The top-level help lists commands by name only: their arguments are said here.
     .description("list, show and delete this project's sessions: sessions ls [--json], sessions show <id> [--json], sessions rm <ids...>, sessions fork <id> [--at <turn>]");
-  const sessionCommand = (action: "ls" | "show" | "rm" | "fork") => (ids: string[] | string | undefined, opts: { json?: boolean; at?: string }) => {
+  const sessionCommand = (action: "ls" | "show" | "rm" | "fork") => (ids: string[] | string | undefined, opts: { json?: boolean; at?: string; force?: boolean }) => {
     invocation = {
       kind: "sessions",
       action,
@@ -83,6 +84,7 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       json: Boolean(opts.json),
       cwd: resolve(String(program.opts().cwd ?? ".")),
       ...(opts.at !== undefined ? { at: turnNumber("--at", opts.at, 0) } : {}),
+      ...(opts.force ? { force: true } : {}),
     };
   };
   sessions
@@ -98,15 +100,36 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .action((id, opts) => sessionCommand("show")(id, opts));
   sessions
     .command("rm")
-    .description("delete sessions (refused while in use)")
+    .description("delete sessions and their worktrees (refused while in use, or with worktree changes not merged unless --force)")
     .argument("<ids...>")
-    .action((ids) => sessionCommand("rm")(ids, {}));
+    .option("--force", "remove their worktrees' unmerged changes too")
+    .action((ids, opts) => sessionCommand("rm")(ids, opts));
   sessions
     .command("fork")
     .description("a new session whose conversation is the first turns of another, byte for byte")
     .argument("<id>")
     .option("--at <turn>", "keep turns 1 to this one (default: all)")
     .action((id, opts) => sessionCommand("fork")(id, opts));
+  const worktrees = program.command("worktrees").description("the worktrees hel keeps for isolated children and `hel -w` sessions: worktrees ls [--json], worktrees merge <name>, worktrees rm <name> [--force]");
+  const worktreeCommand = (action: "ls" | "merge" | "rm") => (name: string | undefined, opts: { json?: boolean; force?: boolean }) => {
+    invocation = { kind: "worktrees", action, name: name ?? "", json: Boolean(opts.json), force: Boolean(opts.force), cwd: resolve(String(program.opts().cwd ?? ".")) };
+  };
+  worktrees
+    .command("ls", { isDefault: true })
+    .description("the kept worktrees, what each changed and why it is kept (the default)")
+    .option("--json", "as JSON")
+    .action((opts) => worktreeCommand("ls")(undefined, opts));
+  worktrees
+    .command("merge")
+    .description("bring a worktree's changes into the project; a conflict is written with git-style markers to resolve")
+    .argument("<name>")
+    .action((name) => worktreeCommand("merge")(name, {}));
+  worktrees
+    .command("rm")
+    .description("remove a worktree and its branch (refused with unmerged changes unless --force)")
+    .argument("<name>")
+    .option("--force", "discard its unmerged changes")
+    .action((name, opts) => worktreeCommand("rm")(name, opts));
   program
     .command("acp")
     .description("serve an editor over the Agent Client Protocol on stdin/stdout (Zed's agent_servers and others); flags go before it: hel --model <name> acp")
@@ -152,7 +175,7 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       invocation = { kind: "config", options: validate([], program.opts(), flagOrigins(program, SETTINGS, env)), json: Boolean(opts.json) };
     });
 
-  for (const command of [program, ...program.commands, ...sessions.commands, ...mcp.commands]) {
+  for (const command of [program, ...program.commands, ...sessions.commands, ...worktrees.commands, ...mcp.commands]) {
     command.exitOverride().configureOutput({ writeErr: () => {} });
   }
   try {

@@ -69,7 +69,11 @@ export async function runSessionsCommand(invocation: SessionsInvocation): Promis
       return 0;
     }
     case "rm": {
+      // Their worktrees go too: none with unmerged changes unless --force, and then no session goes either.
+      const { sessionWorktrees } = await import("./worktrees-command.js");
+      const worktrees = await sessionWorktrees(projectDir, await Promise.all(invocation.ids.map((id) => resolveSessionId(projectDir, id))), invocation.force ?? false);
       const removed = await removeSessions(projectDir, invocation.ids);
+      for (const line of await worktrees.remove(removed)) out(line);
       // Their file checkpoints go too: refs, rewind journals, and the objects only they kept.
       const store = removed.length > 0 ? await (await import("../changes/checkpoints.js")).findCheckpoints(projectDir).catch(() => null) : null;
       for (const id of removed) {

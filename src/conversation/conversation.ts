@@ -133,7 +133,7 @@ export async function openConversation(project: Project, settings: ConversationS
       compact,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
       controls: conversationControls({ session: active, projectDir: dir, options, usage: () => ledger.run(), changes: changes!, compact, listedModels: modelLister(client), pricedModels: Object.keys(prices.models) }),
-      end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
+      end: (interrupted, toRows) => closingLines(active, project.sessionsDir ?? dir, interrupted, io, toRows),
       async close() {
         await servers?.close();
         await active.close();

@@ -20,8 +20,10 @@ export interface Io {
 }
 
 export interface Project {
-  /** The project root (real path). */
+  /** The project root (real path): the files the session works on. */
   dir: string;
+  /** Where the sessions are kept when not in `dir`: the main project's, for a session in its own worktree (`hel -w`). */
+  sessionsDir?: string;
   /** The folder the run started in, at or below the root. */
   here: string;
   /** The flags with the config files' settings applied. */

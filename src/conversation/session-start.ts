@@ -7,9 +7,10 @@ import { requestConfigFor } from "../settings/request-config.js";
 import type { Project } from "./project.js";
 
 /** `resume`: the session to continue (an id or a unique prefix); null: --continue's, or a new one. */
-export function sessionFor({ dir, options, apiKey, systemPrompt, warn }: Project, resume: string | null, ledger: UsageLedger): Promise<ActiveSession> {
+export function sessionFor({ dir, sessionsDir, options, apiKey, systemPrompt, warn }: Project, resume: string | null, ledger: UsageLedger): Promise<ActiveSession> {
   return startSession({
-    projectDir: dir,
+    projectDir: sessionsDir ?? dir,
+    ...(sessionsDir ? { workDir: dir } : {}),
     resume,
     continueLatest: options.continue,
     adopt: options.trust,

@@ -35,7 +35,10 @@ import { SessionError } from "./errors.js";
 import { removeLeftovers } from "./leftovers.js";
 
 export interface StartOptions {
+  /** The project whose `.hel/sessions` keeps the session. */
   projectDir: string;
+  /** The folder the session's files are in, when not the project's: its worktree (`hel -w`). */
+  workDir?: string;
   resume: string | null;
   continueLatest: boolean;
   /**
@@ -206,7 +209,7 @@ class Session implements ActiveSession {
     this.createdAt = stored?.created_at ?? new Date().toISOString();
     this.turns = [...(stored?.turns ?? [])];
     this.checkpointing = new Checkpointing(
-      { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024, secrets: options.checkpointSecrets ?? [] },
+      { projectDir: options.workDir ?? options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024, secrets: options.checkpointSecrets ?? [] },
       stored?.checkpoints ?? [],
     );
     lease?.onLost(() => this.warnLost());
@@ -350,7 +353,7 @@ class Session implements ActiveSession {
     return {
       schema_version: SCHEMA_VERSION,
       session_id: this.id,
-      cwd: this.options.projectDir,
+      cwd: this.options.workDir ?? this.options.projectDir,
       created_at: this.createdAt,
       updated_at: new Date().toISOString(),
       request_config: this.requestConfig,

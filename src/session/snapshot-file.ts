@@ -6,7 +6,7 @@
 import { isUtf8 } from "node:buffer";
 import { constants, realpathSync } from "node:fs";
 import { lstat, open, stat, type FileHandle } from "node:fs/promises";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { z } from "zod";
 import { MessageSchema, type Message } from "../wire/messages.js";
 import { storedMessage } from "../wire/stored-message.js";
@@ -85,7 +85,7 @@ export async function saveSnapshot(projectDir: string, snapshot: SnapshotInput, 
     throw new SessionError(`could not save session ${id}: the snapshot is invalid (${issues}) — this is a bug in hel; ${KEPT}`, 1);
   }
   const paths = sessionPaths(projectDir, id);
-  if (!sameDirectory(parsedHeader.data.cwd, projectDir)) {
+  if (!worksIn(parsedHeader.data.cwd, projectDir)) {
     throw new SessionError(`could not save session ${id}: its cwd ${parsedHeader.data.cwd} is not the project directory ${resolve(projectDir)} — this is a bug in hel`, 1);
   }
   const pairing = findToolPairingError(messages);
@@ -377,7 +377,7 @@ function parseSnapshot(bytes: Buffer, projectDir: string, id: string, file: stri
   if (snapshot.session_id !== id) {
     throw broken(`snapshot.json belongs to session ${snapshot.session_id}, not to the directory it is in`);
   }
-  if (!sameDirectory(snapshot.cwd, projectDir)) {
+  if (!worksIn(snapshot.cwd, projectDir)) {
     throw new SessionError(`session ${id} belongs to ${snapshot.cwd} — run hel from there or with -C ${snapshot.cwd}`, 2);
   }
   const pairing = findToolPairingError(snapshot.messages);
@@ -401,6 +401,11 @@ function parseWhole(bytes: Buffer, broken: (what: string) => SessionError): { he
   }
   const { messages, ...header } = raw as Record<string, unknown>;
   return { header, messages };
+}
+
+/** Whether a session working in `cwd` is the project's: it is the project, or one of hel's worktrees of it (`hel -w`). */
+function worksIn(cwd: string, projectDir: string): boolean {
+  return sameDirectory(cwd, projectDir) || (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(basename(cwd)) && sameDirectory(dirname(cwd), join(projectDir, ".hel", "worktrees")));
 }
 
 function sameDirectory(a: string, b: string): boolean {

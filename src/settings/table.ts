@@ -110,6 +110,18 @@ export const SETTINGS = [
     flag: { short: "C", value: "<dir>", help: "the folder to start in; the project is the nearest folder at or above it with .hel/ or .git", default: ".", from: (raw) => resolve(String(raw ?? ".")) },
   }),
   row({
+    key: "worktree",
+    type: z.string().nullable(),
+    perRun: true,
+    // `-w` alone: a new worktree under a name hel makes (""); absent: the project itself (null).
+    flag: {
+      short: "w",
+      value: "[name]",
+      help: "run the session in its own git worktree, .hel/worktrees/<name>/ on branch hel/<name> (made from the project as it is; a new name when none is given); `hel worktrees merge <name>` brings its changes in",
+      from: (raw) => (typeof raw === "string" ? raw : raw === true ? "" : null),
+    },
+  }),
+  row({
     key: "model",
     type: z.string().min(1).max(MAX_MODEL_NAME, `--model takes a model name of at most ${MAX_MODEL_NAME} characters`),
     flag: { value: "<name>", help: "the model", default: (env) => env.HEL_MODEL || DEFAULT_MODEL },

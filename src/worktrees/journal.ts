@@ -10,7 +10,7 @@ import { z } from "zod";
 import { withStoreLock } from "../changes/checkpoint-git.js";
 import { removeBeneath, removeLeftTemporaries, writeBeneath } from "../changes/beneath-files.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { blobId, blobOf, openPlace, type Place } from "./place.js";
+import { blobId, blobOf, openPlace, stateDirOf, type Place } from "./place.js";
 import { readRecord, saveRecord } from "./records.js";
 import { removeRecorded } from "./worktrees.js";
 
@@ -33,10 +33,15 @@ export const Journal = z.object({
   removeAfter: z.boolean(),
   /** Files written with conflict markers. */
   conflicts: z.array(z.string()),
+  /** Every change of the worktree is in the project once written (no conflict kept the project's side). */
+  complete: z.boolean(),
+  /** The worktree's commit merged: a worktree that stays counts its changes from there on. */
+  tip: z.string().regex(/^[0-9a-f]{40,64}$/),
 });
 export type Journal = z.infer<typeof Journal>;
 
-const journalPath = (place: Place) => join(place.stateDir, "journal.json");
+const JOURNAL = "journal.json";
+const journalPath = (place: Place) => join(place.stateDir, JOURNAL);
 
 const queues = new Map<string, Promise<unknown>>();
 
@@ -83,7 +88,8 @@ async function settle(place: Place, journal: Journal, merged: boolean): Promise<
   const record = await readRecord(place, journal.name);
   if (record) {
     if (merged && journal.removeAfter) await removeRecorded(place, record, true);
-    else await saveRecord(place, { ...record, merged, conflicts: journal.conflicts });
+    else if (merged && journal.complete) await saveRecord(place, { ...record, base: journal.tip, merged: true, conflicts: journal.conflicts });
+    else await saveRecord(place, { ...record, merged: false, conflicts: journal.conflicts });
   }
   await rm(journalPath(place), { force: true });
 }
@@ -93,31 +99,34 @@ async function settle(place: Place, journal: Journal, merged: boolean): Promise<
  * for the start of the next run.
  */
 export async function recoverMerges(projectDir: string, env?: NodeJS.ProcessEnv): Promise<string | null> {
+  // Looked for without git first: every start asks, and nearly always there is none.
+  if (!(await lstat(join(await stateDirOf(projectDir, env), JOURNAL)).catch(() => null))) return null;
   const place = await openPlace(projectDir, env);
+  return serialized(place, () => recoverNow(place));
+}
+
+/** Finishes or rolls back the merge the journal holds, if any; run serialized. */
+export async function recoverNow(place: Place): Promise<string | null> {
   const text = await readFile(journalPath(place), "utf8").catch(() => null);
   if (text === null) return null;
-  return serialized(place, async () => {
-    const again = await readFile(journalPath(place), "utf8").catch(() => null);
-    if (again === null) return null;
-    const parsed = Journal.safeParse(JSON.parse(again));
-    if (!parsed.success) {
-      await rm(journalPath(place), { force: true });
-      return "the journal of an interrupted worktree merge could not be read and was removed; check `git status`";
-    }
-    const journal = parsed.data;
-    await removeLeftTemporaries(
-      place.top,
-      journal.entries.map((e) => e.path),
-    );
-    const states = await Promise.all(journal.entries.map(async (e) => ((await isOnDisk(place, e.path, e.after)) ? "after" : (await isOnDisk(place, e.path, e.before)) ? "before" : "other")));
-    const count = `${journal.entries.length} file${journal.entries.length === 1 ? "" : "s"}`;
-    if (!states.includes("other")) {
-      for (const [i, entry] of journal.entries.entries()) if (states[i] === "before") await put(place, entry.path, entry.after);
-      await settle(place, journal, true);
-      return `the merge of worktree "${journal.name}" was interrupted; hel finished it (${count})`;
-    }
-    for (const [i, entry] of journal.entries.entries()) if (states[i] === "after") await put(place, entry.path, entry.before);
-    await settle(place, { ...journal, conflicts: journal.entries.filter((_, i) => states[i] === "other").map((e) => e.path) }, false);
-    return `the merge of worktree "${journal.name}" was interrupted and files changed since; hel rolled it back (${count}) and kept the worktree`;
-  });
+  const parsed = Journal.safeParse(JSON.parse(text));
+  if (!parsed.success) {
+    await rm(journalPath(place), { force: true });
+    return "the journal of an interrupted worktree merge could not be read and was removed; check `git status`";
+  }
+  const journal = parsed.data;
+  await removeLeftTemporaries(
+    place.top,
+    journal.entries.map((e) => e.path),
+  );
+  const states = await Promise.all(journal.entries.map(async (e) => ((await isOnDisk(place, e.path, e.after)) ? "after" : (await isOnDisk(place, e.path, e.before)) ? "before" : "other")));
+  const count = `${journal.entries.length} file${journal.entries.length === 1 ? "" : "s"}`;
+  if (!states.includes("other")) {
+    for (const [i, entry] of journal.entries.entries()) if (states[i] === "before") await put(place, entry.path, entry.after);
+    await settle(place, journal, true);
+    return `the merge of worktree "${journal.name}" was interrupted; hel finished it (${count})`;
+  }
+  for (const [i, entry] of journal.entries.entries()) if (states[i] === "after") await put(place, entry.path, entry.before);
+  await settle(place, { ...journal, conflicts: journal.entries.filter((_, i) => states[i] === "other").map((e) => e.path) }, false);
+  return `the merge of worktree "${journal.name}" was interrupted and files changed since; hel rolled it back (${count}) and kept the worktree`;
 }

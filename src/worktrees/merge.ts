@@ -8,7 +8,7 @@
 // project run one at a time, in the order asked, each journaled (journal.ts).
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { applyJournaled, isOnDisk, serialized, type Entry } from "./journal.js";
+import { applyJournaled, isOnDisk, recoverNow, serialized, type Entry } from "./journal.js";
 import { blobOf, openPlace, snapshot, treeOf, type Place } from "./place.js";
 import { ownRecord, saveRecord } from "./records.js";
 import type { Conflict, ConflictKind, MergeOutcome, Worktree } from "./types.js";
@@ -34,6 +34,8 @@ export async function mergeWorktree(projectDir: string, wt: Pick<Worktree, "name
 }
 
 async function mergeNow(place: Place, name: string, { markers = false, beforeWrite }: MergeOptions): Promise<MergeOutcome> {
+  // A merge a killed hel left half done is settled before another starts.
+  await recoverNow(place);
   const record = await ownRecord(place, name);
   const { commit: theirs, files } = await commitRecord(place, record);
   // A worktree still in use (a child runs, a `hel -w` session) stays after its merge.
@@ -61,7 +63,8 @@ async function mergeNow(place: Place, name: string, { markers = false, beforeWri
     const onDisk = await Promise.all(entries.map((e) => isOnDisk(place, e.path, e.before)));
     moved = entries.filter((_, i) => !onDisk[i]).map((e) => e.path);
     if (moved.length > 0) continue;
-    await applyJournaled(place, { version: 1, name, entries, removeAfter: !inUse && conflicts.length === 0, conflicts: conflicts.map((c) => c.path) });
+    const complete = conflicts.every((c) => c.kind === "text");
+    await applyJournaled(place, { version: 1, name, entries, removeAfter: !inUse && conflicts.length === 0, conflicts: conflicts.map((c) => c.path), complete, tip: theirs });
     return { status: conflicts.length > 0 ? "conflict" : "applied", files, conflicts };
   }
   await saveRecord(place, { ...record, conflicts: moved });

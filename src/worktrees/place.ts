@@ -8,7 +8,7 @@
 //   content (snapshots, checkouts, merges, diffs) runs here, so no filter, textconv or merge driver the
 //   project names can run. The store's info/exclude leaves out `.hel/`; the project's info/exclude still
 //   says what is ignored, as its `.gitignore` files do.
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { randomBytes, createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
@@ -38,11 +38,8 @@ export interface Place {
 /** The project's repository and hel's store for it; throws WorktreeError without git or a repository. */
 export async function openPlace(projectDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Place> {
   const top = await realpath(projectDir);
-  await ensureStateDir(env);
-  const root = join(userStateDir(env), "worktrees");
-  await ownFolder(root);
-  const stateDir = join(root, await projectKey(top));
-  await ownFolder(stateDir);
+  const stateDir = await stateDirOf(top, env);
+  // Asked before anything is made: without git or a repository, nothing is.
   const found = await gitFor(top, stateDir)(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"], { discover: true }).catch((e: Error) => {
     if (/ENOENT/.test(e.message)) throw new WorktreeError("git is not installed (or not on PATH): worktrees need git", "no-git");
     if (/not a git repository/i.test(e.message)) throw new WorktreeError(`${top} is not in a git repository: worktrees need one (git init, then commit)`, "not-a-repository");
@@ -51,6 +48,9 @@ export async function openPlace(projectDir: string, env: NodeJS.ProcessEnv = pro
   const [shown, gitDir, commonDir, format] = found.split("\n");
   if (!shown || !gitDir || !commonDir) throw new WorktreeError(`git did not say where the repository of ${top} is`, "git");
   if ((await realpath(shown)) !== top) throw new WorktreeError(`${top} is a folder inside the repository at ${shown}: start hel in ${shown} to use worktrees`, "subfolder");
+  await ensureStateDir(env);
+  await ownFolder(join(stateDir, ".."));
+  await ownFolder(stateDir);
   const store = join(stateDir, "git");
   const objectFormat = format === "sha256" ? "sha256" : "sha1";
   await makeStore(top, store, objectFormat);
@@ -81,6 +81,11 @@ async function makeStore(top: string, store: string, format: string): Promise<vo
   await writeFile(join(store, "info", "exclude"), "/.hel/\n");
 }
 
+/** hel's folder for a project's worktrees in its state folder; nothing is made. */
+export async function stateDirOf(projectDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return join(userStateDir(env), "worktrees", await projectKey(projectDir));
+}
+
 function oneLineOf(e: Error): string {
   return e.message.split("\n")[0] ?? "git failed";
 }
@@ -102,8 +107,14 @@ export async function treeOf(place: Place, commit: string): Promise<string> {
 export async function snapshot(place: Place, workTree: string, seedIndex: string, parent: string | null, keepIndex?: string): Promise<{ commit: string; tree: string }> {
   const index = join(place.stateDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
+    // The copy keeps the index's time: git trusts a file's stat data only when the file is older than
+    // its index, so a copy timed now would hide an edit made within the index's last second.
     const seeded = await copyFile(seedIndex, index).then(
-      () => true,
+      async () => {
+        const { atime, mtime } = await stat(seedIndex);
+        await utimes(index, atime, mtime);
+        return true;
+      },
       () => false,
     );
     const add = () => place.own(["add", "--all", "--", "."], { workTree, index });

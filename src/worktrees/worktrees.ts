@@ -3,7 +3,7 @@
 // by hel's own store into `.hel/worktrees/<name>/` on a new branch, the user's branch, index, HEAD and
 // stash untouched. Nothing is half made: a failure removes what was made. Once its branch and folder are
 // gone, `git worktree prune` leaves no entry of it in the project's `.git`.
-import { lstat, readFile, rm } from "node:fs/promises";
+import { lstat, mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ensureHelDir } from "../fs/hel-dir.js";
 import { ownDir } from "../fs/own-dir.js";
@@ -36,14 +36,20 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
   await ensureHelDir(place.top);
   await ownDir(place.top, join(place.top, ".hel", "worktrees"), true);
   options.signal?.throwIfAborted();
-  const head = await commitOf(place, "HEAD");
-  const { commit: base } = await snapshot(place, place.top, join(place.gitDir, "index"), head);
+  // The folder is claimed first: of two hel making one name at once, the second stops here.
+  await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === "EEXIST" ? new WorktreeError(`a worktree "${options.name}" exists already: pick another name`, "exists") : e;
+  });
+  let added = false;
   let admin: string | null = null;
   try {
+    const head = await commitOf(place, "HEAD");
+    const { commit: base } = await snapshot(place, place.top, join(place.gitDir, "index"), head);
     await place.project(["worktree", "add", "--quiet", "--no-checkout", "-b", options.branch, dir, base], options.signal ? { signal: options.signal } : {});
+    added = true;
     const pointer = (await readFile(join(dir, ".git"), "utf8")).trim();
     admin = pointer.startsWith("gitdir: ") ? pointer.slice("gitdir: ".length) : null;
-    if (!admin || !admin.startsWith(join(place.commonDir, "worktrees"))) throw new WorktreeError(`git made .hel/worktrees/${options.name} with an unexpected git folder (${pointer})`, "git");
+    if (!admin?.startsWith(join(place.commonDir, "worktrees"))) throw new WorktreeError(`git made .hel/worktrees/${options.name} with an unexpected git folder (${pointer})`, "git");
     // The checkout runs in hel's store: no filter of the project runs on the files written.
     await place.own(["read-tree", "-u", "--reset", base], { workTree: dir, index: join(admin, "index"), ...(options.signal ? { signal: options.signal } : {}) });
     await saveRecord(place, {
@@ -58,11 +64,22 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
       merged: false,
       conflicts: [],
     });
+    return { name: options.name, dir, branch: options.branch, base };
   } catch (e) {
-    await unmake(place, dir, options.branch);
+    // Only what this call made: a branch that existed before is another's.
+    if (added) await unmake(place, dir, options.branch);
+    else await rm(dir, { recursive: true, force: true });
     throw e instanceof WorktreeError ? e : new WorktreeError(`could not make worktree "${options.name}": ${(e as Error).message}`, "git");
   }
-  return { name: options.name, dir, branch: options.branch, base };
+}
+
+/** Worktree `name` when hel made it and it is intact; null when there is none; throws for a folder hel did not make. */
+export async function openWorktree(projectDir: string, name: string, env?: NodeJS.ProcessEnv): Promise<Worktree | null> {
+  checkName(name);
+  const place = await openPlace(projectDir, env);
+  if (!(await readRecord(place, name)) && !(await lstat(worktreeDir(place.top, name)).catch(() => null))) return null;
+  const { dir, branch, base } = await ownRecord(place, name);
+  return { name, dir, branch, base };
 }
 
 /** Removes a worktree's folder, git's entry for it and its branch, whatever state they are in. */
@@ -73,11 +90,15 @@ async function unmake(place: Place, dir: string, branch: string): Promise<void> 
   await place.project(["update-ref", "-d", `refs/heads/${branch}`]).catch(() => undefined);
 }
 
-/** Marks a worktree in use (git's lock, so that no `git worktree prune` takes it), or no longer. */
-export async function lockWorktree(projectDir: string, name: string, locked = true, env?: NodeJS.ProcessEnv): Promise<void> {
+/** Why git keeps a worktree locked: a child runs in it, or it is a `hel -w` session's, kept for its --resume. */
+export const CHILD_LOCK = "a hel child works in it";
+export const SESSION_LOCK = "a hel -w session works in it";
+
+/** Marks a worktree in use (git's lock, so that no `git worktree prune` takes it, nor a merge removes it), or no longer. */
+export async function lockWorktree(projectDir: string, name: string, locked = true, env?: NodeJS.ProcessEnv, reason = CHILD_LOCK): Promise<void> {
   const place = await openPlace(projectDir, env);
   const record = await ownRecord(place, name);
-  if (locked) await place.project(["worktree", "lock", "--reason", "a hel child works in it", record.dir]).catch(alreadyLocked);
+  if (locked) await place.project(["worktree", "lock", "--reason", reason, record.dir]).catch(alreadyLocked);
   else await place.project(["worktree", "unlock", record.dir]).catch(() => undefined);
 }
 
@@ -134,7 +155,7 @@ export async function removeWorktree(projectDir: string, name: string, options: 
 export async function removeRecorded(place: Place, record: WorktreeRecord, force: boolean): Promise<void> {
   if (!force) {
     if (!(await isIntact(record))) throw new WorktreeError(`.hel/worktrees/${record.name} was changed outside hel; \`hel worktrees rm ${record.name} --force\` discards it`, "not-hel's");
-    const files = record.merged ? [] : await pendingFiles(place, record);
+    const files = await pendingFiles(place, record);
     if (files.length > 0)
       throw new WorktreeError(
         `worktree "${record.name}" has changes not merged into the project (${files.length} file${files.length === 1 ? "" : "s"}): \`hel worktrees merge ${record.name}\`, or remove it with --force`,
@@ -152,9 +173,9 @@ export async function listWorktrees(projectDir: string, env?: NodeJS.ProcessEnv)
   for (const record of await allRecords(place)) {
     const intact = await isIntact(record);
     const files = intact ? await pendingFiles(place, record).catch(() => []) : [];
-    const locked = await lstat(join(record.admin, "locked")).then(
-      () => true,
-      () => false,
+    const lock = await readFile(join(record.admin, "locked"), "utf8").then(
+      (text) => text.trim(),
+      () => null,
     );
     listings.push({
       name: record.name,
@@ -162,31 +183,37 @@ export async function listWorktrees(projectDir: string, env?: NodeJS.ProcessEnv)
       branch: record.branch,
       dir: record.dir,
       files,
-      kept: keptBecause(record, intact, locked, files),
+      kept: keptBecause(record, intact, lock, files),
     });
   }
   return listings;
 }
 
-function keptBecause(record: WorktreeRecord, intact: boolean, locked: boolean, files: FileChange[]): string {
+function keptBecause(record: WorktreeRecord, intact: boolean, lock: string | null, files: FileChange[]): string {
   if (!intact) return "changed outside hel";
-  if (locked) return "in use";
-  if (record.merged && record.conflicts.length > 0) return `merged with conflict markers in ${record.conflicts.join(", ")}`;
-  if (record.conflicts.length > 0) return `conflict in ${record.conflicts.join(", ")}`;
-  if (record.merged) return "merged";
-  return files.length > 0 ? "unmerged changes" : "no changes";
+  if (lock === SESSION_LOCK) return files.length > 0 ? "a hel -w session's, with unmerged changes" : "a hel -w session's";
+  if (lock !== null) return "in use";
+  if (!record.merged && record.conflicts.length > 0) return `conflict in ${record.conflicts.join(", ")}`;
+  if (files.length > 0) return "unmerged changes";
+  if (record.conflicts.length > 0) return `merged with conflict markers in ${record.conflicts.join(", ")}`;
+  return record.merged ? "merged" : "no changes";
 }
 
-/** Removes the worktrees of a session; refuses unmerged ones unless `force` (none is removed then). */
-export async function removeSessionWorktrees(projectDir: string, session: string, options: { force?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
-  const place = await openPlace(projectDir, options.env);
-  const records = (await allRecords(place)).filter((r) => r.session === session);
-  if (!options.force) {
-    for (const record of records) {
-      const files = record.merged ? [] : await pendingFiles(place, record).catch(() => []);
-      if (files.length > 0) throw new WorktreeError(`worktree "${record.name}" of this session has changes not merged: \`hel worktrees merge ${record.name}\`, or remove with --force`, "unmerged");
-    }
+/** The worktrees of these sessions that hold changes not merged into the project. */
+export async function unmergedOfSessions(projectDir: string, sessions: readonly string[], env?: NodeJS.ProcessEnv): Promise<string[]> {
+  const place = await openPlace(projectDir, env);
+  const unmerged: string[] = [];
+  for (const record of (await allRecords(place)).filter((r) => r.session !== undefined && sessions.includes(r.session))) {
+    const files = await pendingFiles(place, record).catch(() => []);
+    if (files.length > 0) unmerged.push(record.name);
   }
+  return unmerged;
+}
+
+/** Removes the worktrees of a session, merged or not (`unmergedOfSessions` asks first); their names. */
+export async function removeSessionWorktrees(projectDir: string, session: string, env?: NodeJS.ProcessEnv): Promise<string[]> {
+  const place = await openPlace(projectDir, env);
+  const records = (await allRecords(place)).filter((r) => r.session === session);
   for (const record of records) await removeRecorded(place, record, true);
   return records.map((r) => r.name);
 }

@@ -10,7 +10,7 @@ import type { Project } from "../../conversation/project.js";
 export async function resumeTarget(project: Project, prompt: () => Promise<Interactive>): Promise<string | null> {
   const { options } = project;
   if (!options.pickSession) return options.resume;
-  const sessions = await listSessions(project.dir);
+  const sessions = await listSessions(project.sessionsDir ?? project.dir);
   // As -c with nothing to continue: the instruction was meant for a conversation with a past, and a
   // new session would run it without one. A list with nothing on it offers no choice to make.
   if (!sessions.some((s) => s.error === null)) throw new HelError("this project has no saved session to resume — run hel without --resume to start one", 2);
