@@ -4,7 +4,7 @@
 // on one line give one `applied` and one `conflict` with nothing of the second applied and its worktree
 // kept; a user edit made while a child runs survives the merge; a child's command cannot write the
 // parent's tree by absolute path (bwrap); a `full` isolated child's first request is the parent's bytes
-// (a cache hit); without a repository, child-isolation worktree gets an error result and changes nothing.
+// (a cache hit); /rewind undoes a merged child; without a repository, child-isolation worktree gets an error result and changes nothing.
 import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -15,7 +15,7 @@ import type { MergeDetails } from "../../../src/tools/types.js";
 import type { ChatRequest } from "../../../src/wire/messages.js";
 import { startSimulator, type SimStep, type Simulator } from "../../../sim/index.js";
 import { lastUserText } from "../../../sim/policies.js";
-import { runHelInProcess } from "../../helpers/conversation.js";
+import { openTestConversation, runHelInProcess } from "../../helpers/conversation.js";
 import { call, childOf, parallelPolicy, toolResults } from "../../helpers/parallel-policy.js";
 import { tempProject } from "../../helpers/temp-project.js";
 
@@ -169,6 +169,22 @@ describe("isolated children", () => {
     // What it wrote in its worktree was merged.
     expect(await readFile(join(project, "made.txt"), "utf8")).toBe("inside\n");
     expect(results[0]).toContain("  made.txt +1 -0\nMerge: applied");
+  });
+
+  it("/rewind undoes a merged child: the turn's checkpoint precedes the merge", async () => {
+    const project = await repo({ "a.txt": "a: 1\n" });
+    const tasks = [{ task: "Task A: set a to 2 in a.txt.", isolation: "worktree" }];
+    sim = await startSimulator({ policy: parallelPolicy(tasks, { A: writer(edit("a.txt", "a: 1", "a: 2"), "A done") }) });
+    const open = await openTestConversation({ args: ["-C", project, "--delegate", "full"], sim, interactive: true });
+    try {
+      expect((await open.instruct("Do the task with a subagent.")).exitReason).toBe("completed");
+      expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a: 2\n");
+      const undone = await open.conversation.controls.rewindFiles(1);
+      expect(undone.map((c) => c.path)).toEqual(["a.txt"]);
+      expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a: 1\n");
+    } finally {
+      await open.close();
+    }
   });
 
   it("without a repository, child-isolation worktree gets an error result that says so and changes nothing", async () => {
