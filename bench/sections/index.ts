@@ -14,6 +14,7 @@ import { readSection } from "./read.js";
 import type { BenchSection } from "./section.js";
 import { sessionSection } from "./session.js";
 import { startupSection, versionSection } from "./startup.js";
+import { worktreesSection } from "./worktrees.js";
 
 export type { BenchContext, BenchSection } from "./section.js";
 
@@ -32,4 +33,5 @@ export const SECTIONS: readonly BenchSection[] = [
   parallelSection,
   checkpointsSection,
   buildSection,
+  worktreesSection,
 ];
