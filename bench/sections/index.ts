@@ -8,6 +8,7 @@ import { contextSection } from "./context.js";
 import { demoSection } from "./demo.js";
 import { grepSection } from "./grep.js";
 import { harnessSection } from "./harness.js";
+import { isolatedSection } from "./isolated.js";
 import { mcpSection } from "./mcp.js";
 import { parallelSection } from "./parallel.js";
 import { readSection } from "./read.js";
@@ -34,4 +35,5 @@ export const SECTIONS: readonly BenchSection[] = [
   checkpointsSection,
   buildSection,
   worktreesSection,
+  isolatedSection,
 ];

@@ -78,22 +78,23 @@ export function createWorkspaces(engine: WorktreeEngine): Workspaces {
       };
       return {
         worktree,
-        merge: (changes, signal) =>
-          inTurn(async () => {
-            const files = await committed();
+        // The commit touches only the child's worktree and branch: it need not wait for other merges.
+        merge: async (changes, signal) => {
+          const files = await committed();
+          return inTurn(async () => {
             if (files.length > 0) {
               await changes.beforeChange(signal);
               for (const file of files) changes.beforeWrite(file.path, await engine.readProjectFile(file.path));
             }
             const outcome = await engine.merge(worktree);
             return details({ ...outcome, files: outcome.files.length > 0 ? outcome.files : files, kept: outcome.status === "conflict" });
-          }),
-        keep: () =>
-          inTurn(async () => {
-            const files = await committed();
-            if (files.length === 0) await engine.remove(worktree);
-            return details({ status: files.length === 0 ? "no changes" : "not merged", files, conflicts: [], kept: files.length > 0 });
-          }),
+          });
+        },
+        keep: async () => {
+          const files = await committed();
+          if (files.length === 0) await engine.remove(worktree);
+          return details({ status: files.length === 0 ? "no changes" : "not merged", files, conflicts: [], kept: files.length > 0 });
+        },
       };
     },
   };
