@@ -16,7 +16,7 @@ import { HEL_BIN } from "../scripts/hel-bin.js";
 import { lastUserText } from "../sim/policies.js";
 import { startSimulator, type SimReply, type SimStep } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { ANSWER_DELAY_MS } from "./parallel.js";
+import { ANSWER_DELAY_MS, call, toolResults } from "./parallel.js";
 import { runChild } from "./procs.js";
 
 const CHILDREN = ["alpha", "beta", "gamma"] as const;
@@ -31,13 +31,6 @@ export interface IsolatedResult {
 }
 
 type ShapeName = "parallel" | "sequence";
-
-const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
-/** Tool results after the last user message: what this agent has done in its turn so far. */
-function toolResults(req: ChatRequest): number {
-  const lastUser = req.messages.findLastIndex((m) => m.role === "user");
-  return req.messages.slice(lastUser + 1).filter((m) => m.role === "tool").length;
-}
 
 const taskOf = (name: string) => `Set the first line of ${name}.txt to "${name} done".`;
 

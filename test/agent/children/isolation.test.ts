@@ -11,6 +11,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { childTask } from "../../../src/agent/children/child-messages.js";
+import { parseAgentFile } from "../../../src/agent/children/named-agent.js";
 import type { MergeDetails } from "../../../src/tools/types.js";
 import type { ChatRequest } from "../../../src/wire/messages.js";
 import { startSimulator, type SimStep, type Simulator } from "../../../sim/index.js";
@@ -201,5 +202,13 @@ describe("isolated children", () => {
     // Nor is `isolation` offered where no worktree can be made.
     const delegate = (sim.requests[0]!.body as ChatRequest).tools!.find((t) => t.function.name === "delegate_task")!;
     expect(Object.keys(delegate.function.parameters.properties as object)).toEqual(["task", "max_steps"]);
+  });
+});
+
+describe("a named agent's isolation", () => {
+  it("is read from its front matter, and only none or worktree", () => {
+    expect(parseAgentFile("writer", "---\ndescription: writes\nisolation: worktree\n---\nWrite.").isolation).toBe("worktree");
+    expect(parseAgentFile("reader", "---\ndescription: reads\n---\nRead.").isolation).toBeUndefined();
+    expect(() => parseAgentFile("odd", "---\ndescription: odd\nisolation: container\n---\n")).toThrow("isolation must be one of none, worktree");
   });
 });
