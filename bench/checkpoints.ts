@@ -6,10 +6,11 @@
 // so the ratio says what hel's own directory, exclusions and size checks cost over git itself.
 import { execFileSync } from "node:child_process";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openCheckpoints } from "../src/changes/checkpoints.js";
+import { time, writeTree } from "./generated-tree.js";
 
 export interface CheckpointTimes {
   files: number;
@@ -18,21 +19,6 @@ export interface CheckpointTimes {
   nextMs: number[];
   gitNextMs: number[];
 }
-
-function writeTree(root: string, files: number): void {
-  const body = Array.from({ length: 20 }, (_, i) => `export const value${i} = ${i}; // a line of a source file`).join("\n");
-  for (let n = 0; n < files; n++) {
-    const dir = join(root, `d${n % 100}`, `e${Math.floor(n / 100) % 10}`);
-    if (n < 1000) mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `f${n}.ts`), `${body}\n// ${n}\n`);
-  }
-}
-
-const time = async (run: () => unknown): Promise<number> => {
-  const start = performance.now();
-  await run();
-  return performance.now() - start;
-};
 
 /** Three files of the tree, edited the same way in the project and in git's copy. */
 async function editThree(root: string, round: number): Promise<void> {

@@ -10,27 +10,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeWorktree, removeWorktree } from "../src/worktrees/worktrees.js";
+import { time, writeTree } from "./generated-tree.js";
 
 export interface WorktreeTimes {
   files: number;
   helMs: number[];
   gitMs: number[];
 }
-
-function writeTree(root: string, files: number): void {
-  const body = Array.from({ length: 20 }, (_, i) => `export const value${i} = ${i}; // a line of a source file`).join("\n");
-  for (let n = 0; n < files; n++) {
-    const dir = join(root, `d${n % 100}`, `e${Math.floor(n / 100) % 10}`);
-    if (n < 1000) mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `f${n}.ts`), `${body}\n// ${n}\n`);
-  }
-}
-
-const time = async (run: () => unknown): Promise<number> => {
-  const start = performance.now();
-  await run();
-  return performance.now() - start;
-};
 
 export async function measureWorktrees(options: { files: number; rounds: number; log: (line: string) => void }): Promise<WorktreeTimes> {
   const root = await mkdtemp(join(tmpdir(), "hel-bench-worktrees-"));

@@ -11,7 +11,7 @@ import type { RunOptions } from "../settings/run-options.js";
 import { latestSessionId, resolveSessionId } from "../session/catalog.js";
 import { loadSnapshotFile } from "../session/snapshot-file.js";
 import { WorktreeError } from "../worktrees/types.js";
-import { lockWorktree, makeWorktree, openWorktree, SESSION_LOCK } from "../worktrees/worktrees.js";
+import { hasWorktrees, lockWorktree, makeWorktree, openWorktree, SESSION_LOCK } from "../worktrees/worktrees.js";
 
 export interface SessionPlace {
   /** The folder the session's files are in. */
@@ -24,7 +24,7 @@ export interface SessionPlace {
 }
 
 export async function sessionPlace(root: string, here: string, flags: Pick<RunOptions, "worktree" | "resume" | "continue">, env: NodeJS.ProcessEnv): Promise<SessionPlace> {
-  const asked = flags.worktree ?? (await resumedWorktree(root, flags));
+  const asked = flags.worktree ?? (await resumedWorktree(root, flags, env));
   if (asked === null) return { dir: root, here };
   const name = asked === "" ? `w-${Date.now().toString(36)}` : asked;
   try {
@@ -38,12 +38,14 @@ export async function sessionPlace(root: string, here: string, flags: Pick<RunOp
 }
 
 /** The worktree the resumed (or continued) session worked in; null: none, or no session to resume. */
-async function resumedWorktree(root: string, flags: Pick<RunOptions, "resume" | "continue">): Promise<string | null> {
-  if (flags.resume === null && !flags.continue) return null;
+async function resumedWorktree(root: string, flags: Pick<RunOptions, "resume" | "continue">, env: NodeJS.ProcessEnv): Promise<string | null> {
+  if ((flags.resume === null && !flags.continue) || !(await hasWorktrees(root, env))) return null;
   // A session that cannot be found or read is the session's start to report.
   const id = await (flags.resume !== null ? resolveSessionId(root, flags.resume) : latestSessionId(root)).catch(() => null);
   if (!id) return null;
   const saved = await loadSnapshotFile(root, id, { unsigned: true }).catch(() => null);
   const inside = join(root, ".hel", "worktrees") + sep;
-  return saved?.snapshot.cwd.startsWith(inside) ? (saved.snapshot.cwd.slice(inside.length).split(sep)[0] ?? null) : null;
+  const name = saved?.snapshot.cwd.startsWith(inside) ? saved.snapshot.cwd.slice(inside.length).split(sep)[0] : undefined;
+  // Only a worktree hel made and still keeps: a session whose worktree is gone goes on in the project.
+  return name && (await openWorktree(root, name, env).catch(() => null)) ? name : null;
 }

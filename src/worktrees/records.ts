@@ -28,6 +28,11 @@ export async function readRecord(place: Place, name: string): Promise<WorktreeRe
   return parsed.success ? parsed.data : null;
 }
 
+/** Whether hel keeps any worktree of the project, asked without git (every resume asks). */
+export async function anyRecords(stateDir: string): Promise<boolean> {
+  return (await readdir(join(stateDir, "made")).catch(() => [] as string[])).some((n) => n.endsWith(".json"));
+}
+
 export async function allRecords(place: Place): Promise<WorktreeRecord[]> {
   const names = await readdir(madeDir(place)).catch(() => [] as string[]);
   const records = await Promise.all(names.filter((n) => n.endsWith(".json")).map((n) => readRecord(place, n.slice(0, -".json".length))));

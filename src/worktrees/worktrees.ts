@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { ensureHelDir } from "../fs/hel-dir.js";
 import { ownDir } from "../fs/own-dir.js";
 import { checkBranch, checkName } from "./names.js";
-import { changedFiles, commitOf, openPlace, snapshot, treeOf, type Place } from "./place.js";
-import { allRecords, dropRecord, isIntact, ownRecord, readRecord, saveRecord } from "./records.js";
+import { changedFiles, commitOf, openPlace, snapshot, stateDirOf, treeOf, type Place } from "./place.js";
+import { allRecords, anyRecords, dropRecord, isIntact, ownRecord, readRecord, saveRecord } from "./records.js";
 import { type FileChange, type Worktree, WorktreeError, type WorktreeListing, type WorktreeRecord } from "./types.js";
 
 export interface MakeWorktree {
@@ -71,6 +71,11 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
     else await rm(dir, { recursive: true, force: true });
     throw e instanceof WorktreeError ? e : new WorktreeError(`could not make worktree "${options.name}": ${(e as Error).message}`, "git");
   }
+}
+
+/** Whether hel keeps any worktree of the project; no git runs. */
+export async function hasWorktrees(projectDir: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
+  return anyRecords(await stateDirOf(projectDir, env));
 }
 
 /** Worktree `name` when hel made it and it is intact; null when there is none; throws for a folder hel did not make. */

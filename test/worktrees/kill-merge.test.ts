@@ -2,7 +2,7 @@
 // writes (HEL_TEST_MERGE_PAUSE_MS) and killed at a different point of the merge, once per point. After
 // each kill every file is as before or as after the merge; the next start (`hel worktrees ls`) finishes
 // the merge and says so, leaving the tree exactly as after; when a file was edited after the kill, it
-// rolls the merge back instead, keeping the edit and the worktree, and says that.
+// rolls it back instead, keeping the edit and the worktree, and says that. A conversation's start settles it too.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
@@ -13,7 +13,10 @@ import { makeWorktree } from "../../src/worktrees/worktrees.js";
 import { HEL, helEnv, runHel } from "../helpers/hel.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { treeFingerprint } from "../helpers/tree-fingerprint.js";
+import { simulators } from "../helpers/simulators.js";
 import { waitFor } from "../helpers/wait.js";
+
+const sim = simulators();
 
 const git = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, encoding: "utf8" });
 const PAUSE_MS = 30;
@@ -98,5 +101,16 @@ describe("a worktree merge killed with kill -9", () => {
     expect(now.filter((l) => !l.startsWith("/f0.txt "))).toEqual(before.filter((l) => !l.startsWith("/f0.txt ")));
     expect(await readFile(join(dir, "f0.txt"), "utf8")).toBe("the user's\n");
     expect(next.stdout).toContain("w  hel/w");
+  });
+
+  it("is settled when hel next opens the project for a conversation, which says so", async () => {
+    const dir = await project();
+    const after = await changedWorktree(dir, "w", 0);
+    await killedMerge(dir, "w", PAUSE_MS * 2 + 5);
+    const s = await sim({ script: [{ content: "hello" }] });
+    const run = await runHel({ args: ["-C", dir, "hi"], baseUrl: s.url });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`hel: the merge of worktree "w" was interrupted; hel finished it (${FILES + 1} files)`);
+    expect(await files(dir)).toEqual(after);
   });
 });

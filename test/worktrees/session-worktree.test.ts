@@ -41,9 +41,12 @@ describe("hel -w", () => {
     expect((await readdir(join(project, ".hel/sessions"))).sort()).toEqual([idA, sessionIdOf(b.stderr)!].sort());
     expect(existsSync(join(project, ".hel/worktrees/a/.hel/sessions"))).toBe(false);
 
-    expect((await runHel({ args: ["-C", project, "worktrees", "ls"] })).stdout).toBe(
-      "a  hel/a  1 file (+1 −1)  a hel -w session's, with unmerged changes\nb  hel/b  1 file (+1 −1)  a hel -w session's, with unmerged changes\n",
-    );
+    // Listed oldest first: the two were made at once, in either order.
+    expect((await runHel({ args: ["-C", project, "worktrees", "ls"] })).stdout.split("\n").sort()).toEqual([
+      "",
+      "a  hel/a  1 file (+1 −1)  a hel -w session's, with unmerged changes",
+      "b  hel/b  1 file (+1 −1)  a hel -w session's, with unmerged changes",
+    ]);
     expect((await runHel({ args: ["-C", project, "worktrees", "merge", "a"] })).code).toBe(0);
     expect((await runHel({ args: ["-C", project, "worktrees", "merge", "b"] })).code).toBe(0);
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("first, by a\nmiddle\nlast, by b\n");
