@@ -35,9 +35,9 @@ interface Shape {
 
 type ShapeName = "parallel" | "sequence";
 
-const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
+export const call = (name: string, args: object) => ({ name, arguments: JSON.stringify(args) });
 /** Tool results after the last user message: what this agent has done in its turn so far. */
-function toolResults(req: ChatRequest): number {
+export function toolResults(req: ChatRequest): number {
   const lastUser = req.messages.findLastIndex((m) => m.role === "user");
   return req.messages.slice(lastUser + 1).filter((m) => m.role === "tool").length;
 }

@@ -8,6 +8,7 @@ import { contextSection } from "./context.js";
 import { demoSection } from "./demo.js";
 import { grepSection } from "./grep.js";
 import { harnessSection } from "./harness.js";
+import { isolatedSection } from "./isolated.js";
 import { mcpSection } from "./mcp.js";
 import { parallelSection } from "./parallel.js";
 import { readSection } from "./read.js";
@@ -36,4 +37,5 @@ export const SECTIONS: readonly BenchSection[] = [
   buildSection,
   worktreesSection,
   usageStatsSection,
+  isolatedSection,
 ];

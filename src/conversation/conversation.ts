@@ -85,7 +85,7 @@ export async function openConversation(project: Project, settings: ConversationS
     const compactAt = active.requestConfig.compaction.threshold_tokens ?? 0;
     const asked = askedCompactAt(compactAt, options.model);
     const hints = createHints(active.archive);
-    const children = sessionChildren(options, active, ledger, bus.emit);
+    const children = sessionChildren(options, active, ledger, bus.emit, dir);
     const approvals = commandApprovals(project, settings.interactive, settings.askApproval);
     const changes = baseline ? () => sessionChanges(active, baseline) : null;
     const deps = { archive: active.archive, parentMessages: () => active.messages, children, askBudgetTokens: asked, changes, agents: project.agents };

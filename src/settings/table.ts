@@ -7,6 +7,7 @@
 import { resolve } from "node:path";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
+import { ISOLATIONS } from "../agent/children/isolation.js";
 import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
 import { PROVIDERS } from "../model/host.js";
 import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
@@ -180,6 +181,19 @@ export const SETTINGS = [
     type: z.string().min(1, "--child-model takes a model name").nullable(),
     flag: { value: "<name>", help: "the model of task-only delegations and reviews (default: the session's); full and no-tools children and asks keep the session's", from: orNull },
     config: { type: z.string().min(1, "must be a model name") },
+  }),
+  row({
+    key: "child-isolation",
+    type: z.enum(ISOLATIONS),
+    flag: {
+      value: "<mode>",
+      help: "where a delegation that may write works when its call and agent do not say: none (the project's tree) or worktree (a git worktree of its own, merged back when it ends)",
+      choices: ISOLATIONS,
+      default: "none",
+    },
+    config: { type: z.enum(ISOLATIONS, { error: `must be one of ${ISOLATIONS.join(", ")}` }) },
+    // Neither value widens: a worktree only narrows where a child writes, and without one a child
+    // writes the project's tree with the access the session has anyway, as hel always did.
   }),
   row({
     key: "max-cost",

@@ -179,7 +179,39 @@ export interface SearchDetails {
   more: boolean;
 }
 
-export type ToolDetails = CommandDetails | SearchDetails | RefusalDetails;
+/** One file an isolated child changed, as its merge counts it. */
+export interface MergedFile {
+  path: string;
+  added: number;
+  removed: number;
+  /** Lines are not counted in a binary file. */
+  binary?: boolean;
+}
+
+/** A file git could not merge: its kind, and the conflicting hunks of the parent's side and the child's (a few, bounded). */
+export interface MergeConflict {
+  path: string;
+  kind: "text" | "binary" | "mode" | "deleted";
+  ours: string[];
+  theirs: string[];
+  /** Hunks or lines were left out past the bounds. */
+  truncated: boolean;
+}
+
+/** How an isolated child's work came into the parent's tree (delegate_task with a worktree). */
+export interface MergeDetails {
+  kind: "merge";
+  /** Its worktree's name under `.hel/worktrees/`, and its branch. */
+  worktree: string;
+  branch: string;
+  status: "applied" | "no changes" | "conflict" | "not merged";
+  files: MergedFile[];
+  conflicts: MergeConflict[];
+  /** The worktree and branch are still there (a conflict, or a child that did not finish). */
+  kept: boolean;
+}
+
+export type ToolDetails = CommandDetails | SearchDetails | RefusalDetails | MergeDetails;
 
 /** `Ctx`: what the caller gives besides the base context (the agent's loop gives the running agent). */
 export interface Tool<Args = unknown, Ctx extends ToolContext = ToolContext> {

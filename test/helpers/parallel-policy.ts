@@ -21,7 +21,7 @@ export function childOf(req: ChatRequest): string | null {
  * answers with the results it got, in order; child X answers from `children[X]` by how many tool
  * results it has seen.
  */
-export function parallelPolicy(tasks: { task: string; max_steps?: number }[], children: Record<string, (results: number, req: ChatRequest) => SimStep>) {
+export function parallelPolicy(tasks: { task: string; max_steps?: number; isolation?: string }[], children: Record<string, (results: number, req: ChatRequest) => SimStep>) {
   return (req: ChatRequest): SimStep => {
     const child = childOf(req);
     const results = toolResults(req);

@@ -1,5 +1,5 @@
 // --help's settings paragraph, derived from the table (settings/help.ts), says word for word what the
-// hand-written one said before the table, with the rows added since (provider): only its lines may
+// hand-written one said before the table, with the rows added since (provider, child-isolation): only its lines may
 // break elsewhere; the sentences about trust, written by hand, name every setting the table says needs it.
 import { expect, it } from "vitest";
 import { envHelp, settingsHelp } from "../../src/settings/help.js";
@@ -8,7 +8,7 @@ import { SETTINGS } from "../../src/settings/table.js";
 
 const BEFORE = `Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
-  child-max-tokens, child-model, max-cost, base-url, approval, provider, context-window, checkpoint-max-mb: the disk the file
+  child-max-tokens, child-model, max-cost, base-url, approval, provider, child-isolation, context-window, checkpoint-max-mb: the disk the file
   checkpoints may use, default 1024; allow: command prefixes given the network unasked, such as
   ["git fetch"], matched on whole words of a simple command line; mcp-servers: MCP servers
   as in .mcp.json's mcpServers; mcp-timeout: seconds an MCP tool call may take, default 60) and hooks

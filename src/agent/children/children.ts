@@ -4,7 +4,8 @@
 // whose tool call started it, as its kind's row (kinds.ts) adjusts them; its own messages never
 // reach the parent. A task-only delegation and a review share no prefix with the parent, so they may
 // run on a model of their own (--child-model); every other child, built from the parent's messages,
-// keeps the parent's model and its cache, unless its named agent's file names a model.
+// keeps the parent's model and its cache, unless its named agent's file names a model. An isolated
+// child works in its own worktree: the same tools, seeing the project there.
 import type { Message } from "../../wire/messages.js";
 import { stepCeiling, type BudgetStop, type ChildBudget } from "./child-budget.js";
 import type { DelegateMode } from "../events.js";
@@ -14,6 +15,9 @@ import type { NamedAgent } from "./named-agent.js";
 import type { ChildTranscript } from "./child-transcript.js";
 import type { AgentEvent, ChildKind, EventSink, ExitReason } from "../events.js";
 import { beginTurn, runTurn, type AgentSetup, type TurnOutcome } from "../loop/loop.js";
+import { basename } from "node:path";
+import { noChangeWatch } from "../../tools/types.js";
+import type { Isolation, Workspace, Workspaces } from "./isolation.js";
 import { emptyTotals, sumTotals, type UsageTotals } from "../usage.js";
 
 /** What a child takes of the agent that starts it: its run settings, but not its identity or limits. */
@@ -28,6 +32,10 @@ export interface ChildrenDeps {
   saveTranscript?: (transcript: Omit<ChildTranscript, "cost_usd">) => Promise<void>;
   /** The model of task-only delegations and reviews (--child-model); null or absent: the parent's. */
   childModel?: string | null;
+  /** Where isolated children's worktrees come from; absent: none can be made. */
+  workspaces?: Workspaces;
+  /** How a writing delegation runs when its call and its agent do not say (`child-isolation`); absent: none. */
+  isolation?: Isolation;
 }
 
 export interface ChildSpec {
@@ -40,6 +48,11 @@ export interface ChildSpec {
   maxSteps?: number;
   /** The named agent a delegate_task call chose: its row, model and step budget apply. */
   agent?: NamedAgent;
+  /**
+   * Its own worktree (isolation.ts): its tools see the project there, its commands may write only
+   * there, and its edits are no change to the parent's files until the merge tells the parent's watch.
+   */
+  worktreeDir?: string;
 }
 
 export interface Child {
@@ -59,17 +72,26 @@ export interface Child {
 
 export interface Children {
   readonly budget: ChildBudget;
+  /** How a writing delegation runs when neither its call nor its agent says; absent: none. */
+  readonly isolation?: Isolation;
   /** Starts a child of `parent`: the running agent, as the tool call's context carries it. */
   start(spec: ChildSpec, parent: ChildParent): Child;
+  /**
+   * Starts a child in a worktree of its own; throws WorkspaceUnavailable, having started nothing, when
+   * none can be made. Absent: this session's children cannot have one.
+   */
+  startIsolated?(spec: ChildSpec, parent: ChildParent): Promise<{ child: Child; workspace: Workspace }>;
 }
 
 export function createChildren(deps: ChildrenDeps): Children {
   let count = deps.firstNumber ?? 0;
-  const { budget } = deps;
-  return {
+  const { budget, workspaces } = deps;
+  const children = {
     budget,
-    start(spec, parent) {
-      const number = ++count;
+    ...(deps.isolation ? { isolation: deps.isolation } : {}),
+    ...(workspaces ? { startIsolated: (spec: ChildSpec, parent: ChildParent) => startIsolated(workspaces, spec, parent) } : {}),
+    // `number`: one startIsolated took for the child's worktree.
+    start(spec: ChildSpec, parent: ChildParent, number = ++count): Child {
       const row = rowOf(spec);
       const ceiling = stepCeiling(budget, spec.agent?.maxSteps);
       const stepLimit = Math.min(spec.maxSteps ?? ceiling, ceiling);
@@ -97,6 +119,7 @@ export function createChildren(deps: ChildrenDeps): Children {
         // The child's kind may narrow its access; a question to the user names the child asking it.
         toolContext: {
           ...parent.toolContext,
+          ...(spec.worktreeDir === undefined ? {} : { projectDir: spec.worktreeDir, changes: noChangeWatch }),
           policy: { ...parent.toolContext.policy, access: row.access ?? parent.toolContext.policy.access },
           caller: { label: `subagent ${number} (${childLabel({ ...spec, ...named })})`, editLog },
         },
@@ -150,4 +173,18 @@ export function createChildren(deps: ChildrenDeps): Children {
       };
     },
   };
+  return children;
+
+  async function startIsolated(workspaces: Workspaces, spec: ChildSpec, parent: ChildParent): Promise<{ child: Child; workspace: Workspace }> {
+    const number = ++count;
+    let workspace: Workspace;
+    try {
+      workspace = await workspaces.open(basename(parent.toolContext.session.dir), number);
+    } catch (error) {
+      // The number goes back when no later child took one meanwhile.
+      if (count === number) count--;
+      throw error;
+    }
+    return { child: children.start({ ...spec, worktreeDir: workspace.worktree.dir }, parent, number), workspace };
+  }
 }

@@ -1,7 +1,7 @@
 // A named agent: what one agent file (`.hel/agents/<name>.md`, or the user's) says, checked once with
 // one schema. Its front matter names what it is for, what of the parent's conversation it sees (its
 // mode, which wins over --delegate's), which of the parent's tools it may call, its model, its step
-// budget and its access; its body is its own instructions, which follow hel's role note. An agent
+// budget, its access and whether it works in a worktree of its own; its body is its own instructions, which follow hel's role note. An agent
 // only ever narrows a child of the session: its access is clamped to the session's here, and its
 // steps to --child-max-steps when its child starts. Pure: the files are read at the edge.
 import { z } from "../../zod.js";
@@ -9,6 +9,7 @@ import { FrontMatterError, parseFrontMatter } from "../../fs/front-matter.js";
 import { ACCESS_LEVELS, type Access } from "../../tools/types.js";
 import { DELEGATE_MODES, type DelegateMode } from "../events.js";
 import { TOOLBOX } from "../toolbox.js";
+import { ISOLATIONS, type Isolation } from "./isolation.js";
 
 export interface NamedAgent {
   name: string;
@@ -20,6 +21,8 @@ export interface NamedAgent {
   maxSteps: number | null;
   /** No wider than the session's; null: the session's. */
   access: Access | null;
+  /** Whether its child works in a worktree of its own; absent: as the call or `child-isolation` says. */
+  isolation?: Isolation;
   /** The file's body. */
   instructions: string;
 }
@@ -44,6 +47,7 @@ const AgentFileSchema = z.strictObject({
     .regex(/[1-9]/, "must be at least 1")
     .optional(),
   access: z.enum(ACCESS_LEVELS, `must be one of ${ACCESS_LEVELS.join(", ")}`).optional(),
+  isolation: z.enum(ISOLATIONS, `must be one of ${ISOLATIONS.join(", ")}`).optional(),
 });
 
 /**
@@ -97,6 +101,7 @@ export function parseAgentFile(name: string, text: string): NamedAgent {
     model: checked.model?.trim() ?? null,
     maxSteps: steps === undefined ? null : Number(steps),
     access: checked.access ?? null,
+    ...(checked.isolation ? { isolation: checked.isolation } : {}),
     instructions: front.body.trim(),
   };
 }

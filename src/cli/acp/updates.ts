@@ -3,13 +3,14 @@
 // for it to its end, an edit's diff from the FileEdit the tool reported, the todo list and the
 // children as a plan), and a saved conversation's messages (and todo list) when a session is loaded. Pure: the driver (agent.ts) sends them.
 // A tool's kind, title and location come from the catalogue's traits, never from a result's text.
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { SessionUpdate, StopReason, ToolCallContent, ToolCallLocation, ToolKind, PlanEntry } from "@agentclientprotocol/sdk";
 import type { AgentEvent, ExitReason } from "../../agent/events.js";
 import { unstamped } from "../../agent/stamps.js";
 import { traitsOf } from "../../agent/toolbox.js";
 import type { FileEdit } from "../../changes/file-edit.js";
 import type { TodoItem } from "../../agent/todo-list.js";
+import type { MergeDetails } from "../../tools/types.js";
 import type { Message, ToolCall } from "../../wire/messages.js";
 
 /** What a running command has printed, as much of it as a tool call's live view shows. */
@@ -125,6 +126,12 @@ export function todoEntries(items: readonly TodoItem[]): PlanEntry[] {
   return items.map((item) => ({ content: item.text, priority: "medium", status: PLAN_STATUS[item.status] }));
 }
 
+/** The files an isolated subagent changed, for the editor to follow: in the project once merged, else in its kept worktree. */
+function mergeLocations(d: MergeDetails, projectDir: string): ToolCallLocation[] {
+  const root = d.kept ? join(projectDir, ".hel", "worktrees", d.worktree) : projectDir;
+  return d.files.map((f) => ({ path: resolve(root, f.path) }));
+}
+
 /**
  * A saved conversation as updates, for session/load: what was said, thought and called, and each
  * call's result, with the diffs of the parent's edits (`edits`, by call id) as they were shown live.
@@ -210,7 +217,10 @@ export class TurnUpdates {
       case "tool_end": {
         this.open.delete(event.callId);
         this.output.delete(event.callId);
-        return [callEnded(event.callId, event.isError ? "failed" : "completed", event.result, event.edit, this.projectDir)];
+        const status = event.isError ? "failed" : "completed";
+        // An isolated subagent's result, with the files it changed.
+        if (event.details?.kind === "merge") return [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status, content: [text(event.result)], locations: mergeLocations(event.details, this.projectDir) }];
+        return [callEnded(event.callId, status, event.result, event.edit, this.projectDir)];
       }
       default:
         return [];

@@ -39,6 +39,17 @@ const ToolDetailsSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("search"), matches: count, unit: z.enum(["line", "file"]), files: count, more: z.boolean() }),
   /** An escalated command the user refused to run outside the sandbox: it did not run. */
   z.object({ kind: z.literal("refusal"), justification: z.string() }),
+  /** An isolated subagent's worktree: the files it changed and how they came into the project's tree; kept: the worktree and branch are still there. */
+  z.object({
+    kind: z.literal("merge"),
+    worktree: z.string(),
+    branch: z.string(),
+    status: z.enum(["applied", "no changes", "conflict", "not merged"]),
+    files: z.array(z.object({ path: z.string(), added: count, removed: count, binary: z.boolean().optional() })),
+    /** Each side's conflicting hunks, a few and bounded; truncated: some were left out. */
+    conflicts: z.array(z.object({ path: z.string(), kind: z.enum(["text", "binary", "mode", "deleted"]), ours: z.array(z.string()), theirs: z.array(z.string()), truncated: z.boolean() })),
+    kept: z.boolean(),
+  }),
 ]);
 
 export const JsonEventSchema = z.discriminatedUnion("type", [
@@ -179,7 +190,7 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
 }
 
 function detailsJson(details: ToolDetails): z.infer<typeof ToolDetailsSchema> {
-  if (details.kind === "search" || details.kind === "refusal") return details;
+  if (details.kind === "search" || details.kind === "refusal" || details.kind === "merge") return details;
   return {
     kind: "command",
     exit_code: details.exitCode,

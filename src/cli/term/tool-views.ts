@@ -1,7 +1,7 @@
 // How each tool call looks in the terminal, one row per tool with a look of its own: the words that
 // say what it does when it starts; or a live view that takes the call over while it runs (a
 // command's output); or, for a search, nothing until it ends and then one line with its outcome;
-// and under every call when it ends, an edit's diff or a failure's first line. A tool without a row
+// and under every call when it ends, an edit's diff, an isolated subagent's merge, or a failure's first line. A tool without a row
 // is shown by name and arguments, cut to one line. The outcome is read from the result's details,
 // never from its text. Pure but for the live views, which write to the output they are given.
 import type { AgentEvent } from "../../agent/events.js";
@@ -14,6 +14,7 @@ import { TODO_TOOL_NAME } from "../../agent/todo.js";
 import { todoTally, TodoListSchema } from "../../agent/todo-list.js";
 import { createCommandView, type LiveView } from "./command-view.js";
 import { formatEdit } from "./kit/diff-view.js";
+import { mergeLines } from "./merge-view.js";
 import type { Output } from "../../output.js";
 import { terminalSafe, truncate, type Style } from "./kit/style.js";
 
@@ -91,9 +92,10 @@ export function toolCallLabel(name: string, json: string, args: CallArgs = callA
 
 /** What is shown under the call when it ends; `indent` puts a subagent's lines under its own. */
 export function toolEndLines(event: ToolEnd, style: Style, indent: string): string[] {
-  if (event.isError) return [`${indent}  ${style.red("✗")} ${firstLine(terminalSafe(event.result))}`];
+  const merged = event.details?.kind === "merge" ? mergeLines(event.details, style, indent) : [];
+  if (event.isError) return [`${indent}  ${style.red("✗")} ${firstLine(terminalSafe(event.result))}`, ...merged];
   if (event.edit) return formatEdit(event.edit, { style, indent: `${indent}  `, maxLines: LIVE_DIFF_LINES });
-  return [];
+  return merged;
 }
 
 export const firstLine = (text: string) => truncate(text.split("\n", 1)[0] ?? "", 160);
