@@ -25,7 +25,7 @@ const Entry = z.object({
 });
 export type Entry = z.infer<typeof Entry>;
 
-export const Journal = z.object({
+const Journal = z.object({
   version: z.literal(1),
   name: z.string(),
   entries: z.array(Entry),

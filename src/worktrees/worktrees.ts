@@ -23,7 +23,7 @@ export interface MakeWorktree {
 }
 
 /** The folder of worktree `name` in a project. */
-export const worktreeDir = (top: string, name: string): string => join(top, ".hel", "worktrees", name);
+const worktreeDir = (top: string, name: string): string => join(top, ".hel", "worktrees", name);
 
 export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
   checkName(options.name);
@@ -96,7 +96,7 @@ async function unmake(place: Place, dir: string, branch: string): Promise<void> 
 }
 
 /** Why git keeps a worktree locked: a child runs in it, or it is a `hel -w` session's, kept for its --resume. */
-export const CHILD_LOCK = "a hel child works in it";
+const CHILD_LOCK = "a hel child works in it";
 export const SESSION_LOCK = "a hel -w session works in it";
 
 /** Marks a worktree in use (git's lock, so that no `git worktree prune` takes it, nor a merge removes it), or no longer. */
