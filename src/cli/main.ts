@@ -26,6 +26,10 @@ async function main(): Promise<number> {
     const { runSessionsCommand } = await import("./sessions-command.js");
     return runSessionsCommand(invocation);
   }
+  if (invocation.kind === "memory") {
+    const { runMemoryCommand } = await import("./memory-command.js");
+    return runMemoryCommand(invocation);
+  }
   if (invocation.kind === "acp") {
     // Loaded only here: the protocol's SDK is no part of a terminal run.
     const { runAcp } = await import("./acp/agent.js");
