@@ -7,7 +7,7 @@ import { MemoryRefused, type MemoryStore } from "../memory/store.js";
 import type { Style } from "./term/kit/style.js";
 import { reviewLines } from "./term/memory-view.js";
 
-export const REVIEW_KEYS = "[y] keep · [n] drop · [e] edit › ";
+const REVIEW_KEYS = "[y] keep · [n] drop · [e] edit › ";
 
 export interface ReviewAsk {
   say(lines: string[]): void;

@@ -11,7 +11,7 @@ export const FACT_MAX_CHARS = 400;
 export const FACT_SCOPES = ["project", "user"] as const;
 export type FactScope = (typeof FACT_SCOPES)[number];
 
-export const FactIdSchema = z.string().regex(/^[0-9a-f]{8}$/, "a fact id is 8 hex digits");
+const FactIdSchema = z.string().regex(/^[0-9a-f]{8}$/, "a fact id is 8 hex digits");
 
 export const FactSchema = z.object({
   id: FactIdSchema,

@@ -20,6 +20,12 @@ export interface NamedAgent {
   maxSteps: number | null;
   /** No wider than the session's; null: the session's. */
   access: Access | null;
+  /**
+   * `off` (absent: on): the child gets the parent's messages without their `[memory]` blocks (memory-block.ts), and
+   * its folds offer nothing to keep. Its copy of the parent's messages then differs from the first
+   * block on, so the prompt cache serves less of its first request.
+   */
+  memory?: "off";
   /** The file's body. */
   instructions: string;
 }
@@ -44,6 +50,7 @@ const AgentFileSchema = z.strictObject({
     .regex(/[1-9]/, "must be at least 1")
     .optional(),
   access: z.enum(ACCESS_LEVELS, `must be one of ${ACCESS_LEVELS.join(", ")}`).optional(),
+  memory: z.enum(["on", "off"], "must be on or off").optional(),
 });
 
 /**
@@ -97,6 +104,7 @@ export function parseAgentFile(name: string, text: string): NamedAgent {
     model: checked.model?.trim() ?? null,
     maxSteps: steps === undefined ? null : Number(steps),
     access: checked.access ?? null,
+    ...(checked.memory === "off" ? { memory: "off" as const } : {}),
     instructions: front.body.trim(),
   };
 }
