@@ -9,6 +9,7 @@ import { demoSection } from "./demo.js";
 import { grepSection } from "./grep.js";
 import { harnessSection } from "./harness.js";
 import { mcpSection } from "./mcp.js";
+import { memorySection } from "./memory.js";
 import { parallelSection } from "./parallel.js";
 import { readSection } from "./read.js";
 import type { BenchSection } from "./section.js";
@@ -32,4 +33,5 @@ export const SECTIONS: readonly BenchSection[] = [
   parallelSection,
   checkpointsSection,
   buildSection,
+  memorySection,
 ];

@@ -13,7 +13,7 @@ const RECALL_MAX_TOKENS = 400;
  * A fact scoring under this share of the best one matched only a word or two of little weight: left
  * out, so that the block holds what bears on the instruction rather than five of anything.
  */
-const RELATIVE_FLOOR = 0.3;
+const RELATIVE_FLOOR = 0.5;
 
 // Words that say nothing of a subject: without them an instruction's "how do I" matches every fact
 // written as a sentence.
