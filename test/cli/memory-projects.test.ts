@@ -1,8 +1,11 @@
 // Project facts never reach another project: one user, two projects, each run in this process as the
 // command runs it (helpers/conversation.ts) against the simulator. The user's own facts go to both;
-// each project's go only to its own requests, and `memory: off` reads nothing.
+// each project's go only to its own requests. `auto` keeps what a fold offers; `off` reads and writes nothing.
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { episode } from "../../sim/policies.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
 import { runInProcess } from "../helpers/conversation.js";
@@ -50,4 +53,29 @@ it("does not recall a project's facts copied into another project", async () => 
   expect(String((s.requests.at(-1)!.body as ChatRequest).messages.at(-1)!.content)).toBe("[#1] how do deploys work here?");
   const listed = await new MemoryStore({ projectDir: two, userDir: join(home, "u"), env, secrets: [] }).facts();
   expect(listed.map((l) => [l.fact.id, l.planted])).toEqual([[fact.id, true]]);
+});
+
+describe("the memory setting", () => {
+  const foldingRun = async (mode: string) => {
+    const s = await startSim({ policy: episode });
+    const home = await tempProject();
+    const env = { XDG_CONFIG_HOME: join(home, "config"), XDG_STATE_HOME: join(home, "state") };
+    const dir = await tempProject();
+    await writeFile(join(dir, "a.log"), "error TS2304: cannot find name 'x'\n");
+    await writeFile(join(dir, "b.log"), "build passed after clearing the cache\n");
+    const run = await runInProcess({ args: ["-C", dir, "--memory", mode, "--tools", "read_file,fold", "look at a.log and b.log"], baseUrl: s.url, env });
+    expect(run.code, run.stderr).toBe(0);
+    return { dir, store: new MemoryStore({ projectDir: dir, userDir: join(home, "config", "hel", "memory"), env, secrets: [] }) };
+  };
+
+  it("auto keeps a fold's learned and decided unasked, signed, so the next session recalls them", async () => {
+    const { store } = await foldingRun("auto");
+    expect(await store.pending()).toEqual([]);
+    expect((await store.recallable()).map((f) => f.text)).toEqual(["read a.log, b.log; the build passes once the cache is cleared, and only with NODE_ENV unset", "keep the lockfile; rejected upgrading the compiler"]);
+  });
+
+  it("off reads and writes nothing", async () => {
+    const { dir } = await foldingRun("off");
+    expect(existsSync(join(dir, ".hel", "memory"))).toBe(false);
+  });
 });
