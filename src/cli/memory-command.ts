@@ -6,6 +6,7 @@ import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { findProjectRoot } from "../conversation/project-root.js";
 import { HelError } from "../errors.js";
+import type { Fact } from "../memory/fact.js";
 import { MemoryRefused, MemoryStore, type Listed } from "../memory/store.js";
 import { credentialValues } from "../tools/command/environment.js";
 import { userConfigDir } from "./config.js";
@@ -42,20 +43,20 @@ export async function runMemoryCommand(invocation: MemoryInvocation, env: NodeJS
       }
       case "add": {
         const fact = await store.add(invocation.user ? "user" : "project", needed(text || undefined, "add"), "user");
-        if (invocation.json) json(fact);
+        if (invocation.json) json(withoutMac(fact));
         else out(`kept ${fact.id} (${fact.scope})`);
         return 0;
       }
       case "rm": {
         const fact = await store.remove(needed(invocation.args[0], "rm"));
-        if (invocation.json) json(fact);
+        if (invocation.json) json(withoutMac(fact));
         else out(`removed ${fact.id}`);
         return 0;
       }
       case "edit": {
         needed(invocation.args[0], "edit");
         const fact = await store.edit(invocation.args[0]!, needed(text || undefined, "edit"));
-        if (invocation.json) json(fact);
+        if (invocation.json) json(withoutMac(fact));
         else out(`edited ${fact.id} (revision ${fact.revision})`);
         return 0;
       }
@@ -80,10 +81,14 @@ function needed(value: string | undefined, action: keyof typeof USAGE): string {
   return value;
 }
 
-/** A listed fact as --json gives it: the fact's fields and its state (the MAC stays on disk). */
+/** A fact as --json gives it: its fields, the MAC left on disk. */
+function withoutMac({ mac: _, ...rest }: Fact): Omit<Fact, "mac"> {
+  return rest;
+}
+
+/** A listed fact as --json gives it, with its state. */
 function asJson({ fact, pending, planted }: Listed): Record<string, unknown> {
-  const { mac: _, ...rest } = fact;
-  return { ...rest, state: pending ? "pending" : planted ? "planted" : "kept" };
+  return { ...withoutMac(fact), state: pending ? "pending" : planted ? "planted" : "kept" };
 }
 
 /** What waits for the user's word, asked one by one in a terminal; listed otherwise. */
