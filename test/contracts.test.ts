@@ -1,4 +1,4 @@
-// The formats other people's tools read — `--json-events` lines, `--record` files, snapshots, child
+// The formats other people's tools read — `--json` objects, `--json-events` lines, `--output-format stream-json` lines, `--record` files, snapshots, child
 // transcripts, archives, what a hook reads on stdin, `hel config --json` — and the command line's flags are a contract:
 // fields are added, never removed or renamed. Each format's JSON schema (from its one zod definition)
 // is flattened to the list of its field paths with their types, kept in test/contracts/<name>.txt; a
@@ -13,6 +13,8 @@ import { z } from "zod";
 import { ArchiveFileSchema } from "../src/agent/archive.js";
 import { ChildTranscriptSchema } from "../src/agent/children/child-transcript.js";
 import { JsonEventSchema } from "../src/cli/json/json-events.js";
+import { JsonOutputSchema } from "../src/cli/json/json-output.js";
+import { StreamJsonLineSchema } from "../src/cli/json/stream-json.js";
 import { HOOK_PAYLOAD_SCHEMAS } from "../src/hooks/hook-payloads.js";
 import { DelegationLineSchema, RecordJsonSchema, RequestLineSchema } from "../src/record/schema.js";
 import { SnapshotSchema } from "../src/session/snapshot-format.js";
@@ -103,6 +105,8 @@ function flagPaths(): string[] {
 
 const CONTRACTS: Record<string, () => string[]> = {
   "json-events": () => schemaPaths(JsonEventSchema),
+  "json-output": () => schemaPaths(JsonOutputSchema),
+  "stream-json": () => schemaPaths(StreamJsonLineSchema),
   "record-json": () => schemaPaths(RecordJsonSchema),
   "record-requests": () => schemaPaths(RequestLineSchema),
   "record-delegations": () => schemaPaths(DelegationLineSchema),

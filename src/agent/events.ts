@@ -7,6 +7,7 @@ import type { ToolDetails } from "../tools/types.js";
 import type { ChatRequest, FinishReason, Message, Usage } from "../wire/messages.js";
 import type { ArchiveFile } from "./archive.js";
 import type { Meter } from "./meter.js";
+import type { TodoItem } from "./todo-list.js";
 import type { UsageTotals } from "./usage.js";
 
 export type AgentRole = "parent" | "child";
@@ -79,6 +80,8 @@ export type AgentEvent = AgentRef &
      * signal), whether its timeout ended it, and what it wrote on stderr (cleaned, bounded, masked).
      */
     | { type: "hook"; event: HookEvent; command: string; exitCode: number | null; timedOut: boolean; stderr: string }
+    /** The agent's todo list, replaced whole by a `todo` call (todo.ts); a child's is its own. */
+    | { type: "todo"; items: TodoItem[] }
     /** `agentName`: the named agent (children/named-agent.ts) the delegate_task call chose. */
     | { type: "delegation_start"; number: number; kind: ChildKind; mode: DelegateMode | null; agentName?: string; task: string }
     | {
@@ -104,6 +107,8 @@ export type AgentEvent = AgentRef &
         contextTokens: number;
         /** What the last answered request measured, for the next turn's estimate; null if none was. */
         meter: Meter | null;
+        /** The answer's value, when --json-schema shaped it and it fit. */
+        structured?: unknown;
       }
   );
 

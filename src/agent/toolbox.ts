@@ -43,6 +43,8 @@ const DECLARED = {
   fold: { offered: "by default", folds: true, readsOnly: true },
   recall: { offered: "by default", readsOnly: true },
   ask: { offered: "by default", startsChild: "question", readsOnly: true },
+  // It changes no file: it only shows the user the model's steps.
+  todo: { offered: "by default", readsOnly: true },
   delegate_task: { offered: "with --delegate", startsChild: "task", concurrent: true },
   review_changes: { offered: "with --delegate", startsChild: "task", readsOnly: true },
 } as const satisfies Record<string, ToolTraits>;

@@ -118,6 +118,8 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
     .action(() => {
       const options = validate([], program.opts(), flagOrigins(program, SETTINGS, env));
       if (options.json || options.jsonEvents) throw new HelError("hel acp keeps stdout for the protocol, so --json and --json-events cannot be used with it — leave them out", 2);
+      if (options.outputFormat !== "text") throw new HelError(`hel acp keeps stdout for the protocol, so --output-format ${options.outputFormat} cannot be used with it — leave it out`, 2);
+      if (options.jsonSchema !== null) throw new HelError("hel acp answers the editor in prose, so --json-schema cannot be used with it — leave it out", 2);
       invocation = { kind: "acp", options };
     });
   program
@@ -213,5 +215,7 @@ function validate(prompt: string[], opts: Record<string, unknown>, origin: RunOp
   }
   if ((parsed.data.resume || parsed.data.pickSession) && parsed.data.continue) throw new HelError("--resume and --continue cannot be used together — pick one", 2);
   if (parsed.data.json && parsed.data.jsonEvents) throw new HelError("--json and --json-events cannot be used together — pick one", 2);
+  const other = parsed.data.json ? "--json" : parsed.data.jsonEvents ? "--json-events" : null;
+  if (parsed.data.outputFormat !== "text" && other) throw new HelError(`--output-format ${parsed.data.outputFormat} and ${other} both write stdout's JSON — pick one`, 2);
   return parsed.data;
 }

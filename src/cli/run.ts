@@ -26,8 +26,12 @@ export async function runHel(flags: RunOptions): Promise<number> {
   const oneShot = flags.prompt.length > 0 ? await oneShotInstruction(flags.prompt, process.stdin) : null;
   let ended: Ended;
   if (oneShot !== null) ended = await runOneShot(await openProject(flags, apiKey, io, true), oneShot, io);
-  else if (process.stdin.isTTY) ended = await runInteractive(flags, apiKey, io);
-  else ended = await runStdin(await openProject(flags, apiKey, io, true), io, process.stdin);
+  else if (process.stdin.isTTY) {
+    if (flags.jsonSchema !== null) throw new HelError('--json-schema shapes the answer a script reads: give the instruction (hel --json-schema <schema> "…") or pipe instructions in, not the interactive prompt', 2);
+    if (flags.outputFormat !== "text")
+      throw new HelError(`--output-format ${flags.outputFormat} is for scripts: give the instruction (hel --output-format ${flags.outputFormat} "…") or pipe instructions in, not the interactive prompt`, 2);
+    ended = await runInteractive(flags, apiKey, io);
+  } else ended = await runStdin(await openProject(flags, apiKey, io, true), io, process.stdin);
   return exitStatus(ended);
 }
 

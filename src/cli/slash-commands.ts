@@ -15,6 +15,7 @@ import { formatSessionList } from "./term/transcript.js";
 import { formatFactList } from "./term/memory-view.js";
 import { MemoryRefused, type MemoryStore } from "../memory/store.js";
 import { reviewFacts } from "./memory-review.js";
+import { planModeLine } from "./term/plan-question.js";
 
 export interface SlashContext {
   controls: ConversationControls;
@@ -238,6 +239,18 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
       const stamp = /^#?(\d+)$/.exec(args.trim());
       if (!stamp) return ctx.say(["/fold takes the stamp where the episode began, like /fold #12"]);
       ctx.send(foldInstruction(Number(stamp[1])));
+    },
+  },
+  {
+    name: "plan",
+    args: "[on|off]",
+    summary: "plan mode: the model looks, changes nothing, and ends with a plan for you to say go to; alone, switch it (Shift+Tab too)",
+    values: () => ["on", "off"],
+    run: (ctx, args) => {
+      const word = args.trim();
+      if (word !== "" && word !== "on" && word !== "off") return ctx.say(["/plan takes on or off, or nothing to switch plan mode"]);
+      ctx.controls.plan.on = word === "" ? !ctx.controls.plan.on : word === "on";
+      ctx.say([planModeLine(ctx.controls.plan.on)]);
     },
   },
 ];

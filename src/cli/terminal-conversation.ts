@@ -64,6 +64,8 @@ export async function openOnTerminal(project: Project, settings: TerminalSetting
     io,
   );
   const view = made.view!;
+  // A resumed session's todo list is shown again, and stays in view while the next turn runs.
+  if (conversation.session.todo.length > 0) view.showTodo(conversation.session.todo);
   return {
     conversation,
     view,

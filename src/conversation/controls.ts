@@ -12,6 +12,7 @@ import type { Turn } from "../session/snapshot-format.js";
 import { checkpointBefore } from "../session/turn-checkpoints.js";
 import type { RunOptions } from "../settings/run-options.js";
 import type { Effort, Message } from "../wire/messages.js";
+import type { PlanMode } from "../agent/plan-mode.js";
 
 export interface ConversationControls {
   readonly model: string;
@@ -40,6 +41,11 @@ export interface ConversationControls {
   /** The session's turns, and the files a turn changed (null: none, or not known). */
   turns(): readonly Turn[];
   filesOf(turn: number): Promise<string[] | null>;
+  /**
+   * Plan mode (agent/plan-mode.ts): on with --plan, switched between instructions by /plan, Shift+Tab
+   * or ACP's session mode. Not saved: a resumed session plans only when asked again.
+   */
+  readonly plan: PlanMode;
   /** Puts the project's files back to before `turn` (checkpointing them first); what it changed. */
   rewindFiles(turn: number): Promise<FileChange[]>;
   /** A fork of the saved session with the turns before `turn`; its id. */
@@ -47,7 +53,7 @@ export interface ConversationControls {
 }
 
 /** What the controls are made from: the conversation's session and project, and the parts it assembled. */
-export interface ControlsDeps extends Pick<ConversationControls, "changes" | "usage" | "compact" | "listedModels" | "pricedModels"> {
+export interface ControlsDeps extends Pick<ConversationControls, "changes" | "usage" | "compact" | "listedModels" | "pricedModels" | "plan"> {
   session: ActiveSession;
   projectDir: string;
   options: Pick<RunOptions, "maxOutputTokens" | "maxCost">;

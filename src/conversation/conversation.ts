@@ -82,6 +82,8 @@ export async function openConversation(project: Project, settings: ConversationS
   let session: ActiveSession | undefined;
   let servers: ParentTools["servers"] = null;
   try {
+    // Loaded only with --json-schema; a schema that cannot be used stops the run before a session starts.
+    const answerSchema = options.jsonSchema ? await (await import("./answer-schema.js")).loadAnswerSchema(options.jsonSchema, io.cwd) : null;
     session = await sessionFor(project, settings.resume, ledger);
     const active = session;
     // Told to the model with the next instruction.
@@ -97,7 +99,9 @@ export async function openConversation(project: Project, settings: ConversationS
     servers = parent.servers;
     const spendLimit = sessionSpendLimit(options.maxCost, active, ledger, prices);
     const hooks = conversationHooks(project, io.env, active, bus.emit);
+    const plan = { on: options.plan };
     const run: AgentSetup = {
+      plan,
       ref: { agent: "parent" },
       ...(hooks ? { hooks } : {}),
       ...(spendLimit ? { spendLimit } : {}),
@@ -112,6 +116,7 @@ export async function openConversation(project: Project, settings: ConversationS
       archive: active.archive,
       compaction: { compactAt, state: active.compaction },
       autoFold: options.autoFold === "on",
+      ...(answerSchema ? { answerShape: answerSchema } : {}),
     };
     await subscribeReaders(bus, { ledger, session: active, hints, record: options.record }, settings.readers);
     if (hooks) gapNote += await sessionStartContext(hooks, active.saved);
@@ -128,7 +133,7 @@ export async function openConversation(project: Project, settings: ConversationS
         const added = hooks ? await promptContext(hooks, instruction, signal, bus.settle) : "";
         // Not sent: aborted while the hooks ran, or blocked by one (the user's decision, which a front end may go on after).
         if (typeof added !== "string") return added.exitReason === "aborted" ? added : { ...added, blocked: true };
-        const message = gapNote + added + instruction;
+        const message = gapNote + added + instruction + (answerSchema?.note ?? "");
         beginTurn(active.messages, message + ((await memory?.blockFor(message, instruction, active.messages)) ?? ""), run);
         const outcome = await runTurn(active.messages, run, signal);
         // Told once the model has answered: an instruction sent again after none is the same one, note and all.
@@ -142,7 +147,17 @@ export async function openConversation(project: Project, settings: ConversationS
       compact,
       memory: memory?.store ?? null,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
-      controls: conversationControls({ session: active, projectDir: dir, options, usage: () => ledger.run(), changes: changes!, compact, listedModels: modelLister(client), pricedModels: Object.keys(prices.models) }),
+      controls: conversationControls({
+        session: active,
+        projectDir: dir,
+        options,
+        usage: () => ledger.run(),
+        changes: changes!,
+        compact,
+        plan,
+        listedModels: modelLister(client),
+        pricedModels: Object.keys(prices.models),
+      }),
       end: (interrupted, toRows) => closingLines(active, dir, interrupted, io, toRows),
       async close() {
         await servers?.close();

@@ -10,6 +10,16 @@ import { HOOK_EVENTS } from "../hooks/hook-config.js";
 
 const AgentSchema = z.enum(["parent", "child"]);
 
+/** One agent's share of the spend: the parent, a delegation with its mode, a review with its kind (record.json's and --json's `by_agent`). */
+export const AgentSpendSchema = SpendSchema.extend({
+  agent: AgentSchema,
+  delegation: z.number().int().optional(),
+  mode: z.enum(DELEGATE_MODES).nullable().optional(),
+  kind: z.enum(CHILD_KINDS).optional(),
+  /** The named agent that did a delegation. */
+  agent_name: z.string().optional(),
+});
+
 export const RecordJsonSchema = z.object({
   session_id: z.string().nullable(),
   answer: z.string().nullable(),
@@ -21,17 +31,8 @@ export const RecordJsonSchema = z.object({
     total: SpendSchema,
     parent: SpendSchema,
     child: SpendSchema,
-    /** The parent, then each child: a delegation with its mode, a review with its kind. */
-    by_agent: z.array(
-      SpendSchema.extend({
-        agent: AgentSchema,
-        delegation: z.number().int().optional(),
-        mode: z.enum(DELEGATE_MODES).nullable().optional(),
-        kind: z.enum(CHILD_KINDS).optional(),
-        /** The named agent that did a delegation. */
-        agent_name: z.string().optional(),
-      }),
-    ),
+    /** The parent, then each child. */
+    by_agent: z.array(AgentSpendSchema),
   }),
   /** In the order they finished: a delegate_task call comes after its child's calls. */
   tool_calls: z.array(

@@ -10,6 +10,7 @@ import { ArchiveIndex } from "../agent/context/archive-index.js";
 import type { ChildTranscript } from "../agent/children/child-transcript.js";
 import { StampCounter } from "../agent/stamps.js";
 import type { AgentEvent } from "../agent/events.js";
+import type { TodoItem } from "../agent/todo-list.js";
 import { emptyTotals, sumTotals, type UsageTotals } from "../agent/usage.js";
 import { CursorStore } from "../tools/cursors.js";
 import type { Message, ToolDefinition } from "../wire/messages.js";
@@ -89,6 +90,8 @@ export interface ActiveSession {
   readonly edits: readonly StoredEdit[];
   /** The project's files checkpointed before and after the turns that changed them. */
   readonly checkpointing: Checkpointing;
+  /** The parent's todo list: the saved one, then each todo call's. */
+  readonly todo: readonly TodoItem[];
   /** The tool list this run sends; compared with the snapshot's to decide whether its meter still holds. */
   setTools(tools: ToolDefinition[]): void;
   /** Reads the run's event stream; the promise it may return is a save in progress. */
@@ -170,6 +173,7 @@ class Session implements ActiveSession {
   private lostWarned = false;
   readonly turns: Turn[];
   readonly checkpointing: Checkpointing;
+  todo: readonly TodoItem[];
   /** Set by the parent's turn_start: its next user message is the instruction that opens a turn. */
   private instructionNext = false;
   private readonly stored: Snapshot | null;
@@ -205,6 +209,7 @@ class Session implements ActiveSession {
     this.storedUsage = stored?.usage ?? emptyTotals();
     this.createdAt = stored?.created_at ?? new Date().toISOString();
     this.turns = [...(stored?.turns ?? [])];
+    this.todo = stored?.todo ?? [];
     this.checkpointing = new Checkpointing(
       { projectDir: options.projectDir, sessionId: () => this.id, warn: options.warn, maxBytes: options.checkpointMaxBytes ?? 1024 * 1024 * 1024, secrets: options.checkpointSecrets ?? [] },
       stored?.checkpoints ?? [],
@@ -256,6 +261,7 @@ class Session implements ActiveSession {
         this.checkpointing.startTurn(turn.n);
       }
     }
+    if (event.agent === "parent" && event.type === "todo") this.todo = event.items;
     if (event.type === "tool_end" && event.edit) {
       this.edits.push({ call_id: event.callId, ...(event.delegation !== undefined ? { delegation: event.delegation } : {}), edit: event.edit });
     }
@@ -368,6 +374,7 @@ class Session implements ActiveSession {
       ...(this.checkpointing.entries.length > 0 ? { checkpoints: this.checkpointing.entries } : {}),
       ...(this.stored?.forked_from ? { forked_from: this.stored.forked_from } : {}),
       ...(this.childHashes.size > 0 ? { child_transcripts: [...this.childHashes].map(([number, sha256]) => ({ number, sha256 })) } : {}),
+      ...(this.todo.length > 0 ? { todo: [...this.todo] } : {}),
       messages: this.messages,
     };
   }

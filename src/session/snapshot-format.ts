@@ -10,6 +10,7 @@ import { CompactionStateSchema } from "../agent/context/compaction.js";
 import { DELEGATE_MODES } from "../agent/events.js";
 import { EXIT_REASONS } from "../agent/events.js";
 import { MeterSchema } from "../agent/meter.js";
+import { TodoListSchema } from "../agent/todo-list.js";
 import { ACCESS_LEVELS } from "../tools/types.js";
 import { UsageTotalsSchema } from "../agent/usage.js";
 import { CursorMapSchema } from "../tools/cursors.js";
@@ -132,6 +133,8 @@ export const SnapshotSchema = z.object({
    * snapshot vouches for them, as for the archive. Absent in snapshots written before it was kept.
    */
   child_transcripts: z.array(z.object({ number: z.number().int().positive(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })).optional(),
+  /** The parent's todo list as its last todo call left it; absent while it has none. */
+  todo: TodoListSchema.optional(),
   messages: z.array(MessageSchema),
 });
 export type Snapshot = WithMessages<z.infer<typeof SnapshotSchema>>;

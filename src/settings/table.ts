@@ -87,6 +87,7 @@ const pathOrNull = (raw: unknown) => (raw ? resolve(String(raw)) : null);
 const rank = (level: unknown) => ACCESS_LEVELS.indexOf(level as Access);
 
 const DEFAULT_MODEL = "deepseek-flash";
+const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 const DEFAULT_BASE_URL = "https://api.deepseek.com";
 
 export const SETTINGS = [
@@ -103,6 +104,12 @@ export const SETTINGS = [
     flag: { value: "[id]", help: "continue a saved session (full id or a unique prefix); without an id, pick one from a list", from: (raw) => (typeof raw === "string" ? raw : null) },
   }),
   row({ key: "continue", type: z.boolean(), perRun: true, flag: { short: "c", help: "continue the most recently updated session of this project", default: false, from: Boolean } }),
+  row({
+    key: "plan",
+    type: z.boolean(),
+    perRun: true,
+    flag: { help: "plan mode: the model looks and changes nothing (commands run read-only), and ends with a plan; `hel -c go` carries it out", default: false, from: Boolean },
+  }),
   row({
     key: "cwd",
     type: z.string(),
@@ -273,6 +280,29 @@ export const SETTINGS = [
     type: z.boolean(),
     perRun: true,
     flag: { help: "print every event as a JSON line on stdout as it happens (for editors and scripts)", default: false, from: Boolean },
+  }),
+  row({
+    key: "output-format",
+    // Claude Code's headless shapes (cli/json/stream-json.ts), for scripts written for `claude -p`.
+    type: z.enum(OUTPUT_FORMATS, { error: `--output-format takes ${OUTPUT_FORMATS.join(", ")}` }),
+    perRun: true,
+    flag: {
+      value: "<format>",
+      help: "stream-json: one JSON line per message in the shapes of claude -p --output-format stream-json; json: only its result line; text: the answer (default)",
+      choices: OUTPUT_FORMATS,
+      default: "text",
+    },
+  }),
+  // Claude Code's headless flags, taken so that its command lines run hel unchanged: an instruction is
+  // already printed and done (`-p`), and stream-json is always whole (`--verbose`).
+  row({ key: "print", type: z.boolean(), perRun: true, flag: { short: "p", help: "as claude -p: hel with an instruction prints its answer and exits anyway", default: false, from: Boolean } }),
+  row({ key: "verbose", type: z.boolean(), perRun: true, flag: { help: "as claude --verbose: --output-format stream-json writes every message anyway", default: false, from: Boolean } }),
+  row({
+    key: "json-schema",
+    // A flag only: the shape of what this invocation prints, which a project's file must not change under a script.
+    type: z.string().min(1, "--json-schema takes a file or a JSON Schema").nullable(),
+    perRun: true,
+    flag: { value: "<file or JSON>", help: "the final answer must be one JSON value valid against this JSON Schema (asked once more on a mismatch, then exit 1); --json adds it as structured_output", from: orNull },
   }),
   row({
     key: "show-reasoning",

@@ -26,8 +26,8 @@ const names = (tools: readonly Tool[]) => tools.map((t) => t.name);
 
 describe("the catalogue", () => {
   it("gives --tools its names and its default, and --delegate its two tools", () => {
-    expect(SELECTABLE_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
-    expect(DEFAULT_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
+    expect(SELECTABLE_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
+    expect(DEFAULT_TOOLS).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
     expect(DELEGATE_TOOLS).toEqual(["delegate_task", "review_changes"]);
   });
 
@@ -91,8 +91,8 @@ describe("a tool's name", () => {
       .split("\n")
       .map((line) => (line.trimStart().startsWith("//") ? "" : line));
   // The same words with other meanings: an event's type, an archived span's kind, a kind of child
-  // (and its row in children/kinds.ts), and the interactive prompt's /fold, which asks for the tool by its name.
-  const HOMONYM = /\b(type|kind)\s*(===|:)\s*"(fold|ask)"|case "fold"|EventOf<"fold"|_KINDS = \[|z\.enum\(\["fold"/;
+  // (and its row in children/kinds.ts), the todo list's event, and the interactive prompt's /fold, which asks for the tool by its name.
+  const HOMONYM = /\b(type|kind)\s*(===|:)\s*"(fold|ask|todo)"|case "(fold|todo)"|EventOf<"fold"|_KINDS = \[|z\.enum\(\["fold"|z\.literal\("todo"\)/;
   const SLASH_FOLD = 'cli/slash-commands.ts:    name: "fold",';
   const ASK_KIND_ROW = "agent/children/kinds.ts:  ask: {";
 

@@ -36,7 +36,7 @@ describe("the one-shot view and the run's readers", () => {
     sim = await startSimulator({ script: [{ content: "ok" }] });
     const project = await tempProject();
     expect((await runHelInProcess({ args: ["-C", project, "hi"], baseUrl: sim.url })).code).toBe(0);
-    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
+    expect((sim.requests[0]!.body as ChatRequest).tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
   });
 });
 

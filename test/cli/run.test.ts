@@ -59,7 +59,7 @@ describe("a one-shot edit", () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    expect(first!.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
+    expect(first!.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
 
     const assistant1 = second!.messages[2] as Extract<Message, { role: "assistant" }>;
     expect(assistant1).toMatchObject({ role: "assistant", reasoning_content: "read first", tool_calls: [{ type: "function", function: { name: "read_file", arguments: '{"path":"a.txt"}' } }] });
@@ -197,8 +197,8 @@ describe("the loop's limits and the model's mistakes", () => {
     const result = await runHelInProcess({ args: ["-C", project, "--access", "read-only", "edit"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a\n");
-    expect(bodies()[0]!.tools!.map((t) => t.function.name)).toEqual(["read_file", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
-    expect(bodies()[1]!.messages.at(-1)!.content).toBe('[#2] Error: unknown tool "search_replace". Available tools: read_file, run_command, grep, find_files, fold, recall, ask');
+    expect(bodies()[0]!.tools!.map((t) => t.function.name)).toEqual(["read_file", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
+    expect(bodies()[1]!.messages.at(-1)!.content).toBe('[#2] Error: unknown tool "search_replace". Available tools: read_file, run_command, grep, find_files, fold, recall, ask, todo');
   });
 
   it("a path outside the project is refused as a tool error", async () => {

@@ -40,9 +40,9 @@ describe("config files", () => {
     sim = await startSimulator({ policy: "echo" });
     const { run } = await setUp({ model: "deepseek-v4-pro", effort: "low", access: "read-only" }, { effort: "none" });
     expect((await run(["one"])).code).toBe(0);
-    expect(sent(0)).toEqual({ model: "deepseek-v4-pro", effort: "none", tools: ["read_file", "run_command", "grep", "find_files", "fold", "recall", "ask"] });
+    expect(sent(0)).toEqual({ model: "deepseek-v4-pro", effort: "none", tools: ["read_file", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"] });
     expect((await run(["--effort", "max", "--access", "edit", "two"])).code).toBe(0);
-    expect(sent(1)).toEqual({ model: "deepseek-v4-pro", effort: "max", tools: ["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"] });
+    expect(sent(1)).toEqual({ model: "deepseek-v4-pro", effort: "max", tools: ["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"] });
   });
 
   it("HEL_MODEL wins over the files; the base URL can come from a file", async () => {

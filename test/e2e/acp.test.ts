@@ -203,7 +203,7 @@ describe("hel acp", () => {
     const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
     sim.push({ content: "second answer" });
     expect(await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] })).toEqual({ stopReason: "end_turn" });
-    expect(await editor.agent.request(methods.agent.session.load, { sessionId: plain, cwd: project, mcpServers: [] })).toEqual({});
+    expect(await editor.agent.request(methods.agent.session.load, { sessionId: plain, cwd: project, mcpServers: [] })).toEqual({ modes: expect.objectContaining({ currentModeId: "default" }) });
     for (const id of [sessionId, plain]) {
       await expect(editor.agent.request(methods.agent.session.load, { sessionId: id, cwd: project, mcpServers: [] })).rejects.toThrow(
         `hel: session ${id} is already open in this editor connection — send its prompts to it as it is, or start another with session/new`,
@@ -232,7 +232,7 @@ describe("hel acp", () => {
     const result = snapshot.messages[3].content.replace(/^\[#2\] /, "");
 
     const editor = await startEditor();
-    expect(await editor.agent.request(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] })).toEqual({});
+    expect(await editor.agent.request(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] })).toEqual({ modes: expect.objectContaining({ currentModeId: "default" }) });
     const notes = join(project, "notes.txt");
     const edit = editUpdates("call_edit", notes, { path: "notes.txt", old_text: "PLUM", new_text: "PEAR" }, "code word: PLUM", "code word: PEAR");
     expect(shown(editor.updates, sessionId)).toEqual([
@@ -385,6 +385,58 @@ describe("hel acp", () => {
       await editor.close();
     } finally {
       await local.close();
+    }
+  });
+
+  it("offers plan mode as a session mode: in it the todo list is the plan update, the edit is refused with the same tools and system prompt, and the default mode goes on with the plan in view; a load sends the list again", async () => {
+    const project = await tempProject();
+    const file = join(project, "a.txt");
+    await writeFile(file, "one\n");
+    const editor = await startEditor();
+    const made = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    expect(made.modes).toEqual({
+      currentModeId: "default",
+      availableModes: [
+        { id: "default", name: "Default", description: "Read, edit and run commands as the session's access allows" },
+        { id: "plan", name: "Plan", description: "Look and change nothing (commands run read-only), then end with a plan" },
+      ],
+    });
+    const { sessionId } = made;
+    await expect(editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: "yolo" })).rejects.toThrow(/hel has no mode "yolo"/);
+    expect(await editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: "plan" })).toEqual({});
+    const edit = { path: "a.txt", old_text: "one", new_text: "two" };
+    const items = [{ text: "change one", status: "in_progress" }];
+    sim.requests.splice(0);
+    sim.push({ tool_calls: [call("call_todo", "todo", { items }), call("call_plan_edit", "search_replace", edit)] }, { content: "1. change one" });
+    await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "look" }] });
+    expect(await readFile(file, "utf8")).toBe("one\n");
+    const plan = { sessionUpdate: "plan", entries: [{ content: "change one", priority: "medium", status: "in_progress" }] };
+    expect(shown(editor.updates, sessionId)).toContainEqual(plan);
+    expect(await editor.agent.request(methods.agent.session.setMode, { sessionId, modeId: "default" })).toEqual({});
+    sim.push({ tool_calls: [call("call_go_edit", "search_replace", edit)] }, { content: "done" });
+    await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "go" }] });
+    expect(await readFile(file, "utf8")).toBe("two\n");
+    const bodies = sim.requests.splice(0).map((r) => r.body as ChatRequest);
+    expect(bodies).toHaveLength(4);
+    for (const body of bodies) {
+      expect(body.tools).toEqual(bodies[0]!.tools);
+      expect(body.messages[0]).toEqual(bodies[0]!.messages[0]);
+    }
+    expect(bodies[0]!.messages.at(-1)!.content).toMatch(/^\[#1\] look\n\n\[plan mode: change nothing yet\./);
+    expect(String(bodies[1]!.messages.at(-1)!.content)).toMatch(/Error: plan mode: search_replace was not run/);
+    expect(bodies[2]!.messages.at(-1)).toEqual({ role: "user", content: "[#4] go" });
+    expect((await editor.close()).code).toBe(0);
+
+    const again = await startEditor();
+    try {
+      expect(await again.agent.request(methods.agent.session.load, { sessionId, cwd: project, mcpServers: [] })).toEqual({ modes: expect.objectContaining({ currentModeId: "default" }) });
+      await waitFor(
+        () => again.updates.some((u) => u.update.sessionUpdate === "plan"),
+        () => "the saved list as a plan update",
+      );
+      expect(shown(again.updates, sessionId).filter((u) => u.sessionUpdate === "plan")).toEqual([plan]);
+    } finally {
+      await again.close();
     }
   });
 });

@@ -19,6 +19,7 @@ import type { Children } from "./children.js";
 import { createDelegateTool } from "./delegate-tool.js";
 import type { NamedAgent } from "./named-agent.js";
 import { createReviewTool } from "./review-tool.js";
+import { todoTool } from "../todo.js";
 
 /** What the command line chose. */
 export interface ToolChoice {
@@ -56,6 +57,7 @@ const MAKERS: readonly Maker[] = [
   () => foldTool as Tool,
   (deps) => createRecallTool(deps.archive) as Tool,
   (deps) => createAskTool({ archive: deps.archive, parentMessages: deps.parentMessages, children: deps.children, budgetTokens: deps.askBudgetTokens }) as Tool,
+  () => todoTool as Tool,
   (deps, choice) => (choice.delegate ? (createDelegateTool({ mode: choice.delegate, parentMessages: deps.parentMessages, children: deps.children, ...(deps.agents ? { agents: deps.agents } : {}) }) as Tool) : null),
   (deps) => (deps.changes ? (createReviewTool({ parentMessages: deps.parentMessages, children: deps.children, changes: deps.changes }) as Tool) : null),
 ];

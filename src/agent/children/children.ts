@@ -87,6 +87,8 @@ export function createChildren(deps: ChildrenDeps): Children {
       const childModel = spec.agent?.model ?? (spec.kind === "review" || spec.mode === "task-only" ? deps.childModel : null);
       const run: Omit<AgentSetup, "maxSteps" | "maxTokens"> = {
         ...parent,
+        // --json-schema shapes the parent's final answer only: a child answers its parent in prose.
+        answerShape: undefined,
         ...(childModel ? { request: { ...parent.request, model: childModel } } : {}),
         ref,
         emit,

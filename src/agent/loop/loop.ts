@@ -31,6 +31,7 @@ import { unparsedArguments } from "./repair-arguments.js";
 import { stormRepeat, stormResult } from "./call-storm.js";
 import type { Hooks } from "../../hooks/hooks.js";
 import type { SpendLimit } from "../spend-limit.js";
+import { PLAN_NOTE, planPolicy, planRefusal, type PlanMode } from "../plan-mode.js";
 
 export interface AgentSetup {
   ref: AgentRef;
@@ -58,6 +59,22 @@ export interface AgentSetup {
   autoFold?: boolean;
   /** The user's hooks, for this agent; absent when none is configured, and then nothing is started. */
   hooks?: Hooks;
+  /** The shape the final answer must have (--json-schema): checked once the model stops, asked again once on a mismatch. Only the parent's. */
+  answerShape?: AnswerShape;
+  /** Plan mode (../plan-mode.ts), read at each call; a child shares its parent's. Absent: never on. */
+  plan?: PlanMode;
+}
+
+/** How the error of a turn whose answer did not fit --json-schema twice begins. */
+export const SHAPE_MISMATCH = "the answer did not fit --json-schema, asked twice";
+
+/** A final answer as --json-schema wants it: its value, or what is wrong with it. */
+export type AnswerVerdict = { value: unknown } | { mismatch: string };
+
+export interface AnswerShape {
+  check(answer: string): AnswerVerdict;
+  /** The user message that asks for the answer again, naming what was wrong. */
+  retry(mismatch: string): string;
 }
 
 /** A tool call's context in the loop: the running agent rides along, so a tool can start its child. */
@@ -67,6 +84,8 @@ export interface AgentToolContext extends ToolContext {
 
 export interface TurnOutcome {
   answer: string | null;
+  /** The answer's value, parsed and checked, when the run has an answer shape and the answer fits it. */
+  structured?: unknown;
   exitReason: ExitReason;
   error?: string;
   usage: UsageTotals;
@@ -81,9 +100,11 @@ const MAX_STOP_BLOCKS = 3;
  * Starts an instruction: reports it, and adds it to the conversation as a user message — unless the
  * conversation ends with this very instruction, unanswered (its request failed, or was interrupted,
  * before any answer): sent again, it is that one, so the conversation holds it once and the request
- * is the one the instruction would have sent the first time.
+ * is the one the instruction would have sent the first time. In plan mode the instruction ends with the note.
  */
-export function beginTurn(messages: Message[], instruction: string, run: Pick<AgentSetup, "ref" | "emit" | "stamps">): void {
+export function beginTurn(messages: Message[], given: string, run: Pick<AgentSetup, "ref" | "emit" | "stamps" | "plan">): void {
+  // In plan mode the model hears of it here, in the user's message, and nowhere else.
+  const instruction = run.plan?.on ? given + PLAN_NOTE : given;
   const last = messages.at(-1);
   const again = last?.role === "user" && unstamped(last.content) === instruction;
   run.emit({ ...run.ref, type: "turn_start", instruction, ...(again ? { again: true as const } : {}) });
@@ -101,10 +122,11 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
   const { ref, emit } = run;
   let usage = emptyTotals();
   let meter: Meter | null = null;
-  const end = (exitReason: ExitReason, answer: string | null, error?: string): TurnOutcome => {
-    const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}) };
+  const end = (exitReason: ExitReason, answer: string | null, error?: string, shaped?: { value: unknown }): TurnOutcome => {
+    const structured = shaped ? { structured: shaped.value } : {};
+    const outcome: TurnOutcome = { answer, exitReason, usage, meter, ...(error ? { error } : {}), ...structured };
     const contextTokens = estimateInputTokens(meter, messages);
-    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, meter, ...(error ? { error } : {}) });
+    emit({ ...ref, type: "turn_end", answer, exitReason, usage, contextTokens, meter, ...(error ? { error } : {}), ...structured });
     return outcome;
   };
 
@@ -115,6 +137,7 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
   let resentEmpty = false;
   let maxTokens = run.request.maxTokens;
   let stopBlocks = 0;
+  let reshaped = false;
   const compact = async (step: number): Promise<boolean> => {
     if (!run.archive || !run.compaction) return false;
     const done = await compactNow(messages, { ...run, archive: run.archive, compaction: run.compaction }, signal, meter, step);
@@ -215,7 +238,16 @@ export async function runTurn(messages: Message[], run: AgentSetup, signal: Abor
     if (calls.length === 0) {
       const goOn = run.hooks && stopBlocks < MAX_STOP_BLOCKS ? await run.hooks.stop(stopBlocks > 0, signal) : null;
       // Interrupted while a Stop hook ran: the answer is whole all the same.
-      if (goOn === null || signal.aborted) return end("completed", message.content ?? "");
+      if (goOn === null || signal.aborted) {
+        const answer = message.content ?? "";
+        if (!run.answerShape) return end("completed", answer);
+        const verdict = run.answerShape.check(answer);
+        if ("value" in verdict) return end("completed", answer, undefined, verdict);
+        if (reshaped || signal.aborted) return end("error", answer, `${SHAPE_MISMATCH}: ${verdict.mismatch}`);
+        reshaped = true;
+        append(messages, { role: "user", content: run.stamps.stamp(run.answerShape.retry(verdict.mismatch)) }, run);
+        continue;
+      }
       stopBlocks++;
       append(messages, { role: "user", content: run.stamps.stamp(`[Stop hook]\n${goOn}`) }, run);
       continue;
@@ -313,7 +345,11 @@ async function runToolCall(call: ToolCall, run: AgentSetup, ctx: AgentToolContex
   const name = call.function.name;
   run.emit({ ...run.ref, type: "tool_start", callId: call.id, name, arguments: call.function.arguments });
   const onOutput = (text: string, skippedBytes: number) => run.emit({ ...run.ref, type: "tool_output", callId: call.id, name, text, skippedBytes });
-  const called = { ...ctx, report: { ...noReports, onOutput } };
+  // In plan mode a call that could change something is refused before any hook sees it, and a command runs read-only.
+  const planning = run.plan?.on === true;
+  const refusal = planning && tools.some((tool) => tool.name === name) ? planRefusal(name) : null;
+  if (refusal !== null) return { content: `Error: ${refusal}`, isError: true };
+  const called = { ...ctx, ...(planning ? { policy: planPolicy(ctx.policy) } : {}), report: { ...noReports, onOutput } };
   const { hooks } = run;
   if (!hooks) return executeToolCall(call, tools, called);
   const input = argumentsOf(call);

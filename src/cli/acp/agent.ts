@@ -3,7 +3,7 @@
 // for session/load) opens one, in one conversation (conversation/conversation.ts) to which this mode
 // hands in its reader of the event stream: updates.ts makes what the editor is shown. session/cancel
 // is Ctrl-C: the turn stops and is saved. The MCP servers the editor names join the session's
-// (editor-servers.ts). The problems with the user's and the project's own files, and their command
+// (editor-servers.ts). Its modes are the default and plan mode (modes.ts). The problems with the user's and the project's own files, and their command
 // files, are the editor's too (resources.ts). Only the protocol goes to stdout; warnings go to stderr.
 // It ends when the editor closes stdin (or a signal comes), closing every session it opened.
 import { Readable, Writable } from "node:stream";
@@ -19,7 +19,8 @@ import { editorServers, type EditorServer } from "./editor-servers.js";
 import { approvalsThrough } from "./permission.js";
 import { commandsUpdate, commandText, diagnosticUpdates } from "./resources.js";
 import { promptText } from "./prompt-text.js";
-import { replayUpdates, stopReasonOf, TurnUpdates } from "./updates.js";
+import { modeState, setMode } from "./modes.js";
+import { replayUpdates, stopReasonOf, todoEntries, TurnUpdates } from "./updates.js";
 
 interface OpenSession {
   conversation: Conversation;
@@ -51,7 +52,6 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     const fromEditor = editorServers(mcpServers);
     if (fromEditor.unsupported.length > 0) opened.warn(`left out the editor's MCP servers ${fromEditor.unsupported.join(", ")}: hel speaks stdio and streamable HTTP`);
     const project = { ...opened, options: { ...opened.options, mcpServers: { ...opened.options.mcpServers, ...fromEditor.servers } } };
-    const updates = new TurnUpdates(project.dir);
     // Known once the conversation is open, before any update is sent.
     let id = "";
     let sent = Promise.resolve();
@@ -65,16 +65,20 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     const askApproval = approvalsThrough(
       (asked, signal) => client.request(methods.client.session.requestPermission, asked, { cancellationSignal: signal }),
       () => id,
-      (command) => updates.callOf(command),
+      (command) => updates?.callOf(command) ?? null,
     );
+    // Made once the conversation is open, with the todo list a resumed session kept.
+    let updates: TurnUpdates | null = null;
     const view = (event: AgentEvent) => {
-      for (const update of updates.updatesOf(event)) send(update);
+      for (const update of updates?.updatesOf(event) ?? []) send(update);
     };
     const conversation = await openConversation(project, { resume, interactive: false, readers: async () => [view], askApproval }, io);
     id = conversation.session.id;
+    updates = new TurnUpdates(project.dir, conversation.session.todo);
     sessions.set(id, { conversation, commands: project.commands, delivered: () => sent, running: null });
     const { messages, edits } = conversation.session;
     if (resume !== null) for (const update of replayUpdates(messages, editsOf(edits), project.dir)) send(update);
+    if (resume !== null && conversation.session.todo.length > 0) send({ sessionUpdate: "plan", entries: todoEntries(conversation.session.todo) });
     await sent;
     // Once the editor has the session's id: an update of a session it does not know yet may be dropped.
     setImmediate(() => {
@@ -95,7 +99,8 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       try {
-        return { sessionId: await open(params.cwd, null, client, params.mcpServers ?? []) };
+        const sessionId = await open(params.cwd, null, client, params.mcpServers ?? []);
+        return { sessionId, modes: modeState(sessions.get(sessionId)!.conversation.controls.plan) };
       } catch (error) {
         throw clientError(error);
       }
@@ -104,11 +109,17 @@ export async function runAcp(flags: RunOptions, version: string): Promise<number
       try {
         // Its lease is this process's own: opening it again would say another process holds it.
         if (sessions.has(params.sessionId)) throw new Error(`session ${params.sessionId} is already open in this editor connection — send its prompts to it as it is, or start another with session/new`);
-        await open(params.cwd, params.sessionId, client, params.mcpServers ?? []);
-        return {};
+        const sessionId = await open(params.cwd, params.sessionId, client, params.mcpServers ?? []);
+        return { modes: modeState(sessions.get(sessionId)!.conversation.controls.plan) };
       } catch (error) {
         throw clientError(error);
       }
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const session = sessions.get(params.sessionId);
+      if (!session) throw RequestError.invalidParams(undefined, `no session ${params.sessionId} is open — create it with session/new or session/load`);
+      if (!setMode(session.conversation.controls.plan, params.modeId)) throw RequestError.invalidParams(undefined, `hel has no mode ${JSON.stringify(params.modeId)} — its modes are default and plan`);
+      return {};
     })
     .onRequest(methods.agent.session.prompt, async ({ params }) => {
       const session = sessions.get(params.sessionId);

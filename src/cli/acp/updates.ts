@@ -1,7 +1,7 @@
 // What an editor is shown over ACP, made from what hel knows: the agent loop's typed events while a
 // turn runs (the answer and reasoning as they stream, each tool call from the moment the model asks
-// for it to its end, an edit's diff from the FileEdit the tool reported, the children as a plan), and
-// a saved conversation's messages when a session is loaded. Pure: the driver (agent.ts) sends them.
+// for it to its end, an edit's diff from the FileEdit the tool reported, the todo list and the
+// children as a plan), and a saved conversation's messages (and todo list) when a session is loaded. Pure: the driver (agent.ts) sends them.
 // A tool's kind, title and location come from the catalogue's traits, never from a result's text.
 import { resolve } from "node:path";
 import type { SessionUpdate, StopReason, ToolCallContent, ToolCallLocation, ToolKind, PlanEntry } from "@agentclientprotocol/sdk";
@@ -9,6 +9,7 @@ import type { AgentEvent, ExitReason } from "../../agent/events.js";
 import { unstamped } from "../../agent/stamps.js";
 import { traitsOf } from "../../agent/toolbox.js";
 import type { FileEdit } from "../../changes/file-edit.js";
+import type { TodoItem } from "../../agent/todo-list.js";
 import type { Message, ToolCall } from "../../wire/messages.js";
 
 /** What a running command has printed, as much of it as a tool call's live view shows. */
@@ -117,6 +118,13 @@ function callEnded(toolCallId: string, status: "completed" | "failed", result: s
   return { sessionUpdate: "tool_call_update", toolCallId, status, content: editDiffs(edit, projectDir), locations };
 }
 
+const PLAN_STATUS: Record<TodoItem["status"], PlanEntry["status"]> = { pending: "pending", in_progress: "in_progress", done: "completed" };
+
+/** The parent's todo list as the entries of ACP's plan. */
+export function todoEntries(items: readonly TodoItem[]): PlanEntry[] {
+  return items.map((item) => ({ content: item.text, priority: "medium", status: PLAN_STATUS[item.status] }));
+}
+
 /**
  * A saved conversation as updates, for session/load: what was said, thought and called, and each
  * call's result, with the diffs of the parent's edits (`edits`, by call id) as they were shown live.
@@ -148,10 +156,18 @@ export function replayUpdates(messages: readonly Message[], edits: ReadonlyMap<s
 export class TurnUpdates {
   private readonly open = new Map<string, { name: string; args: Record<string, unknown> }>();
   private readonly output = new Map<string, string>();
+  /** The plan is the todo list, which outlives a turn, then the turn's children. */
+  private todo: PlanEntry[] = [];
   private plan: PlanEntry[] = [];
   private readonly children = new Map<number, number>();
 
-  constructor(private readonly projectDir: string) {}
+  /** `todo`: a resumed session's list, which the next plan update starts from. */
+  constructor(
+    private readonly projectDir: string,
+    todo: readonly TodoItem[] = [],
+  ) {
+    this.todo = todoEntries(todo);
+  }
 
   /** The open run_command call of this command, latest first: the one an approval asks about. */
   callOf(command: string): string | null {
@@ -167,6 +183,9 @@ export class TurnUpdates {
         this.plan = [];
         this.children.clear();
         return [];
+      case "todo":
+        this.todo = todoEntries(event.items);
+        return [{ sessionUpdate: "plan", entries: [...this.todo, ...this.plan] }];
       // Why a turn stopped short, where its stop reason cannot say (the spend limit, an empty answer);
       // a failed turn's error is the prompt's own answer.
       case "turn_end":
@@ -219,6 +238,6 @@ export class TurnUpdates {
     } else {
       this.plan = this.plan.map((entry, i) => (i === at ? { ...entry, status: event.type === "delegation_end" ? "completed" : "in_progress" } : entry));
     }
-    return { sessionUpdate: "plan", entries: this.plan };
+    return { sessionUpdate: "plan", entries: [...this.todo, ...this.plan] };
   }
 }

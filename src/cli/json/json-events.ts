@@ -8,6 +8,7 @@ import { CHILD_KINDS, EXIT_REASONS, REPAIR_KINDS, type AgentEvent } from "../../
 import type { UsageLedger } from "../../agent/usage-ledger.js";
 import { HOOK_EVENTS } from "../../hooks/hook-config.js";
 import { FACT_SCOPES } from "../../memory/fact.js";
+import { TodoListSchema } from "../../agent/todo-list.js";
 import { UsageTotalsSchema } from "../../agent/usage.js";
 import { FileEditSchema } from "../../changes/file-edit.js";
 import type { ToolDetails } from "../../tools/types.js";
@@ -69,6 +70,8 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional(), details: ToolDetailsSchema.optional() }),
   /** One of the user's hooks ran: exit 2 blocked, another code or a timeout was a warning. */
   z.object({ type: z.literal("hook"), ...ref, event: z.enum(HOOK_EVENTS), command: z.string(), exit_code: z.number().int().nullable(), timed_out: z.boolean(), stderr: z.string() }),
+  /** The agent's todo list, replaced whole by a todo call; a child's (with its delegation) is its own. */
+  z.object({ type: z.literal("todo"), ...ref, items: TodoListSchema }),
   z.object({ type: z.literal("delegation_start"), ...ref, ...child, task: z.string() }),
   z.object({ type: z.literal("delegation_end"), ...ref, ...child, exit_reason: exitReason, answer: z.string().nullable(), usage: UsageTotalsSchema }),
   z.object({
@@ -82,6 +85,8 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
     /** The parent's: every request of the instruction, its subagents' included. */
     usage: UsageTotalsSchema,
     context_tokens: count,
+    /** With --json-schema, the answer's value once it fit. */
+    structured_output: z.unknown().optional(),
   }),
 ]);
 type ParsedJsonEvent = z.infer<typeof JsonEventSchema>;
@@ -146,6 +151,8 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
       };
     case "hook":
       return { type: "hook", ...ref, event: event.event, command: event.command, exit_code: event.exitCode, timed_out: event.timedOut, stderr: event.stderr };
+    case "todo":
+      return { type: "todo", ...ref, items: event.items };
     case "delegation_start":
     case "delegation_end": {
       const named = { number: event.number, kind: event.kind, mode: event.mode, ...(event.agentName ? { agent_name: event.agentName } : {}) };
@@ -163,6 +170,7 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
         ...(event.error ? { error: event.error } : {}),
         usage: parent ? instructionTotals : event.usage,
         context_tokens: event.contextTokens,
+        ...("structured" in event ? { structured_output: event.structured } : {}),
       };
     }
   }

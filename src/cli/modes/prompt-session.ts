@@ -21,6 +21,8 @@ import { approvalQuestion, APPROVAL_KEYS } from "../term/approval-question.js";
 import type { Fact } from "../../memory/fact.js";
 import type { MemoryStore } from "../../memory/store.js";
 import { reviewFacts } from "../memory-review.js";
+import { PLAN_KEYS, PLAN_PROMPT_MODE, planModeLine, planQuestion } from "../term/plan-question.js";
+import { GO_INSTRUCTION } from "../../agent/plan-mode.js";
 
 export interface ConversationDeps {
   /** `candidates`: facts a fold offered to keep, asked about once the turn is done. */
@@ -58,6 +60,8 @@ interface Handlers {
   /** What the conversation's commands may read, for Tab's completions. */
   controls: ConversationControls;
   interrupt(): void;
+  /** Shift+Tab: plan mode on or off. */
+  switchPlan(): void;
   close(): void;
 }
 
@@ -92,6 +96,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
     },
     onTyping: () => current?.warm(),
     onInterrupt: () => current?.interrupt(),
+    onModeKey: () => current?.switchPlan(),
     onClose: () => {
       closed = true;
       current?.close();
@@ -129,10 +134,15 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
           if (current === handlers) current = null;
           resolve(ending);
         };
+        const { plan } = deps.controls;
+        const showMode = (redraw = false) => prompt.setMode(plan.on ? PLAN_PROMPT_MODE : null, redraw);
         const ready = () => {
           if (ending) return end(ending);
           const next = queue.shift();
-          if (next === undefined) return prompt.show();
+          if (next === undefined) {
+            showMode();
+            return prompt.show();
+          }
           // A queued line is shown as if typed at the prompt, so the screen reads in order; a command's
           // text comes from a file, whose control characters must not reach the terminal.
           const lines = terminalSafe(next.text).split("\n");
@@ -156,6 +166,8 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
               deps.stop();
               if (outcome.exitReason === "aborted" && !closed) say(["(interrupted — the conversation is kept; type the next instruction)"]);
               if (outcome.candidates && deps.memory && !closed) await reviewCandidates(deps.memory, outcome.candidates);
+              // A plan, with nothing queued after it: go, edit, or keep planning.
+              if (plan.on && outcome.exitReason === "completed" && !closed && queue.length === 0) await afterPlan(controller.signal);
             } finally {
               running = null;
               if (!closed) ready();
@@ -168,6 +180,17 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
         const reviewCandidates = async (memory: MemoryStore, candidates: readonly Fact[]) => {
           const done = await reviewFacts(memory, candidates, { say, key: askKey, line: (q) => prompt.ask(q), style });
           if (done.left > 0) say([style.dim(`(${done.left} left for hel memory review)`)]);
+        };
+        const afterPlan = async (signal: AbortSignal) => {
+          const { lines, keys } = planQuestion(style);
+          say(lines);
+          const answer = PLAN_KEYS[(await prompt.askKey(keys, Object.keys(PLAN_KEYS), signal)) ?? "n"]!;
+          if (answer === "keep") return;
+          plan.on = false;
+          say([planModeLine(false)]);
+          // The same session goes on at its own access, the plan in view: nothing is copied.
+          if (answer === "go") queue.unshift({ text: GO_INSTRUCTION, sent: true });
+          else prompt.insert(`${GO_INSTRUCTION} `);
         };
         const runCommand = async (slash: NonNullable<ReturnType<typeof parseSlash>>) => {
           if (!slash.command) return say([`there is no command /${slash.name} — /help lists them`]);
@@ -206,6 +229,11 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
               return;
             }
             start(text);
+          },
+          switchPlan() {
+            plan.on = !plan.on;
+            if (running) deps.note(style.dim(`(${planModeLine(plan.on)})`));
+            showMode(!running);
           },
           interrupt() {
             if (running) {

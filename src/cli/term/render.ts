@@ -24,6 +24,8 @@ import type { Output } from "../../output.js";
 import { Progress } from "./progress.js";
 import { errorText, fitWidth, rowWidth, styleFor, terminalSafe, truncate, wrapLine } from "./kit/style.js";
 import { callArgs, firstLine, lookOf, toolCallLabel, toolEndLines, type CallArgs, type ToolLook } from "./tool-views.js";
+import type { TodoItem } from "../../agent/todo-list.js";
+import { todoLine, todoLines } from "./todo-view.js";
 
 export type { Output };
 
@@ -53,6 +55,8 @@ export interface Renderer {
   flush(): Promise<void>;
   /** The run's closing lines: the files it changed. */
   finish(): void;
+  /** Shows a resumed session's todo list, which the live region then keeps showing while a turn runs. */
+  showTodo(items: readonly TodoItem[]): void;
 }
 
 const SPIN_MS = 80;
@@ -90,6 +94,8 @@ export function createRenderer(options: RendererOptions): Renderer {
   let reasoning = "";
   let thinking = false;
   let reasoningPrinted = 0;
+  /** The parent's todo list, shown in the live region while a turn runs. */
+  let todo: readonly TodoItem[] = [];
 
   /** Writes above the spinner, which is drawn again after. */
   const above = (out: Output, text: string) => {
@@ -131,7 +137,7 @@ export function createRenderer(options: RendererOptions): Renderer {
     const status = progress.lines(now(), frame);
     if (status.length === 0) return [];
     const folded = thinking && !options.showReasoning ? reasoningTail(reasoning, FOLDED_REASONING_LINES).map((l) => errStyle.dim(`  ${l}`)) : [];
-    return [...folded, ...status.map((line) => errStyle.dim(line))];
+    return [...todoLines(todo), ...folded, ...status.map((line) => errStyle.dim(line))];
   };
   const startTicker = () => {
     if (!region || ticker) return;
@@ -270,6 +276,12 @@ export function createRenderer(options: RendererOptions): Renderer {
       const line = hookLine(event);
       if (line) printErr(`${indent(event)}${line}`);
     },
+    // A child's list is its own: only the parent's is the session's.
+    todo: parentOnly((event) => {
+      todo = event.items;
+      if (region) region.set(regionLines());
+      else printErr(todoLine(todo));
+    }),
     delegation_start: (event) => {
       working.add(event.number);
       printErr(`⇢ delegating (${childLabel(event)}) #${event.number}: ${firstLine(terminalSafe(event.task))}`);
@@ -319,6 +331,10 @@ export function createRenderer(options: RendererOptions): Renderer {
     flush: () => pending?.catch(() => undefined) ?? Promise.resolve(),
     finish: () => {
       for (const line of changed.lines(errStyle)) stderr.write(line + "\n");
+    },
+    showTodo: (items) => {
+      todo = items;
+      printErr(...todoLines(items));
     },
   };
 }

@@ -10,6 +10,8 @@ import { runCommandTool } from "../../tools/command/run-command.js";
 import { searchReplaceTool } from "../../tools/file/search-replace.js";
 import { findFilesTool, grepTool } from "../../tools/search/tools.js";
 import type { SearchDetails } from "../../tools/types.js";
+import { TODO_TOOL_NAME } from "../../agent/todo.js";
+import { todoTally, TodoListSchema } from "../../agent/todo-list.js";
 import { createCommandView, type LiveView } from "./command-view.js";
 import { formatEdit } from "./kit/diff-view.js";
 import type { Output } from "../../output.js";
@@ -52,6 +54,15 @@ const LOOKS: ReadonlyMap<string, ToolLook> = new Map<string, ToolLook>([
       const shown = more ? " shown, more follow" : "";
       return unit === "file" ? `${count(files, "matching file")}${shown}` : `${count(matches, "match", "matches")} in ${count(files, "file")}${shown}`;
     }),
+  ],
+  [
+    TODO_TOOL_NAME,
+    {
+      label: (args) => {
+        const items = TodoListSchema.safeParse(args?.items);
+        return items.success ? todoTally(items.data) : undefined;
+      },
+    },
   ],
   [findFilesTool.name, searchLook(({ matches, files, more }) => `${more ? `${files} of ${count(matches, "file")} shown` : count(matches, "file")}, newest first`)],
 ]);

@@ -156,7 +156,7 @@ describe("a child that misbehaves", () => {
     const project = await tempProject();
     await runInProcess({ args: ["-C", project, "--delegate", "no-tools", "go"], baseUrl: sim.url });
     const tools = (sim.requests[0]!.body as ChatRequest).tools!;
-    expect(tools.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "delegate_task", "review_changes"]);
+    expect(tools.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo", "delegate_task", "review_changes"]);
     const description = (name: string) => tools.find((t) => t.function.name === name)!.function.description;
     expect(description("delegate_task")).toMatch(/without tool calls and tool results/);
     expect(description("delegate_task")).toMatch(/final answer is all that comes back/);

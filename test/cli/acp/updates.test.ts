@@ -192,4 +192,41 @@ describe("a saved conversation replayed", () => {
       },
     ]);
   });
+
+  it("show the parent's todo list as the plan, before the turn's children; a child's list is not the session's", () => {
+    const updates = new TurnUpdates(DIR, [{ text: "saved step", status: "done" }]);
+    const child = { agent: "child" as const, delegation: 1 };
+    const events: AgentEvent[] = [
+      { ...parent, type: "turn_start", instruction: "go" },
+      { ...parent, type: "delegation_start", number: 1, kind: "delegate", mode: "full", task: "fix a" },
+      { ...child, type: "todo", items: [{ text: "child step", status: "pending" }] },
+      {
+        ...parent,
+        type: "todo",
+        items: [
+          { text: "read", status: "done" },
+          { text: "fix", status: "in_progress" },
+          { text: "test", status: "pending" },
+        ],
+      },
+    ];
+    expect(events.flatMap((e) => updates.updatesOf(e))).toEqual([
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "saved step", priority: "medium", status: "completed" },
+          { content: "fix a", priority: "medium", status: "in_progress" },
+        ],
+      },
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "read", priority: "medium", status: "completed" },
+          { content: "fix", priority: "medium", status: "in_progress" },
+          { content: "test", priority: "medium", status: "pending" },
+          { content: "fix a", priority: "medium", status: "in_progress" },
+        ],
+      },
+    ]);
+  });
 });

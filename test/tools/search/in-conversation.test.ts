@@ -77,14 +77,14 @@ describe("grep through the CLI", () => {
     expect(result.stderr.split("\n")).toContain('→ find_files "**/*.ts" — 2 files, newest first');
   });
 
-  it("keeps a plain instruction's first request under 1,300 tokens with all the default tools", async () => {
+  it("keeps a plain instruction's first request under 1,500 tokens with all the default tools (issue 44)", async () => {
     sim = await startSimulator({ script: [{ content: "hello" }] });
     const dir = await tempProject();
     const result = await runInProcess({ args: ["-C", dir, "hi"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const first = sim.requests[0]!.body as ChatRequest;
-    expect(first.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask"]);
+    expect(first.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
     // ceil(characters / 4) of the rendered tools and messages.
-    expect(Math.ceil(JSON.stringify({ messages: first.messages, tools: first.tools }).length / 4)).toBeLessThan(1300);
+    expect(Math.ceil(JSON.stringify({ messages: first.messages, tools: first.tools }).length / 4)).toBeLessThan(1500);
   });
 });

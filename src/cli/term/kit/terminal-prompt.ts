@@ -1,7 +1,8 @@
 // The line editor of the interactive mode: Node's readline, handed the terminal's keys one by one so
 // that hel decides first what a key means. A bracketed paste (the terminal marks its start and end
 // once asked to) is one block of text, however many lines it has; Alt-Enter, or a trailing backslash,
-// ends a line without sending it; arrows walk the history, Tab completes. While hel works the echo is
+// ends a line without sending it; arrows walk the history, Tab completes, Shift+Tab switches the mode
+// its owner keeps (which a word before the prompt names). While hel works the echo is
 // off but the keys are still read: what is typed then is kept, and a line finished then is sent next.
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
@@ -31,6 +32,8 @@ export interface TerminalPromptOptions {
   onInterrupt(): void;
   /** Ctrl-D on an empty line, or the terminal went away. */
   onClose(): void;
+  /** Shift+Tab: the owner switches its mode (and names it with setMode). */
+  onModeKey?(): void;
 }
 
 export interface TerminalPrompt {
@@ -53,6 +56,8 @@ export interface TerminalPrompt {
   clearLine(): void;
   /** Adds a sent instruction to the history of the arrow keys. */
   remember(text: string): void;
+  /** Names a mode before the prompt ("plan › "), or none; `redraw`: the prompt on screen shows it at once. */
+  setMode(mode: string | null, redraw?: boolean): void;
   close(): void;
 }
 
@@ -63,6 +68,8 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
   // instructions itself, not the pieces of a multi-line one.
   const history = options.history.map((text) => blocks.onLine(text));
   let echo = true;
+  /** The prompt of an instruction's first line: the mode's name, if any, then the mark. */
+  let main = PROMPT;
   const gate = Object.assign(new EventEmitter(), {
     isTTY: true,
     get columns() {
@@ -80,7 +87,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     input: keys,
     output: gate as unknown as NodeJS.WritableStream,
     terminal: true,
-    prompt: PROMPT,
+    prompt: main,
     history,
     historySize: 0,
     // Two parameters: readline waits for the callback (completions may need the disk or the API).
@@ -123,6 +130,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
       return insert(text);
     }
     if (pasted) return void pasted.push(key.sequence ?? s ?? "");
+    if (key.name === "tab" && key.shift) return options.onModeKey?.();
     if (key.meta && (key.name === "return" || key.name === "enter")) {
       altEnter = true;
       return rl.write(null, { name: "return" });
@@ -140,7 +148,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     const answer = question;
     if (!answer) return false;
     question = null;
-    rl.setPrompt(PROMPT);
+    rl.setPrompt(main);
     answer(text);
     return true;
   };
@@ -157,7 +165,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     }
     const text = blocks.expand([...pending, piece].join("\n"));
     pending = [];
-    rl.setPrompt(PROMPT);
+    rl.setPrompt(main);
     options.onLine(text);
   });
   rl.on("SIGINT", () => {
@@ -220,7 +228,7 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
     },
     clearLine() {
       pending = [];
-      rl.setPrompt(PROMPT);
+      rl.setPrompt(main);
       rl.write(null, { ctrl: true, name: "e" });
       rl.write(null, { ctrl: true, name: "u" });
     },
@@ -230,6 +238,13 @@ export function openTerminalPrompt(options: TerminalPromptOptions): TerminalProm
       if (seen !== -1) history.splice(seen, 1);
       history.unshift(entry);
       history.length = Math.min(history.length, HISTORY_SIZE);
+    },
+    setMode(mode, redraw = false) {
+      main = mode === null ? PROMPT : `${mode} ${PROMPT}`;
+      // A question or a line being continued keeps its own prompt until it is answered.
+      if (question || pending.length > 0) return;
+      rl.setPrompt(main);
+      if (redraw && echo) rl.prompt(true);
     },
     close() {
       input.off("keypress", route);
