@@ -6,7 +6,7 @@
 // the interactive prompt to ask about at once and for `hel memory review` elsewhere. Setting `off`
 // makes none of this: nothing is read or written. A failure of memory's files never fails the turn.
 import type { EventBus } from "../agent/event-bus.js";
-import { memoryBlock, withoutMemory } from "../agent/memory-block.js";
+import { memoryBlock } from "../agent/memory-block.js";
 import { estimateTokens } from "../agent/meter.js";
 import { unstamped } from "../agent/stamps.js";
 import { noteCandidates } from "../memory/candidates.js";
@@ -22,7 +22,8 @@ export interface ConversationMemory {
   readonly store: MemoryStore;
   /**
    * The block to append to `text` (the user message before it: notes, hook context, the instruction):
-   * the facts recalled for `instruction`, or, when `text` is sent again unanswered, the block it had.
+   * the facts recalled for `instruction`, or, when `text` is sent again unanswered, the block it had
+   * (after a restart, recalled again: the same facts give the same block).
    */
   blockFor(text: string, instruction: string, messages: readonly Message[]): Promise<string>;
   /** Keeps the turn's candidates as `memory` says; the pending ones (`ask`) for the front end to ask about. */
@@ -37,6 +38,8 @@ export function conversationMemory(project: Project, io: Io, bus: EventBus, sess
   const silent = new Set(project.agents.filter((a) => a.memory === "off").map((a) => a.name));
   const silentChildren = new Set<number>();
   let candidates: { text: string; source: string }[] = [];
+  /** The last message given a block, and its block. */
+  let sent: { text: string; block: string } | null = null;
   bus.subscribe((event) => {
     if (event.type === "delegation_start" && event.agentName !== undefined && silent.has(event.agentName)) silentChildren.add(event.number);
     if (event.type !== "fold" || (event.delegation !== undefined && silentChildren.has(event.delegation))) return;
@@ -46,12 +49,13 @@ export function conversationMemory(project: Project, io: Io, bus: EventBus, sess
   return {
     store,
     async blockFor(text, instruction, messages) {
+      // The same message sent again unanswered keeps the block it had (what follows it, a plan note, stays).
       const last = messages.at(-1);
-      const sent = last?.role === "user" ? unstamped(last.content) : null;
-      if (sent !== null && withoutMemory(sent) === text) return sent.slice(text.length);
+      if (sent && sent.text === text && last?.role === "user" && unstamped(last.content).startsWith(text + sent.block)) return sent.block;
       try {
         const facts = recallFacts(await store.recallable(), instruction);
         const block = memoryBlock(facts);
+        sent = { text, block };
         if (facts.length > 0) {
           bus.emit({ agent: "parent", type: "memory_recall", facts: facts.map(({ id, scope, text: t }) => ({ id, scope, text: t })), tokens: estimateTokens(block) });
         }

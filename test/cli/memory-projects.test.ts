@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { episode } from "../../sim/policies.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import type { ChatRequest } from "../../src/wire/messages.js";
-import { runInProcess } from "../helpers/conversation.js";
+import { openTestConversation, runInProcess } from "../helpers/conversation.js";
 import { simulators } from "../helpers/simulators.js";
 import { tempProject } from "../helpers/temp-project.js";
 
@@ -78,4 +78,22 @@ describe("the memory setting", () => {
     const { dir } = await foldingRun("off");
     expect(existsSync(join(dir, ".hel", "memory"))).toBe(false);
   });
+});
+
+it("an instruction sent again after a refused request keeps its one message, block and all", async () => {
+  const s = await startSim({ script: [{ fault: { kind: "status", status: 400 } }, { content: "ok" }] });
+  const home = await tempProject();
+  const env = { XDG_CONFIG_HOME: join(home, "config"), XDG_STATE_HOME: join(home, "state") };
+  const dir = await tempProject();
+  await new MemoryStore({ projectDir: dir, userDir: join(home, "config", "hel", "memory"), env, secrets: [] }).add("project", "deploys go through staging first", "user");
+  const open = await openTestConversation({ sim: s, args: ["-C", dir], env });
+  try {
+    expect((await open.instruct("how do deploys work?")).exitReason).toBe("error");
+    expect((await open.instruct("how do deploys work?")).exitReason).toBe("completed");
+    const messages = open.bodies().at(-1)!.messages;
+    expect(messages.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(String(messages[1]!.content)).toMatch(/^\[#1\] how do deploys work\?\n\n\[memory\] .*\n- \(project\) deploys go through staging first$/s);
+  } finally {
+    await open.close();
+  }
 });
