@@ -13,7 +13,7 @@ import { doorViolations, importCycles, importGraph, layerOf, layerViolations, re
 // files (rules, skills, agents, command files, hooks, MCP servers); conversation/ assembles one
 // conversation from them for every front end in cli/, which hands in its readers. view/ is a saved
 // session as a document and its renderings (the page, Markdown, ATIF), for export and the viewer.
-const LAYERS = [["."], ["wire", "fs"], ["changes"], ["worktrees"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record"], ["resources", "settings"], ["conversation", "view"], ["cli"], ["bin"]];
+const LAYERS = [["."], ["wire", "fs"], ["changes"], ["worktrees"], ["model", "tools"], ["hooks", "mcp"], ["agent"], ["session", "record", "memory"], ["resources", "settings"], ["conversation", "view"], ["cli"], ["bin"]];
 // Inside a room, the same rule between its folders; "." is the room's own files. In agent/ these are
 // the vocabulary every part speaks (events, usage, meter, stamps, requests, the archived span).
 const ROOMS: Record<string, string[][]> = {
@@ -35,7 +35,7 @@ const SEARCH_DOORS = ["tools/search/tools.ts", "tools/search/args.ts", "tools/se
 const searchEngine = (file: string) => file.startsWith("tools/search/") && !SEARCH_DOORS.includes(file);
 // The assembly of one conversation stays a list of named parts, each made by a module of its own: the
 // door every capability comes in through, kept short so that a new one adds a line, not a block.
-const ASSEMBLY = { file: "conversation/conversation.ts", name: "openConversation", maxLines: 120, maxImportLines: 25 };
+const ASSEMBLY = { file: "conversation/conversation.ts", name: "openConversation", maxLines: 120, maxImportLines: 26 };
 
 /** The lines of the top-level function `name`, from its signature to its closing brace, and the file's import lines; null: no such function. */
 function sizeOf(text: string, name: string): { lines: number; importLines: number } | null {

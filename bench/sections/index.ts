@@ -10,6 +10,7 @@ import { grepSection } from "./grep.js";
 import { harnessSection } from "./harness.js";
 import { isolatedSection } from "./isolated.js";
 import { mcpSection } from "./mcp.js";
+import { memorySection } from "./memory.js";
 import { parallelSection } from "./parallel.js";
 import { readSection } from "./read.js";
 import type { BenchSection } from "./section.js";
@@ -38,4 +39,5 @@ export const SECTIONS: readonly BenchSection[] = [
   worktreesSection,
   usageStatsSection,
   isolatedSection,
+  memorySection,
 ];

@@ -62,6 +62,8 @@ export type AgentEvent = AgentRef &
      * view was rewritten from index `start` on; the token figures are the view's size around it.
      */
     | { type: "fold" | "compaction"; file: ArchiveFile; start: number; tokensBefore: number; tokensAfter: number }
+    /** Facts kept from earlier sessions were appended to the instruction as its `[memory]` block (memory-block.ts); `tokens`: the block's size. */
+    | { type: "memory_recall"; facts: { id: string; scope: "project" | "user"; text: string }[]; tokens: number }
     /** A compaction failed or did not shrink the view; `stopped`: hel compacts no more in this session. */
     | { type: "compaction_failed"; reason: string; stopped: boolean }
     /** The answer of request `step` was mended (`kind`); `detail` says what was done, in a few words. */

@@ -38,6 +38,10 @@ async function main(): Promise<number> {
     const { runWebCommand } = await import("./web-command.js");
     return runWebCommand(invocation, { stdout: process.stdout, env: process.env });
   }
+  if (invocation.kind === "memory") {
+    const { runMemoryCommand } = await import("./memory-command.js");
+    return runMemoryCommand(invocation);
+  }
   if (invocation.kind === "acp") {
     // Loaded only here: the protocol's SDK is no part of a terminal run.
     const { runAcp } = await import("./acp/agent.js");

@@ -8,6 +8,7 @@
 // soon as the settings say where it goes, so that its handshakes overlap the reading.
 import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
+import { join } from "node:path";
 import { buildSystemPrompt, isoDay } from "../agent/system-prompt.js";
 import { helDirProblem } from "../fs/hel-dir.js";
 import { redactSecrets } from "../redact.js";
@@ -90,6 +91,7 @@ export async function openProject(flags: RunOptions, apiKey: string, io: Io, con
     agents,
     skillDirs: skills.map((s) => s.folder),
     commands: resources.commands,
+    userMemoryDir: join(userConfigDir(io.env), "memory"),
     diagnostics,
     warn,
     readOnly,

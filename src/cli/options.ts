@@ -19,12 +19,17 @@ export type Invocation =
   | { kind: "worktrees"; action: "ls" | "merge" | "rm"; name: string; json: boolean; force: boolean; cwd: string }
   | { kind: "rewind"; id: string | null; to: number | "rewind"; files: boolean; conversation: boolean; cwd: string }
   | { kind: "mcp"; options: RunOptions }
+  /** `hel memory <action>`: the facts kept across sessions (design §19); `args`: the id and, for add and edit, the text. */
+  | { kind: "memory"; action: MemoryAction; args: string[]; user: boolean; json: boolean; cwd: string }
   /** `hel [flags] config [--json]`: the settings a run here would have, and where each came from. */
   | { kind: "config"; options: RunOptions; json: boolean }
   /** `hel stats`: this project's requests, tokens and dollars by day and model; `days` null: every recorded day. */
   | { kind: "stats"; days: number | null; json: boolean; cwd: string }
   /** `hel web`: the read-only viewer of this project's sessions; `port` 0: any free port. */
   | { kind: "web"; port: number; cwd: string };
+
+const MEMORY_ACTIONS = ["ls", "show", "add", "rm", "edit", "review"] as const;
+type MemoryAction = (typeof MEMORY_ACTIONS)[number];
 
 /** A turn number as --at and --to take it. */
 function turnNumber(flag: string, text: string, least: number): number {
@@ -197,6 +202,29 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       invocation = { kind: "mcp", options: validate([], { ...program.opts(), ...opts }, flagOrigins(program, SETTINGS, env)) };
     });
 
+  const memory = program.command("memory").description("facts kept across sessions: memory ls, show <id>, add [--user] <text>, rm <id>, edit <id> <text>, review [--json]");
+  const memoryAction = (action: MemoryAction) => (args: string[], opts: { json?: boolean; user?: boolean }) => {
+    invocation = { kind: "memory", action, args, user: Boolean(opts.user), json: Boolean(opts.json), cwd: resolve(String(program.opts().cwd ?? ".")) };
+  };
+  const MEMORY_HELP: Record<MemoryAction, [string, string]> = {
+    ls: ["", "this project's facts and yours, and those waiting for review (the default)"],
+    show: ["<id>", "one fact, every field"],
+    add: ["<text...>", "keep a fact for this project (--user: for every project of yours)"],
+    rm: ["<id>", "remove a fact, or drop one waiting for review"],
+    edit: ["<id> <text...>", "rewrite a fact"],
+    review: ["", "keep, drop or edit, one key each, what folds offered and facts hel did not write"],
+  };
+  for (const action of MEMORY_ACTIONS) {
+    const [args, help] = MEMORY_HELP[action];
+    const command = memory
+      .command(action, action === "ls" ? { isDefault: true } : {})
+      .description(help)
+      .option("--json", "as JSON");
+    if (args) command.arguments(args);
+    if (action === "add") command.option("--user", "for every project of yours, kept in your hel folder");
+    command.action((...given: unknown[]) => memoryAction(action)(given.slice(0, -2).flat() as string[], given.at(-2) as { json?: boolean; user?: boolean }));
+  }
+
   program
     .command("config")
     .description("each setting's value here and where it came from; flags go before it: hel --model <name> config [--json]")
@@ -222,7 +250,7 @@ Exit status: 0 done, 1 the work failed, 2 usage error, 3 session in use by anoth
       invocation = { kind: "web", port: opts.port === undefined ? 0 : portNumber(opts.port), cwd: resolve(String(program.opts().cwd ?? ".")) };
     });
 
-  for (const command of [program, ...program.commands, ...sessions.commands, ...worktrees.commands, ...mcp.commands]) {
+  for (const command of [program, ...program.commands, ...sessions.commands, ...worktrees.commands, ...mcp.commands, ...memory.commands]) {
     command.exitOverride().configureOutput({ writeErr: () => {} });
   }
   try {

@@ -12,6 +12,9 @@ import { formatCost } from "./term/cost-view.js";
 import { pickSession } from "./term/session-picker.js";
 import { terminalSafe, type Style } from "./term/kit/style.js";
 import { formatSessionList } from "./term/transcript.js";
+import { formatFactList } from "./term/memory-view.js";
+import { MemoryRefused, type MemoryStore } from "../memory/store.js";
+import { reviewFacts } from "./memory-review.js";
 import { planModeLine } from "./term/plan-question.js";
 
 export interface SlashContext {
@@ -20,6 +23,10 @@ export interface SlashContext {
   say(lines: string[]): void;
   /** Asks for one line on the prompt. */
   ask(question: string): Promise<string>;
+  /** Asks for one of `keys`; null: none was given (Ctrl-C, Ctrl-D). */
+  askKey?(question: string, keys: readonly string[]): Promise<string | null>;
+  /** The facts kept across sessions; null or absent: memory is off. */
+  memory?: MemoryStore | null;
   style: Style;
   width: number;
   /** Ends the interactive mode, as Ctrl-D does. */
@@ -186,6 +193,37 @@ const SLASH_COMMANDS: readonly SlashCommand[] = [
       const jobs = ctx.controls.jobs();
       if (jobs.length === 0) return ctx.say(["no background jobs in this run"]);
       ctx.say(jobs.map((j) => `job ${j.job} ${j.running ? "running" : (j.ended ?? "ended")}: ${terminalSafe(j.command)}  ${ctx.style.dim(j.log)}`));
+    },
+  },
+  {
+    name: "remember",
+    args: "<text>",
+    summary: "keep a fact for this project across sessions (hel memory add --user keeps one for all of yours)",
+    run: async (ctx, args) => {
+      if (!ctx.memory) return ctx.say(["memory is off here (the memory setting): nothing is kept"]);
+      if (args.trim() === "") return ctx.say(["/remember <text>: say what to keep"]);
+      try {
+        const fact = await ctx.memory.add("project", args.trim(), "user");
+        ctx.say([`kept ${fact.id}: recalled with the instructions it bears on`]);
+      } catch (error) {
+        if (!(error instanceof MemoryRefused)) throw error;
+        ctx.say([`hel: ${error.message}`]);
+      }
+    },
+  },
+  {
+    name: "memory",
+    args: "[review]",
+    summary: "the facts kept across sessions; review: keep or drop those waiting",
+    values: () => ["review"],
+    run: async (ctx, args) => {
+      const { memory } = ctx;
+      if (!memory) return ctx.say(["memory is off here (the memory setting)"]);
+      if (args.trim() !== "review") return ctx.say(formatFactList([...(await memory.facts()), ...(await memory.pending())], ctx.style));
+      const waiting = [...(await memory.pending()), ...(await memory.facts()).filter((l) => l.planted)].map((l) => l.fact);
+      if (waiting.length === 0 || !ctx.askKey) return ctx.say(["nothing waits for review"]);
+      const done = await reviewFacts(memory, waiting, { say: ctx.say, key: ctx.askKey, line: ctx.ask, style: ctx.style });
+      ctx.say([`kept ${done.kept}, dropped ${done.dropped}${done.left > 0 ? `, ${done.left} left` : ""}`]);
     },
   },
   {

@@ -19,6 +19,7 @@ import { closingLines, type FitRows } from "./closing-lines.js";
 import { commandApprovals, warnWithoutSandbox } from "./command-approvals.js";
 import { askedCompactAt, compactOnAsk } from "./compact.js";
 import { conversationControls, type ConversationControls } from "./controls.js";
+import { conversationMemory, type Fact, type MemoryStore } from "./memory.js";
 import { conversationHooks, promptContext, sessionStartContext } from "./session-hooks.js";
 import { modelLister, openModelClient } from "./model-client.js";
 import { loadPriceTable } from "./price-table.js";
@@ -45,8 +46,11 @@ export interface ConversationSettings {
   askApproval?: AskApproval;
 }
 
-/** An instruction's outcome; `blocked`: a UserPromptSubmit hook kept it from being sent, and its line has said why. */
-export type Instructed = TurnOutcome & { blocked?: true };
+/**
+ * An instruction's outcome; `blocked`: a UserPromptSubmit hook kept it from being sent, and its line
+ * has said why. `candidates`: what the turn's folds offered to keep (memory `ask`), pending until the user says.
+ */
+export type Instructed = TurnOutcome & { blocked?: true; candidates?: Fact[] };
 
 export interface Conversation {
   readonly session: ActiveSession;
@@ -57,6 +61,8 @@ export interface Conversation {
   /** Compacts now, keeping `focus` in mind; the conversation's size in tokens when it is too small to gain, else null. */
   compact(focus: string): Promise<number | null>;
   readonly controls: ConversationControls;
+  /** The facts kept across sessions (design §19); null: memory is off. */
+  readonly memory: MemoryStore | null;
   /** The closing lines (closing-lines.ts), after the front end's own; `toRows`: how a terminal fits them to its rows. */
   end(interrupted: boolean, toRows?: FitRows): Promise<void>;
   /** Releases the session's lease and the model client's connections, after ending its background jobs. */
@@ -117,6 +123,7 @@ export async function openConversation(project: Project, settings: ConversationS
     if (hooks) gapNote += await sessionStartContext(hooks, active.saved);
     const offerServerTools = serverToolsOffer(parent, run, active);
     const compact = compactOnAsk(run, active, asked, bus.settle);
+    const memory = conversationMemory(project, io, bus, () => active.id);
     return {
       session: active,
       warm: () => client.warm(),
@@ -127,16 +134,19 @@ export async function openConversation(project: Project, settings: ConversationS
         const added = hooks ? await promptContext(hooks, instruction, signal, bus.settle) : "";
         // Not sent: aborted while the hooks ran, or blocked by one (the user's decision, which a front end may go on after).
         if (typeof added !== "string") return added.exitReason === "aborted" ? added : { ...added, blocked: true };
-        beginTurn(active.messages, gapNote + added + instruction + (answerSchema?.note ?? ""), run);
+        const message = gapNote + added + instruction + (answerSchema?.note ?? "");
+        beginTurn(active.messages, message + ((await memory?.blockFor(message, instruction, active.messages)) ?? ""), run);
         const outcome = await runTurn(active.messages, run, signal);
         // Told once the model has answered: an instruction sent again after none is the same one, note and all.
         if (active.messages.at(-1)?.role !== "user") gapNote = "";
         await settings.flush?.();
         // The session saves from the turn's end; the next instruction waits for that save.
         await bus.settle();
-        return outcome;
+        const candidates = (await memory?.endTurn()) ?? [];
+        return candidates.length > 0 ? { ...outcome, candidates } : outcome;
       },
       compact,
+      memory: memory?.store ?? null,
       // Only the interactive prompt asks for the changes, and it always keeps a baseline (above).
       controls: conversationControls({
         session: active,

@@ -43,6 +43,8 @@ export interface Project {
   agents: readonly NamedAgent[];
   /** The skill folders the system prompt lists, which read_file may read. */
   skillDirs: readonly SkillFolder[];
+  /** The folder of the user's own memory facts (`memory/` in the user's hel folder, design §19). */
+  userMemoryDir: string;
   /** The command files of the project and of the user (resources/commands.ts). */
   commands: readonly CommandFile[];
   /** What of the user's and the project's own files could not be used; printed on stderr as they were read, for an editor to show too. */

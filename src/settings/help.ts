@@ -26,7 +26,7 @@ export function settingsHelp(table: SettingsTable, width = 103): string {
   const text =
     "Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json, " +
     `keys the long flag names (${list})${others.length > 0 ? ` and ${others.join(" and ")}` : ""}; flags and ${envs.join("/")} win over the project's file, which wins over the user's. ` +
-    "The project's base-url, network, allow, approval, hooks, MCP servers (its .mcp.json and its mcp-servers) and an access wider than the user's (or edit) " +
+    "The project's base-url, network, allow, approval, hooks, MCP servers (its .mcp.json and its mcp-servers), memory auto and an access wider than the user's (or edit) " +
     "are used only once you trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json (asking again when those settings change); " +
     "--trust trusts it for one run; otherwise they are ignored.";
   return wrap(text, width);

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { DEFAULT_CHILD_MAX_STEPS } from "../agent/children/child-budget.js";
 import { DELEGATE_MODES } from "../agent/events.js";
 import { ISOLATIONS } from "../agent/children/isolation.js";
+import { MEMORY_MODES } from "../agent/memory-block.js";
 import { MAX_OUTPUT_TOKENS } from "../agent/request.js";
 import { PROVIDERS } from "../model/host.js";
 import { DEFAULT_TOOLS, SELECTABLE_TOOLS } from "../agent/toolbox.js";
@@ -262,6 +263,21 @@ export const SETTINGS = [
     config: { type: z.enum(["on", "off"]) },
   }),
   row({
+    key: "memory",
+    // Facts kept across sessions (design §19): candidates from fold notes asked about, kept, or none read or written.
+    type: z.enum(MEMORY_MODES, { error: `--memory takes ${MEMORY_MODES.join(", ")}` }),
+    flag: {
+      value: "<mode>",
+      help: "facts kept across sessions and recalled with each instruction: ask (what folds learned is offered to keep, after the turn in the terminal, else by hel memory review), auto (kept), off (none read or written)",
+      choices: MEMORY_MODES,
+      default: "ask",
+    },
+    config: { type: z.enum(MEMORY_MODES) },
+    // A clone's `auto` would keep, unasked, what a prompt injection steered a fold note to say.
+    widens: (value, user) => value === "auto" && user.memory !== "auto",
+    widensWhen: "auto, unless the user's is",
+  }),
+  row({
     key: "compact-at",
     // null: the default, 80% of the model's window.
     type: z.coerce.number({ error: "--compact-at takes a whole number of tokens" }).int("--compact-at takes a whole number of tokens").nonnegative("--compact-at takes 0 (never) or more tokens").nullable(),
@@ -326,7 +342,7 @@ export const SETTINGS = [
     type: z.boolean(),
     perRun: true,
     flag: {
-      help: "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval, hooks, MCP servers) for this run, without asking; with --resume, adopt a session hel did not write here (cloned with the project, or saved by an older hel)",
+      help: "trust this project's own settings that widen what hel does (base-url, access, network, allow, approval, hooks, MCP servers, memory auto) for this run, without asking; with --resume, adopt a session hel did not write here (cloned with the project, or saved by an older hel)",
       default: false,
       from: Boolean,
     },

@@ -72,7 +72,7 @@ describe("Tab", () => {
     await earlier.close();
     open = await openTestConversation({ sim, args: ["-C", dir], interactive: true });
     const { controls } = open.conversation;
-    expect(await completeSlash("/re", BUILT_IN, controls)).toEqual({ completions: ["/resume", "/rewind"], on: "/re" });
+    expect(await completeSlash("/re", BUILT_IN, controls)).toEqual({ completions: ["/resume", "/rewind", "/remember"], on: "/re" });
     expect(await completeSlash(`/resume ${id.slice(0, 4)}`, BUILT_IN, controls)).toEqual({ completions: [id], on: id.slice(0, 4) });
     expect(await completeSlash("/model deepseek-v", BUILT_IN, controls)).toEqual({ completions: ["deepseek-v4-pro"], on: "deepseek-v" });
     expect(await completeSlash("/effort ", BUILT_IN, controls)).toEqual({ completions: ["none", "low", "high", "max"], on: "" });

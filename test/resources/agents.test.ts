@@ -57,7 +57,7 @@ it("reads both folders, the project's agent winning, and skips what is not an ag
     `the agent file ${file("nodesc.md")} is skipped: description is missing: say what the agent is for, so the parent knows when to pick it — fix it or remove it`,
     `the agent file ${file("other.md")} is skipped: name says "someone-else", but the file names the agent "other" — fix it or remove it`,
     `the agent file ${file("steps.md")} is skipped: max-steps must be a whole number — fix it or remove it`,
-    `the agent file ${file("typo.md")} is skipped: the key max_steps is unknown (the keys are name, description, mode, tools, model, max-steps, access, isolation) — fix it or remove it`,
+    `the agent file ${file("typo.md")} is skipped: the key max_steps is unknown (the keys are name, description, mode, tools, model, max-steps, access, isolation, memory) — fix it or remove it`,
     `the agent wide (${file("wide.md")}) asks for access full, wider than this session's edit — it runs with edit`,
   ]);
 });

@@ -1,5 +1,5 @@
 // --help's settings paragraph, derived from the table (settings/help.ts), says word for word what the
-// hand-written one said before the table, with the rows added since (provider, child-isolation): only its lines may
+// hand-written one said before the table, with the rows added since (provider, child-isolation, memory): only its lines may
 // break elsewhere; the sentences about trust, written by hand, name every setting the table says needs it.
 import { expect, it } from "vitest";
 import { envHelp, settingsHelp } from "../../src/settings/help.js";
@@ -8,14 +8,14 @@ import { SETTINGS } from "../../src/settings/table.js";
 
 const BEFORE = `Settings: ~/.config/hel/config.json ($XDG_CONFIG_HOME/hel/config.json) and the project's .hel/config.json,
   keys the long flag names (model, effort, access, network, auto-fold, compact-at, child-max-steps,
-  child-max-tokens, child-model, max-cost, base-url, approval, provider, child-isolation, context-window, checkpoint-max-mb: the disk the file
+  child-max-tokens, child-model, max-cost, base-url, approval, provider, child-isolation, memory, context-window, checkpoint-max-mb: the disk the file
   checkpoints may use, default 1024; allow: command prefixes given the network unasked, such as
   ["git fetch"], matched on whole words of a simple command line; mcp-servers: MCP servers
   as in .mcp.json's mcpServers; mcp-timeout: seconds an MCP tool call may take, default 60) and hooks
   (commands run at SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop with the
   event's JSON on stdin; exit 2 blocks); flags and HEL_MODEL/HEL_BASE_URL/HEL_PROVIDER win over the project's file,
   which wins over the user's. The project's base-url, network, allow, approval, hooks, MCP servers (its
-  .mcp.json and its mcp-servers) and an access wider than the user's (or edit) are used only once you
+  .mcp.json and its mcp-servers), memory auto and an access wider than the user's (or edit) are used only once you
   trust the project: hel asks in a terminal and keeps the answer in trusted.json beside config.json
   (asking again when those settings change); --trust trusts it for one run; otherwise they are ignored.`;
 

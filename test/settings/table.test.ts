@@ -51,13 +51,13 @@ describe("a row added to the table", () => {
     const schema = configFileSchema(TABLE);
     expect(checkedConfig(schema, { "max-widgets": 2 }, "c.json")).toEqual({ "max-widgets": 2 });
     expect(() => checkedConfig(schema, { "max-widgets": 2.5 }, "c.json")).toThrow('the config file c.json has a bad value for "max-widgets": must be a whole number of widgets — fix it or remove the key');
-    expect(() => checkedConfig(schema, { colour: 1 }, "c.json")).toThrow(/the keys are .*, hooks, provider, child-isolation, context-window, max-widgets$/);
+    expect(() => checkedConfig(schema, { colour: 1 }, "c.json")).toThrow(/the keys are .*, hooks, provider, child-isolation, memory, context-window, max-widgets$/);
     // The real table knows no such key.
     expect(() => checkedConfig(configFileSchema(SETTINGS), { "max-widgets": 2 }, "c.json")).toThrow(/has an unknown key "max-widgets"/);
   });
 
   it("is listed in --help's settings paragraph and in the docs table", () => {
-    expect(settingsHelp(TABLE).replace(/\s+/g, " ")).toContain("approval, provider, child-isolation, context-window, max-widgets, checkpoint-max-mb: the disk");
+    expect(settingsHelp(TABLE).replace(/\s+/g, " ")).toContain("approval, provider, child-isolation, memory, context-window, max-widgets, checkpoint-max-mb: the disk");
     expect(settingsHelp(TABLE).replace(/\s+/g, " ")).toContain("flags and HEL_MODEL/HEL_BASE_URL/HEL_PROVIDER/HEL_MAX_WIDGETS win over");
     expect(settingsDoc(TABLE).split("\n")).toContain(
       "| `max-widgets` | `--max-widgets <n>` | `HEL_MAX_WIDGETS` | flag, user file, project file | `3` | when more than the user's (or 3) | widgets the model may make per turn |",
@@ -66,7 +66,7 @@ describe("a row added to the table", () => {
   });
 
   it("widens: an untrusted project's value is left out, the user's own applies, and hel config says which", async () => {
-    expect(widening(TABLE).map((s) => s.key)).toEqual(["base-url", "access", "network", "hooks", "allow", "approval", "mcp-servers", "max-widgets"]);
+    expect(widening(TABLE).map((s) => s.key)).toEqual(["base-url", "access", "network", "hooks", "allow", "approval", "mcp-servers", "memory", "max-widgets"]);
     const project = await tempProject();
     const home = await tempProject();
     await mkdir(join(home, "hel"));

@@ -1,10 +1,12 @@
 // What a subagent sees: built from the parent's conversation by one pure function.
 // The parent's messages are taken up to, not including, the assistant message that holds the
 // delegate call, filtered by mode, and followed by one user message: the role note (with a named
-// agent's own instructions after hel's), then the task.
+// agent's own instructions after hel's), then the task. The parent's `[memory]` blocks come with its
+// user messages, as they were sent; a named agent with `memory: off` gets those messages without them.
 import type { Message } from "../../wire/messages.js";
 import { toolCallsOf } from "../../wire/stored-message.js";
 import type { DelegateMode } from "../events.js";
+import { withoutMemory } from "../memory-block.js";
 import type { NamedAgent } from "./named-agent.js";
 
 // Without this note a child that sees the parent's conversation reads the user's original
@@ -17,7 +19,7 @@ export const ROLE_NOTE = [
 ].join("\n");
 
 /** The named agent a task goes to; none for a plain delegation. */
-type TaskAgent = Pick<NamedAgent, "name" | "instructions">;
+type TaskAgent = Pick<NamedAgent, "name" | "instructions" | "memory">;
 
 export function childTask(task: string, agent?: TaskAgent): string {
   const own = agent?.instructions ? `\n\nYou are the agent "${agent.name}". Its own instructions, which hold besides the above:\n${agent.instructions}` : "";
@@ -44,7 +46,8 @@ export function childMessages(parent: readonly Message[], mode: DelegateMode, ta
         return before.filter((m) => m.role === "system");
     }
   })();
-  return [...context, { role: "user", content: stamp(childTask(task, agent)) }];
+  const seen = agent?.memory === "off" ? context.map((m) => (m.role === "user" ? { ...m, content: withoutMemory(m.content) } : m)) : context;
+  return [...seen, { role: "user", content: stamp(childTask(task, agent)) }];
 }
 
 /** The delegate tool's description: tells the parent what the child will see in this mode. */

@@ -23,6 +23,12 @@ export interface NamedAgent {
   access: Access | null;
   /** Whether its child works in a worktree of its own; absent: as the call or `child-isolation` says. */
   isolation?: Isolation;
+  /**
+   * `off` (absent: on): the child gets the parent's messages without their `[memory]` blocks (memory-block.ts), and
+   * its folds offer nothing to keep. Its copy of the parent's messages then differs from the first
+   * block on, so the prompt cache serves less of its first request.
+   */
+  memory?: "off";
   /** The file's body. */
   instructions: string;
 }
@@ -48,6 +54,7 @@ const AgentFileSchema = z.strictObject({
     .optional(),
   access: z.enum(ACCESS_LEVELS, `must be one of ${ACCESS_LEVELS.join(", ")}`).optional(),
   isolation: z.enum(ISOLATIONS, `must be one of ${ISOLATIONS.join(", ")}`).optional(),
+  memory: z.enum(["on", "off"], "must be on or off").optional(),
 });
 
 /**
@@ -102,6 +109,7 @@ export function parseAgentFile(name: string, text: string): NamedAgent {
     maxSteps: steps === undefined ? null : Number(steps),
     access: checked.access ?? null,
     ...(checked.isolation ? { isolation: checked.isolation } : {}),
+    ...(checked.memory === "off" ? { memory: "off" as const } : {}),
     instructions: front.body.trim(),
   };
 }

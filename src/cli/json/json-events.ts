@@ -7,6 +7,7 @@ import { ContextEventSchema, contextEventOf } from "../../agent/context/context-
 import { CHILD_KINDS, EXIT_REASONS, REPAIR_KINDS, type AgentEvent } from "../../agent/events.js";
 import type { UsageLedger } from "../../agent/usage-ledger.js";
 import { HOOK_EVENTS } from "../../hooks/hook-config.js";
+import { FACT_SCOPES } from "../../memory/fact.js";
 import { TodoListSchema } from "../../agent/todo-list.js";
 import { UsageTotalsSchema } from "../../agent/usage.js";
 import { FileEditSchema } from "../../changes/file-edit.js";
@@ -73,6 +74,8 @@ export const JsonEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("context"), ...ref, change: ContextEventSchema }),
   /** An answer hel mended: tool calls written as text, arguments not JSON, a cut call sent again, a repeated call not run, an empty answer asked again. */
   z.object({ type: z.literal("repair"), ...ref, step: count, kind: z.enum(REPAIR_KINDS), detail: z.string() }),
+  /** Facts kept from earlier sessions, appended to the instruction as its [memory] block. */
+  z.object({ type: z.literal("memory_recall"), ...ref, facts: z.array(z.object({ id: z.string(), scope: z.enum(FACT_SCOPES), text: z.string() })), tokens: count }),
   z.object({ type: z.literal("tool_start"), ...ref, call_id: z.string(), name: z.string(), arguments: z.string() }),
   z.object({ type: z.literal("tool_output"), ...ref, call_id: z.string(), name: z.string(), text: z.string(), skipped_bytes: count }),
   z.object({ type: z.literal("tool_end"), ...ref, call_id: z.string(), name: z.string(), is_error: z.boolean(), result: z.string(), edit: FileEditSchema.optional(), details: ToolDetailsSchema.optional() }),
@@ -143,6 +146,8 @@ function toJsonEvent(event: AgentEvent, instructionTotals: z.infer<typeof UsageT
       return { type: "context", ...ref, change: contextEventOf(event)! };
     case "repair":
       return { type: "repair", ...ref, step: event.step, kind: event.kind, detail: event.detail };
+    case "memory_recall":
+      return { type: "memory_recall", ...ref, facts: event.facts, tokens: event.tokens };
     case "tool_start":
       return { type: "tool_start", ...ref, call_id: event.callId, name: event.name, arguments: event.arguments };
     case "job_start":

@@ -21,7 +21,16 @@ export async function runInteractive(flags: RunOptions, apiKey: string, io: Io):
       const askApproval: AskApproval = async (request, signal) => (await prompt()).askApproval(request, signal);
       const { next, ...ended } = await withConversation(project, { resume, interactive: true, askApproval }, io, async ({ conversation, view }) => {
         const { session, controls } = conversation;
-        const end = await (await prompt()).converse({ instruct: conversation.instruct, warm: conversation.warm, stop: view.stop, note: view.note, controls, resumed: session.saved, commandFiles });
+        const end = await (await prompt()).converse({
+          instruct: conversation.instruct,
+          memory: conversation.memory,
+          warm: conversation.warm,
+          stop: view.stop,
+          note: view.note,
+          controls,
+          resumed: session.saved,
+          commandFiles,
+        });
         return { worst: "completed" as const, interrupted: false, next: end.exit ? null : { sessionId: end.sessionId, model: controls.model, effort: controls.effort } };
       });
       if (!next) return ended;

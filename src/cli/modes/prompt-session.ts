@@ -18,11 +18,17 @@ import { HISTORY_SIZE, openTerminalPrompt, type TerminalPrompt } from "../term/k
 import type { SessionSummary } from "../../session/catalog.js";
 import type { AskApproval } from "../../tools/command/ask-approval.js";
 import { approvalQuestion, APPROVAL_KEYS } from "../term/approval-question.js";
+import type { Fact } from "../../memory/fact.js";
+import type { MemoryStore } from "../../memory/store.js";
+import { reviewFacts } from "../memory-review.js";
 import { PLAN_KEYS, PLAN_PROMPT_MODE, planModeLine, planQuestion } from "../term/plan-question.js";
 import { GO_INSTRUCTION } from "../../agent/plan-mode.js";
 
 export interface ConversationDeps {
-  instruct(text: string, signal: AbortSignal): Promise<TurnOutcome>;
+  /** `candidates`: facts a fold offered to keep, asked about once the turn is done. */
+  instruct(text: string, signal: AbortSignal): Promise<TurnOutcome & { candidates?: readonly Fact[] }>;
+  /** The facts kept across sessions; null: memory is off. */
+  memory: MemoryStore | null;
   /** The user has begun typing an instruction. */
   warm(): void;
   /** Stops the spinner, so the prompt is drawn on a clean line. */
@@ -97,6 +103,8 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
     },
   });
 
+  const askKey = (question: string, keys: readonly string[]) => prompt.askKey(question, keys, new AbortController().signal);
+
   return {
     pick(sessions) {
       return pickSession({ sessions, say, ask: (q) => prompt.ask(q), width: stderr.columns || 100 });
@@ -157,6 +165,7 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
               const outcome = await deps.instruct(text, controller.signal);
               deps.stop();
               if (outcome.exitReason === "aborted" && !closed) say(["(interrupted — the conversation is kept; type the next instruction)"]);
+              if (outcome.candidates && deps.memory && !closed) await reviewCandidates(deps.memory, outcome.candidates);
               // A plan, with nothing queued after it: go, edit, or keep planning.
               if (plan.on && outcome.exitReason === "completed" && !closed && queue.length === 0) await afterPlan(controller.signal);
             } finally {
@@ -166,6 +175,11 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
             }
           })();
           running = { controller, done };
+        };
+        /** What the turn's folds offered to keep, one key each; what is not answered waits for hel memory review. */
+        const reviewCandidates = async (memory: MemoryStore, candidates: readonly Fact[]) => {
+          const done = await reviewFacts(memory, candidates, { say, key: askKey, line: (q) => prompt.ask(q), style });
+          if (done.left > 0) say([style.dim(`(${done.left} left for hel memory review)`)]);
         };
         const afterPlan = async (signal: AbortSignal) => {
           const { lines, keys } = planQuestion(style);
@@ -186,6 +200,8 @@ export async function openInteractive(projectDir: string, secrets: readonly stri
                 controls: deps.controls,
                 say,
                 ask: (q) => prompt.ask(q),
+                askKey,
+                memory: deps.memory,
                 style,
                 width: stderr.columns || 100,
                 exit: () => prompt.close(),

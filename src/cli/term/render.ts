@@ -261,6 +261,9 @@ export function createRenderer(options: RendererOptions): Renderer {
       const stamp = options.live && message.role === "tool" ? stampOf(message) : null;
       if (stamp !== null) printErr(errStyle.dim(`${indent(event)}  #${stamp}`));
     },
+    memory_recall: parentOnly((event) => {
+      printErr(errStyle.dim(`recalled ${plural(event.facts.length, "fact")} from memory (~${groupDigits(event.tokens)} tokens)`));
+    }),
     fold: archived,
     compaction: archived,
     repair: (event) => {
