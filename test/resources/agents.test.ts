@@ -52,7 +52,7 @@ it("reads both folders, the project's agent winning, and skips what is not an ag
   ]);
   const file = (name: string) => join(agents, name);
   expect(warnings).toEqual([
-    `the agent file ${file("badtool.md")} is skipped: tools must name tools hel offers: read_file, search_replace, run_command, grep, find_files, fold, recall, ask, todo, delegate_task, review_changes — fix it or remove it`,
+    `the agent file ${file("badtool.md")} is skipped: tools must name tools hel offers: read_file, search_replace, run_command, grep, find_files, fold, recall, ask, todo, job_output, job_kill, delegate_task, review_changes — fix it or remove it`,
     `the agent file ${file("linked.md")} is a symbolic link, which hel does not follow in a project's .hel/agents/ — the agent is skipped`,
     `the agent file ${file("nodesc.md")} is skipped: description is missing: say what the agent is for, so the parent knows when to pick it — fix it or remove it`,
     `the agent file ${file("other.md")} is skipped: name says "someone-else", but the file names the agent "other" — fix it or remove it`,
