@@ -78,11 +78,11 @@ const RunCommandArgsSchema = z.strictObject(ARGS, { error: (issue) => (issue.cod
 const EscalatingArgsSchema = z.strictObject({ ...ARGS, ...ESCALATION_ARGS }).superRefine(checkArgs);
 export type RunCommandArgs = z.infer<typeof EscalatingArgsSchema>;
 
-const DESCRIPTION = ["Run bash in the project, no stdin. Unless access is full: no net, writes only in the project and /tmp."];
+const DESCRIPTION = "Run bash in the project, no stdin. Unless access is full: no net, writes only in the project and /tmp.";
 
 export const runCommandTool: Tool<RunCommandArgs> = {
   name: "run_command",
-  description: DESCRIPTION.join(" "),
+  description: DESCRIPTION,
   schema: RunCommandArgsSchema,
   spill: false,
   run: (args, ctx) => ctx.caller.editLog.aroundCommand(() => runCommand(args, ctx)),
@@ -91,7 +91,7 @@ export const runCommandTool: Tool<RunCommandArgs> = {
 /** run_command under --approval on-request (and edit access): the model may ask for a command to leave the sandbox. */
 export const escalatingRunCommandTool: Tool<RunCommandArgs> = {
   ...runCommandTool,
-  description: [...DESCRIPTION, "If the sandbox stopped it, call again with escalate and justification to ask the user for what it denied."].join(" "),
+  description: `${DESCRIPTION} If the sandbox stopped it, call again with escalate and justification to ask the user for what it denied.`,
   schema: EscalatingArgsSchema,
 };
 
