@@ -23,9 +23,9 @@ export interface PromptEnvironment {
 
 export function buildSystemPrompt(env: PromptEnvironment): string {
   const lines = [
-    "You are hel, a coding agent working in the user's project from a terminal.",
-    "Use the tools to look at files before you change them, and change only what the instruction asks for.",
-    "Paths are relative to the project directory. When the work is done, answer briefly with what you did or found.",
+    "You are hel, a coding agent run from a terminal.",
+    "Look at files before you change them, and change only what was asked.",
+    "Paths are relative to the project directory. When done, say briefly what you did or found.",
     "",
     "# Environment",
     `Project directory: ${env.projectDir}`,

@@ -17,7 +17,7 @@ type TodoContext = ToolContext & { agent: { ref: AgentRef; emit: EventSink } };
 
 export const todoTool: Tool<TodoArgs, TodoContext> = {
   name: TODO_TOOL_NAME,
-  description: "Replace the user's visible checklist for a multi-step task. Keep one item in_progress.",
+  description: "Set the user's checklist; one item in_progress.",
   schema: TodoArgsSchema,
   spill: false,
   async run({ items }, ctx) {

@@ -28,6 +28,8 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
   }));
 }
 
+const BOUNDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems"] as const;
+
 // A schema measured before it is offered (delegate_task's, with named agents) is converted once.
 const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
 
@@ -37,9 +39,12 @@ function parametersOf(tool: Tool): Record<string, unknown> {
   if (known) return known;
   const { $schema: _, ...schema } = z.toJSONSchema(tool.schema, {
     io: "input",
-    // zod bounds every integer by the largest safe one; said in every request, it tells the model nothing.
+    // Every request carries the definition, and hel checks every call against the zod schema itself
+    // (its errors say what to resend): what the model is sent keeps the types, enums, required fields
+    // and descriptions, and leaves the bounds and the refusal of unknown fields to that check.
     override: ({ jsonSchema }) => {
-      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      for (const key of BOUNDS) delete jsonSchema[key];
+      if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
     },
   });
   converted.set(tool.schema, schema);

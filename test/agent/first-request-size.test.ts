@@ -3,10 +3,11 @@
 // tokenizer (sim/tokens.ts: DeepSeek's rule of thumb of 0.3 token per English character, with JSON's
 // punctuation pairs a token each, as the prompt_tokens the simulator reports, the chat template's
 // markers and tool header included) and with the estimate hel's meter makes of a request it has not
-// sent (src/agent/meter.ts). Two checks: no more than the figure docs/measured.md gives (so a longer
-// tool list is a decision that updates the figure), and under the target of 1,500, which today's
-// definitions do not meet: that one is marked as failing, and starts to fail once they do, to be
-// flipped then.
+// sent (src/agent/meter.ts). Two checks: each count no more than the figure docs/measured.md gives
+// for it (so a longer tool list is a decision that updates the figures), and the simulator's count
+// under the target of 1,500. The meter's estimate is checked against its own figure: its rule of
+// thumb counts JSON's punctuation a little higher than the simulator, so on a request that is mostly
+// tool definitions it comes out above the simulator's count.
 import { readFile } from "node:fs/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { estimateRequestTokens } from "../../src/agent/meter.js";
@@ -21,13 +22,14 @@ const TARGET = 1500;
 const FOLDER_NAME_SLACK = 4;
 const ROW = "| first request of a plain instruction, every default tool offered";
 
-/** The figure of docs/measured.md's row: the simulator's count. */
-async function measuredFigure(): Promise<number> {
+/** The figures of docs/measured.md's row: the simulator's count and the meter's estimate. */
+async function measuredFigures(): Promise<{ counted: number; estimated: number }> {
   const text = await readFile(new URL("../../docs/measured.md", import.meta.url), "utf8");
   const row = text.split("\n").find((line) => line.startsWith(ROW));
-  const figure = row && /\| ([\d,]+) simulator tokens/.exec(row)?.[1];
-  if (!figure) throw new Error(`docs/measured.md has no row starting ${JSON.stringify(ROW)} with "| N simulator tokens"`);
-  return Number(figure.replaceAll(",", ""));
+  const figures = row && /\| ([\d,]+) simulator tokens; ([\d,]+) estimated/.exec(row);
+  if (!figures) throw new Error(`docs/measured.md has no row starting ${JSON.stringify(ROW)} with "| N simulator tokens; M estimated"`);
+  const number = (figure: string) => Number(figure.replaceAll(",", ""));
+  return { counted: number(figures[1]!), estimated: number(figures[2]!) };
 }
 
 describe("a plain instruction's first request, every default tool offered", () => {
@@ -51,12 +53,12 @@ describe("a plain instruction's first request, every default tool offered", () =
   });
 
   it("is no longer than docs/measured.md says, counted either way", async () => {
-    const figure = await measuredFigure();
-    expect(first.counted).toBeLessThanOrEqual(figure + FOLDER_NAME_SLACK);
-    expect(first.estimated).toBeLessThanOrEqual(figure + FOLDER_NAME_SLACK);
+    const figures = await measuredFigures();
+    expect(first.counted).toBeLessThanOrEqual(figures.counted + FOLDER_NAME_SLACK);
+    expect(first.estimated).toBeLessThanOrEqual(figures.estimated + FOLDER_NAME_SLACK);
   });
 
-  it.fails(`is under ${TARGET.toLocaleString("en-US")} tokens (not yet: flip to it() once the definitions are trimmed)`, () => {
+  it(`is under ${TARGET.toLocaleString("en-US")} tokens`, () => {
     expect(first.counted).toBeLessThan(TARGET);
   });
 });

@@ -34,7 +34,7 @@ describe("todo", () => {
     const second = s.requests[1]!.body as ChatRequest;
     expect(second.messages.at(-1)).toEqual({ role: "tool", tool_call_id: expect.any(String), content: "[#2] todo list: 1 done, 1 in progress, 1 pending" });
     const todo = (s.requests[0]!.body as ChatRequest).tools!.find((t) => t.function.name === "todo")!;
-    expect(todo.function.description).toBe("Replace the user's visible checklist for a multi-step task. Keep one item in_progress.");
+    expect(todo.function.description).toBe("Set the user's checklist; one item in_progress.");
     expect(jsonLines(run.stdout).filter((e) => e.type === "todo")).toEqual([{ type: "todo", agent: "parent", items: LIST }]);
 
     const id = (jsonLines(run.stdout).find((e) => e.type === "turn_end") as { session_id: string }).session_id;

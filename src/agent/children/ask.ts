@@ -19,7 +19,7 @@ import { unstamped } from "../stamps.js";
 
 const AskArgs = z.strictObject({
   handle: z.string(),
-  question: z.string().min(1).describe("Self-contained."),
+  question: z.string().min(1),
 });
 type AskArgs = z.infer<typeof AskArgs>;
 
@@ -64,7 +64,7 @@ export interface AskDeps {
 export function createAskTool(deps: AskDeps): Tool<AskArgs, AgentToolContext> {
   return {
     name: "ask",
-    description: "Ask a question about an archived span: a subagent that sees it as it was answers, and only its answer comes back.",
+    description: "Ask a subagent that sees an archived span about it.",
     schema: AskArgs,
     spill: true,
     async run({ handle, question }, ctx) {

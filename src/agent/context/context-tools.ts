@@ -21,7 +21,7 @@ export const foldTool: Tool<FoldArgs> = {
 
 const RecallArgsSchema = z.strictObject({
   handle: z.string(),
-  query: z.string().min(1).optional().describe("Only lines containing it, any case."),
+  query: z.string().min(1).optional(),
   cursor: z.string().optional(),
 });
 type RecallArgs = z.infer<typeof RecallArgsSchema>;
@@ -29,7 +29,7 @@ type RecallArgs = z.infer<typeof RecallArgsSchema>;
 export function createRecallTool(archive: ArchiveIndex): Tool<RecallArgs> {
   return {
     name: RECALL_TOOL_NAME,
-    description: "Read back exactly, by line, an archived span named by a fold note or a [folded …] or [compacted …] message: for a detail the note lacks. A page may end with a cursor to go on.",
+    description: "Read an archived span by line; query keeps lines with it.",
     schema: RecallArgsSchema,
     // A page is bounded already.
     spill: false,

@@ -14,23 +14,15 @@ import { traitsOf } from "../toolbox.js";
 
 export const FOLD_TOOL_NAME = "fold";
 
-const field = (what: string) => z.string().describe(what);
-
+// The fields have no descriptions: every request carries the definition, and the tool's says what a
+// note keeps; a stamp is what every message of the view opens with.
 export const FoldArgsSchema = z.object({
-  since: z.string().describe('The stamp where the episode began, e.g. "#12".'),
-  note: z.object({
-    changed: z.string(),
-    learned: field("With its caveats and preconditions."),
-    decided: field("And what was rejected, with why."),
-    open: field('"nothing" if nothing.'),
-  }),
+  since: z.string(),
+  note: z.object({ changed: z.string(), learned: z.string(), decided: z.string(), open: z.string() }),
 });
 export type FoldArgs = z.infer<typeof FoldArgsSchema>;
 
-export const FOLD_DESCRIPTION = [
-  "Archive a finished episode (build passes, bug fixed, question answered), from stamp `since` to this call, and replace it by your note. Call it alone.",
-  "The note must stand on its own: keep caveats, preconditions and constraints, not only conclusions, and the exact names, paths, commands and errors you may need again.",
-].join(" ");
+export const FOLD_DESCRIPTION = "Swap a done episode, from stamp since to here, for your note; call it alone. Keep caveats, what was rejected and why, exact names, paths, errors.";
 
 /** The longest a note field may be: the note stays in the view, and is sent again with every later request. */
 const MAX_NOTE_FIELD_CHARS = 4000;

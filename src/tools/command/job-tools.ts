@@ -7,13 +7,14 @@ import { jobsOf, MAX_WAIT_S, type BackgroundJobs } from "./jobs.js";
 
 const JobOutputArgs = z.strictObject({
   job: z.int().min(1),
-  wait_s: z.number().min(0).max(MAX_WAIT_S).optional().describe(`Wait up to this (≤${MAX_WAIT_S}) for output or the end.`),
+  // A wait out of bounds is told its bounds.
+  wait_s: z.number().min(0).max(MAX_WAIT_S).optional(),
 });
 const JobKillArgs = z.strictObject({ job: z.int().min(1) });
 
 export const jobOutputTool: Tool<z.infer<typeof JobOutputArgs>> = {
   name: "job_output",
-  description: "A background job's new output since the last look, and its exit code once it ended.",
+  description: "A background job's new output; its exit code once ended.",
   schema: JobOutputArgs,
   spill: false,
   run: async (args, ctx) => (await sessionJobs(ctx)).look(args.job, args.wait_s ?? 0, ctx.signal),
@@ -21,7 +22,7 @@ export const jobOutputTool: Tool<z.infer<typeof JobOutputArgs>> = {
 
 export const jobKillTool: Tool<z.infer<typeof JobKillArgs>> = {
   name: "job_kill",
-  description: "End a background job and every process it started.",
+  description: "End a background job.",
   schema: JobKillArgs,
   spill: false,
   run: async (args, ctx) => (await sessionJobs(ctx)).kill(args.job, ctx.signal),

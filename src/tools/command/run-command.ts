@@ -45,9 +45,11 @@ const ESCALATION_OFF =
 
 const ARGS = {
   command: z.string(),
-  timeout_s: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}.`),
-  workdir: z.string().optional().describe("Relative to the project."),
-  background: z.boolean().optional().describe("Run on as a job: see job_output."),
+  // No descriptions: the names say what these are (job_output and job_kill say what a background job
+  // is), a timeout out of bounds is told its bounds, and so is one that ran out.
+  timeout_s: z.number().optional(),
+  workdir: z.string().optional(),
+  background: z.boolean().optional(),
 };
 const ESCALATION_ARGS = {
   escalate: z.boolean().optional().describe("Only after the sandbox stopped this command (no network, or a write outside the project): true asks the user to give it what was denied."),
@@ -76,15 +78,11 @@ const RunCommandArgsSchema = z.strictObject(ARGS, { error: (issue) => (issue.cod
 const EscalatingArgsSchema = z.strictObject({ ...ARGS, ...ESCALATION_ARGS }).superRefine(checkArgs);
 export type RunCommandArgs = z.infer<typeof EscalatingArgsSchema>;
 
-const DESCRIPTION = [
-  "Run a bash command in the project: returns exit code, time and output (stdout and stderr together).",
-  "No stdin; background processes end with it. Long output keeps head and tail, the whole in a file.",
-  "Unless access is full: writes only in the project and /tmp, no network.",
-];
+const DESCRIPTION = "Run bash in the project, no stdin. Unless access is full: no net, writes only in the project and /tmp.";
 
 export const runCommandTool: Tool<RunCommandArgs> = {
   name: "run_command",
-  description: DESCRIPTION.join(" "),
+  description: DESCRIPTION,
   schema: RunCommandArgsSchema,
   spill: false,
   run: (args, ctx) => ctx.caller.editLog.aroundCommand(() => runCommand(args, ctx)),
@@ -93,7 +91,7 @@ export const runCommandTool: Tool<RunCommandArgs> = {
 /** run_command under --approval on-request (and edit access): the model may ask for a command to leave the sandbox. */
 export const escalatingRunCommandTool: Tool<RunCommandArgs> = {
   ...runCommandTool,
-  description: [...DESCRIPTION, "If the sandbox stopped it, call again with escalate and justification to ask the user for what it denied."].join(" "),
+  description: `${DESCRIPTION} If the sandbox stopped it, call again with escalate and justification to ask the user for what it denied.`,
   schema: EscalatingArgsSchema,
 };
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { PathChangedError, type OpenDir } from "../../fs/beneath.js";
 import { z } from "../../zod.js";
 import type { CursorState } from "../cursors.js";
-import { formatSize, groupDigits, plural } from "../../format.js";
+import { formatSize, plural } from "../../format.js";
 import { MAX_LINE_CHARS, scanLines, seekLine, type Line, type LineEncoding } from "./lines.js";
 import { isMissing, pathScope, projectRelative, withProjectEntry } from "../paths.js";
 import { redactSecrets, redactSecretTail } from "../../redact.js";
@@ -45,11 +45,8 @@ export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
 
 export const readFileTool: Tool<ReadFileArgs> = {
   name: "read_file",
-  description: [
-    `Read a project file as numbered lines ("N\\ttext"), a page of up to ${groupDigits(MAX_PAGE_LINES)} lines or ${MAX_PAGE_BYTES / 1024} KB, or list a directory.`,
-    "offset: first line (1-based); limit: lines to read.",
-    "A page that stops early ends with a cursor: send {cursor} alone to go on.",
-  ].join(" "),
+  // A page that stops early says how much it shows and how to go on, so paging needs no words here.
+  description: "Read a file as numbered lines, or list a folder.",
   schema: ReadFileArgsSchema,
   spill: false,
   run: (args, ctx) => (args.cursor === undefined ? readPath(args, ctx) : continueRead(args.cursor, args, ctx)),

@@ -27,11 +27,8 @@ export type SearchReplaceArgs = z.infer<typeof SearchReplaceArgsSchema>;
 
 export const searchReplaceTool: Tool<SearchReplaceArgs> = {
   name: "search_replace",
-  description: [
-    "Replace the one exact occurrence of old_text in a file with new_text.",
-    "old_text must match exactly, whitespace included, without read_file's line numbers, and be unique: add surrounding lines.",
-    "An empty old_text creates a new file. Line endings and encoding are kept.",
-  ].join(" "),
+  // A call whose old_text is not found, or found twice, is told what to resend.
+  description: "Replace old_text, exact and unique in the file, by new_text. Empty old_text: a new file.",
   schema: SearchReplaceArgsSchema,
   spill: true,
   run: searchReplace,

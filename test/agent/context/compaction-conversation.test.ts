@@ -18,7 +18,8 @@ import { simulators, steadyIds, sessionIdOf } from "../../helpers/simulators.js"
 const sim = simulators();
 
 const body = (s: Simulator, i: number) => s.requests[i]!.body as ChatRequest;
-const ARGS = ["--tools", "read_file", "--effort", "none", "--compact-at", "6000"];
+// Sized so that the second read of a note pushes the view past it and the first does not.
+const ARGS = ["--tools", "read_file", "--effort", "none", "--compact-at", "5800"];
 /** Reads the files an instruction names, then answers; tool call ids depend only on the conversation. */
 const steady = steadyIds(episode);
 

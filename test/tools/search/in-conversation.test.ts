@@ -83,7 +83,7 @@ describe("grep through the CLI", () => {
     const result = await runInProcess({ args: ["-C", dir, "hi"], baseUrl: sim.url });
     expect(result.code).toBe(0);
     const first = sim.requests[0]!.body as ChatRequest;
-    expect(first.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo"]);
+    expect(first.tools!.map((t) => t.function.name)).toEqual(["read_file", "search_replace", "run_command", "grep", "find_files", "fold", "recall", "ask", "todo", "job_output", "job_kill"]);
     // ceil(characters / 4) of the rendered tools and messages.
     expect(Math.ceil(JSON.stringify({ messages: first.messages, tools: first.tools }).length / 4)).toBeLessThan(1500);
   });
