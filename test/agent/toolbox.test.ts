@@ -92,8 +92,9 @@ describe("a tool's name", () => {
       .split("\n")
       .map((line) => (line.trimStart().startsWith("//") ? "" : line));
   // The same words with other meanings: an event's type, an archived span's kind, a kind of child
-  // (and its row in children/kinds.ts), the todo list's event, and the interactive prompt's /fold, which asks for the tool by its name.
-  const HOMONYM = /\b(type|kind)\s*(===|:)\s*"(fold|ask|todo)"|case "(fold|todo)"|EventOf<"fold"|_KINDS = \[|z\.enum\(\["fold"|z\.literal\("todo"\)/;
+  // (and its row in children/kinds.ts), the todo list's event, the memory setting's value "ask", the
+  // exported page's class of a fold note, and the interactive prompt's /fold, which asks for the tool by its name.
+  const HOMONYM = /\b(type|kind|mode)\s*(===|!==|:)\s*"(fold|ask|todo)"|case "(fold|todo)"|EventOf<"fold"|_(KINDS|MODES) = \[|z\.enum\(\["fold"|z\.literal\("todo"\)|default: "ask"|class="fold"/;
   const SLASH_FOLD = 'cli/slash-commands.ts:    name: "fold",';
   const ASK_KIND_ROW = "agent/children/kinds.ts:  ask: {";
 

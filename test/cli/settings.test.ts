@@ -57,7 +57,7 @@ describe("config files", () => {
     [
       "an unknown key",
       { model: "deepseek-flash", colour: "red" },
-      /has an unknown key "colour" — the keys are model, effort, access, network, auto-fold, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost, checkpoint-max-mb, mcp-servers, mcp-timeout, approval, allow, hooks, provider, memory, context-window$/,
+      /has an unknown key "colour" — the keys are model, effort, access, network, auto-fold, compact-at, child-max-steps, child-max-tokens, base-url, child-model, max-cost, checkpoint-max-mb, mcp-servers, mcp-timeout, approval, allow, hooks, provider, child-isolation, memory, context-window$/,
     ],
     ["an allow that is not a list", { allow: "npm test" }, /has a bad value for "allow": must be a list of command prefixes, such as \["git fetch"\] — fix it or remove the key$/],
     ["an approval hel does not know", { approval: "always" }, /has a bad value for "approval": must be one of on-request, never — fix it or remove the key$/],
