@@ -342,7 +342,7 @@ describe("hel acp", () => {
     await writeFile(join(project, ".hel", "agents", "bad.md"), "---\ndescription: Reviews\ncolour: red\n---\n");
     await mkdir(join(project, ".hel", "commands"));
     await writeFile(join(project, ".hel", "commands", "fix.md"), "---\ndescription: fix a thing\n---\nFix $ARGUMENTS carefully.\n");
-    const problem = `the agent file ${join(project, ".hel", "agents", "bad.md")} is skipped: the key colour is unknown (the keys are name, description, mode, tools, model, max-steps, access, memory) — fix it or remove it`;
+    const problem = `the agent file ${join(project, ".hel", "agents", "bad.md")} is skipped: the key colour is unknown (the keys are name, description, mode, tools, model, max-steps, access, isolation, memory) — fix it or remove it`;
     const commands = { sessionUpdate: "available_commands_update", availableCommands: [{ name: "fix", description: "fix a thing", input: { hint: "args" } }] };
     const editor = await startEditor();
     const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
