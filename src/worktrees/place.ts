@@ -69,16 +69,63 @@ export async function openPlace(projectDir: string, env: NodeJS.ProcessEnv = pro
   };
 }
 
-async function makeStore(top: string, store: string, format: string): Promise<void> {
+/** Stores this process is making, by folder: worktrees made at once on a project's first use share one making. */
+const making = new Map<string, Promise<void>>();
+
+/**
+ * Makes hel's store when missing, safe to run at once in several processes: it is made whole in a
+ * folder of this process's own and renamed into place, so no process sees half a store; of two made at
+ * once one wins the rename and the other's is dropped. A kill midway leaves only that process's folder.
+ */
+function makeStore(top: string, store: string, format: string): Promise<void> {
+  let made = making.get(store);
+  if (made === undefined) {
+    made = openStore(top, store, format).finally(() => making.delete(store));
+    making.set(store, made);
+  }
+  return made;
+}
+
+async function openStore(top: string, store: string, format: string): Promise<void> {
+  if (!(await isStore(store))) {
+    const temp = `${store}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      await ownFolder(temp);
+      await gitFor(top, temp)(["init", "--quiet", "--bare", `--object-format=${format}`], { bare: true });
+      await writeInfo(temp);
+      // Onto a missing or empty folder only: a store another process renamed first stays, and is used.
+      await rename(temp, store).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== "ENOTEMPTY" && e.code !== "EEXIST") throw e;
+      });
+    } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
+  }
   await ownFolder(store);
-  const made = await readFile(join(store, "HEAD")).then(
+  if (!(await isStore(store))) throw new WorktreeError(`${store} is not a store of hel's (no HEAD): remove it and hel makes it anew`, "git");
+  // A store made by an older hel may lack these, or hold other attributes.
+  await writeInfo(store);
+}
+
+const isStore = (store: string): Promise<boolean> =>
+  readFile(join(store, "HEAD")).then(
     () => true,
     () => false,
   );
-  if (!made) await gitFor(top, store)(["init", "--quiet", "--bare", `--object-format=${format}`], { bare: true });
+
+/** The store's attributes and excludes, each replaced whole (written aside, renamed) when it differs. */
+async function writeInfo(store: string): Promise<void> {
   await mkdir(join(store, "info"), { recursive: true, mode: 0o700 });
-  await writeFile(join(store, "info", "attributes"), ATTRIBUTES);
-  await writeFile(join(store, "info", "exclude"), "/.hel/\n");
+  for (const [name, text] of [
+    ["attributes", ATTRIBUTES],
+    ["exclude", "/.hel/\n"],
+  ] as const) {
+    const file = join(store, "info", name);
+    if ((await readFile(file, "utf8").catch(() => null)) === text) continue;
+    const aside = `${file}.${process.pid}-${randomBytes(4).toString("hex")}`;
+    await writeFile(aside, text);
+    await rename(aside, file);
+  }
 }
 
 /** hel's folder for a project's worktrees in its state folder; nothing is made. */

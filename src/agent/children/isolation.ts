@@ -54,7 +54,6 @@ export interface Workspaces {
 export function createWorkspaces(engine: WorktreeEngine): Workspaces {
   // Merges go one at a time, in the order the children end, each with its checkpoint before it.
   let queue: Promise<unknown> = Promise.resolve();
-  let firstMade: Promise<unknown> | null = null;
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const done = queue.then(work);
     queue = done.catch(() => undefined);
@@ -63,12 +62,7 @@ export function createWorkspaces(engine: WorktreeEngine): Workspaces {
   return {
     async open(sessionId, number) {
       const short = sessionId.slice(0, 8);
-      const make = () => engine.make(`${short}-${number}`, `hel/${short}/${number}`, sessionId);
-      // The first worktree is made alone: it may set up the engine's store, which two at once would race on.
-      const before = firstMade;
-      const making = before === null ? make() : before.then(make);
-      firstMade ??= making.catch(() => undefined);
-      const worktree = await making;
+      const worktree = await engine.make(`${short}-${number}`, `hel/${short}/${number}`, sessionId);
       await engine.lock(worktree, true);
       const details = (outcome: Pick<MergeDetails, "status" | "files" | "conflicts" | "kept">): MergeDetails => ({ kind: "merge", worktree: worktree.name, branch: worktree.branch, ...outcome });
       // Unlocked first: the child no longer works in it, and the engine removes only a worktree not in use.
