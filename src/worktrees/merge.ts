@@ -9,7 +9,7 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { applyJournaled, isOnDisk, recoverNow, serialized, type Entry } from "./journal.js";
-import { blobOf, openPlace, snapshot, treeOf, type Place } from "./place.js";
+import { blobOf, openPlace, snapshot, type Place } from "./place.js";
 import { ownRecord, saveRecord } from "./records.js";
 import type { Conflict, ConflictKind, MergeOutcome, Worktree } from "./types.js";
 import { commitRecord, removeRecorded } from "./worktrees.js";
@@ -43,7 +43,8 @@ async function mergeNow(place: Place, name: string, { markers = false, beforeWri
     () => true,
     () => false,
   );
-  if ((await treeOf(place, theirs)) === (await treeOf(place, record.base))) {
+  // No file differs from the base: the trees are the same.
+  if (files.length === 0) {
     if (!inUse) await removeRecorded(place, record, true);
     return { status: "no changes", files: [], conflicts: [] };
   }
@@ -73,13 +74,13 @@ async function mergeNow(place: Place, name: string, { markers = false, beforeWri
 
 /** Runs `work` with the store's branches `project` and `branch` naming the two commits, then drops them. */
 async function withNames<T>(place: Place, [ours, theirs]: [string, string], work: () => Promise<T>, branch: string): Promise<T> {
-  await place.own(["update-ref", "refs/heads/project", ours]);
-  await place.own(["update-ref", `refs/heads/${branch}`, theirs]);
+  // One git each way: both refs in one transaction.
+  const refs = ["refs/heads/project", `refs/heads/${branch}`];
+  await place.own(["update-ref", "--stdin"], { input: `update ${refs[0]} ${ours}\nupdate ${refs[1]} ${theirs}\n` });
   try {
     return await work();
   } finally {
-    await place.own(["update-ref", "-d", "refs/heads/project"]).catch(() => undefined);
-    await place.own(["update-ref", "-d", `refs/heads/${branch}`]).catch(() => undefined);
+    await place.own(["update-ref", "--stdin"], { input: refs.map((ref) => `delete ${ref}\n`).join("") }).catch(() => undefined);
   }
 }
 

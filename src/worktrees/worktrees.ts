@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ensureHelDir } from "../fs/hel-dir.js";
 import { ownDir } from "../fs/own-dir.js";
 import { checkBranch, checkName } from "./names.js";
-import { changedFiles, commitOf, openPlace, snapshot, stateDirOf, treeOf, type Place } from "./place.js";
+import { changedFiles, commitOf, openPlace, snapshot, stateDirOf, tipOf, type Place } from "./place.js";
 import { allRecords, anyRecords, dropRecord, isIntact, ownRecord, readRecord, saveRecord } from "./records.js";
 import { type FileChange, type Worktree, WorktreeError, type WorktreeListing, type WorktreeRecord } from "./types.js";
 
@@ -89,9 +89,13 @@ export async function openWorktree(projectDir: string, name: string, env?: NodeJ
 
 /** Removes a worktree's folder, git's entry for it and its branch, whatever state they are in. */
 async function unmake(place: Place, dir: string, branch: string): Promise<void> {
-  await place.project(["worktree", "remove", "--force", "--force", dir]).catch(() => undefined);
+  // git's entry goes with the folder; only when git could not remove them is the entry pruned.
+  const removed = await place.project(["worktree", "remove", "--force", "--force", dir]).then(
+    () => true,
+    () => false,
+  );
   await rm(dir, { recursive: true, force: true });
-  await place.project(["worktree", "prune"]).catch(() => undefined);
+  if (!removed) await place.project(["worktree", "prune"]).catch(() => undefined);
   await place.project(["update-ref", "-d", `refs/heads/${branch}`]).catch(() => undefined);
 }
 
@@ -125,22 +129,18 @@ export async function commitWorktree(projectDir: string, wt: Pick<Worktree, "nam
 }
 
 export async function commitRecord(place: Place, record: WorktreeRecord): Promise<Committed> {
-  const tip = (await commitOf(place, `refs/heads/${record.branch}`)) ?? record.base;
+  const tip = await tipOf(place, record.branch, record.base);
   const index = join(record.admin, "index");
   // The snapshot's index replaces the worktree's, so `git status` in it shows nothing to commit.
-  const { commit, tree } = await snapshot(place, record.dir, index, tip, index);
-  let now = tip;
-  if (tree !== (await treeOf(place, tip))) {
-    await place.project(["update-ref", `refs/heads/${record.branch}`, commit, tip]);
-    now = commit;
-  }
-  return { commit: now, files: await changedFiles(place, record.base, now) };
+  const { commit } = await snapshot(place, record.dir, index, tip.commit, index, tip.tree);
+  if (commit !== tip.commit) await place.project(["update-ref", `refs/heads/${record.branch}`, commit, tip.commit]);
+  return { commit, files: await changedFiles(place, record.base, commit) };
 }
 
 /** What the worktree changed since it was made, committed or not, without committing anything. */
 async function pendingFiles(place: Place, record: WorktreeRecord): Promise<FileChange[]> {
-  const tip = (await commitOf(place, `refs/heads/${record.branch}`)) ?? record.base;
-  const { commit } = await snapshot(place, record.dir, join(record.admin, "index"), tip);
+  const tip = await tipOf(place, record.branch, record.base);
+  const { commit } = await snapshot(place, record.dir, join(record.admin, "index"), tip.commit, undefined, tip.tree);
   return changedFiles(place, record.base, commit);
 }
 
