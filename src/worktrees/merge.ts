@@ -12,13 +12,15 @@ import { applyJournaled, isOnDisk, recoverNow, serialized, type Entry } from "./
 import { blobOf, openPlace, snapshot, type Place } from "./place.js";
 import { ownRecord, saveRecord } from "./records.js";
 import type { Conflict, ConflictKind, MergeOutcome, Worktree } from "./types.js";
-import { commitRecord, removeRecorded } from "./worktrees.js";
+import { type Committed, commitRecord, removeRecorded } from "./worktrees.js";
 
 export interface MergeOptions {
   /** Write the merge with conflict markers rather than refuse it (`hel worktrees merge`). */
   markers?: boolean;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** The worktree's commit just made (commitWorktree), nothing having worked in it since: not made again. */
+  committed?: Committed;
   /** Tests only: runs between the snapshot of the project and the check of its files before writing. */
   beforeWrite?: () => Promise<void>;
 }
@@ -33,11 +35,11 @@ export async function mergeWorktree(projectDir: string, wt: Pick<Worktree, "name
   return serialized(place, () => mergeNow(place, wt.name, options), options.signal);
 }
 
-async function mergeNow(place: Place, name: string, { markers = false, beforeWrite }: MergeOptions): Promise<MergeOutcome> {
+async function mergeNow(place: Place, name: string, { markers = false, beforeWrite, committed }: MergeOptions): Promise<MergeOutcome> {
   // A merge a killed hel left half done is settled before another starts.
   await recoverNow(place);
   const record = await ownRecord(place, name);
-  const { commit: theirs, files } = await commitRecord(place, record);
+  const { commit: theirs, files } = committed ?? (await commitRecord(place, record));
   // A worktree still in use (a child runs, a `hel -w` session) stays after its merge.
   const inUse = await lstat(join(record.admin, "locked")).then(
     () => true,
