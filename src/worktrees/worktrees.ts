@@ -32,7 +32,6 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
   const dir = worktreeDir(place.top, options.name);
   if (await readRecord(place, options.name)) throw new WorktreeError(`a worktree "${options.name}" exists already: pick another name, or \`hel worktrees rm ${options.name}\``, "exists");
   if (await lstat(dir).catch(() => null)) throw new WorktreeError(`.hel/worktrees/${options.name} exists but was not made by hel, which does not use it; remove it yourself`, "not-hel's");
-  if (await commitOf(place, `refs/heads/${options.branch}`)) throw new WorktreeError(`the branch ${options.branch} exists already: pick another name, or delete the branch`, "exists");
   await ensureHelDir(place.top);
   await ownDir(place.top, join(place.top, ".hel", "worktrees"), true);
   options.signal?.throwIfAborted();
@@ -45,7 +44,10 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
   try {
     const head = await commitOf(place, "HEAD");
     const { commit: base } = await snapshot(place, place.top, join(place.gitDir, "index"), head);
-    await place.project(["worktree", "add", "--quiet", "--no-checkout", "-b", options.branch, dir, base], options.signal ? { signal: options.signal } : {});
+    // git refuses a branch that exists: asked here, not before, it costs no git of its own.
+    await place.project(["worktree", "add", "--quiet", "--no-checkout", "-b", options.branch, dir, base], options.signal ? { signal: options.signal } : {}).catch((e: Error) => {
+      throw /already exists/.test(e.message) ? new WorktreeError(`the branch ${options.branch} exists already: pick another name, or delete the branch`, "exists") : e;
+    });
     added = true;
     const pointer = (await readFile(join(dir, ".git"), "utf8")).trim();
     admin = pointer.startsWith("gitdir: ") ? pointer.slice("gitdir: ".length) : null;

@@ -255,6 +255,16 @@ describe("worktrees", () => {
     expect((await readdir(await stateDirOf(dir))).filter((n) => n.startsWith("git")).sort()).toEqual(["git"]);
   });
 
+  it("refuse a branch that exists, leaving it and making nothing", async () => {
+    const dir = await repo();
+    git(dir, "branch", "hel/taken");
+    const tip = git(dir, "rev-parse", "hel/taken");
+    await expectCode(makeWorktree({ projectDir: dir, name: "t", branch: "hel/taken" }), "exists");
+    expect(git(dir, "rev-parse", "hel/taken")).toBe(tip);
+    expect(existsSync(join(dir, ".hel/worktrees/t"))).toBe(false);
+    expect(await listWorktrees(dir)).toEqual([]);
+  });
+
   it("say so without a repository, and make nothing", async () => {
     const dir = await tempProject();
     await writeFile(join(dir, "a.txt"), "a\n");
