@@ -53,9 +53,13 @@ async function mergeNow(place: Place, name: string, { markers = false, beforeWri
   let moved: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const ours = await snapshot(place, place.top, join(place.gitDir, "index"), record.base);
-    // Names of hel's store's own, so that conflict markers say which side is which.
-    const out = await withNames(place, [ours.commit, theirs], () => place.own(["merge-tree", "--write-tree", "-z", "project", record.branch], { exitCodes: [1] }), record.branch);
-    const [merged, stages] = parseMergeTree(out, ["project", record.branch]);
+    const mergeTree = (sides: [string, string]) => place.own(["merge-tree", "--write-tree", "-z", ...sides], { exitCodes: [1] });
+    let [merged, stages] = parseMergeTree(await mergeTree([ours.commit, theirs]), [ours.commit, theirs]);
+    // A conflict is merged again under names of hel's store's own, so that its markers say which side is which.
+    if (stages.size > 0) {
+      const out = await withNames(place, [ours.commit, theirs], () => mergeTree(["project", record.branch]), record.branch);
+      [merged, stages] = parseMergeTree(out, ["project", record.branch]);
+    }
     const conflicts = await describeConflicts(place, merged, stages);
     if (conflicts.length > 0 && !markers) {
       await saveRecord(place, { ...record, conflicts: conflicts.map((c) => c.path) });
