@@ -3,7 +3,7 @@
 // merges land disjoint changes, apply nothing on any conflict, keep a user's edit made meanwhile; nothing
 // the project plants in its git (hooks, fsmonitor, filters, merge drivers) runs; names cannot escape;
 // `.git` is clean once the worktrees are gone; several made at once on first use, in one process or
-// several, make hel's store once.
+// several, make hel's store once, and a store a killed process left half made does not stop the next.
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
@@ -253,6 +253,17 @@ describe("worktrees", () => {
     expect(runs).toEqual(Array.from({ length: 4 }, () => ({ code: 0, stderr: "" })));
     // Nothing is left of the processes' own attempts beside the one store.
     expect((await readdir(await stateDirOf(dir))).filter((n) => n.startsWith("git")).sort()).toEqual(["git"]);
+  });
+
+  it("make hel's store whole after a process was killed making it", async () => {
+    const dir = await repo();
+    const state = await stateDirOf(dir);
+    // What a kill leaves: an empty store folder (an older hel's), and a half-made one of the process's own.
+    await mkdir(join(state, "git"), { recursive: true });
+    await mkdir(join(state, "git.new-1-deadbeef", "refs"), { recursive: true });
+    const wt = await makeWorktree({ projectDir: dir, name: "k", branch: "hel/k" });
+    expect(await readFile(join(wt.dir, "a.txt"), "utf8")).toBe(await readFile(join(dir, "a.txt"), "utf8"));
+    expect(existsSync(join(state, "git", "HEAD"))).toBe(true);
   });
 
   it("refuse a branch that exists, leaving it and making nothing", async () => {
