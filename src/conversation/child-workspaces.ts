@@ -21,8 +21,8 @@ export function childWorkspaces(projectDir: string): Workspaces | undefined {
       }
     },
     lock: (wt, locked) => lockWorktree(projectDir, wt.name, locked),
-    commit: async (wt) => (await commitWorktree(projectDir, wt)).files,
-    merge: (wt) => mergeWorktree(projectDir, wt),
+    commit: (wt) => commitWorktree(projectDir, wt),
+    merge: (wt, committed) => mergeWorktree(projectDir, wt, { committed }),
     remove: (wt) => removeWorktree(projectDir, wt.name),
     readProjectFile: (path) => readFile(join(projectDir, path), "utf8").catch(() => null),
   });

@@ -35,6 +35,7 @@ export function parentToolContext({ project, active, hints, approvals, baseline,
         get dir() {
           return active.dir;
         },
+        root: project.sessionsDir ?? dir,
         cursors: active.cursors,
         claim: () => active.claim(),
         trackCommand: (group: ProcessGroup) => active.trackCommand(group),

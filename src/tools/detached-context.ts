@@ -14,6 +14,7 @@ export function detachedScope(projectDir: string, access: Access, session = "det
     policy: { access, network: false, approvals: null, readOnlyPaths: [], secrets: [], skillDirs: [] },
     session: {
       dir: path.join(projectDir, ".hel", "sessions", session),
+      root: projectDir,
       cursors: new CursorStore(),
       claim: async () => undefined,
       trackCommand: async () => undefined,

@@ -1,7 +1,8 @@
 // Where a tool may touch the disk. Every path resolves inside the project directory, judged by its real
 // location (symlinks followed; for a file yet to be created, the real location of its nearest existing
 // ancestor), so neither `..`, an absolute path, nor a symlink can lead out. hel's own `.hel/` is off
-// limits, except that the current session's `spill/` can be read: spilled tool results point there.
+// limits, except that the current session's `spill/` can be read: spilled tool results point there, also
+// from an isolated child's worktree, whose session (and spill/) is the parent's, outside the worktree.
 // The skill folders the system prompt lists can be read too (`.hel/skills/`, and the user's, outside the
 // project), through the path they are listed under and only as far as their real folder reaches.
 // The checked real path is then walked from the project directory without following any link
@@ -72,6 +73,8 @@ async function locate(ctx: PathScope, p: string, intent: PathIntent): Promise<{ 
     }
   }
   if (!isInside(ctx.projectDir, lexical)) {
+    const spilled = intent === "read" ? await outsideSpill(ctx, lexical, p) : null;
+    if (spilled !== null) return spilled;
     // A model that takes the project root for `/` writes "/src/x.ts"; tell it the form it meant.
     const meant = path.isAbsolute(p) ? ` If you meant the project's own ${JSON.stringify(p)}, write ${JSON.stringify(projectRelative(ctx, `.${p}`))}.` : "";
     throw new PathError(`${JSON.stringify(p)} is outside the project directory (${ctx.projectDir})`, `. ${PATH_RULE}${meant}`);
@@ -91,6 +94,20 @@ async function locate(ctx: PathScope, p: string, intent: PathIntent): Promise<{ 
     throw new PathError(`${JSON.stringify(p)} is in .hel/, ${what}: it is off limits to tools`, `. ${PATH_RULE}`);
   }
   return { real, root: ctx.projectDir };
+}
+
+/**
+ * A spill file of the session when the session's directory is outside the project directory (an
+ * isolated child works in a worktree; its session is the parent's): readable as far as the real spill/
+ * reaches, walked from there. Null: `lexical` is not in the session's spill/.
+ */
+async function outsideSpill(ctx: PathScope, lexical: string, p: string): Promise<{ real: string; root: string } | null> {
+  if (ctx.sessionDir === undefined) return null;
+  const spillDir = path.join(ctx.sessionDir, "spill");
+  if (!isInside(spillDir, lexical)) return null;
+  const [real, realSpill] = await Promise.all([realLocation(lexical, p), realOrSelf(spillDir)]);
+  if (!isInside(realSpill, real)) throw new PathError(`${JSON.stringify(p)} leads out of the session's spill folder through a symlink (to ${real})`, `. ${PATH_RULE}`);
+  return { real, root: realSpill };
 }
 
 const PATH_RULE = 'Paths must be inside the project directory and are written relative to it, e.g. "src/index.ts" ("." is the project root).';

@@ -35,10 +35,12 @@ export async function spillIfLong(result: string, ctx: ToolContext): Promise<str
 export async function newSpillFile(ctx: ToolContext): Promise<string> {
   // A spill can come before the session's first save: .hel/.gitignore must exist from the first file
   // on, and the session must be leased, so no other process deletes or takes over what is being written.
-  await ensureHelDir(ctx.projectDir);
+  // The session's root, not the tools' project directory: an isolated child works in a worktree, while
+  // its session, and so its spill/, is the parent's.
+  await ensureHelDir(ctx.session.root);
   await ctx.session.claim();
   const dir = path.join(ctx.session.dir, "spill");
-  await ownDir(ctx.projectDir, dir, true);
+  await ownDir(ctx.session.root, dir, true);
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
   return path.join(dir, `${stamp}-${randomBytes(3).toString("hex")}.txt`);
 }

@@ -89,6 +89,11 @@ export interface ToolPolicy {
 export interface SessionPort {
   /** Absolute path of the session's directory, `.hel/sessions/<id>`; its `spill/` is readable. Read when a tool needs it. */
   readonly dir: string;
+  /**
+   * The folder whose `.hel/` holds `dir`: the project's own root, also when the tools work elsewhere (an
+   * isolated child's worktree, a session's worktree), so spilled results go to the session, not the worktree.
+   */
+  readonly root: string;
   readonly cursors: CursorStore;
   /** Called before a tool writes into the session directory (a spill), so the session is leased first. */
   claim(): Promise<unknown>;

@@ -9,16 +9,18 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { applyJournaled, isOnDisk, recoverNow, serialized, type Entry } from "./journal.js";
-import { blobOf, openPlace, snapshot, treeOf, type Place } from "./place.js";
+import { blobOf, openPlace, snapshot, type Place } from "./place.js";
 import { ownRecord, saveRecord } from "./records.js";
 import type { Conflict, ConflictKind, MergeOutcome, Worktree } from "./types.js";
-import { commitRecord, removeRecorded } from "./worktrees.js";
+import { type Committed, commitRecord, removeRecorded } from "./worktrees.js";
 
 export interface MergeOptions {
   /** Write the merge with conflict markers rather than refuse it (`hel worktrees merge`). */
   markers?: boolean;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** The worktree's commit just made (commitWorktree), nothing having worked in it since: not made again. */
+  committed?: Committed;
   /** Tests only: runs between the snapshot of the project and the check of its files before writing. */
   beforeWrite?: () => Promise<void>;
 }
@@ -33,26 +35,31 @@ export async function mergeWorktree(projectDir: string, wt: Pick<Worktree, "name
   return serialized(place, () => mergeNow(place, wt.name, options), options.signal);
 }
 
-async function mergeNow(place: Place, name: string, { markers = false, beforeWrite }: MergeOptions): Promise<MergeOutcome> {
+async function mergeNow(place: Place, name: string, { markers = false, beforeWrite, committed }: MergeOptions): Promise<MergeOutcome> {
   // A merge a killed hel left half done is settled before another starts.
   await recoverNow(place);
   const record = await ownRecord(place, name);
-  const { commit: theirs, files } = await commitRecord(place, record);
+  const { commit: theirs, files } = committed ?? (await commitRecord(place, record));
   // A worktree still in use (a child runs, a `hel -w` session) stays after its merge.
   const inUse = await lstat(join(record.admin, "locked")).then(
     () => true,
     () => false,
   );
-  if ((await treeOf(place, theirs)) === (await treeOf(place, record.base))) {
+  // No file differs from the base: the trees are the same.
+  if (files.length === 0) {
     if (!inUse) await removeRecorded(place, record, true);
     return { status: "no changes", files: [], conflicts: [] };
   }
   let moved: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const ours = await snapshot(place, place.top, join(place.gitDir, "index"), record.base);
-    // Names of hel's store's own, so that conflict markers say which side is which.
-    const out = await withNames(place, [ours.commit, theirs], () => place.own(["merge-tree", "--write-tree", "-z", "project", record.branch], { exitCodes: [1] }), record.branch);
-    const [merged, stages] = parseMergeTree(out, ["project", record.branch]);
+    const mergeTree = (sides: [string, string]) => place.own(["merge-tree", "--write-tree", "-z", ...sides], { exitCodes: [1] });
+    let [merged, stages] = parseMergeTree(await mergeTree([ours.commit, theirs]), [ours.commit, theirs]);
+    // A conflict is merged again under names of hel's store's own, so that its markers say which side is which.
+    if (stages.size > 0) {
+      const out = await withNames(place, [ours.commit, theirs], () => mergeTree(["project", record.branch]), record.branch);
+      [merged, stages] = parseMergeTree(out, ["project", record.branch]);
+    }
     const conflicts = await describeConflicts(place, merged, stages);
     if (conflicts.length > 0 && !markers) {
       await saveRecord(place, { ...record, conflicts: conflicts.map((c) => c.path) });
@@ -73,13 +80,13 @@ async function mergeNow(place: Place, name: string, { markers = false, beforeWri
 
 /** Runs `work` with the store's branches `project` and `branch` naming the two commits, then drops them. */
 async function withNames<T>(place: Place, [ours, theirs]: [string, string], work: () => Promise<T>, branch: string): Promise<T> {
-  await place.own(["update-ref", "refs/heads/project", ours]);
-  await place.own(["update-ref", `refs/heads/${branch}`, theirs]);
+  // One git each way: both refs in one transaction.
+  const refs = ["refs/heads/project", `refs/heads/${branch}`];
+  await place.own(["update-ref", "--stdin"], { input: `update ${refs[0]} ${ours}\nupdate ${refs[1]} ${theirs}\n` });
   try {
     return await work();
   } finally {
-    await place.own(["update-ref", "-d", "refs/heads/project"]).catch(() => undefined);
-    await place.own(["update-ref", "-d", `refs/heads/${branch}`]).catch(() => undefined);
+    await place.own(["update-ref", "--stdin"], { input: refs.map((ref) => `delete ${ref}\n`).join("") }).catch(() => undefined);
   }
 }
 

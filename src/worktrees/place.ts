@@ -39,12 +39,7 @@ export interface Place {
 export async function openPlace(projectDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Place> {
   const top = await realpath(projectDir);
   const stateDir = await stateDirOf(top, env);
-  // Asked before anything is made: without git or a repository, nothing is.
-  const found = await gitFor(top, stateDir)(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"], { discover: true }).catch((e: Error) => {
-    if (/ENOENT/.test(e.message)) throw new WorktreeError("git is not installed (or not on PATH): worktrees need git", "no-git");
-    if (/not a git repository/i.test(e.message)) throw new WorktreeError(`${top} is not in a git repository: worktrees need one (git init, then commit)`, "not-a-repository");
-    throw new WorktreeError(oneLineOf(e), "git");
-  });
+  const found = await repositoryOf(top, stateDir);
   const [shown, gitDir, commonDir, format] = found.split("\n");
   if (!shown || !gitDir || !commonDir) throw new WorktreeError(`git did not say where the repository of ${top} is`, "git");
   if ((await realpath(shown)) !== top) throw new WorktreeError(`${top} is a folder inside the repository at ${shown}: start hel in ${shown} to use worktrees`, "subfolder");
@@ -69,16 +64,82 @@ export async function openPlace(projectDir: string, env: NodeJS.ProcessEnv = pro
   };
 }
 
-async function makeStore(top: string, store: string, format: string): Promise<void> {
+/** Where each project's repository is, once found: every call of the engine opens its place, and the answer does not change. */
+const repositories = new Map<string, Promise<string>>();
+
+/** git's answer to where the repository of `top` is; asked before anything is made: without git or a repository, nothing is. */
+function repositoryOf(top: string, stateDir: string): Promise<string> {
+  const key = `${top}\0${stateDir}`;
+  let found = repositories.get(key);
+  if (found === undefined) {
+    found = gitFor(top, stateDir)(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format"], { discover: true }).catch((e: Error) => {
+      repositories.delete(key);
+      if (/ENOENT/.test(e.message)) throw new WorktreeError("git is not installed (or not on PATH): worktrees need git", "no-git");
+      if (/not a git repository/i.test(e.message)) throw new WorktreeError(`${top} is not in a git repository: worktrees need one (git init, then commit)`, "not-a-repository");
+      throw new WorktreeError(oneLineOf(e), "git");
+    });
+    repositories.set(key, found);
+  }
+  return found;
+}
+
+/** Stores this process is making, by folder: worktrees made at once on a project's first use share one making. */
+const making = new Map<string, Promise<void>>();
+
+/**
+ * Makes hel's store when missing, safe to run at once in several processes: it is made whole in a
+ * folder of this process's own and renamed into place, so no process sees half a store; of two made at
+ * once one wins the rename and the other's is dropped. A kill midway leaves only that process's folder.
+ */
+function makeStore(top: string, store: string, format: string): Promise<void> {
+  let made = making.get(store);
+  if (made === undefined) {
+    made = openStore(top, store, format).finally(() => making.delete(store));
+    making.set(store, made);
+  }
+  return made;
+}
+
+async function openStore(top: string, store: string, format: string): Promise<void> {
+  if (!(await isStore(store))) {
+    const temp = `${store}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      await ownFolder(temp);
+      await gitFor(top, temp)(["init", "--quiet", "--bare", `--object-format=${format}`], { bare: true });
+      await writeInfo(temp);
+      // Onto a missing or empty folder only: a store another process renamed first stays, and is used.
+      await rename(temp, store).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== "ENOTEMPTY" && e.code !== "EEXIST") throw e;
+      });
+    } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
+  }
   await ownFolder(store);
-  const made = await readFile(join(store, "HEAD")).then(
+  if (!(await isStore(store))) throw new WorktreeError(`${store} is not a store of hel's (no HEAD): remove it and hel makes it anew`, "git");
+  // A store made by an older hel may lack these, or hold other attributes.
+  await writeInfo(store);
+}
+
+const isStore = (store: string): Promise<boolean> =>
+  readFile(join(store, "HEAD")).then(
     () => true,
     () => false,
   );
-  if (!made) await gitFor(top, store)(["init", "--quiet", "--bare", `--object-format=${format}`], { bare: true });
+
+/** The store's attributes and excludes, each replaced whole (written aside, renamed) when it differs. */
+async function writeInfo(store: string): Promise<void> {
   await mkdir(join(store, "info"), { recursive: true, mode: 0o700 });
-  await writeFile(join(store, "info", "attributes"), ATTRIBUTES);
-  await writeFile(join(store, "info", "exclude"), "/.hel/\n");
+  for (const [name, text] of [
+    ["attributes", ATTRIBUTES],
+    ["exclude", "/.hel/\n"],
+  ] as const) {
+    const file = join(store, "info", name);
+    if ((await readFile(file, "utf8").catch(() => null)) === text) continue;
+    const aside = `${file}.${process.pid}-${randomBytes(4).toString("hex")}`;
+    await writeFile(aside, text);
+    await rename(aside, file);
+  }
 }
 
 /** hel's folder for a project's worktrees in its state folder; nothing is made. */
@@ -95,16 +156,26 @@ export async function commitOf(place: Place, ref: string): Promise<string | null
   return place.project(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { exitCodes: [1] }).then((out) => out.trim() || null);
 }
 
+/** A branch's commit and its tree (`fallback`'s when the branch is missing), asked of git at once. */
+export async function tipOf(place: Place, branch: string, fallback: string): Promise<{ commit: string; tree: string }> {
+  const ask = async (ref: string) => {
+    const [commit, tree] = (await place.project(["rev-parse", `${ref}^{commit}`, `${ref}^{tree}`])).trim().split("\n");
+    return { commit: commit!, tree: tree! };
+  };
+  return ask(`refs/heads/${branch}`).catch(() => ask(fallback));
+}
+
 export async function treeOf(place: Place, commit: string): Promise<string> {
   return (await place.own(["rev-parse", "--verify", `${commit}^{tree}`])).trim();
 }
 
 /**
  * A commit of `workTree` as it is now, tracked changes and untracked files that are not ignored
- * included, on top of `parent` (none: a root commit). The index seeded from `seedIndex` (copied, never
- * written) makes git hash only what changed since it; the copy is kept at `keepIndex` when given.
+ * included, on top of `parent` (none: a root commit); `parent` itself when its tree, `parentTree`, is
+ * the same. The index seeded from `seedIndex` (copied, never written) makes git hash only what changed
+ * since it; the copy is kept at `keepIndex` when given.
  */
-export async function snapshot(place: Place, workTree: string, seedIndex: string, parent: string | null, keepIndex?: string): Promise<{ commit: string; tree: string }> {
+export async function snapshot(place: Place, workTree: string, seedIndex: string, parent: string | null, keepIndex?: string, parentTree?: string): Promise<{ commit: string; tree: string }> {
   const index = join(place.stateDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     // The copy keeps the index's time: git trusts a file's stat data only when the file is older than
@@ -130,7 +201,8 @@ export async function snapshot(place: Place, workTree: string, seedIndex: string
       await add();
     }
     const tree = (await place.own(["write-tree"], { workTree, index })).trim();
-    const commit = (await place.own(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", "hel: snapshot"], { workTree, index })).trim();
+    // Nothing changed since `parent`: it is the snapshot, and no commit is made.
+    const commit = parent !== null && tree === parentTree ? parent : (await place.own(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", "hel: snapshot"], { workTree, index })).trim();
     if (keepIndex) await rename(index, keepIndex);
     return { commit, tree };
   } finally {

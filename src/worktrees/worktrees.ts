@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ensureHelDir } from "../fs/hel-dir.js";
 import { ownDir } from "../fs/own-dir.js";
 import { checkBranch, checkName } from "./names.js";
-import { changedFiles, commitOf, openPlace, snapshot, stateDirOf, treeOf, type Place } from "./place.js";
+import { changedFiles, commitOf, openPlace, snapshot, stateDirOf, tipOf, type Place } from "./place.js";
 import { allRecords, anyRecords, dropRecord, isIntact, ownRecord, readRecord, saveRecord } from "./records.js";
 import { type FileChange, type Worktree, WorktreeError, type WorktreeListing, type WorktreeRecord } from "./types.js";
 
@@ -32,7 +32,6 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
   const dir = worktreeDir(place.top, options.name);
   if (await readRecord(place, options.name)) throw new WorktreeError(`a worktree "${options.name}" exists already: pick another name, or \`hel worktrees rm ${options.name}\``, "exists");
   if (await lstat(dir).catch(() => null)) throw new WorktreeError(`.hel/worktrees/${options.name} exists but was not made by hel, which does not use it; remove it yourself`, "not-hel's");
-  if (await commitOf(place, `refs/heads/${options.branch}`)) throw new WorktreeError(`the branch ${options.branch} exists already: pick another name, or delete the branch`, "exists");
   await ensureHelDir(place.top);
   await ownDir(place.top, join(place.top, ".hel", "worktrees"), true);
   options.signal?.throwIfAborted();
@@ -45,7 +44,10 @@ export async function makeWorktree(options: MakeWorktree): Promise<Worktree> {
   try {
     const head = await commitOf(place, "HEAD");
     const { commit: base } = await snapshot(place, place.top, join(place.gitDir, "index"), head);
-    await place.project(["worktree", "add", "--quiet", "--no-checkout", "-b", options.branch, dir, base], options.signal ? { signal: options.signal } : {});
+    // git refuses a branch that exists: asked here, not before, it costs no git of its own.
+    await place.project(["worktree", "add", "--quiet", "--no-checkout", "-b", options.branch, dir, base], options.signal ? { signal: options.signal } : {}).catch((e: Error) => {
+      throw /already exists/.test(e.message) ? new WorktreeError(`the branch ${options.branch} exists already: pick another name, or delete the branch`, "exists") : e;
+    });
     added = true;
     const pointer = (await readFile(join(dir, ".git"), "utf8")).trim();
     admin = pointer.startsWith("gitdir: ") ? pointer.slice("gitdir: ".length) : null;
@@ -89,9 +91,13 @@ export async function openWorktree(projectDir: string, name: string, env?: NodeJ
 
 /** Removes a worktree's folder, git's entry for it and its branch, whatever state they are in. */
 async function unmake(place: Place, dir: string, branch: string): Promise<void> {
-  await place.project(["worktree", "remove", "--force", "--force", dir]).catch(() => undefined);
+  // git's entry goes with the folder; only when git could not remove them is the entry pruned.
+  const removed = await place.project(["worktree", "remove", "--force", "--force", dir]).then(
+    () => true,
+    () => false,
+  );
   await rm(dir, { recursive: true, force: true });
-  await place.project(["worktree", "prune"]).catch(() => undefined);
+  if (!removed) await place.project(["worktree", "prune"]).catch(() => undefined);
   await place.project(["update-ref", "-d", `refs/heads/${branch}`]).catch(() => undefined);
 }
 
@@ -125,22 +131,18 @@ export async function commitWorktree(projectDir: string, wt: Pick<Worktree, "nam
 }
 
 export async function commitRecord(place: Place, record: WorktreeRecord): Promise<Committed> {
-  const tip = (await commitOf(place, `refs/heads/${record.branch}`)) ?? record.base;
+  const tip = await tipOf(place, record.branch, record.base);
   const index = join(record.admin, "index");
   // The snapshot's index replaces the worktree's, so `git status` in it shows nothing to commit.
-  const { commit, tree } = await snapshot(place, record.dir, index, tip, index);
-  let now = tip;
-  if (tree !== (await treeOf(place, tip))) {
-    await place.project(["update-ref", `refs/heads/${record.branch}`, commit, tip]);
-    now = commit;
-  }
-  return { commit: now, files: await changedFiles(place, record.base, now) };
+  const { commit } = await snapshot(place, record.dir, index, tip.commit, index, tip.tree);
+  if (commit !== tip.commit) await place.project(["update-ref", `refs/heads/${record.branch}`, commit, tip.commit]);
+  return { commit, files: await changedFiles(place, record.base, commit) };
 }
 
 /** What the worktree changed since it was made, committed or not, without committing anything. */
 async function pendingFiles(place: Place, record: WorktreeRecord): Promise<FileChange[]> {
-  const tip = (await commitOf(place, `refs/heads/${record.branch}`)) ?? record.base;
-  const { commit } = await snapshot(place, record.dir, join(record.admin, "index"), tip);
+  const tip = await tipOf(place, record.branch, record.base);
+  const { commit } = await snapshot(place, record.dir, join(record.admin, "index"), tip.commit, undefined, tip.tree);
   return changedFiles(place, record.base, commit);
 }
 

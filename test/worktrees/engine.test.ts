@@ -2,15 +2,18 @@
 // and untracked files, not ignored ones) and leaves the user's HEAD, index, stash and branch alone;
 // merges land disjoint changes, apply nothing on any conflict, keep a user's edit made meanwhile; nothing
 // the project plants in its git (hooks, fsmonitor, filters, merge drivers) runs; names cannot escape;
-// `.git` is clean once the worktrees are gone.
-import { execFileSync } from "node:child_process";
+// `.git` is clean once the worktrees are gone; several made at once on first use, in one process or
+// several, make hel's store once, and a store a killed process left half made does not stop the next.
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mergeWorktree } from "../../src/worktrees/merge.js";
+import { stateDirOf } from "../../src/worktrees/place.js";
 import { WorktreeError } from "../../src/worktrees/types.js";
 import { commitWorktree, listWorktrees, lockWorktree, makeWorktree, removeWorktree } from "../../src/worktrees/worktrees.js";
+import { compiledSrc } from "../helpers/compiled-src.js";
 import { tempProject } from "../helpers/temp-project.js";
 import { treeFingerprint } from "../helpers/tree-fingerprint.js";
 
@@ -28,6 +31,12 @@ async function repo(): Promise<string> {
   git(dir, "commit", "--quiet", "-m", "one");
   return dir;
 }
+
+/** A node process running an ES module's text: its exit code and what it wrote to stderr. */
+const node = (script: string) =>
+  new Promise<{ code: number; stderr: string }>((resolve) => {
+    execFile(process.execPath, ["--input-type=module", "-e", script], (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }));
+  });
 
 /** What the user's git state is: HEAD, branch, index, stash, status. */
 const userState = (dir: string) => [git(dir, "rev-parse", "HEAD"), git(dir, "symbolic-ref", "HEAD"), git(dir, "ls-files", "--stage"), git(dir, "stash", "list"), git(dir, "status", "--porcelain")].join("--\n");
@@ -224,6 +233,47 @@ describe("worktrees", () => {
     expect((await mergeWorktree(dir, other)).status).toBe("conflict");
     await removeWorktree(dir, "d", { force: true });
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("are made several at once on a project's first use, hel's store made once", async () => {
+    const dir = await repo();
+    const made = await Promise.all(["p1", "p2", "p3", "p4", "p5", "p6"].map((name) => makeWorktree({ projectDir: dir, name, branch: `hel/${name}` })));
+    for (const wt of made) expect(await readFile(join(wt.dir, "a.txt"), "utf8")).toBe(await readFile(join(dir, "a.txt"), "utf8"));
+    expect((await listWorktrees(dir)).map((w) => w.name).sort()).toEqual(["p1", "p2", "p3", "p4", "p5", "p6"]);
+  });
+
+  it("open hel's store from several processes at once on a project's first use", async () => {
+    const dir = await repo();
+    // Each process loads the engine, then waits for one moment shared by all: their first steps overlap.
+    const start = Date.now() + 1500;
+    const script = `const { openPlace } = await import(${JSON.stringify(join(compiledSrc(), "worktrees/place.js"))});
+      await new Promise((r) => setTimeout(r, ${start} - Date.now()));
+      await openPlace(${JSON.stringify(dir)});`;
+    const runs = await Promise.all(Array.from({ length: 4 }, () => node(script)));
+    expect(runs).toEqual(Array.from({ length: 4 }, () => ({ code: 0, stderr: "" })));
+    // Nothing is left of the processes' own attempts beside the one store.
+    expect((await readdir(await stateDirOf(dir))).filter((n) => n.startsWith("git")).sort()).toEqual(["git"]);
+  });
+
+  it("make hel's store whole after a process was killed making it", async () => {
+    const dir = await repo();
+    const state = await stateDirOf(dir);
+    // What a kill leaves: an empty store folder (an older hel's), and a half-made one of the process's own.
+    await mkdir(join(state, "git"), { recursive: true });
+    await mkdir(join(state, "git.new-1-deadbeef", "refs"), { recursive: true });
+    const wt = await makeWorktree({ projectDir: dir, name: "k", branch: "hel/k" });
+    expect(await readFile(join(wt.dir, "a.txt"), "utf8")).toBe(await readFile(join(dir, "a.txt"), "utf8"));
+    expect(existsSync(join(state, "git", "HEAD"))).toBe(true);
+  });
+
+  it("refuse a branch that exists, leaving it and making nothing", async () => {
+    const dir = await repo();
+    git(dir, "branch", "hel/taken");
+    const tip = git(dir, "rev-parse", "hel/taken");
+    await expectCode(makeWorktree({ projectDir: dir, name: "t", branch: "hel/taken" }), "exists");
+    expect(git(dir, "rev-parse", "hel/taken")).toBe(tip);
+    expect(existsSync(join(dir, ".hel/worktrees/t"))).toBe(false);
+    expect(await listWorktrees(dir)).toEqual([]);
   });
 
   it("say so without a repository, and make nothing", async () => {

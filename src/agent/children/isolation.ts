@@ -23,13 +23,22 @@ export interface WorktreeEngine {
   /** Throws WorkspaceUnavailable when the project has no git, is no repository, or a worktree cannot be made. */
   make(name: string, branch: string, session: string): Promise<Worktree>;
   lock(wt: Worktree, locked: boolean): Promise<void>;
-  /** Commits the worktree's changes on its branch: the files changed since it was made. */
-  commit(wt: Worktree): Promise<MergedFile[]>;
-  /** A 3-way merge into the project's tree, all or nothing; removes the worktree and branch unless it conflicts. */
-  merge(wt: Worktree): Promise<{ status: "applied" | "no changes" | "conflict"; files: MergedFile[]; conflicts: MergeConflict[] }>;
+  /** Commits the worktree's changes on its branch: the commit, and the files changed since it was made. */
+  commit(wt: Worktree): Promise<Commit>;
+  /**
+   * A 3-way merge into the project's tree, all or nothing; removes the worktree and branch unless it
+   * conflicts. `committed`: the worktree's commit just made, nothing having worked in it since.
+   */
+  merge(wt: Worktree, committed: Commit): Promise<{ status: "applied" | "no changes" | "conflict"; files: MergedFile[]; conflicts: MergeConflict[] }>;
   remove(wt: Worktree): Promise<void>;
   /** A file's content in the project's tree (null: none), for the baseline a merge is preceded by. */
   readProjectFile(path: string): Promise<string | null>;
+}
+
+/** A worktree's work committed on its branch. */
+export interface Commit {
+  commit: string;
+  files: MergedFile[];
 }
 
 /** A child cannot have a worktree: no git, no repository, or it could not be made; the message says why. */
@@ -54,7 +63,6 @@ export interface Workspaces {
 export function createWorkspaces(engine: WorktreeEngine): Workspaces {
   // Merges go one at a time, in the order the children end, each with its checkpoint before it.
   let queue: Promise<unknown> = Promise.resolve();
-  let firstMade: Promise<unknown> | null = null;
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const done = queue.then(work);
     queue = done.catch(() => undefined);
@@ -63,12 +71,7 @@ export function createWorkspaces(engine: WorktreeEngine): Workspaces {
   return {
     async open(sessionId, number) {
       const short = sessionId.slice(0, 8);
-      const make = () => engine.make(`${short}-${number}`, `hel/${short}/${number}`, sessionId);
-      // The first worktree is made alone: it may set up the engine's store, which two at once would race on.
-      const before = firstMade;
-      const making = before === null ? make() : before.then(make);
-      firstMade ??= making.catch(() => undefined);
-      const worktree = await making;
+      const worktree = await engine.make(`${short}-${number}`, `hel/${short}/${number}`, sessionId);
       await engine.lock(worktree, true);
       const details = (outcome: Pick<MergeDetails, "status" | "files" | "conflicts" | "kept">): MergeDetails => ({ kind: "merge", worktree: worktree.name, branch: worktree.branch, ...outcome });
       // Unlocked first: the child no longer works in it, and the engine removes only a worktree not in use.
@@ -80,18 +83,19 @@ export function createWorkspaces(engine: WorktreeEngine): Workspaces {
         worktree,
         // The commit touches only the child's worktree and branch: it need not wait for other merges.
         merge: async (changes, signal) => {
-          const files = await committed();
+          const commit = await committed();
+          const { files } = commit;
           return inTurn(async () => {
             if (files.length > 0) {
               await changes.beforeChange(signal);
               for (const file of files) changes.beforeWrite(file.path, await engine.readProjectFile(file.path));
             }
-            const outcome = await engine.merge(worktree);
+            const outcome = await engine.merge(worktree, commit);
             return details({ ...outcome, files: outcome.files.length > 0 ? outcome.files : files, kept: outcome.status === "conflict" });
           });
         },
         keep: async () => {
-          const files = await committed();
+          const { files } = await committed();
           if (files.length === 0) await engine.remove(worktree);
           return details({ status: files.length === 0 ? "no changes" : "not merged", files, conflicts: [], kept: files.length > 0 });
         },

@@ -4,7 +4,7 @@
 // on one line give one `applied` and one `conflict` with nothing of the second applied and its worktree
 // kept; a user edit made while a child runs survives the merge; a child's command cannot write the
 // parent's tree by absolute path (bwrap); a `full` isolated child's first request is the parent's bytes
-// (a cache hit); /rewind undoes a merged child; without a repository, child-isolation worktree gets an error result and changes nothing.
+// (a cache hit); a child's long output spills to the session's spill/ and the child reads it back; /rewind undoes a merged child; without a repository, child-isolation worktree gets an error result and changes nothing.
 import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -170,6 +170,34 @@ describe("isolated children", () => {
     // What it wrote in its worktree was merged.
     expect(await readFile(join(project, "made.txt"), "utf8")).toBe("inside\n");
     expect(results[0]).toContain("  made.txt +1 -0\nMerge: applied");
+  });
+
+  it("a child's long command output spills to the session's spill/, and the child reads it back", async () => {
+    const project = await repo({ "a.txt": "a: 1\n" });
+    const tasks = [{ task: "Task A: count far.", isolation: "worktree" }];
+    let spilled = "";
+    sim = await startSimulator({
+      policy: parallelPolicy(tasks, {
+        A: (n, req) => {
+          if (n === 0) return { tool_calls: [call("run_command", { command: "seq 1 20000" })] };
+          if (n === 1) {
+            const read = / read_file (\{"path":"[^"]+"[^}]*\})/.exec(String(toolResults(req)[0]!.content));
+            if (read === null) return { content: "no spill" };
+            spilled = (JSON.parse(read[1]!) as { path: string }).path;
+            return { tool_calls: [call("read_file", { path: spilled, offset: 19_999 })] };
+          }
+          return { content: "A done" };
+        },
+      }),
+    });
+    const { result } = await run(project);
+    expect(result.code).toBe(0);
+    const childResults = toolResults(sim.requests.findLast((r) => childOf(r.body as ChatRequest) === "A")!.body as ChatRequest).map((m) => String(m.content));
+    expect(childResults[0]).toContain("1\n2\n3\n");
+    // The spill file is the session's, in the project's .hel/, not in the child's worktree.
+    expect(spilled.startsWith(join(project, ".hel", "sessions"))).toBe(true);
+    expect(spilled).toMatch(/\/spill\/[^/]+\.txt$/);
+    expect(childResults[1]).toMatch(/ 19999\t19999\n 20000\t20000$/);
   });
 
   it("/rewind undoes a merged child: the turn's checkpoint precedes the merge", async () => {
