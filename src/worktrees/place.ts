@@ -165,10 +165,6 @@ export async function tipOf(place: Place, branch: string, fallback: string): Pro
   return ask(`refs/heads/${branch}`).catch(() => ask(fallback));
 }
 
-export async function treeOf(place: Place, commit: string): Promise<string> {
-  return (await place.own(["rev-parse", "--verify", `${commit}^{tree}`])).trim();
-}
-
 /**
  * A commit of `workTree` as it is now, tracked changes and untracked files that are not ignored
  * included, on top of `parent` (none: a root commit); `parent` itself when its tree, `parentTree`, is
