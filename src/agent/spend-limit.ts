@@ -35,8 +35,7 @@ export type SpendLimit = (ask: { agent: AgentRef; promptTokens: number; model: s
 
 export function spendAnswer(check: SpendCheck): SpendAnswer {
   const { spent, held, promptTokens, model, maxCost } = check;
-  const cost = (completion: number) =>
-    requestCost({ prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: promptTokens }, model, check.at, check.table);
+  const cost = (completion: number) => requestCost({ prompt_tokens: promptTokens, completion_tokens: completion, prompt_cache_hit_tokens: 0 }, model, check.at, check.table);
   const prompt = cost(0);
   if (prompt === null || spent === null) {
     return { refused: `the price table has no price for ${spent === null ? "a model this session used" : model}, so --max-cost cannot be kept — add it to HEL_PRICES, or run without --max-cost` };

@@ -10,7 +10,7 @@ import type { ActiveSession } from "../session/session.js";
 export function sessionSpendLimit(maxCost: number | null, session: ActiveSession, ledger: UsageLedger, prices: PriceTable): SpendLimit | undefined {
   if (maxCost === null) return undefined;
   const before = session.storedUsage;
-  const spentBefore = requestCost({ ...before, total_tokens: before.prompt_tokens + before.completion_tokens }, session.request.model, new Date(), prices) ?? 0;
+  const spentBefore = requestCost(before, session.request.model, new Date(), prices) ?? 0;
   return ({ agent, ...ask }) => {
     const now = ledger.run().total.cost_usd;
     const answer = spendAnswer({ ...ask, spent: now === null ? null : now + spentBefore, held: ledger.held(), maxCost, table: prices, at: new Date() });

@@ -66,7 +66,7 @@ export function isPeak(at: Date, rule: PeakRule | null): boolean {
 }
 
 /** US dollars for one request of `model` answered at `at`; null when the table has no price for it. */
-export function requestCost(usage: Usage, model: string, at: Date, table: PriceTable): number | null {
+export function requestCost(usage: Pick<Usage, "prompt_tokens" | "prompt_cache_hit_tokens" | "completion_tokens">, model: string, at: Date, table: PriceTable): number | null {
   const price = Object.hasOwn(table.models, model) ? table.models[model] : undefined;
   if (!price) return null;
   const hit = usage.prompt_cache_hit_tokens;

@@ -139,6 +139,9 @@ const HOUR_MS = 60 * 60 * 1000;
  * The price table's peak rule read once per UTC hour (it names whole hours), and each request priced
  * off-peak, then multiplied in peak hours: a thousand sessions hold tens of thousands of requests.
  */
+/** Any time: with no peak in the table it prices by, the time a request was made changes nothing. */
+const OFF_PEAK_AT = new Date(0);
+
 function pricer(table: PriceTable): (record: StatsRequest, atMs: number) => { peak: boolean; cost: number | null } {
   const offPeak: PriceTable = { ...table, peak: null };
   const hours = new Map<number, boolean>();
@@ -146,7 +149,7 @@ function pricer(table: PriceTable): (record: StatsRequest, atMs: number) => { pe
     const hour = Math.floor(atMs / HOUR_MS);
     let peak = hours.get(hour);
     if (peak === undefined) hours.set(hour, (peak = isPeak(new Date(hour * HOUR_MS), table.peak)));
-    const base = requestCost({ ...record, total_tokens: record.prompt_tokens + record.completion_tokens }, record.model, new Date(atMs), offPeak);
+    const base = requestCost(record, record.model, OFF_PEAK_AT, offPeak);
     return { peak, cost: base === null ? null : peak ? base * table.peak!.multiplier : base };
   };
 }
