@@ -16,7 +16,7 @@ import { HEL_BIN } from "../scripts/hel-bin.js";
 import { lastUserText } from "../sim/policies.js";
 import { startSimulator, type SimReply, type SimStep } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { ANSWER_DELAY_MS, call, toolResults } from "./parallel.js";
+import { ANSWER_DELAY_MS, call, firstChildHitShares, toolResults } from "./parallel.js";
 import { runChild } from "./procs.js";
 
 const CHILDREN = ["alpha", "beta", "gamma"] as const;
@@ -90,13 +90,7 @@ export async function measureIsolated(options: { runs: number; log: (line: strin
           result.requestsPerRun = requests.length;
           if (i === 0) continue;
           (name === "parallel" ? result.parallelMs : result.sequenceMs).push(childrenEndAt - firstChildAt);
-          if (name === "parallel") {
-            for (const r of requests) {
-              const body = r.body as ChatRequest;
-              const isFirstChildRequest = CHILDREN.some((c) => lastUserText(body).includes(`Task:\n${taskOf(c)}`)) && toolResults(body) === 0;
-              if (isFirstChildRequest && r.usage) result.firstHitShares.push(r.usage.prompt_cache_hit_tokens / r.usage.prompt_tokens);
-            }
-          }
+          if (name === "parallel") result.firstHitShares.push(...firstChildHitShares(requests, (text) => CHILDREN.some((c) => text.includes(`Task:\n${taskOf(c)}`))));
         } finally {
           await rm(project, { recursive: true, force: true });
         }

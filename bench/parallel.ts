@@ -42,6 +42,17 @@ export function toolResults(req: ChatRequest): number {
   return req.messages.slice(lastUser + 1).filter((m) => m.role === "tool").length;
 }
 
+/**
+ * The cache-hit share of each child's first request among `requests`: a request whose last user message
+ * holds a child's task (`isChildTask`) and that carries no tool result yet.
+ */
+export function firstChildHitShares(requests: readonly { body: unknown; usage?: { prompt_tokens: number; prompt_cache_hit_tokens: number } | null }[], isChildTask: (text: string) => boolean): number[] {
+  return requests.flatMap((r) => {
+    const body = r.body as ChatRequest;
+    return isChildTask(lastUserText(body)) && toolResults(body) === 0 && r.usage ? [r.usage.prompt_cache_hit_tokens / r.usage.prompt_tokens] : [];
+  });
+}
+
 /** The parent's and children's turns; `shape` decides how the parent's one message orders its calls. */
 function policy(shape: () => ShapeName, onArrival: (who: "parent" | "child", req: ChatRequest) => void) {
   return (req: ChatRequest): SimStep => {
@@ -97,13 +108,7 @@ export async function measureParallel(options: { runs: number; log: (line: strin
           into.childrenMs.push(childrenEndAt - firstChildAt);
           into.wallMs.push(run.wallMs);
           if (run.peakRssMb !== null) into.peakRssMb.push(run.peakRssMb);
-          if (name === "parallel") {
-            for (const r of requests) {
-              const body = r.body as ChatRequest;
-              const isFirstChildRequest = lastUserText(body).includes("Task:\nReport the first line") && toolResults(body) === 0;
-              if (isFirstChildRequest && r.usage) result.firstHitShares.push(r.usage.prompt_cache_hit_tokens / r.usage.prompt_tokens);
-            }
-          }
+          if (name === "parallel") result.firstHitShares.push(...firstChildHitShares(requests, (text) => text.includes("Task:\nReport the first line")));
         } finally {
           await rm(project, { recursive: true, force: true });
         }

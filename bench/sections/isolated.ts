@@ -2,7 +2,8 @@
 // after another, and the cache hits of an isolated `full` child's first request.
 import { measureIsolated } from "../isolated.js";
 import { ANSWER_DELAY_MS } from "../parallel.js";
-import { fmt, median } from "../stats.js";
+import { firstHitShareRow } from "./parallel.js";
+import { median } from "../stats.js";
 import type { BenchSection } from "./section.js";
 
 export const isolatedSection: BenchSection = {
@@ -19,15 +20,7 @@ export const isolatedSection: BenchSection = {
         { key: "isolated.children.together", label: "three writers at once: first child request → parent's next request", value: together, unit: "ms", note: `${r.parallelMs.length} runs, every edit landed` },
         { key: "isolated.children.apart", label: "the same three one after another", value: apart, unit: "ms", note: `${r.sequenceMs.length} runs, every edit landed` },
         { key: "isolated.children.ratio", label: "  ratio at once / one after another", value: together / apart, unit: "x", target: { kind: "under", limit: 0.45, unit: "x" } },
-        {
-          key: "isolated.first_hit_share",
-          label: "cache-hit share of an isolated full child's first request",
-          value: median(shares),
-          unit: "%",
-          target: { kind: "atLeast", limit: 90, unit: "%" },
-          note: `${shares.length} requests; lowest ${fmt(Math.min(...shares))} %`,
-          extra: { min_percent: Math.min(...shares) },
-        },
+        firstHitShareRow("isolated.first_hit_share", "cache-hit share of an isolated full child's first request", shares),
       ],
       footnotes: [
         "The parent sends one message with three delegate_task calls (isolation worktree) and two read_file calls: at once = the three side by side;",

@@ -3,6 +3,19 @@ import { ANSWER_DELAY_MS, measureParallel } from "../parallel.js";
 import { fmt, median, type Section } from "../stats.js";
 import type { BenchSection } from "./section.js";
 
+/** The row of the children's first requests' cache-hit shares: their median, at least 90 %, and the lowest. */
+export function firstHitShareRow(key: string, label: string, shares: readonly number[]) {
+  return {
+    key,
+    label,
+    value: median([...shares]),
+    unit: "%",
+    target: { kind: "atLeast", limit: 90, unit: "%" },
+    note: `${shares.length} requests; lowest ${fmt(Math.min(...shares))} %`,
+    extra: { min_percent: Math.min(...shares) },
+  } as const;
+}
+
 export const parallelSection: BenchSection = {
   name: "parallel",
   title: "10. Parallel subagents",
@@ -33,15 +46,7 @@ export const parallelSection: BenchSection = {
           note: `one after another ${fmt(median(r.sequence.peakRssMb))} MB`,
           extra: { sequence_peak_rss_mb: median(r.sequence.peakRssMb) },
         },
-        {
-          key: "parallel.first_hit_share",
-          label: "cache-hit share of each child's first request (at once)",
-          value: median(shares),
-          unit: "%",
-          target: { kind: "atLeast", limit: 90, unit: "%" },
-          note: `${shares.length} requests; lowest ${fmt(Math.min(...shares))} %`,
-          extra: { min_percent: Math.min(...shares) },
-        },
+        firstHitShareRow("parallel.first_hit_share", "cache-hit share of each child's first request (at once)", shares),
       ],
       footnotes: [
         "The parent reads notes.md (60 lines), then sends one message with three delegate_task calls and two read_file calls: at once = the",
