@@ -16,7 +16,7 @@ import { HEL_BIN } from "../scripts/hel-bin.js";
 import { lastUserText } from "../sim/policies.js";
 import { startSimulator, type SimReply, type SimStep } from "../sim/index.js";
 import type { ChatRequest } from "../src/wire/messages.js";
-import { ANSWER_DELAY_MS, call, firstChildHitShares, toolResults } from "./parallel.js";
+import { ANSWER_DELAY_MS, call, childrenClock, firstChildHitShares, toolResults } from "./parallel.js";
 import { runChild } from "./procs.js";
 
 const CHILDREN = ["alpha", "beta", "gamma"] as const;
@@ -55,14 +55,8 @@ const git = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "user
 
 export async function measureIsolated(options: { runs: number; log: (line: string) => void }): Promise<IsolatedResult> {
   let shape: ShapeName = "parallel";
-  let firstChildAt = Number.NaN;
-  let childrenEndAt = Number.NaN;
-  const onArrival = (who: "parent" | "child", req: ChatRequest) => {
-    const now = performance.now();
-    if (who === "child" && Number.isNaN(firstChildAt)) firstChildAt = now;
-    if (who === "parent" && toolResults(req) > 0 && Number.isNaN(childrenEndAt)) childrenEndAt = now;
-  };
-  const sim = await startSimulator({ policy: policy(() => shape, onArrival) });
+  const clock = childrenClock(0);
+  const sim = await startSimulator({ policy: policy(() => shape, clock.onArrival) });
   // hel's worktree stores go to a state folder of the bench's own, not the user's.
   const state = await mkdtemp(join(tmpdir(), "hel-bench-state-"));
   const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: sim.url, XDG_STATE_HOME: state };
@@ -72,7 +66,7 @@ export async function measureIsolated(options: { runs: number; log: (line: strin
     for (let i = 0; i <= options.runs; i++) {
       for (const name of ["parallel", "sequence"] as const) {
         shape = name;
-        firstChildAt = childrenEndAt = Number.NaN;
+        clock.reset();
         const project = await mkdtemp(join(tmpdir(), "hel-bench-isolated-"));
         try {
           await writeFile(join(project, "notes.md"), "# Notes\n");
@@ -89,7 +83,7 @@ export async function measureIsolated(options: { runs: number; log: (line: strin
           const requests = sim.requests.slice(before);
           result.requestsPerRun = requests.length;
           if (i === 0) continue;
-          (name === "parallel" ? result.parallelMs : result.sequenceMs).push(childrenEndAt - firstChildAt);
+          (name === "parallel" ? result.parallelMs : result.sequenceMs).push(clock.span());
           if (name === "parallel") result.firstHitShares.push(...firstChildHitShares(requests, (text) => CHILDREN.some((c) => text.includes(`Task:\n${taskOf(c)}`))));
         } finally {
           await rm(project, { recursive: true, force: true });

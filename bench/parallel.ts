@@ -43,6 +43,26 @@ export function toolResults(req: ChatRequest): number {
 }
 
 /**
+ * The children's span in a run: from the first child request's arrival to the parent's first request
+ * with more than `afterResults` tool results (the children's answers back).
+ */
+export function childrenClock(afterResults: number) {
+  let firstChildAt = Number.NaN;
+  let childrenEndAt = Number.NaN;
+  return {
+    onArrival(who: "parent" | "child", req: ChatRequest): void {
+      const now = performance.now();
+      if (who === "child" && Number.isNaN(firstChildAt)) firstChildAt = now;
+      if (who === "parent" && toolResults(req) > afterResults && Number.isNaN(childrenEndAt)) childrenEndAt = now;
+    },
+    reset(): void {
+      firstChildAt = childrenEndAt = Number.NaN;
+    },
+    span: (): number => childrenEndAt - firstChildAt,
+  };
+}
+
+/**
  * The cache-hit share of each child's first request among `requests`: a request whose last user message
  * holds a child's task (`isChildTask`) and that carries no tool result yet.
  */
@@ -72,14 +92,8 @@ function policy(shape: () => ShapeName, onArrival: (who: "parent" | "child", req
 
 export async function measureParallel(options: { runs: number; log: (line: string) => void }): Promise<ParallelResult> {
   let shape: ShapeName = "parallel";
-  let firstChildAt = Number.NaN;
-  let childrenEndAt = Number.NaN;
-  const onArrival = (who: "parent" | "child", req: ChatRequest) => {
-    const now = performance.now();
-    if (who === "child" && Number.isNaN(firstChildAt)) firstChildAt = now;
-    if (who === "parent" && toolResults(req) > 1 && Number.isNaN(childrenEndAt)) childrenEndAt = now;
-  };
-  const sim = await startSimulator({ policy: policy(() => shape, onArrival) });
+  const clock = childrenClock(1);
+  const sim = await startSimulator({ policy: policy(() => shape, clock.onArrival) });
   const env = { ...process.env, DEEPSEEK_API_KEY: "x", HEL_BASE_URL: sim.url };
   const result: ParallelResult = {
     parallel: { childrenMs: [], wallMs: [], peakRssMb: [] },
@@ -92,7 +106,7 @@ export async function measureParallel(options: { runs: number; log: (line: strin
     for (let i = 0; i <= options.runs; i++) {
       for (const name of ["parallel", "sequence"] as const) {
         shape = name;
-        firstChildAt = childrenEndAt = Number.NaN;
+        clock.reset();
         const project = await mkdtemp(join(tmpdir(), "hel-bench-parallel-"));
         try {
           const notes = Array.from({ length: 60 }, (_, n) => `- note ${n + 1}: service ${CHILDREN[n % 3]} listens on port ${8000 + n} behind the gateway.`);
@@ -105,7 +119,7 @@ export async function measureParallel(options: { runs: number; log: (line: strin
           result.requestsPerRun = requests.length;
           if (i === 0) continue;
           const into = result[name];
-          into.childrenMs.push(childrenEndAt - firstChildAt);
+          into.childrenMs.push(clock.span());
           into.wallMs.push(run.wallMs);
           if (run.peakRssMb !== null) into.peakRssMb.push(run.peakRssMb);
           if (name === "parallel") result.firstHitShares.push(...firstChildHitShares(requests, (text) => text.includes("Task:\nReport the first line")));
