@@ -4,7 +4,7 @@
 // so after a kill -9 every file is either as before or as after; the next start (`recoverMerges`)
 // finishes the merge when every file still is one of the two, and otherwise (someone edited one since)
 // puts the merged ones back as they were and keeps the worktree, and says which it did.
-import { lstat, readdir, readFile, readlink, rm } from "node:fs/promises";
+import { lstat, readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { withStoreLock } from "../changes/checkpoint-git.js";
@@ -99,10 +99,10 @@ async function settle(place: Place, journal: Journal, merged: boolean): Promise<
  * for the start of the next run.
  */
 export async function recoverMerges(projectDir: string, env?: NodeJS.ProcessEnv): Promise<string | null> {
-  // Looked for without git first: every start asks, and nearly always there is none. A merge keeps its
-  // worktree until the tree is as after it, so with no worktree there is nothing left to roll back, and
-  // the state folder (whose name needs a hash) is not even looked up.
-  if ((await readdir(join(projectDir, ".hel", "worktrees")).catch(() => [])).length === 0) return null;
+  // Looked for without git first: every start asks, and nearly always there is none. A journal exists
+  // only where hel made a worktree, and hel never removes the folder that holds them, so without it the
+  // state folder (whose name needs a hash) is not even looked up.
+  if (!(await lstat(join(projectDir, ".hel", "worktrees")).catch(() => null))) return null;
   if (!(await lstat(join(await stateDirOf(projectDir, env), JOURNAL)).catch(() => null))) return null;
   const place = await openPlace(projectDir, env);
   return serialized(place, () => recoverNow(place));
