@@ -9,7 +9,9 @@
 // The conversation attaches its jobs to the session port it gives its own tools; a port without them
 // (a child's, a tool run alone) has none.
 import { createWriteStream, type WriteStream } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
+import { writeFileAtomic } from "../../fs/atomic-write.js";
+import { readRegularFile } from "../../fs/regular-file.js";
 import path from "node:path";
 import { z } from "../../zod.js";
 import { OutputCapture, type CaptureOptions } from "./output.js";
@@ -276,7 +278,8 @@ export class BackgroundJobs {
     // One write after another, each of the table as it is then.
     this.saving = this.saving.then(async () => {
       const jobs = [...this.jobs.values()].map((job) => ({ job: job.id, command: job.command, log: job.log, running: job.ending === null }));
-      await writeFile(jobsFile(dir), `${JSON.stringify({ jobs })}\n`).catch(() => undefined);
+      // Atomic, and by rename: a link put in the record's place is replaced, never written through.
+      await writeFileAtomic(jobsFile(dir), Buffer.from(`${JSON.stringify({ jobs })}\n`)).catch(() => undefined);
     });
     await this.saving;
   }
@@ -290,7 +293,8 @@ const jobsFile = (sessionDir: string): string => path.join(sessionDir, "jobs.jso
  */
 export async function jobsLeftRunning(sessionDir: string): Promise<{ job: number; command: string; log: string }[]> {
   const file = jobsFile(sessionDir);
-  const text = await readFile(file, "utf8").catch(() => null);
+  // A regular file of bounded size, not followed through a link.
+  const text = await readRegularFile(file, 1 << 20, false).catch(() => null);
   if (text === null) return [];
   await rm(file, { force: true });
   let parsed: unknown;
